@@ -29,13 +29,13 @@ struct Fault {
   FaultKind kind = FaultKind::NodeCrash;
   SimTime at = 0;
   SimTime duration = 0;
-  std::vector<NodeId> nodes;
-  std::vector<NodeId> other_nodes;  // partition only
+  std::vector<NodeId> nodes{};
+  std::vector<NodeId> other_nodes{};  // partition only
   bool one_way = false;             // partition only: cut `nodes` -> `other_nodes` but not back
   SimTime extra_latency = 0;        // latency spike
-  Distribution jitter;              // jitter burst
+  Distribution jitter{};            // jitter burst
   double bandwidth_factor = 1.0;    // link slowdown
-  std::vector<LinkId> links;        // link slowdown
+  std::vector<LinkId> links{};      // link slowdown
   CrashKind crash_kind = CrashKind::Process;
 };
 

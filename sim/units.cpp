@@ -262,7 +262,14 @@ std::string format_duration(SimTime duration) {
   return sign + format_decimal(magnitude, 0) + "ns";
 }
 
+// Prefers a whole number in the largest unit ("16KB", "2000KiB"), then at most
+// 3 exact decimals ("1.5KiB"), then 2 rounded decimals in a binary unit.
 std::string format_bytes(std::uint64_t bytes) {
+  for (const Unit& unit : kSizeUnits) {
+    if (unit.factor > 1 && bytes >= unit.factor && bytes % unit.factor == 0) {
+      return std::to_string(bytes / unit.factor) + std::string(unit.name);
+    }
+  }
   for (const Unit& unit : kSizeUnits) {
     if (unit.factor > 1 && bytes >= unit.factor && divides_to_millis(bytes, unit.factor)) {
       return format_decimal(static_cast<double>(bytes) / static_cast<double>(unit.factor), 3) + std::string(unit.name);

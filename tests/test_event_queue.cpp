@@ -1,0 +1,98 @@
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+#include "sim/event_queue.hpp"
+
+using namespace ksim;
+
+TEST_CASE("events run in time order", "[engine]") {
+  EventQueue q;
+  std::vector<int> order;
+  q.schedule_at(30, [&] { order.push_back(3); });
+  q.schedule_at(10, [&] { order.push_back(1); });
+  q.schedule_at(20, [&] { order.push_back(2); });
+  while (q.step()) {}
+  CHECK(order == std::vector<int>{1, 2, 3});
+  CHECK(q.now() == 30);
+  CHECK(q.events_executed() == 3);
+}
+
+TEST_CASE("events at the same instant run first-in first-out", "[engine]") {
+  EventQueue q;
+  std::vector<int> order;
+  for (int i = 0; i < 100; ++i) q.schedule_at(5, [&order, i] { order.push_back(i); });
+  while (q.step()) {}
+  REQUIRE(order.size() == 100);
+  for (int i = 0; i < 100; ++i) CHECK(order[static_cast<std::size_t>(i)] == i);
+}
+
+TEST_CASE("an event scheduled for now runs after those already due now", "[engine]") {
+  EventQueue q;
+  std::vector<int> order;
+  q.schedule_at(1, [&] {
+    order.push_back(1);
+    q.schedule_after(0, [&] { order.push_back(3); });
+  });
+  q.schedule_at(1, [&] { order.push_back(2); });
+  while (q.step()) {}
+  CHECK(order == std::vector<int>{1, 2, 3});
+}
+
+TEST_CASE("a cancelled timer never fires and cancelling twice is harmless", "[engine]") {
+  EventQueue q;
+  int fired = 0;
+  const TimerId a = q.schedule_at(10, [&] { fired += 1; });
+  const TimerId b = q.schedule_at(20, [&] { fired += 10; });
+  CHECK(q.is_pending(a));
+  CHECK(q.cancel(a));
+  CHECK_FALSE(q.cancel(a));
+  CHECK_FALSE(q.is_pending(a));
+  CHECK(q.pending() == 1);
+  while (q.step()) {}
+  CHECK(fired == 10);
+  CHECK_FALSE(q.cancel(b));  // already ran
+}
+
+TEST_CASE("a stale timer id does not cancel the event that reused its slot", "[engine]") {
+  EventQueue q;
+  int fired = 0;
+  const TimerId old_id = q.schedule_at(1, [&] { fired += 1; });
+  q.step();
+  q.schedule_at(2, [&] { fired += 10; });  // likely reuses the slot
+  CHECK_FALSE(q.cancel(old_id));
+  while (q.step()) {}
+  CHECK(fired == 11);
+}
+
+TEST_CASE("mass cancellation keeps the order of the survivors", "[engine]") {
+  EventQueue q;
+  std::vector<TimerId> ids;
+  std::vector<int> order;
+  for (int i = 0; i < 20000; ++i) {
+    ids.push_back(q.schedule_at(1000 - i % 1000, [&order, i] { order.push_back(i); }));
+  }
+  for (int i = 0; i < 20000; ++i) {
+    if (i % 10 != 0) q.cancel(ids[static_cast<std::size_t>(i)]);
+  }
+  CHECK(q.pending() == 2000);
+  while (q.step()) {}
+  REQUIRE(order.size() == 2000);
+  for (std::size_t k = 1; k < order.size(); ++k) {
+    const int prev = order[k - 1], cur = order[k];
+    const int prev_time = 1000 - prev % 1000, cur_time = 1000 - cur % 1000;
+    CHECK((prev_time < cur_time || (prev_time == cur_time && prev < cur)));
+  }
+}
+
+TEST_CASE("run_until stops at the horizon and advances the clock to it", "[engine]") {
+  EventQueue q;
+  int fired = 0;
+  q.schedule_at(5, [&] { ++fired; });
+  q.schedule_at(15, [&] { ++fired; });
+  q.run_until(10);
+  CHECK(fired == 1);
+  CHECK(q.now() == 10);
+  q.run_until(15);
+  CHECK(fired == 2);
+}

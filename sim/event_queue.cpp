@@ -1,12 +1,15 @@
 #include "sim/event_queue.hpp"
 
 #include <algorithm>
+#include <bit>
 
 namespace ksim {
 
-EventQueue::EventQueue() {
-  heap_.reserve(1024);
-  slots_.reserve(1024);
+EventQueue::EventQueue() { slots_.reserve(1024); }
+
+int EventQueue::bucket_of(SimTime time) const {
+  const auto differing = static_cast<std::uint64_t>(time ^ last_);
+  return differing == 0 ? 0 : 64 - std::countl_zero(differing);
 }
 
 std::uint32_t EventQueue::allocate_slot() {
@@ -22,6 +25,7 @@ std::uint32_t EventQueue::allocate_slot() {
 void EventQueue::release_slot(std::uint32_t slot) {
   Slot& s = slots_[slot];
   s.callback.reset();
+  s.cancelled = false;
   ++s.generation;
   if (s.generation == 0) s.generation = 1;  // generation 0 is the invalid TimerId
   s.next_free = free_head_;
@@ -33,39 +37,64 @@ TimerId EventQueue::schedule_at(SimTime when, EventCallback callback) {
   assert(callback);
   const std::uint32_t slot = allocate_slot();
   slots_[slot].callback = std::move(callback);
-  const std::uint32_t generation = slots_[slot].generation;
-  push_entry(Entry{when, next_sequence_++, slot, generation});
+  buckets_[static_cast<std::size_t>(bucket_of(when))].push_back(Entry{when, slot});
+  ++entries_;
   ++live_;
-  return TimerId{slot, generation};
+  return TimerId{slot, slots_[slot].generation};
 }
 
 bool EventQueue::is_pending(TimerId id) const {
-  return id && id.slot < slots_.size() && slots_[id.slot].generation == id.generation;
+  if (!id || id.slot >= slots_.size()) return false;
+  const Slot& s = slots_[id.slot];
+  return s.generation == id.generation && !s.cancelled && s.callback;
 }
 
 bool EventQueue::cancel(TimerId id) {
   if (!is_pending(id)) return false;
-  release_slot(id.slot);  // the heap entry goes stale and is skipped or compacted away
+  Slot& s = slots_[id.slot];
+  s.cancelled = true;
+  s.callback.reset();
   --live_;
-  compact_if_mostly_stale();
+  compact_if_mostly_cancelled();
   return true;
 }
 
-SimTime EventQueue::next_time() {
-  drop_stale_top();
-  return heap_.empty() ? kNever : heap_.front().time;
+bool EventQueue::refill() {
+  std::vector<Entry>& zero = buckets_[0];
+  while (true) {
+    while (front_ < zero.size() && slots_[zero[front_].slot].cancelled) {
+      release_slot(zero[front_++].slot);
+      --entries_;
+    }
+    if (front_ < zero.size()) return true;
+    zero.clear();
+    front_ = 0;
+    std::size_t b = 1;
+    while (b < buckets_.size() && buckets_[b].empty()) ++b;
+    if (b == buckets_.size()) return false;
+    // The new minimum becomes `last_`; this bucket's entries all move to lower
+    // buckets, which are empty, in their order: each bucket stays FIFO.
+    std::vector<Entry> moving;
+    moving.swap(buckets_[b]);
+    last_ = std::min_element(moving.begin(), moving.end(),
+                             [](const Entry& x, const Entry& y) { return x.time < y.time; })->time;
+    for (const Entry& e : moving) buckets_[static_cast<std::size_t>(bucket_of(e.time))].push_back(e);
+    moving.clear();
+    moving.swap(buckets_[b]);  // keep the capacity for later appends
+  }
 }
 
+SimTime EventQueue::next_time() { return refill() ? buckets_[0][front_].time : kNever; }
+
 bool EventQueue::step() {
-  drop_stale_top();
-  if (heap_.empty()) return false;
-  const Entry top = heap_.front();
-  pop_entry();
+  if (!refill()) return false;
+  const Entry next = buckets_[0][front_++];
+  --entries_;
   // Move the callback out first: it may schedule events that grow the slot pool.
-  EventCallback callback = std::move(slots_[top.slot].callback);
-  release_slot(top.slot);
+  EventCallback callback = std::move(slots_[next.slot].callback);
+  release_slot(next.slot);
   --live_;
-  now_ = top.time;
+  now_ = next.time;
   ++executed_;
   callback();
   return true;
@@ -76,53 +105,26 @@ void EventQueue::run_until(SimTime until) {
   if (until > now_) now_ = until;
 }
 
-void EventQueue::drop_stale_top() {
-  while (!heap_.empty() && !is_live(heap_.front())) pop_entry();
-}
-
-// Cancelled entries stay in the heap until popped; when they outnumber the
-// live ones (request timeouts are cancelled far more often than they fire),
-// rebuild the heap from the live entries. Order is unaffected: it is total.
-void EventQueue::compact_if_mostly_stale() {
-  const std::size_t stale = heap_.size() - live_;
-  if (stale < 4096 || stale < live_) return;
-  std::erase_if(heap_, [this](const Entry& e) { return !is_live(e); });
-  std::vector<Entry> entries;
-  entries.swap(heap_);
-  for (const Entry& e : entries) push_entry(e);
-}
-
-void EventQueue::push_entry(const Entry& e) {
-  std::size_t i = heap_.size();
-  heap_.push_back(e);
-  while (i > 0) {
-    const std::size_t parent = (i - 1) / kArity;
-    if (!earlier(e, heap_[parent])) break;
-    heap_[i] = heap_[parent];
-    i = parent;
-  }
-  heap_[i] = e;
-}
-
-void EventQueue::pop_entry() {
-  const Entry last = heap_.back();
-  heap_.pop_back();
-  const std::size_t n = heap_.size();
-  if (n == 0) return;
-  std::size_t i = 0;
-  while (true) {
-    const std::size_t first_child = i * kArity + 1;
-    if (first_child >= n) break;
-    const std::size_t end = std::min(first_child + kArity, n);
-    std::size_t best = first_child;
-    for (std::size_t c = first_child + 1; c < end; ++c) {
-      if (earlier(heap_[c], heap_[best])) best = c;
+// Cancelled entries stay as tombstones until they reach the front; when they
+// outnumber the live ones (request timeouts are cancelled far more often than
+// they fire), drop them all. Filtering is stable, so order is kept.
+void EventQueue::compact_if_mostly_cancelled() {
+  const std::size_t cancelled = entries_ - live_;
+  if (cancelled < 4096 || cancelled < live_) return;
+  for (std::size_t b = 0; b < buckets_.size(); ++b) {
+    std::vector<Entry>& bucket = buckets_[b];
+    const std::size_t start = b == 0 ? front_ : 0;
+    std::size_t kept = start;
+    for (std::size_t i = start; i < bucket.size(); ++i) {
+      if (slots_[bucket[i].slot].cancelled) {
+        release_slot(bucket[i].slot);
+      } else {
+        bucket[kept++] = bucket[i];
+      }
     }
-    if (!earlier(heap_[best], last)) break;
-    heap_[i] = heap_[best];
-    i = best;
+    bucket.resize(kept);
   }
-  heap_[i] = last;
+  entries_ = live_;  // every tombstone is gone
 }
 
 }  // namespace ksim

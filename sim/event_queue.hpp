@@ -2,6 +2,17 @@
 // The event queue: a strict total order on (time, insertion sequence), so
 // events at the same instant run first-in first-out. Callbacks live inline in
 // a pool of slots that is reused, so scheduling allocates nothing once warm.
+//
+// The priority queue is a radix heap (Ahuja, Mehlhorn, Orlin and Tarjan,
+// 1990), which fits an event queue because time never goes back: bucket b
+// holds the events whose time first differs from the last popped time in
+// bit b-1 (bucket 0: equal times). Inserting appends to a bucket; popping
+// takes bucket 0 from the front, refilling it from the lowest non-empty
+// bucket. Every bucket stays in insertion order (appends, and stable
+// redistribution into empty lower buckets), which gives FIFO on ties with
+// no sequence numbers, and all work is sequential scans: with 100k+ pending
+// events it does not suffer the cache misses of a binary heap.
+#include <array>
 #include <cassert>
 #include <cstdint>
 #include <vector>
@@ -47,37 +58,34 @@ class EventQueue {
   void run_until(SimTime until);
 
  private:
+  static constexpr std::uint32_t kNoSlot = UINT32_MAX;
+  static constexpr int kBuckets = 65;
+
   struct Entry {
     SimTime time;
-    std::uint64_t sequence;
     std::uint32_t slot;
-    std::uint32_t generation;
   };
   struct Slot {
     EventCallback callback;
     std::uint32_t generation = 1;
     std::uint32_t next_free = kNoSlot;
+    bool cancelled = false;  // its entry is a tombstone; the slot is freed when the entry leaves
   };
-  static constexpr std::uint32_t kNoSlot = UINT32_MAX;
-  static constexpr std::size_t kArity = 4;
 
-  static bool earlier(const Entry& a, const Entry& b) {
-    return a.time < b.time || (a.time == b.time && a.sequence < b.sequence);
-  }
-  bool is_live(const Entry& e) const { return slots_[e.slot].generation == e.generation; }
-
+  int bucket_of(SimTime time) const;
   std::uint32_t allocate_slot();
   void release_slot(std::uint32_t slot);
-  void push_entry(const Entry& e);
-  void pop_entry();
-  void drop_stale_top();
-  void compact_if_mostly_stale();
+  // Makes the front of bucket 0 the next live event; false when none is left.
+  bool refill();
+  void compact_if_mostly_cancelled();
 
-  std::vector<Entry> heap_;  // 4-ary min-heap on (time, sequence)
+  std::array<std::vector<Entry>, kBuckets> buckets_;
+  std::size_t front_ = 0;  // bucket 0 is consumed from here
+  SimTime last_ = 0;       // time of the last minimum taken; no entry is earlier
+  std::size_t entries_ = 0;  // live and cancelled entries in the buckets
   std::vector<Slot> slots_;
   std::uint32_t free_head_ = kNoSlot;
   SimTime now_ = 0;
-  std::uint64_t next_sequence_ = 0;
   std::uint64_t executed_ = 0;
   std::size_t live_ = 0;
 };

@@ -480,6 +480,11 @@ std::string MapReader::get_choice(std::string_view key, std::initializer_list<st
 
 bool MapReader::has(std::string_view key) const { return find_entry(state_->node, key).has_value(); }
 
+bool MapReader::has_map(std::string_view key) const {
+  const std::optional<Entry> entry = find_entry(state_->node, key);
+  return entry && entry->value.IsMap();
+}
+
 std::vector<std::string> MapReader::keys() const {
   std::vector<std::string> names;
   if (!state_->node.IsDefined() || !state_->node.IsMap()) return names;
@@ -634,6 +639,10 @@ std::string Document::to_yaml() const {
   YAML::Emitter out;
   out << impl_->root;
   return out.c_str();
+}
+
+std::optional<std::string> closest_name(std::string_view word, const std::vector<std::string>& candidates) {
+  return closest(word, candidates);
 }
 
 }  // namespace ksim::config

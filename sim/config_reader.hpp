@@ -227,6 +227,7 @@ class MapReader {
                          std::string_view default_value);
 
   bool has(std::string_view key) const;  // does not count as reading the key
+  bool has_map(std::string_view key) const;  // present and a mapping; does not count as reading
   std::vector<std::string> keys() const;  // in document order, for maps keyed by names
 
   MapReader map(std::string_view key);    // absent or empty value -> empty reader
@@ -337,5 +338,8 @@ class Document {
   explicit Document(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
+
+// The candidate closest to `word` if it is a plausible typo of it (for "did you mean").
+std::optional<std::string> closest_name(std::string_view word, const std::vector<std::string>& candidates);
 
 }  // namespace ksim::config

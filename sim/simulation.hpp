@@ -27,10 +27,14 @@ class Simulation {
   std::uint64_t seed() const { return seed_; }
   SimTime now() const { return events_.now(); }
   EventQueue& events() { return events_; }
+  const EventQueue& events() const { return events_; }
   Trace& trace() { return trace_; }
+  const Trace& trace() const { return trace_; }
   SimLogger& log() { return log_; }
   Topology& topology() { return topology_; }
+  const Topology& topology() const { return topology_; }
   Network& network() { return network_; }
+  const Network& network() const { return network_; }
 
   // An independent random stream for a component, stable under adding others.
   RandomStream stream(std::string_view component_name) const {

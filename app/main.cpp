@@ -1,0 +1,74 @@
+// ksim: a deterministic discrete-event simulator of Kafka clusters.
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "app/driver.hpp"
+
+namespace {
+
+using ksim::app::RunArgs;
+
+void add_scenario_options(CLI::App& command, RunArgs& args) {
+  command.add_option("--set", args.overrides, "Override a scenario value: path.to.key=value (repeatable)");
+  command.add_option("--seed", args.seed, "Root seed (overrides the scenario's seed)");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"ksim: a deterministic discrete-event simulator of Apache Kafka clusters"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "ksim 0.1.0");
+
+  RunArgs run_args;
+  CLI::App* run = app.add_subcommand("run", "Run a scenario and print its report");
+  run->add_option("scenario", run_args.scenario, "Scenario file (default: scenarios/quickstart.yaml)");
+  add_scenario_options(*run, run_args);
+  run->add_option("--trace", run_args.trace_file, "Write the trace as JSON lines to FILE");
+  run->add_flag("--json", run_args.json, "Print the report as one JSON object");
+  run->add_option("--log-level", run_args.log_level, "trace, debug, info, warn (default), error or off");
+
+  RunArgs validate_args;
+  CLI::App* validate = app.add_subcommand("validate", "Check a scenario file without running it");
+  validate->add_option("scenario", validate_args.scenario, "Scenario file")->required();
+  add_scenario_options(*validate, validate_args);
+
+  CLI::App* bench = app.add_subcommand("bench", "Measure the engine");
+  bench->require_subcommand(1);
+  ksim::bench::PholdOptions phold;
+  bool phold_json = false;
+  CLI::App* engine = bench->add_subcommand("engine", "PHOLD: events per second of the event queue");
+  engine->add_option("--lps", phold.lps, "Logical processes")->check(CLI::Range(1u, 100'000'000u));
+  engine->add_option("--population", phold.population, "Initial events per LP")->check(CLI::Range(1u, 1'000'000u));
+  engine->add_option("--events", phold.events, "Events to run");
+  engine->add_option("--seed", phold.seed, "Seed");
+  engine->add_flag("--json", phold_json, "Print JSON");
+
+  ksim::bench::NetworkBenchOptions network;
+  bool network_json = false;
+  bool no_jitter = false;
+  CLI::App* net = bench->add_subcommand("network", "Request/response through the full network model");
+  net->add_option("--pairs", network.pairs, "Client/server pairs")->check(CLI::Range(1u, 1'000'000u));
+  net->add_option("--rounds", network.rounds, "Requests per client")->check(CLI::Range(1ul, 1'000'000'000ul));
+  net->add_option("--size", network.size_bytes, "Message size in bytes")->check(CLI::Range(1ul, 1ul << 30));
+  net->add_option("--seed", network.seed, "Seed");
+  net->add_flag("--no-jitter", no_jitter, "Turn off the per-message jitter draw");
+  net->add_flag("--json", network_json, "Print JSON");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int status = app.exit(e);
+    return status == 0 ? 0 : ksim::app::kExitUsage;
+  }
+
+  if (*run) return ksim::app::run_command(run_args, std::cout, std::cerr);
+  if (*validate) return ksim::app::validate_command(validate_args, std::cout, std::cerr);
+  if (*engine) return ksim::app::bench_engine_command(phold, phold_json, std::cout);
+  if (*net) {
+    network.jitter = !no_jitter;
+    return ksim::app::bench_network_command(network, network_json, std::cout);
+  }
+  return ksim::app::kExitUsage;
+}

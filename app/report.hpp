@@ -1,0 +1,46 @@
+#pragma once
+// What a run produced: the figures of the run and its workload, fault
+// coverage and the verdict on the scenario's expectations; as text or JSON.
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "app/cluster.hpp"
+
+namespace ksim::app {
+
+struct ExpectationResult {
+  std::string name;
+  bool held = false;
+  std::string detail;  // "0.973 >= 0.9"
+};
+
+struct RunReport {
+  std::string scenario;
+  std::string file;
+  std::uint64_t seed = 0;
+  std::uint64_t trace_hash = 0;
+  std::uint64_t trace_records = 0;
+  double sim_time_s = 0;
+  std::uint64_t events = 0;
+  double wall_s = 0;
+
+  std::uint64_t sent = 0, completed = 0, timed_out = 0, failed = 0, not_sent = 0, lost_in_crash = 0;
+  double throughput_per_s = 0;
+  double latency_p50_ms = 0, latency_p99_ms = 0, latency_p999_ms = 0, latency_max_ms = 0;
+
+  NetworkStats network;
+  std::map<std::string, std::uint64_t> faults_fired;
+  std::vector<ExpectationResult> expectations;
+
+  bool expectations_held() const;
+};
+
+RunReport make_report(const Cluster& cluster, double wall_s);
+nlohmann::ordered_json to_json(const RunReport& report);
+void print_report(const RunReport& report, std::ostream& out);
+
+}  // namespace ksim::app

@@ -1,0 +1,261 @@
+#include "app/scenario.hpp"
+
+#include <algorithm>
+
+#include "sim/distribution_reader.hpp"
+
+namespace ksim::app {
+
+using config::Bandwidth;
+using config::Bytes;
+using config::Duration;
+using config::Fraction;
+using config::ListReader;
+using config::MapReader;
+using config::Range;
+using config::Rate;
+
+namespace {
+
+std::vector<std::string> read_names(MapReader& in, std::string_view key, std::vector<std::string> default_value,
+                                    const std::vector<std::string>* valid = nullptr) {
+  if (!in.has(key)) {
+    in.ignore(key);
+    return default_value;
+  }
+  ListReader list = in.list(key);
+  if (list.empty()) throw in.error(key, "must name at least one");
+  std::vector<std::string> names = list.values<std::string>();
+  for (std::size_t i = 0; valid && i < names.size(); ++i) {
+    if (std::find(valid->begin(), valid->end(), names[i]) != valid->end()) continue;
+    const auto suggestion = config::closest_name(names[i], *valid);
+    throw list.error(i, "unknown name '" + names[i] + "'" +
+                            (suggestion ? " (did you mean '" + *suggestion + "'?)" : ""));
+  }
+  return names;
+}
+
+struct KnownNames {
+  std::vector<std::string> targets;
+  std::vector<std::string> links;
+};
+
+LinkSpec read_link(MapReader in, LinkSpec spec) {
+  spec.bandwidth_bytes_per_s = in.get<Bandwidth>("bandwidth", spec.bandwidth_bytes_per_s, {1.0, 1e15});
+  spec.latency = in.get<Duration>("latency", spec.latency);
+  return spec;
+}
+
+NetworkSpec read_network(MapReader in) {
+  NetworkSpec net;
+  net.racks = read_names(in, "racks", net.racks);
+  net.host_link = read_link(in.map("host_link"), net.host_link);
+  net.spine_link = read_link(in.map("spine_link"), net.spine_link);
+  net.options.jitter = config::read_distribution(in, "jitter", Distribution::lognormal(microseconds(20), 0.5));
+  net.options.loopback_latency = in.get<Duration>("loopback_latency", net.options.loopback_latency);
+  net.options.connection_reset_timeout =
+      in.get<Duration>("connection_reset_timeout", net.options.connection_reset_timeout, {1, kNever});
+  if (in.has("switches")) net.switches = read_names(in, "switches", {});
+  ListReader links = in.list("links");
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    MapReader link = links.map_at(i);
+    NetworkSpec::ExplicitLink explicit_link;
+    explicit_link.from = link.required<std::string>("from");
+    explicit_link.to = link.required<std::string>("to");
+    explicit_link.spec = read_link(link, net.host_link);
+    explicit_link.location = link.location();
+    net.links.push_back(std::move(explicit_link));
+  }
+  return net;
+}
+
+NodeGroupSpec read_group(MapReader& in, NodeGroupSpec group, const std::vector<std::string>& racks) {
+  group.count = in.get<int>("count", group.count, {1, 100000});
+  group.rack = in.optional<std::string>("rack");
+  if (group.rack && std::find(racks.begin(), racks.end(), *group.rack) == racks.end()) {
+    throw in.error("rack", "is not one of network.racks");
+  }
+  return group;
+}
+
+RpcSpec read_rpc(MapReader in, const std::vector<std::string>& racks) {
+  RpcSpec rpc;
+  MapReader servers = in.map("servers");
+  rpc.servers = read_group(servers, rpc.servers, racks);
+  rpc.server.workers = servers.get<int>("workers", rpc.server.workers, {1, 100000});
+  rpc.server.service_time = config::read_distribution(servers, "service_time", rpc.server.service_time);
+
+  MapReader clients = in.map("clients");
+  rpc.clients = read_group(clients, rpc.clients, racks);
+  auto& c = rpc.client;
+  c.rate_per_s = clients.get<Rate>("rate", c.rate_per_s, {1e-6, 1e9});
+  c.request_bytes = clients.get<Bytes>("request_size", c.request_bytes, {1, 1ULL << 40});
+  c.response_bytes = clients.get<Bytes>("response_size", c.response_bytes, {1, 1ULL << 40});
+  c.request_timeout = clients.get<Duration>("request_timeout", c.request_timeout, {1, kNever});
+  c.reconnect_backoff = clients.get<Duration>("reconnect_backoff", c.reconnect_backoff);
+  return rpc;
+}
+
+FaultKind read_fault_kind(MapReader& in) {
+  const std::string kind = in.get_choice(
+      "kind", {"partition", "jitter_burst", "latency_spike", "link_slowdown", "pause", "crash"}, "");
+  for (const FaultKind k : kAllFaultKinds) {
+    if (to_string(k) == kind) return k;
+  }
+  throw in.error("kind", "is required");
+}
+
+// Reads the values that only some fault kinds have, into `fault`.
+void read_kind_specific(MapReader& in, Fault& fault) {
+  switch (fault.kind) {
+    case FaultKind::Partition: fault.one_way = in.get<bool>("one_way", false); break;
+    case FaultKind::JitterBurst:
+      fault.jitter = config::read_distribution(in, "jitter", Distribution::exponential(milliseconds(5)));
+      break;
+    case FaultKind::LatencySpike: fault.extra_latency = in.required<Duration>("extra"); break;
+    case FaultKind::LinkSlowdown: fault.bandwidth_factor = in.get<Fraction>("factor", 0.1, {1e-6, 1.0}); break;
+    case FaultKind::NodePause: break;
+    case FaultKind::NodeCrash:
+      fault.crash_kind = in.get<bool>("power_loss", false) ? CrashKind::Machine : CrashKind::Process;
+      break;
+  }
+}
+
+std::vector<FaultSpec> read_faults(ListReader list, const KnownNames& known) {
+  std::vector<FaultSpec> faults;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    MapReader in = list.map_at(i);
+    FaultSpec spec;
+    spec.location = in.location();
+    spec.fault.kind = read_fault_kind(in);
+    spec.fault.at = in.required<Duration>("at");
+    spec.fault.duration = in.get<Duration>("duration", 0);
+    if (spec.fault.duration == 0 && spec.fault.kind != FaultKind::NodeCrash) {
+      throw in.error("duration", "is required for a " + std::string(to_string(spec.fault.kind)) + " fault");
+    }
+    read_kind_specific(in, spec.fault);
+    if (spec.fault.kind == FaultKind::LinkSlowdown) {
+      spec.links = read_names(in, "links", {}, &known.links);
+      if (spec.links.empty()) throw in.error("links", "a link_slowdown needs links (host or rack names)");
+    } else {
+      const bool needs_nodes = spec.fault.kind == FaultKind::Partition || spec.fault.kind == FaultKind::NodePause ||
+                               spec.fault.kind == FaultKind::NodeCrash;
+      spec.nodes = read_names(in, "nodes", needs_nodes ? std::vector<std::string>{} : std::vector<std::string>{"all"},
+                              &known.targets);
+      if (spec.nodes.empty()) throw in.error("nodes", "is required for a " + std::string(to_string(spec.fault.kind)) + " fault");
+    }
+    if (spec.fault.kind == FaultKind::Partition) spec.other_nodes = read_names(in, "other_nodes", {}, &known.targets);
+    faults.push_back(std::move(spec));
+  }
+  return faults;
+}
+
+NemesisSpec read_nemesis(MapReader in, const KnownNames& known) {
+  NemesisSpec nemesis;
+  nemesis.start = in.get<Duration>("start", 0);
+  nemesis.end = in.optional<Duration>("end");
+  for (const FaultKind kind : kAllFaultKinds) {
+    const std::string_view name = to_string(kind);
+    if (!in.has(name)) {
+      in.ignore(name);
+      continue;
+    }
+    MapReader rule_in = in.map(name);
+    NemesisRuleSpec rule;
+    rule.location = rule_in.location();
+    rule.shape.kind = kind;
+    rule.rate_per_s = rule_in.required<Rate>("rate", {0.0, 1e6});
+    rule.duration = config::read_distribution(rule_in, "duration", Distribution::constant(seconds(1)));
+    read_kind_specific(rule_in, rule.shape);
+    if (kind == FaultKind::LinkSlowdown) {
+      rule.links = read_names(rule_in, "links", {}, &known.links);
+      if (rule.links.empty()) throw rule_in.error("links", "a link_slowdown needs links (host or rack names)");
+    } else {
+      rule.targets = read_names(rule_in, "targets", rule.targets, &known.targets);
+      rule.count = rule_in.get<int>("count", 1, {1, 100000});
+    }
+    nemesis.rules.push_back(std::move(rule));
+  }
+  return nemesis;
+}
+
+ExpectSpec read_expect(MapReader in) {
+  ExpectSpec expect;
+  expect.min_completed_fraction = in.optional<Fraction>("min_completed_fraction", {0.0, 1.0});
+  expect.max_completed_fraction = in.optional<Fraction>("max_completed_fraction", {0.0, 1.0});
+  expect.min_timeouts = in.optional<std::uint64_t>("min_timeouts");
+  expect.max_timeouts = in.optional<std::uint64_t>("max_timeouts");
+  expect.max_p99_latency = in.optional<Duration>("max_p99_latency");
+  return expect;
+}
+
+// With an explicit graph, every link joins known vertices: switches or nodes' hosts.
+void check_explicit_links(const Scenario& s) {
+  std::vector<std::string> vertices = s.network.switches;
+  for (const auto& node : node_placements(s)) vertices.push_back(node.name);
+  for (std::size_t i = 0; i < s.network.links.size(); ++i) {
+    const auto& link = s.network.links[i];
+    for (const std::string* end : {&link.from, &link.to}) {
+      if (std::find(vertices.begin(), vertices.end(), *end) != vertices.end()) continue;
+      const auto suggestion = config::closest_name(*end, vertices);
+      throw config::ConfigError(link.location, "network.links." + std::to_string(i),
+                                "unknown vertex '" + *end + "' (not a switch or node)" +
+                                    (suggestion ? " (did you mean '" + *suggestion + "'?)" : ""));
+    }
+  }
+}
+
+}  // namespace
+
+Scenario read_scenario(const config::Document& document) {
+  MapReader root = document.root();
+  Scenario s;
+  s.file = document.file_name();
+  s.name = root.get<std::string>("name", "");
+  s.description = root.get<std::string>("description", "");
+  s.seed = root.get<std::uint64_t>("seed", s.seed);
+  s.duration = root.get<Duration>("duration", s.duration, {1, kNever / 2});
+  s.network = read_network(root.map("network"));
+  s.rpc = read_rpc(root.map("rpc"), s.network.racks);
+  check_explicit_links(s);
+  const KnownNames known{target_names(s), link_names(s)};
+  s.faults = read_faults(root.list("faults"), known);
+  s.nemesis = read_nemesis(root.map("nemesis"), known);
+  s.expect = read_expect(root.map("expect"));
+  root.finish();
+  return s;
+}
+
+std::vector<NodePlacement> node_placements(const Scenario& scenario) {
+  std::vector<NodePlacement> nodes;
+  const auto& racks = scenario.network.racks;
+  const auto add_group = [&](const NodeGroupSpec& group, const std::string& group_name, const std::string& prefix) {
+    for (int i = 0; i < group.count; ++i) {
+      const std::string rack = group.rack ? *group.rack : racks[static_cast<std::size_t>(i) % racks.size()];
+      nodes.push_back({prefix + std::to_string(i), group_name, rack});
+    }
+  };
+  add_group(scenario.rpc.servers, "servers", "server-");
+  add_group(scenario.rpc.clients, "clients", "client-");
+  return nodes;
+}
+
+std::vector<std::string> target_names(const Scenario& scenario) {
+  std::vector<std::string> names{"all", "servers", "clients"};
+  for (const auto& rack : scenario.network.racks) names.push_back("rack:" + rack);
+  for (const auto& node : node_placements(scenario)) names.push_back(node.name);
+  return names;
+}
+
+std::vector<std::string> link_names(const Scenario& scenario) {
+  std::vector<std::string> names;
+  if (scenario.network.links.empty()) {
+    names = scenario.network.racks;
+  } else {
+    names = scenario.network.switches;
+  }
+  for (const auto& node : node_placements(scenario)) names.push_back(node.name);
+  return names;
+}
+
+}  // namespace ksim::app

@@ -1,0 +1,111 @@
+#pragma once
+// A scenario as read from its YAML file: every value typed and validated,
+// names not yet resolved to nodes (the cluster builder does that).
+// docs/scenarios.md documents every key; keep the two in step.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/rpc_client.hpp"
+#include "models/rpc_server.hpp"
+#include "sim/config_reader.hpp"
+#include "sim/distribution.hpp"
+#include "sim/fault.hpp"
+#include "sim/network.hpp"
+#include "sim/topology.hpp"
+
+namespace ksim::app {
+
+struct NetworkSpec {
+  std::vector<std::string> racks{"rack-0"};  // nodes are placed round-robin over these
+  LinkSpec host_link{1.25e9, microseconds(20)};  // 10 Gbps, host <-> rack switch
+  LinkSpec spine_link{5e9, microseconds(50)};    // 40 Gbps, rack switch <-> spine
+  NetworkOptions options;
+  // A scenario-given graph instead of racks: switches and links between named vertices.
+  struct ExplicitLink {
+    std::string from, to;
+    LinkSpec spec;
+    config::Location location;
+  };
+  std::vector<std::string> switches;
+  std::vector<ExplicitLink> links;
+};
+
+struct NodeGroupSpec {
+  int count = 0;
+  std::optional<std::string> rack;  // all in one rack; default: round-robin over the racks
+};
+
+struct RpcSpec {
+  NodeGroupSpec servers{3, {}};
+  NodeGroupSpec clients{3, {}};
+  models::RpcServerOptions server;
+  models::RpcClientOptions client;
+};
+
+// A fault as written: targets by name ("server-0", a group such as "servers", or "rack:NAME").
+struct FaultSpec {
+  Fault fault;  // kind, times and kind-specific values; node and link ids left empty
+  std::vector<std::string> nodes;
+  std::vector<std::string> other_nodes;
+  std::vector<std::string> links;  // uplink of a host or rack
+  config::Location location;       // for errors found when resolving names
+};
+
+struct NemesisRuleSpec {
+  double rate_per_s = 0;
+  Distribution duration;
+  std::vector<std::string> targets{"all"};
+  int count = 1;
+  std::vector<std::string> links;
+  Fault shape;
+  config::Location location;
+};
+
+struct NemesisSpec {
+  SimTime start = 0;
+  std::optional<SimTime> end;  // default: the scenario's duration
+  std::vector<NemesisRuleSpec> rules;
+};
+
+// What must hold at the end; `ksim run` exits 1 when it does not.
+struct ExpectSpec {
+  std::optional<double> min_completed_fraction;  // completed / sent
+  std::optional<double> max_completed_fraction;
+  std::optional<std::uint64_t> min_timeouts;
+  std::optional<std::uint64_t> max_timeouts;
+  std::optional<SimTime> max_p99_latency;
+};
+
+struct Scenario {
+  std::string file;
+  std::string name;
+  std::string description;
+  std::uint64_t seed = 1;
+  SimTime duration = seconds(10);
+  NetworkSpec network;
+  RpcSpec rpc;
+  std::vector<FaultSpec> faults;
+  NemesisSpec nemesis;
+  ExpectSpec expect;
+};
+
+// Reads and validates the whole document; throws config::ConfigError.
+Scenario read_scenario(const config::Document& document);
+
+// Every node of the scenario, in creation order: servers, then clients.
+// Each node runs on a host of its own name.
+struct NodePlacement {
+  std::string name;   // "server-0"
+  std::string group;  // "servers"
+  std::string rack;
+};
+std::vector<NodePlacement> node_placements(const Scenario& scenario);
+
+// Names a fault may target: node names, groups ("servers", "clients", "all") and "rack:NAME".
+std::vector<std::string> target_names(const Scenario& scenario);
+// Names whose uplink a link fault may slow: hosts and racks (or, with an explicit graph, its vertices).
+std::vector<std::string> link_names(const Scenario& scenario);
+
+}  // namespace ksim::app

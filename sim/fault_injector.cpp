@@ -40,7 +40,7 @@ std::vector<NodeId> FaultInjector::everyone_except(const std::vector<NodeId>& no
 void FaultInjector::start(const Fault& fault) {
   ++started_[fault.kind];
   sim_.trace().record(sim_.now(), "faults", "fault.start",
-                      {{"kind", to_string(fault.kind)}, {"nodes", fault.nodes.size()}, {"duration_ns", fault.duration}});
+                      {{"fault", to_string(fault.kind)}, {"nodes", fault.nodes.size()}, {"duration_ns", fault.duration}});
   sim_.log().info("faults", "{} starts for {}ms on {} node(s)", to_string(fault.kind),
                   to_milliseconds(fault.duration), fault.nodes.size());
   NetworkFaults& net = sim_.network().faults();
@@ -67,7 +67,7 @@ void FaultInjector::start(const Fault& fault) {
 }
 
 void FaultInjector::stop(const Fault& fault, FaultHandle handle) {
-  sim_.trace().record(sim_.now(), "faults", "fault.stop", {{"kind", to_string(fault.kind)}});
+  sim_.trace().record(sim_.now(), "faults", "fault.stop", {{"fault", to_string(fault.kind)}});
   sim_.log().info("faults", "{} ends", to_string(fault.kind));
   switch (fault.kind) {
     case FaultKind::Partition:

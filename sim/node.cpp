@@ -41,7 +41,7 @@ std::string_view to_string(CrashKind kind) {
 
 void Node::crash(CrashKind kind) {
   if (state_ == NodeState::Crashed) return;
-  sim_.trace().record(now(), name_, "node.crash", {{"incarnation", incarnation_}, {"kind", to_string(kind)}});
+  sim_.trace().record(now(), name_, "node.crash", {{"incarnation", incarnation_}, {"crash", to_string(kind)}});
   state_ = NodeState::Crashed;
   ++incarnation_;  // every pending timer of the old incarnation is now void
   deferred_.clear();

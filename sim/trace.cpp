@@ -1,5 +1,7 @@
 #include "sim/trace.hpp"
 
+#include <cassert>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -28,6 +30,7 @@ void Trace::record(SimTime time, std::string_view node, std::string_view kind,
   mix(node);
   mix(kind);
   for (const TraceField& f : fields) {
+    assert(f.key != "t_ns" && f.key != "node" && f.key != "kind" && "field names the record's own keys");
     mix(f.key);
     if (f.is_text) {
       mix(f.text);

@@ -1,0 +1,120 @@
+#include <catch2/catch.hpp>
+
+#include <sstream>
+
+#include "app/driver.hpp"
+#include "app/scenario.hpp"
+
+using namespace ksim;
+using namespace ksim::app;
+
+namespace {
+
+Scenario parse(const std::string& yaml) {
+  return read_scenario(config::Document::from_string(yaml, "test.yaml"));
+}
+
+std::string error_of(const std::string& yaml) {
+  try {
+    parse(yaml);
+  } catch (const config::ConfigError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST_CASE("an empty scenario takes every default", "[scenario]") {
+  const Scenario s = parse("");
+  CHECK(s.seed == 1);
+  CHECK(s.duration == seconds(10));
+  CHECK(s.rpc.servers.count == 3);
+  CHECK(s.network.options.connection_reset_timeout == seconds(10));
+  CHECK(node_placements(s).size() == 6);
+}
+
+TEST_CASE("a misspelt key names file, line, column and the nearest valid key", "[scenario]") {
+  CHECK(error_of("seed: 3\nnetwork:\n  racks: [a]\n  jiter: 5ms\n") ==
+        "test.yaml:4:3: network.jiter: unknown key 'jiter' (did you mean 'jitter'?)");
+}
+
+TEST_CASE("a bad unit is an error at the value", "[scenario]") {
+  CHECK(error_of("duration: 10 seconds\n") ==
+        "test.yaml:1:11: duration: expected a duration like 250ms, got '10 seconds' (unknown unit 'seconds' (use ns, "
+        "us, ms, s, m or h))");
+}
+
+TEST_CASE("a fault naming an unknown node suggests the nearest name", "[scenario]") {
+  CHECK(error_of("faults:\n  - {kind: pause, at: 1s, duration: 1s, nodes: [client-0, sever-1]}\n") ==
+        "test.yaml:2:59: faults.0.nodes.1: unknown name 'sever-1' (did you mean 'server-1'?)");
+}
+
+TEST_CASE("a fault without a kind is an error", "[scenario]") {
+  CHECK_THAT(error_of("faults:\n  - {at: 1s, duration: 1s, nodes: [server-1]}\n"),
+             Catch::Contains("faults.0.kind") && Catch::Contains("required"));
+}
+
+TEST_CASE("a key that does not belong to the fault's kind is rejected", "[scenario]") {
+  CHECK_THAT(error_of("faults:\n  - {kind: pause, at: 1s, duration: 1s, nodes: [server-1], extra: 2s}\n"),
+             Catch::StartsWith("test.yaml:2:") && Catch::Contains("unknown key 'extra'"));
+}
+
+TEST_CASE("an out-of-range value says the range", "[scenario]") {
+  CHECK_THAT(error_of("rpc:\n  servers: {count: 0}\n"), Catch::Contains("must be between 1 and 100000, got 0"));
+}
+
+TEST_CASE("a group placed in an unknown rack is rejected", "[scenario]") {
+  CHECK_THAT(error_of("network: {racks: [a, b]}\nrpc:\n  servers: {rack: c}\n"),
+             Catch::Contains("rpc.servers.rack"));
+}
+
+TEST_CASE("an explicit graph must join known vertices", "[scenario]") {
+  CHECK_THAT(error_of("network:\n  switches: [core]\n  links:\n    - {from: server-0, to: cor}\n"),
+             Catch::Contains("unknown vertex 'cor'") && Catch::Contains("did you mean 'core'"));
+}
+
+TEST_CASE("--set overrides a scenario value, and a bad --set is an error", "[scenario]") {
+  config::Document doc = config::Document::from_string("rpc:\n  clients: {count: 2, rate: 10/s}\n", "test.yaml");
+  doc.apply_override("rpc.clients.count=5");
+  doc.apply_override("network.racks=[x, y]");
+  const Scenario s = read_scenario(doc);
+  CHECK(s.rpc.clients.count == 5);
+  CHECK(s.rpc.client.rate_per_s == 10);
+  CHECK(s.network.racks == std::vector<std::string>{"x", "y"});
+  config::Document bad = config::Document::from_string("", "test.yaml");
+  bad.apply_override("rpc.clients.rat=5/s");
+  CHECK_THROWS_WITH(read_scenario(bad), Catch::Contains("did you mean 'rate'"));
+}
+
+TEST_CASE("racks spread nodes round-robin and groups can be pinned to one", "[scenario]") {
+  const Scenario s = parse("network: {racks: [a, b]}\nrpc:\n  servers: {count: 3}\n  clients: {count: 2, rack: b}\n");
+  const auto nodes = node_placements(s);
+  REQUIRE(nodes.size() == 5);
+  CHECK(nodes[0].rack == "a");
+  CHECK(nodes[1].rack == "b");
+  CHECK(nodes[2].rack == "a");
+  CHECK(nodes[3].rack == "b");
+  CHECK(nodes[4].rack == "b");
+}
+
+TEST_CASE("every documented scenario validates", "[scenario]") {
+  std::ostringstream out, err;
+  RunArgs args;
+  args.scenario = std::string(KSIM_SOURCE_DIR) + "/scenarios/quickstart.yaml";
+  CHECK(validate_command(args, out, err) == kExitOk);
+  CHECK(err.str().empty());
+}
+
+TEST_CASE("scenario errors exit with status 2 and say where", "[scenario][cli]") {
+  std::ostringstream out, err;
+  RunArgs args;
+  args.scenario = std::string(KSIM_SOURCE_DIR) + "/scenarios/quickstart.yaml";
+  args.overrides = {"duration=ten"};
+  CHECK(run_command(args, out, err) == kExitUsage);
+  CHECK_THAT(err.str(), Catch::StartsWith("ksim: --set: duration:"));
+  args.overrides.clear();
+  args.scenario = "no/such/file.yaml";
+  CHECK(run_command(args, out, err) == kExitUsage);
+  CHECK(validate_command(args, out, err) == kExitUsage);
+}

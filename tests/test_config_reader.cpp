@@ -279,7 +279,7 @@ TEST_CASE("duplicate keys are rejected", "[config]") {
   CHECK(e.location().line == 2);
 }
 
-TEST_CASE("--set replaces an existing value and locates it at --set", "[config][set]") {
+TEST_CASE("override: --set replaces an existing value and locates it at --set", "[config][set]") {
   Document doc = parse("network:\n  jitter:\n    median: 1ms\n");
   doc.apply_override("network.jitter.median=5ms");
   MapReader jitter = doc.root().map("network").map("jitter");
@@ -294,7 +294,7 @@ TEST_CASE("--set replaces an existing value and locates it at --set", "[config][
         "--set: network.jitter.median: expected a duration like 250ms, got 'soon' (not a number)");
 }
 
-TEST_CASE("--set creates missing maps for a new key", "[config][set]") {
+TEST_CASE("override: --set creates missing maps for a new key", "[config][set]") {
   Document doc = parse("brokers: 3\n");
   doc.apply_override("clients.count=4");
   doc.apply_override("clients.tls=true");
@@ -306,7 +306,7 @@ TEST_CASE("--set creates missing maps for a new key", "[config][set]") {
   CHECK_NOTHROW(root.finish());
 }
 
-TEST_CASE("--set parses its value as YAML", "[config][set]") {
+TEST_CASE("override: --set parses its value as YAML", "[config][set]") {
   Document doc = parse("{}\n");
   doc.apply_override("ports=[1, 2, 3]");
   doc.apply_override("network={latency: 2ms}");
@@ -315,7 +315,7 @@ TEST_CASE("--set parses its value as YAML", "[config][set]") {
   CHECK(root.map("network").get<Duration>("latency", 0) == milliseconds(2));
 }
 
-TEST_CASE("--set with a numeric segment indexes an existing list item", "[config][set]") {
+TEST_CASE("override: --set with a numeric segment indexes an existing list item", "[config][set]") {
   Document doc = parse("faults:\n  - at: 1s\n  - at: 2s\n");
   doc.apply_override("faults.1.at=3s");
   ListReader faults = doc.root().list("faults");
@@ -340,7 +340,7 @@ TEST_CASE("a malformed --set without '=' is rejected", "[config][set]") {
   CHECK_THAT(error_from([&] { doc.apply_override("ports=[1,"); }).message(), Catch::Contains("cannot parse value"));
 }
 
-TEST_CASE("--set through a scalar is rejected and leaves the document intact", "[config][set]") {
+TEST_CASE("override: --set through a scalar is rejected and leaves the document intact", "[config][set]") {
   Document doc = parse("network:\n  latency: 1ms\n");
   const ConfigError e = error_from([&] { doc.apply_override("network.latency.median=5ms"); });
   CHECK(e.location().file == "--set");

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -54,7 +55,7 @@ TEST_CASE("the JSON report carries the fields tools rely on", "[determinism][cli
 }
 
 TEST_CASE("the trace file holds one JSON object per record", "[determinism][cli]") {
-  const std::string path = "ksim_test_trace.jsonl";
+  const std::string path = (std::filesystem::temp_directory_path() / "ksim_test_trace.jsonl").string();
   RunArgs args;
   args.scenario = std::string(KSIM_SOURCE_DIR) + "/scenarios/quickstart.yaml";
   args.overrides = {"duration=9s"};

@@ -74,7 +74,7 @@ TEST_CASE("an explicit graph must join known vertices", "[scenario]") {
              Catch::Contains("unknown vertex 'cor'") && Catch::Contains("did you mean 'core'"));
 }
 
-TEST_CASE("--set overrides a scenario value, and a bad --set is an error", "[scenario]") {
+TEST_CASE("override: --set overrides a scenario value, and a bad --set is an error", "[scenario]") {
   config::Document doc = config::Document::from_string("rpc:\n  clients: {count: 2, rate: 10/s}\n", "test.yaml");
   doc.apply_override("rpc.clients.count=5");
   doc.apply_override("network.racks=[x, y]");

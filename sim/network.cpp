@@ -101,8 +101,7 @@ void Network::on_arrival(ConnectionId id, int direction, std::uint32_t epoch) {
   if (c.epoch != epoch) return;  // the connection was reset; the message went with it
   Direction& d = c.directions[direction];
   assert(!d.in_flight.empty());
-  MessagePtr message = std::move(d.in_flight.front());
-  d.in_flight.pop_front();
+  MessagePtr message = d.in_flight.pop_front();
   if (!d.held.empty() || faults_.is_cut(d.from, d.to)) {
     hold(id, direction, std::move(message));
     return;
@@ -137,10 +136,10 @@ void Network::release_held_messages() {
     for (int direction = 0; direction < 2; ++direction) {
       Direction& d = c.directions[direction];
       if (d.held.empty() || faults_.is_cut(d.from, d.to)) continue;
-      std::deque<MessagePtr> held;
-      held.swap(d.held);
+      RingQueue<MessagePtr> held;
+      std::swap(held, d.held);
       d.held_since = kNever;
-      for (MessagePtr& message : held) transmit(id, direction, std::move(message));
+      while (!held.empty()) transmit(id, direction, held.pop_front());
     }
   }
 }

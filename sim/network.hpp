@@ -12,6 +12,7 @@
 #include "sim/message.hpp"
 #include "sim/network_faults.hpp"
 #include "sim/random.hpp"
+#include "sim/ring_queue.hpp"
 #include "sim/topology.hpp"
 
 namespace ksim {
@@ -58,8 +59,8 @@ class Network {
   struct Direction {
     NodeId from = 0;
     NodeId to = 0;
-    std::deque<MessagePtr> in_flight;  // deliveries scheduled, in arrival order
-    std::deque<MessagePtr> held;       // waiting for a cut to heal, in send order
+    RingQueue<MessagePtr> in_flight;  // deliveries scheduled, in arrival order
+    RingQueue<MessagePtr> held;       // waiting for a cut to heal, in send order
     SimTime last_arrival = 0;          // arrivals on one connection never overtake
     SimTime held_since = kNever;
   };

@@ -30,6 +30,14 @@ Topology Cluster::build_topology() const {
   for (const auto& name : net.switches) topology.add_switch(name);
   for (const auto& p : placements_) topology.add_host(p.name, p.rack);
   for (const auto& link : net.links) topology.add_link(*topology.find(link.from), *topology.find(link.to), link.spec);
+  const std::vector<VertexId> hosts = topology.hosts();
+  for (const VertexId host : hosts) {
+    try {
+      topology.route(hosts.front(), host);
+    } catch (const std::runtime_error& e) {
+      throw config::ConfigError(config::Location{scenario_.file, 0, 0}, "network.links", e.what());
+    }
+  }
   return topology;
 }
 

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "app/driver.hpp"
+#include "app/cluster.hpp"
 #include "app/scenario.hpp"
 
 using namespace ksim;
@@ -117,4 +118,24 @@ TEST_CASE("scenario errors exit with status 2 and say where", "[scenario][cli]")
   args.scenario = "no/such/file.yaml";
   CHECK(run_command(args, out, err) == kExitUsage);
   CHECK(validate_command(args, out, err) == kExitUsage);
+}
+
+TEST_CASE("an explicit graph routes through its switches, and a disconnected one is an error", "[scenario][network]") {
+  const std::string connected =
+      "rpc: {servers: {count: 1}, clients: {count: 1, rate: 100/s}}\nduration: 1s\nnetwork:\n"
+      "  jitter: 0\n  switches: [s1, s2]\n  links:\n    - {from: server-0, to: s1}\n"
+      "    - {from: s1, to: s2, latency: 1ms}\n    - {from: client-0, to: s2}\n";
+  const Scenario s = parse(connected);
+  Cluster cluster(s, RunOptions{});
+  Topology& t = cluster.sim().topology();
+  CHECK(t.route(*t.find("client-0"), *t.find("server-0")).size() == 3);
+  cluster.run();
+  const auto& stats = cluster.clients()[0]->stats();
+  CHECK(stats.completed > 50);
+  CHECK(stats.latency.min() > milliseconds(2));  // the 1ms core link, both ways
+
+  const Scenario broken = parse(
+      "rpc: {servers: {count: 1}, clients: {count: 1}}\nnetwork:\n  switches: [s1, s2]\n  links:\n"
+      "    - {from: server-0, to: s1}\n    - {from: client-0, to: s2}\n");
+  CHECK_THROWS_AS(Cluster(broken, RunOptions{}), config::ConfigError);
 }

@@ -1,8 +1,10 @@
 #include "app/cluster.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <set>
 
+#include "models/replica_assignment.hpp"
 #include "sim/nemesis.hpp"
 
 namespace ksim::app {
@@ -12,7 +14,10 @@ Cluster::Cluster(const Scenario& scenario, const RunOptions& options)
   sim_ = std::make_unique<Simulation>(scenario.seed, build_topology(), scenario.network.options, options.log_level);
   sim_->trace().write_to(options.trace_out);
   faults_ = std::make_unique<FaultInjector>(*sim_);
-  spawn_nodes();
+  if (scenario.kafka) spawn_kafka();
+  if (scenario.rpc) spawn_rpc();
+  register_disk_faults();
+  for (NodeId n = 0; n < sim_->node_count(); ++n) sim_->node(n).start();
   schedule_faults();
   plan_nemesis();
 }
@@ -41,22 +46,85 @@ Topology Cluster::build_topology() const {
   return topology;
 }
 
-void Cluster::spawn_nodes() {
+void Cluster::spawn_kafka() {
+  const KafkaSpec& kafka = *scenario_.kafka;
+  auto directory = std::make_shared<models::ClusterDirectory>();
+  directory->topics = kafka.topics;
+  // Node ids follow creation order: brokers first, then the controller.
+  for (int b = 0; b < kafka.brokers.count; ++b) directory->broker_nodes.push_back(static_cast<NodeId>(b));
+  directory->controller_node = static_cast<NodeId>(kafka.brokers.count);
+  std::vector<models::BrokerPlacement> placement;
+  for (const auto& p : placements_) {
+    if (p.group != "brokers") continue;
+    assert(sim_->node_count() == static_cast<std::size_t>(p.index));
+    brokers_.push_back(&sim_->spawn<models::Broker>(p.name, *sim_->topology().find(p.name), p.index, kafka.broker,
+                                                    directory));
+    placement.push_back({p.index, scenario_.network.racks.size() > 1 ? p.rack : ""});
+  }
+  controller_ = &sim_->spawn<models::Controller>("controller", *sim_->topology().find("controller"), kafka.controller,
+                                                 directory);
+  RandomStream assignment_rng = sim_->stream("replica-assignment");
+  std::vector<std::vector<std::vector<models::BrokerId>>> replicas;
+  for (std::size_t t = 0; t < kafka.topics.size(); ++t) {
+    const auto& topic = kafka.topics[t];
+    replicas.push_back(topic.assignment.empty()
+                           ? models::assign_replicas(placement, topic.partitions, topic.replication_factor, assignment_rng)
+                           : topic.assignment);
+    for (std::size_t p = 0; p < replicas.back().size(); ++p) {
+      for (const models::BrokerId b : replicas.back()[p]) {
+        brokers_[static_cast<std::size_t>(b)]->create_replica({static_cast<std::int32_t>(t), static_cast<std::int32_t>(p)});
+      }
+    }
+  }
+  controller_->create_partitions(replicas);
+  std::uint32_t index = 0;
+  for (const auto& group : kafka.producers) {
+    for (const auto& p : placements_) {
+      if (p.group != group.name) continue;
+      models::ProducerWorkload workload = group.workload;
+      workload.stop = std::min(workload.stop, scenario_.duration);
+      producers_.push_back(&sim_->spawn<models::Producer>(p.name, *sim_->topology().find(p.name), index++, group.config,
+                                                          workload, directory, history_));
+    }
+  }
+}
+
+void Cluster::spawn_rpc() {
+  const RpcSpec& rpc = *scenario_.rpc;
   std::vector<NodeId> server_ids;
   for (const auto& p : placements_) {
     if (p.group != "servers") continue;
-    auto& server = sim_->spawn<models::RpcServer>(p.name, *sim_->topology().find(p.name), scenario_.rpc.server);
+    auto& server = sim_->spawn<models::RpcServer>(p.name, *sim_->topology().find(p.name), rpc.server);
     servers_.push_back(&server);
     server_ids.push_back(server.id());
   }
   for (const auto& p : placements_) {
     if (p.group != "clients") continue;
-    models::RpcClientOptions options = scenario_.rpc.client;
+    models::RpcClientOptions options = rpc.client;
     options.servers = server_ids;
     options.stop_at = scenario_.duration;
     clients_.push_back(&sim_->spawn<models::RpcClient>(p.name, *sim_->topology().find(p.name), options));
   }
-  for (NodeId n = 0; n < sim_->node_count(); ++n) sim_->node(n).start();
+}
+
+// Disk faults act on a log dir (by path) of the target brokers.
+void Cluster::register_disk_faults() {
+  const auto each_broker = [this](const Fault& fault, auto action) {
+    for (const NodeId n : fault.nodes) {
+      for (models::Broker* b : brokers_) {
+        if (b->id() == n) action(*b);
+      }
+    }
+  };
+  faults_->set_extension_handler("disk_slow", [each_broker](const Fault& f, bool starting) {
+    each_broker(f, [&](models::Broker& b) { b.slow_log_dir(f.target, starting ? f.bandwidth_factor : 1.0); });
+  });
+  faults_->set_extension_handler("disk_full", [each_broker](const Fault& f, bool starting) {
+    each_broker(f, [&](models::Broker& b) { b.fill_log_dir(f.target, starting); });
+  });
+  faults_->set_extension_handler("disk_failure", [each_broker](const Fault& f, bool starting) {
+    if (starting) each_broker(f, [&](models::Broker& b) { b.fail_log_dir(f.target); });
+  });
 }
 
 std::vector<NodeId> Cluster::resolve_nodes(const std::vector<std::string>& names) const {
@@ -119,6 +187,63 @@ void Cluster::plan_nemesis() {
   }
 }
 
-void Cluster::run() { sim_->run_until(scenario_.duration); }
+void Cluster::run() {
+  const SimTime end = scenario_.duration + (scenario_.kafka ? scenario_.drain : 0);
+  SimTime t = 0;
+  while (t < end) {
+    t = std::min(t + milliseconds(100), end);
+    sim_->run_until(t);
+    if (scenario_.kafka) check_invariants();
+  }
+}
+
+// Checked every 100ms of simulated time (the run is deterministic, so when they
+// are checked does not change the outcome):
+// - a leader's high watermark never exceeds the log end offset of an ISR member;
+// - a leader's high watermark never goes back within one leader epoch;
+// - at most one broker leads a partition in one epoch.
+void Cluster::check_invariants() {
+  std::map<std::pair<models::TopicPartition, models::Epoch>, models::BrokerId> leaders;
+  for (const models::Broker* leader : brokers_) {
+    for (const models::TopicPartition tp : leader->hosted_partitions()) {
+      if (!leader->is_leader(tp)) continue;
+      const auto state = *leader->partition_state(tp);
+      const models::Offset hw = leader->log(tp)->high_watermark();
+      const auto [it, fresh] = leaders.emplace(std::pair{tp, state.leader_epoch}, leader->broker_id());
+      if (!fresh && it->second != leader->broker_id()) ++invariant_violations_;
+      auto& last = leader_high_watermarks_[tp];
+      if (last.first == state.leader_epoch && hw < last.second) ++invariant_violations_;
+      last = {state.leader_epoch, hw};
+      for (const models::BrokerId member : state.isr) {
+        const models::Broker* follower = brokers_[static_cast<std::size_t>(member)];
+        if (follower->state() != NodeState::Running || !follower->log(tp)) continue;
+        if (hw > follower->log(tp)->log_end_offset()) {
+          ++invariant_violations_;
+          sim_->trace().record(sim_->now(), "checker", "invariant.hw_above_isr_leo",
+                               {{"topic", tp.topic}, {"partition", tp.partition}, {"broker", member}});
+        }
+      }
+    }
+  }
+}
+
+models::FinalLogs Cluster::final_logs() const {
+  models::FinalLogs logs;
+  if (!controller_) return logs;
+  for (const auto& [tp, state] : controller_->partitions()) {
+    const models::Broker* leader = state.leader == models::kNoBroker ? nullptr : brokers_[static_cast<std::size_t>(state.leader)];
+    if (!leader || !leader->is_leader(tp)) {
+      logs.offline.push_back(tp);
+      continue;
+    }
+    const models::PartitionLog& log = *leader->log(tp);
+    auto& committed = logs.committed[tp];
+    for (const auto& batch : log.batches()) {
+      if (batch.next_offset() > log.high_watermark()) break;
+      committed.push_back(batch);
+    }
+  }
+  return logs;
+}
 
 }  // namespace ksim::app

@@ -1,11 +1,16 @@
 #pragma once
-// The cluster: one simulation built from a scenario, with its nodes, fault
-// schedule and nemesis. The driver runs it and reads its figures.
+// The cluster: one simulation built from a scenario, with its nodes (Kafka
+// brokers, controller and producers; request/response servers and clients),
+// fault schedule and nemesis. The driver runs it and reads its figures.
 #include <memory>
 #include <ostream>
 #include <vector>
 
 #include "app/scenario.hpp"
+#include "models/broker.hpp"
+#include "models/controller.hpp"
+#include "models/delivery_checker.hpp"
+#include "models/producer.hpp"
 #include "models/rpc_client.hpp"
 #include "models/rpc_server.hpp"
 #include "sim/fault_injector.hpp"
@@ -22,7 +27,8 @@ class Cluster {
  public:
   Cluster(const Scenario& scenario, const RunOptions& options);
 
-  void run();  // to the scenario's duration
+  // To the scenario's duration, then `drain` more with the producers stopped.
+  void run();
 
   const Scenario& scenario() const { return scenario_; }
   Simulation& sim() { return *sim_; }
@@ -30,12 +36,24 @@ class Cluster {
   const FaultInjector& faults() const { return *faults_; }
   const std::vector<models::RpcServer*>& servers() const { return servers_; }
   const std::vector<models::RpcClient*>& clients() const { return clients_; }
+  const std::vector<models::Broker*>& brokers() const { return brokers_; }
+  const models::Controller* controller() const { return controller_; }
+  const std::vector<models::Producer*>& producers() const { return producers_; }
+  const models::DeliveryHistory& history() const { return history_; }
+  std::uint64_t invariant_violations() const { return invariant_violations_; }
+
+  // The committed log of every partition: its leader's log up to the high
+  // watermark; partitions without a live leader are offline.
+  models::FinalLogs final_logs() const;
 
  private:
   Topology build_topology() const;
-  void spawn_nodes();
+  void spawn_kafka();
+  void spawn_rpc();
+  void register_disk_faults();
   void schedule_faults();
   void plan_nemesis();
+  void check_invariants();
   std::vector<NodeId> resolve_nodes(const std::vector<std::string>& names) const;
   std::vector<LinkId> resolve_links(const std::vector<std::string>& names) const;
 
@@ -45,6 +63,12 @@ class Cluster {
   std::unique_ptr<FaultInjector> faults_;
   std::vector<models::RpcServer*> servers_;
   std::vector<models::RpcClient*> clients_;
+  std::vector<models::Broker*> brokers_;
+  models::Controller* controller_ = nullptr;
+  std::vector<models::Producer*> producers_;
+  models::DeliveryHistory history_;
+  std::uint64_t invariant_violations_ = 0;
+  std::map<models::TopicPartition, std::pair<models::Epoch, models::Offset>> leader_high_watermarks_;
 };
 
 }  // namespace ksim::app

@@ -69,6 +69,8 @@ NetworkSpec read_network(MapReader in) {
   return net;
 }
 
+}  // namespace
+
 NodeGroupSpec read_group(MapReader& in, NodeGroupSpec group, const std::vector<std::string>& racks) {
   group.count = in.get<int>("count", group.count, {1, 100000});
   group.rack = in.optional<std::string>("rack");
@@ -77,6 +79,8 @@ NodeGroupSpec read_group(MapReader& in, NodeGroupSpec group, const std::vector<s
   }
   return group;
 }
+
+namespace {
 
 RpcSpec read_rpc(MapReader in, const std::vector<std::string>& racks) {
   RpcSpec rpc;
@@ -96,13 +100,22 @@ RpcSpec read_rpc(MapReader in, const std::vector<std::string>& racks) {
   return rpc;
 }
 
-FaultKind read_fault_kind(MapReader& in) {
-  const std::string kind = in.get_choice(
-      "kind", {"partition", "jitter_burst", "latency_spike", "link_slowdown", "pause", "crash"}, "");
-  for (const FaultKind k : kAllFaultKinds) {
-    if (to_string(k) == kind) return k;
+// Engine faults, and the disk faults of the Kafka models (extension faults).
+constexpr std::string_view kDiskFaults[] = {"disk_slow", "disk_full", "disk_failure"};
+
+void read_fault_kind(MapReader& in, Fault& fault) {
+  if (!in.has("kind")) throw in.error("kind", "is required");
+  const std::string kind = in.get_choice("kind",
+                                         {"partition", "jitter_burst", "latency_spike", "link_slowdown", "pause",
+                                          "crash", "disk_slow", "disk_full", "disk_failure"},
+                                         "crash");
+  for (const FaultKind k : kEngineFaultKinds) {
+    if (to_string(k) == kind) fault.kind = k;
   }
-  throw in.error("kind", "is required");
+  if (std::find(std::begin(kDiskFaults), std::end(kDiskFaults), kind) != std::end(kDiskFaults)) {
+    fault.kind = FaultKind::Extension;
+    fault.extension = kind;
+  }
 }
 
 // Reads the values that only some fault kinds have, into `fault`.
@@ -118,6 +131,10 @@ void read_kind_specific(MapReader& in, Fault& fault) {
     case FaultKind::NodeCrash:
       fault.crash_kind = in.get<bool>("power_loss", false) ? CrashKind::Machine : CrashKind::Process;
       break;
+    case FaultKind::Extension:
+      fault.target = in.required<std::string>("log_dir");
+      if (fault.extension == "disk_slow") fault.bandwidth_factor = in.get<Fraction>("factor", 0.1, {1e-6, 1.0});
+      break;
   }
 }
 
@@ -127,11 +144,14 @@ std::vector<FaultSpec> read_faults(ListReader list, const KnownNames& known) {
     MapReader in = list.map_at(i);
     FaultSpec spec;
     spec.location = in.location();
-    spec.fault.kind = read_fault_kind(in);
+    read_fault_kind(in, spec.fault);
+    const std::string kind_name = spec.fault.kind == FaultKind::Extension ? spec.fault.extension
+                                                                          : std::string(to_string(spec.fault.kind));
     spec.fault.at = in.required<Duration>("at");
     spec.fault.duration = in.get<Duration>("duration", 0);
-    if (spec.fault.duration == 0 && spec.fault.kind != FaultKind::NodeCrash) {
-      throw in.error("duration", "is required for a " + std::string(to_string(spec.fault.kind)) + " fault");
+    const bool may_be_permanent = spec.fault.kind == FaultKind::NodeCrash || kind_name == "disk_failure";
+    if (spec.fault.duration == 0 && !may_be_permanent) {
+      throw in.error("duration", "is required for a " + kind_name + " fault");
     }
     read_kind_specific(in, spec.fault);
     if (spec.fault.kind == FaultKind::LinkSlowdown) {
@@ -139,10 +159,10 @@ std::vector<FaultSpec> read_faults(ListReader list, const KnownNames& known) {
       if (spec.links.empty()) throw in.error("links", "a link_slowdown needs links (host or rack names)");
     } else {
       const bool needs_nodes = spec.fault.kind == FaultKind::Partition || spec.fault.kind == FaultKind::NodePause ||
-                               spec.fault.kind == FaultKind::NodeCrash;
+                               spec.fault.kind == FaultKind::NodeCrash || spec.fault.kind == FaultKind::Extension;
       spec.nodes = read_names(in, "nodes", needs_nodes ? std::vector<std::string>{} : std::vector<std::string>{"all"},
                               &known.targets);
-      if (spec.nodes.empty()) throw in.error("nodes", "is required for a " + std::string(to_string(spec.fault.kind)) + " fault");
+      if (spec.nodes.empty()) throw in.error("nodes", "is required for a " + kind_name + " fault");
     }
     if (spec.fault.kind == FaultKind::Partition) spec.other_nodes = read_names(in, "other_nodes", {}, &known.targets);
     faults.push_back(std::move(spec));
@@ -154,7 +174,7 @@ NemesisSpec read_nemesis(MapReader in, const KnownNames& known) {
   NemesisSpec nemesis;
   nemesis.start = in.get<Duration>("start", 0);
   nemesis.end = in.optional<Duration>("end");
-  for (const FaultKind kind : kAllFaultKinds) {
+  for (const FaultKind kind : kEngineFaultKinds) {
     const std::string_view name = to_string(kind);
     if (!in.has(name)) {
       in.ignore(name);
@@ -186,6 +206,20 @@ ExpectSpec read_expect(MapReader in) {
   expect.min_timeouts = in.optional<std::uint64_t>("min_timeouts");
   expect.max_timeouts = in.optional<std::uint64_t>("max_timeouts");
   expect.max_p99_latency = in.optional<Duration>("max_p99_latency");
+  if (in.has("delivery")) {
+    expect.delivery = in.get_choice("delivery", {"none", "at-most-once", "at-least-once", "exactly-once"}, "none");
+  } else {
+    in.ignore("delivery");
+  }
+  for (const char* key : {"produced", "acknowledged", "failed", "pending", "lost", "unavailable", "duplicated",
+                          "reordered", "failed_but_written", "offline_partitions", "unclean_elections",
+                          "invariant_violations"}) {
+    if (in.has(key)) {
+      expect.counts.push_back(read_count_expectation(in, key));
+    } else {
+      in.ignore(key);
+    }
+  }
   return expect;
 }
 
@@ -215,8 +249,14 @@ Scenario read_scenario(const config::Document& document) {
   s.description = root.get<std::string>("description", "");
   s.seed = root.get<std::uint64_t>("seed", s.seed);
   s.duration = root.get<Duration>("duration", s.duration, {1, kNever / 2});
+  s.drain = root.get<Duration>("drain", s.drain);
   s.network = read_network(root.map("network"));
-  s.rpc = read_rpc(root.map("rpc"), s.network.racks);
+  if (root.has("rpc")) {
+    s.rpc = read_rpc(root.map("rpc"), s.network.racks);
+  } else {
+    root.ignore("rpc");
+  }
+  s.kafka = read_kafka(root, s.network.racks);
   check_explicit_links(s);
   const KnownNames known{target_names(s), link_names(s)};
   s.faults = read_faults(root.list("faults"), known);
@@ -232,16 +272,26 @@ std::vector<NodePlacement> node_placements(const Scenario& scenario) {
   const auto add_group = [&](const NodeGroupSpec& group, const std::string& group_name, const std::string& prefix) {
     for (int i = 0; i < group.count; ++i) {
       const std::string rack = group.rack ? *group.rack : racks[static_cast<std::size_t>(i) % racks.size()];
-      nodes.push_back({prefix + std::to_string(i), group_name, rack});
+      nodes.push_back({prefix + std::to_string(i), group_name, rack, i});
     }
   };
-  add_group(scenario.rpc.servers, "servers", "server-");
-  add_group(scenario.rpc.clients, "clients", "client-");
+  if (scenario.kafka) {
+    add_group(scenario.kafka->brokers, "brokers", "broker-");
+    nodes.push_back({"controller", "controller", scenario.kafka->controller_rack.value_or(racks.front()), 0});
+    for (const auto& p : scenario.kafka->producers) add_group(p.nodes, p.name, p.name + "-");
+  }
+  if (scenario.rpc) {
+    add_group(scenario.rpc->servers, "servers", "server-");
+    add_group(scenario.rpc->clients, "clients", "client-");
+  }
   return nodes;
 }
 
 std::vector<std::string> target_names(const Scenario& scenario) {
-  std::vector<std::string> names{"all", "servers", "clients"};
+  std::vector<std::string> names{"all"};
+  for (const auto& node : node_placements(scenario)) {
+    if (std::find(names.begin(), names.end(), node.group) == names.end()) names.push_back(node.group);
+  }
   for (const auto& rack : scenario.network.racks) names.push_back("rack:" + rack);
   for (const auto& node : node_placements(scenario)) names.push_back(node.name);
   return names;

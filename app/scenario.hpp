@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "models/kafka_config.hpp"
+#include "models/producer.hpp"
 #include "models/rpc_client.hpp"
 #include "models/rpc_server.hpp"
 #include "sim/config_reader.hpp"
@@ -44,6 +46,31 @@ struct RpcSpec {
   models::RpcClientOptions client;
 };
 
+// A Kafka cluster: brokers, one controller, topics and producers.
+struct KafkaSpec {
+  NodeGroupSpec brokers{3, {}};
+  std::optional<std::string> controller_rack;
+  models::BrokerConfig broker;
+  models::ControllerConfig controller;
+  std::vector<models::TopicSpec> topics;
+  struct ProducerGroup {
+    std::string name = "producer";
+    NodeGroupSpec nodes{1, {}};
+    models::ProducerConfig config;
+    models::ProducerWorkload workload;
+  };
+  std::vector<ProducerGroup> producers;
+};
+
+// Comparisons in `expect`: "0", ">0", ">=3", "<10", "<=2".
+struct CountExpectation {
+  std::string name;
+  std::string op;  // "==", ">", ">=", "<", "<="
+  std::uint64_t value = 0;
+  bool holds(std::uint64_t actual) const;
+  std::string text() const { return op == "==" ? std::to_string(value) : op + std::to_string(value); }
+};
+
 // A fault as written: targets by name ("server-0", a group such as "servers", or "rack:NAME").
 struct FaultSpec {
   Fault fault;  // kind, times and kind-specific values; node and link ids left empty
@@ -76,6 +103,10 @@ struct ExpectSpec {
   std::optional<std::uint64_t> min_timeouts;
   std::optional<std::uint64_t> max_timeouts;
   std::optional<SimTime> max_p99_latency;
+  // Kafka: the weakest delivery guarantee that must hold ("at-most-once",
+  // "at-least-once", "exactly-once"), and counts of the delivery report.
+  std::optional<std::string> delivery;
+  std::vector<CountExpectation> counts;
 };
 
 struct Scenario {
@@ -84,8 +115,10 @@ struct Scenario {
   std::string description;
   std::uint64_t seed = 1;
   SimTime duration = seconds(10);
+  SimTime drain = seconds(30);  // after `duration`: producers stop, in-flight work settles
   NetworkSpec network;
-  RpcSpec rpc;
+  std::optional<RpcSpec> rpc;
+  std::optional<KafkaSpec> kafka;
   std::vector<FaultSpec> faults;
   NemesisSpec nemesis;
   ExpectSpec expect;
@@ -93,17 +126,22 @@ struct Scenario {
 
 // Reads and validates the whole document; throws config::ConfigError.
 Scenario read_scenario(const config::Document& document);
+// The Kafka sections (scenario_kafka.cpp).
+std::optional<KafkaSpec> read_kafka(config::MapReader& root, const std::vector<std::string>& racks);
+CountExpectation read_count_expectation(config::MapReader& in, std::string_view key);
+NodeGroupSpec read_group(config::MapReader& in, NodeGroupSpec group, const std::vector<std::string>& racks);
 
-// Every node of the scenario, in creation order: servers, then clients.
-// Each node runs on a host of its own name.
+// Every node of the scenario, in creation order: brokers, the controller,
+// producers, then servers and clients. Each node runs on a host of its own name.
 struct NodePlacement {
-  std::string name;   // "server-0"
-  std::string group;  // "servers"
+  std::string name;   // "broker-0"
+  std::string group;  // "brokers", "controller", a producer group's name, "servers", "clients"
   std::string rack;
+  int index = 0;      // within its group
 };
 std::vector<NodePlacement> node_placements(const Scenario& scenario);
 
-// Names a fault may target: node names, groups ("servers", "clients", "all") and "rack:NAME".
+// Names a fault may target: node names, groups ("brokers", "servers", ..., "all") and "rack:NAME".
 std::vector<std::string> target_names(const Scenario& scenario);
 // Names whose uplink a link fault may slow: hosts and racks (or, with an explicit graph, its vertices).
 std::vector<std::string> link_names(const Scenario& scenario);

@@ -229,15 +229,36 @@ ConfigError override_error(std::string_view path, std::string message) {
   return ConfigError(override_location(), std::string(path), std::move(message));
 }
 
+// "a.b.c" -> a, b, c. A segment in brackets may hold dots, for Kafka's config
+// names: "brokers.config[replica.lag.time.max.ms]" -> brokers, config, replica.lag.time.max.ms.
 std::vector<std::string> split_path(std::string_view path) {
   std::vector<std::string> segments;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t dot = path.find('.', start);
-    segments.emplace_back(path.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start));
-    if (dot == std::string_view::npos) return segments;
-    start = dot + 1;
+  std::string current;
+  bool bracketed = false;
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    const char c = path[i];
+    if (bracketed) {
+      if (c == ']') {
+        bracketed = false;
+        segments.push_back(std::move(current));
+        current.clear();
+        if (i + 1 < path.size() && path[i + 1] == '.') ++i;
+      } else {
+        current += c;
+      }
+    } else if (c == '[') {
+      if (!current.empty()) segments.push_back(std::move(current));
+      current.clear();
+      bracketed = true;
+    } else if (c == '.') {
+      segments.push_back(std::move(current));
+      current.clear();
+    } else {
+      current += c;
+    }
   }
+  if (!current.empty() || segments.empty() || path.back() == '.') segments.push_back(std::move(current));
+  return segments;
 }
 
 Assignment parse_assignment(std::string_view text) {
@@ -554,6 +575,13 @@ MapReader ListReader::map_at(std::size_t index) {
   if (!item.IsMap() && !item.IsNull()) throw error(index, "expected a mapping, got " + describe(item));
   const Location location = location_of(item, state_->file, state_->location);
   return MapReader(child_state(*state_, std::to_string(index), item, location));
+}
+
+ListReader ListReader::list_at(std::size_t index) {
+  const YAML::Node item = item_or_throw(*this, *state_, index);
+  if (!item.IsSequence() && !item.IsNull()) throw error(index, "expected a list, got " + describe(item));
+  const Location location = location_of(item, state_->file, state_->location);
+  return ListReader(child_state(*state_, std::to_string(index), item, location));
 }
 
 std::string ListReader::scalar_at(std::size_t index, std::string_view expected) const {

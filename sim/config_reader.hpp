@@ -278,6 +278,7 @@ class ListReader {
   bool empty() const { return size() == 0; }
 
   MapReader map_at(std::size_t index);  // empty item -> empty reader
+  ListReader list_at(std::size_t index);  // a list of lists; empty item -> empty list
   template <class T>
   Value<T> at(std::size_t index) const {
     return value_at<T>(index, nullptr);

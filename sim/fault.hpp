@@ -1,6 +1,7 @@
 #pragma once
 // A fault: what goes wrong, when, for how long and to whom. Targets are
 // already resolved to node and link ids (the scenario loader does that).
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -19,9 +20,10 @@ enum class FaultKind {
   LinkSlowdown,  // `links` run at `bandwidth_factor` of their bandwidth
   NodePause,     // `nodes` stall (GC-like) for the duration
   NodeCrash,     // `nodes` crash, and restart after the duration (never when it is 0)
+  Extension,     // a fault of the models (a disk fault, say), applied by a handler they register
 };
-constexpr FaultKind kAllFaultKinds[] = {FaultKind::Partition,    FaultKind::JitterBurst, FaultKind::LatencySpike,
-                                        FaultKind::LinkSlowdown, FaultKind::NodePause,   FaultKind::NodeCrash};
+constexpr FaultKind kEngineFaultKinds[] = {FaultKind::Partition,    FaultKind::JitterBurst, FaultKind::LatencySpike,
+                                           FaultKind::LinkSlowdown, FaultKind::NodePause,   FaultKind::NodeCrash};
 
 std::string_view to_string(FaultKind kind);
 
@@ -37,6 +39,8 @@ struct Fault {
   double bandwidth_factor = 1.0;    // link slowdown
   std::vector<LinkId> links{};      // link slowdown
   CrashKind crash_kind = CrashKind::Process;
+  std::string extension{};          // extension faults: the handler's name
+  std::string target{};             // extension faults: what inside the nodes (a log dir, say)
 };
 
 }  // namespace ksim

@@ -15,12 +15,22 @@ std::string_view to_string(FaultKind kind) {
     case FaultKind::LinkSlowdown: return "link_slowdown";
     case FaultKind::NodePause: return "pause";
     case FaultKind::NodeCrash: return "crash";
+    case FaultKind::Extension: return "extension";
   }
   return "?";
 }
 
+void FaultInjector::set_extension_handler(std::string name, ExtensionHandler handler) {
+  extensions_[std::move(name)] = std::move(handler);
+}
+
+std::string_view FaultInjector::name_of(const Fault& fault) const {
+  return fault.kind == FaultKind::Extension ? std::string_view(fault.extension) : to_string(fault.kind);
+}
+
 void FaultInjector::schedule(Fault fault) {
   assert(fault.at >= sim_.now() && fault.duration >= 0);
+  assert(fault.kind != FaultKind::Extension || extensions_.contains(fault.extension));
   const Fault* stored = &faults_.emplace_back(std::move(fault));
   sim_.events().schedule_at(stored->at, [this, stored] { start(*stored); });
 }
@@ -38,11 +48,12 @@ std::vector<NodeId> FaultInjector::everyone_except(const std::vector<NodeId>& no
 }
 
 void FaultInjector::start(const Fault& fault) {
-  ++started_[fault.kind];
+  const std::string_view name = name_of(fault);
+  ++started_[std::string(name)];
   sim_.trace().record(sim_.now(), "faults", "fault.start",
-                      {{"fault", to_string(fault.kind)}, {"nodes", fault.nodes.size()}, {"duration_ns", fault.duration}});
-  sim_.log().info("faults", "{} starts for {}ms on {} node(s)", to_string(fault.kind),
-                  to_milliseconds(fault.duration), fault.nodes.size());
+                      {{"fault", name}, {"nodes", fault.nodes.size()}, {"duration_ns", fault.duration}});
+  sim_.log().info("faults", "{} starts for {}ms on {} node(s)", name, to_milliseconds(fault.duration),
+                  fault.nodes.size());
   NetworkFaults& net = sim_.network().faults();
   FaultHandle handle = 0;
   switch (fault.kind) {
@@ -61,14 +72,18 @@ void FaultInjector::start(const Fault& fault) {
       for (const NodeId n : fault.nodes) sim_.node(n).crash(fault.crash_kind);
       if (fault.duration == 0) return;  // stays down
       break;
+    case FaultKind::Extension:
+      extensions_.find(fault.extension)->second(fault, true);
+      if (fault.duration == 0) return;  // permanent
+      break;
   }
   const Fault* f = &fault;
   sim_.events().schedule_after(fault.duration, [this, f, handle] { stop(*f, handle); });
 }
 
 void FaultInjector::stop(const Fault& fault, FaultHandle handle) {
-  sim_.trace().record(sim_.now(), "faults", "fault.stop", {{"fault", to_string(fault.kind)}});
-  sim_.log().info("faults", "{} ends", to_string(fault.kind));
+  sim_.trace().record(sim_.now(), "faults", "fault.stop", {{"fault", name_of(fault)}});
+  sim_.log().info("faults", "{} ends", name_of(fault));
   switch (fault.kind) {
     case FaultKind::Partition:
       sim_.network().faults().remove(handle);
@@ -83,15 +98,15 @@ void FaultInjector::stop(const Fault& fault, FaultHandle handle) {
     case FaultKind::NodeCrash:
       for (const NodeId n : fault.nodes) sim_.node(n).restart();
       break;
+    case FaultKind::Extension: extensions_.find(fault.extension)->second(fault, false); break;
   }
 }
 
 std::map<std::string, std::uint64_t> FaultInjector::coverage() const {
   std::map<std::string, std::uint64_t> result;
-  for (const FaultKind kind : kAllFaultKinds) {
-    const auto it = started_.find(kind);
-    result[std::string(to_string(kind))] = it == started_.end() ? 0 : it->second;
-  }
+  for (const FaultKind kind : kEngineFaultKinds) result[std::string(to_string(kind))] = 0;
+  for (const auto& [name, handler] : extensions_) result[name] = 0;
+  for (const auto& [name, count] : started_) result[name] = count;
   return result;
 }
 

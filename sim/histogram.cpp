@@ -29,11 +29,12 @@ SimTime Histogram::bucket_width(int bucket) {
   return SimTime{1} << (exponent - kSubBits);
 }
 
-void Histogram::record(SimTime value) {
+void Histogram::record(SimTime value, std::uint64_t count) {
   assert(value >= 0);
-  ++buckets_[static_cast<std::size_t>(bucket_of(value))];
-  ++count_;
-  sum_ += static_cast<double>(value);
+  if (count == 0) return;
+  buckets_[static_cast<std::size_t>(bucket_of(value))] += count;
+  count_ += count;
+  sum_ += static_cast<double>(value) * static_cast<double>(count);
   min_ = std::min(min_, value);
   max_ = std::max(max_, value);
 }

@@ -11,7 +11,7 @@ namespace ksim {
 
 class Histogram {
  public:
-  void record(SimTime value);
+  void record(SimTime value, std::uint64_t count = 1);
   void merge(const Histogram& other);
 
   std::uint64_t count() const { return count_; }

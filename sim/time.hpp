@@ -12,6 +12,7 @@ constexpr SimTime nanoseconds(std::int64_t n) { return n; }
 constexpr SimTime microseconds(std::int64_t n) { return n * 1'000; }
 constexpr SimTime milliseconds(std::int64_t n) { return n * 1'000'000; }
 constexpr SimTime seconds(std::int64_t n) { return n * 1'000'000'000; }
+constexpr SimTime minutes(std::int64_t n) { return seconds(n * 60); }
 
 constexpr double to_seconds(SimTime t) { return static_cast<double>(t) / 1e9; }
 constexpr double to_milliseconds(SimTime t) { return static_cast<double>(t) / 1e6; }

@@ -411,3 +411,13 @@ TEST_CASE("keys lists a map's keys in document order", "[config]") {
   CHECK(topics.keys() == std::vector<std::string>{"orders", "audit"});
   CHECK(topics.map("orders").get<int>("partitions", 1) == 12);
 }
+
+TEST_CASE("override: a bracketed --set segment may hold dots, for Kafka config names", "[config][set]") {
+  auto doc = ksim::config::Document::from_string("brokers:\n  config:\n    replica.lag.time.max.ms: 30s\n", "t.yaml");
+  doc.apply_override("brokers.config[replica.lag.time.max.ms]=10s");
+  doc.apply_override("brokers.config[num.replica.fetchers]=2");
+  auto root = doc.root();
+  auto config = root.map("brokers").map("config");
+  CHECK(config.get<ksim::config::Duration>("replica.lag.time.max.ms", 0) == ksim::seconds(10));
+  CHECK(config.get<int>("num.replica.fetchers", 1) == 2);
+}

@@ -15,7 +15,7 @@ namespace {
 
 nlohmann::json run_json(std::uint64_t seed, std::vector<std::string> overrides = {}) {
   RunArgs args;
-  args.scenario = std::string(KSIM_SOURCE_DIR) + "/scenarios/quickstart.yaml";
+  args.scenario = std::string(KSIM_SOURCE_DIR) + "/scenarios/rpc-faults.yaml";
   args.seed = seed;
   args.json = true;
   args.overrides = std::move(overrides);
@@ -57,7 +57,7 @@ TEST_CASE("the JSON report carries the fields tools rely on", "[determinism][cli
 TEST_CASE("the trace file holds one JSON object per record", "[determinism][cli]") {
   const std::string path = (std::filesystem::temp_directory_path() / "ksim_test_trace.jsonl").string();
   RunArgs args;
-  args.scenario = std::string(KSIM_SOURCE_DIR) + "/scenarios/quickstart.yaml";
+  args.scenario = std::string(KSIM_SOURCE_DIR) + "/scenarios/rpc-faults.yaml";
   args.overrides = {"duration=9s"};
   args.trace_file = path;
   args.json = true;

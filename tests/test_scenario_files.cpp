@@ -26,13 +26,18 @@ std::string error_of(const std::string& yaml) {
 
 }  // namespace
 
-TEST_CASE("an empty scenario takes every default", "[scenario]") {
+TEST_CASE("an empty scenario takes every default and has no nodes", "[scenario]") {
   const Scenario s = parse("");
   CHECK(s.seed == 1);
   CHECK(s.duration == seconds(10));
-  CHECK(s.rpc.servers.count == 3);
+  CHECK_FALSE(s.rpc);
+  CHECK_FALSE(s.kafka);
   CHECK(s.network.options.connection_reset_timeout == seconds(10));
-  CHECK(node_placements(s).size() == 6);
+  CHECK(node_placements(s).empty());
+  const Scenario with_rpc = parse("rpc: {}\n");
+  REQUIRE(with_rpc.rpc);
+  CHECK(with_rpc.rpc->servers.count == 3);
+  CHECK(node_placements(with_rpc).size() == 6);
 }
 
 TEST_CASE("a misspelt key names file, line, column and the nearest valid key", "[scenario]") {
@@ -47,18 +52,18 @@ TEST_CASE("a bad unit is an error at the value", "[scenario]") {
 }
 
 TEST_CASE("a fault naming an unknown node suggests the nearest name", "[scenario]") {
-  CHECK(error_of("faults:\n  - {kind: pause, at: 1s, duration: 1s, nodes: [client-0, sever-1]}\n") ==
-        "test.yaml:2:59: faults.0.nodes.1: unknown name 'sever-1' (did you mean 'server-1'?)");
+  CHECK(error_of("rpc: {}\nfaults:\n  - {kind: pause, at: 1s, duration: 1s, nodes: [client-0, sever-1]}\n") ==
+        "test.yaml:3:59: faults.0.nodes.1: unknown name 'sever-1' (did you mean 'server-1'?)");
 }
 
 TEST_CASE("a fault without a kind is an error", "[scenario]") {
-  CHECK_THAT(error_of("faults:\n  - {at: 1s, duration: 1s, nodes: [server-1]}\n"),
+  CHECK_THAT(error_of("rpc: {}\nfaults:\n  - {at: 1s, duration: 1s, nodes: [server-1]}\n"),
              Catch::Contains("faults.0.kind") && Catch::Contains("required"));
 }
 
 TEST_CASE("a key that does not belong to the fault's kind is rejected", "[scenario]") {
-  CHECK_THAT(error_of("faults:\n  - {kind: pause, at: 1s, duration: 1s, nodes: [server-1], extra: 2s}\n"),
-             Catch::StartsWith("test.yaml:2:") && Catch::Contains("unknown key 'extra'"));
+  CHECK_THAT(error_of("rpc: {}\nfaults:\n  - {kind: pause, at: 1s, duration: 1s, nodes: [server-1], extra: 2s}\n"),
+             Catch::StartsWith("test.yaml:3:") && Catch::Contains("unknown key 'extra'"));
 }
 
 TEST_CASE("an out-of-range value says the range", "[scenario]") {
@@ -71,7 +76,7 @@ TEST_CASE("a group placed in an unknown rack is rejected", "[scenario]") {
 }
 
 TEST_CASE("an explicit graph must join known vertices", "[scenario]") {
-  CHECK_THAT(error_of("network:\n  switches: [core]\n  links:\n    - {from: server-0, to: cor}\n"),
+  CHECK_THAT(error_of("rpc: {}\nnetwork:\n  switches: [core]\n  links:\n    - {from: server-0, to: cor}\n"),
              Catch::Contains("unknown vertex 'cor'") && Catch::Contains("did you mean 'core'"));
 }
 
@@ -80,10 +85,10 @@ TEST_CASE("override: --set overrides a scenario value, and a bad --set is an err
   doc.apply_override("rpc.clients.count=5");
   doc.apply_override("network.racks=[x, y]");
   const Scenario s = read_scenario(doc);
-  CHECK(s.rpc.clients.count == 5);
-  CHECK(s.rpc.client.rate_per_s == 10);
+  CHECK(s.rpc->clients.count == 5);
+  CHECK(s.rpc->client.rate_per_s == 10);
   CHECK(s.network.racks == std::vector<std::string>{"x", "y"});
-  config::Document bad = config::Document::from_string("", "test.yaml");
+  config::Document bad = config::Document::from_string("rpc: {}", "test.yaml");
   bad.apply_override("rpc.clients.rat=5/s");
   CHECK_THROWS_WITH(read_scenario(bad), Catch::Contains("did you mean 'rate'"));
 }
@@ -102,7 +107,7 @@ TEST_CASE("racks spread nodes round-robin and groups can be pinned to one", "[sc
 TEST_CASE("every documented scenario validates", "[scenario]") {
   std::ostringstream out, err;
   RunArgs args;
-  args.scenario = std::string(KSIM_SOURCE_DIR) + "/scenarios/quickstart.yaml";
+  args.scenario = std::string(KSIM_SOURCE_DIR) + "/scenarios/rpc-faults.yaml";
   CHECK(validate_command(args, out, err) == kExitOk);
   CHECK(err.str().empty());
 }
@@ -110,7 +115,7 @@ TEST_CASE("every documented scenario validates", "[scenario]") {
 TEST_CASE("scenario errors exit with status 2 and say where", "[scenario][cli]") {
   std::ostringstream out, err;
   RunArgs args;
-  args.scenario = std::string(KSIM_SOURCE_DIR) + "/scenarios/quickstart.yaml";
+  args.scenario = std::string(KSIM_SOURCE_DIR) + "/scenarios/rpc-faults.yaml";
   args.overrides = {"duration=ten"};
   CHECK(run_command(args, out, err) == kExitUsage);
   CHECK_THAT(err.str(), Catch::StartsWith("ksim: --set: duration:"));

@@ -8,12 +8,12 @@
 
 using namespace ksim::app;
 
-// scenarios/quickstart.yaml: a partition, a latency spike beyond the request
+// scenarios/rpc-faults.yaml: a partition, a latency spike beyond the request
 // timeout, a pause and a crash. Most requests complete; some time out.
-TEST_CASE("quickstart: faults cost some requests but most complete, over many seeds", "[scenarios]") {
+TEST_CASE("rpc-faults: faults cost some requests but most complete, over many seeds", "[scenarios]") {
   for (std::uint64_t seed = 1; seed <= 10; ++seed) {
     RunArgs args;
-    args.scenario = std::string(KSIM_SOURCE_DIR) + "/scenarios/quickstart.yaml";
+    args.scenario = std::string(KSIM_SOURCE_DIR) + "/scenarios/rpc-faults.yaml";
     args.seed = seed;
     args.json = true;
     std::ostringstream out, err;

@@ -1,0 +1,261 @@
+// The Kafka sections of a scenario: brokers, controller, topics, producers.
+// Kafka settings are read under Kafka's own names inside `config:` maps.
+#include <algorithm>
+
+#include "app/scenario.hpp"
+#include "sim/distribution_reader.hpp"
+
+namespace ksim::app {
+
+using config::Bytes;
+using config::Duration;
+using config::ListReader;
+using config::MapReader;
+using config::Rate;
+
+namespace {
+
+models::DiskSpec read_disk(MapReader in, models::DiskSpec disk) {
+  disk.capacity_bytes = in.get<Bytes>("capacity", disk.capacity_bytes, {1, UINT64_MAX});
+  disk.write_bytes_per_s = in.get<config::Bandwidth>("write_bandwidth", disk.write_bytes_per_s, {1.0, 1e13});
+  disk.read_bytes_per_s = in.get<config::Bandwidth>("read_bandwidth", disk.read_bytes_per_s, {1.0, 1e13});
+  disk.write_latency = in.get<Duration>("write_latency", disk.write_latency);
+  disk.dirty_limit_bytes = in.get<Bytes>("dirty_limit", disk.dirty_limit_bytes);
+  disk.writeback_delay = in.get<Duration>("writeback_delay", disk.writeback_delay);
+  return disk;
+}
+
+std::vector<models::LogDirSpec> read_log_dirs(MapReader& brokers) {
+  const models::DiskSpec defaults = read_disk(brokers.map("disk"), {});
+  if (!brokers.has("log_dirs")) {
+    brokers.ignore("log_dirs");
+    return {{"/data/0", defaults}};
+  }
+  ListReader list = brokers.list("log_dirs");
+  if (list.empty()) throw brokers.error("log_dirs", "needs at least one log dir");
+  std::vector<models::LogDirSpec> dirs;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    MapReader dir = list.map_at(i);
+    const std::string path = dir.get<std::string>("path", "/data/" + std::to_string(i));
+    for (const auto& other : dirs) {
+      if (other.path == path) throw dir.error("path", "is already used by another log dir");
+    }
+    dirs.push_back({path, read_disk(dir, defaults)});
+  }
+  return dirs;
+}
+
+struct TopicDefaults {
+  std::int32_t min_insync_replicas = 1;
+  bool unclean_leader_election = false;
+};
+
+models::BrokerConfig read_broker_config(MapReader& brokers, TopicDefaults& topic_defaults,
+                                        models::ControllerConfig& controller) {
+  models::BrokerConfig c;
+  MapReader in = brokers.map("config");
+  c.replica_lag_time_max = in.get<Duration>("replica.lag.time.max.ms", c.replica_lag_time_max, {1, kNever});
+  c.num_replica_fetchers = in.get<int>("num.replica.fetchers", c.num_replica_fetchers, {1, 64});
+  c.replica_fetch_max_bytes = in.get<Bytes>("replica.fetch.max.bytes", c.replica_fetch_max_bytes, {1, 1ULL << 31});
+  c.replica_fetch_response_max_bytes =
+      in.get<Bytes>("replica.fetch.response.max.bytes", c.replica_fetch_response_max_bytes, {1, 1ULL << 31});
+  c.replica_fetch_min_bytes = in.get<Bytes>("replica.fetch.min.bytes", c.replica_fetch_min_bytes);
+  c.replica_fetch_wait_max = in.get<Duration>("replica.fetch.wait.max.ms", c.replica_fetch_wait_max);
+  c.replica_fetch_backoff = in.get<Duration>("replica.fetch.backoff.ms", c.replica_fetch_backoff);
+  c.replica_socket_timeout = in.get<Duration>("replica.socket.timeout.ms", c.replica_socket_timeout, {1, kNever});
+  c.log_flush_interval_messages =
+      in.get<std::int64_t>("log.flush.interval.messages", c.log_flush_interval_messages, {1, INT64_MAX});
+  c.log_flush_interval = in.get<Duration>("log.flush.interval.ms", c.log_flush_interval, {1, kNever});
+  c.broker_heartbeat_interval = in.get<Duration>("broker.heartbeat.interval.ms", c.broker_heartbeat_interval, {1, kNever});
+  controller.broker_session_timeout =
+      in.get<Duration>("broker.session.timeout.ms", controller.broker_session_timeout, {1, kNever});
+  topic_defaults.min_insync_replicas = in.get<int>("min.insync.replicas", 1, {1, 1000});
+  topic_defaults.unclean_leader_election = in.get<bool>("unclean.leader.election.enable", false);
+  c.truncate_to_high_watermark = brokers.get<bool>("truncate_to_high_watermark", false);
+  c.log_dirs = read_log_dirs(brokers);
+  return c;
+}
+
+models::TopicSpec read_topic(MapReader in, const TopicDefaults& defaults, int broker_count) {
+  models::TopicSpec t;
+  t.name = in.required<std::string>("name");
+  t.partitions = in.get<int>("partitions", 1, {1, 1000000});
+  t.replication_factor = in.get<int>("replication_factor", std::min(3, broker_count), {1, broker_count});
+  MapReader config = in.map("config");
+  t.min_insync_replicas = config.get<int>("min.insync.replicas", defaults.min_insync_replicas, {1, 1000});
+  t.unclean_leader_election_enable =
+      config.get<bool>("unclean.leader.election.enable", defaults.unclean_leader_election);
+  ListReader rows = in.list("assignment");
+  if (rows.empty()) return t;
+  if (static_cast<std::int32_t>(rows.size()) != t.partitions) {
+    throw in.error("assignment", "must list one replica set per partition (" + std::to_string(t.partitions) + ")");
+  }
+  for (std::size_t p = 0; p < rows.size(); ++p) {
+    ListReader row = rows.list_at(p);
+    std::vector<models::BrokerId> replicas;
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      const auto b = row.at<int>(i, {0, broker_count - 1});
+      if (std::find(replicas.begin(), replicas.end(), b) != replicas.end()) throw row.error(i, "broker listed twice");
+      replicas.push_back(b);
+    }
+    if (replicas.empty()) throw rows.error(p, "needs at least one broker");
+    t.assignment.push_back(std::move(replicas));
+  }
+  t.replication_factor = static_cast<std::int32_t>(t.assignment.front().size());
+  return t;
+}
+
+// Kafka's defaults by release: "current" (3.0+ acks=all and idempotence,
+// KIP-679; 4.0 linger.ms=5) or "pre-3.0" (acks=1, no idempotence, linger.ms=0).
+models::ProducerConfig producer_defaults(MapReader& in) {
+  const std::string defaults = in.get_choice("defaults", {"current", "pre-3.0"}, "current");
+  models::ProducerConfig c;
+  if (defaults == "pre-3.0") {
+    c.acks = 1;
+    c.enable_idempotence = false;
+    c.linger = 0;
+  }
+  return c;
+}
+
+std::int16_t read_acks(MapReader& config, std::int16_t default_value) {
+  const std::string text = config.get_choice("acks", {"all", "-1", "0", "1"}, default_value == -1 ? "all" : std::to_string(default_value));
+  return text == "all" || text == "-1" ? std::int16_t{-1} : static_cast<std::int16_t>(std::stoi(text));
+}
+
+models::ProducerConfig read_producer_config(MapReader& group) {
+  models::ProducerConfig c = producer_defaults(group);
+  MapReader in = group.map("config");
+  c.acks = read_acks(in, c.acks);
+  const std::optional<bool> idempotence = in.optional<bool>("enable.idempotence");
+  c.batch_size = in.get<Bytes>("batch.size", c.batch_size, {1, 1ULL << 30});
+  c.linger = in.get<Duration>("linger.ms", c.linger);
+  c.buffer_memory = in.get<Bytes>("buffer.memory", c.buffer_memory, {1, 1ULL << 40});
+  c.max_block = in.get<Duration>("max.block.ms", c.max_block);
+  c.max_in_flight_requests_per_connection =
+      in.get<int>("max.in.flight.requests.per.connection", c.max_in_flight_requests_per_connection, {1, 1000});
+  c.request_timeout = in.get<Duration>("request.timeout.ms", c.request_timeout, {1, kNever});
+  c.retries = in.get<std::int64_t>("retries", c.retries, {0, INT32_MAX});
+  c.retry_backoff = in.get<Duration>("retry.backoff.ms", c.retry_backoff);
+  c.retry_backoff_max = in.get<Duration>("retry.backoff.max.ms", c.retry_backoff_max);
+  c.delivery_timeout = in.get<Duration>("delivery.timeout.ms", c.delivery_timeout, {1, kNever});
+  c.max_request_size = in.get<Bytes>("max.request.size", c.max_request_size, {1, 1ULL << 31});
+  c.metadata_max_age = in.get<Duration>("metadata.max.age.ms", c.metadata_max_age);
+  c.reconnect_backoff = in.get<Duration>("reconnect.backoff.ms", c.reconnect_backoff);
+  // Idempotence needs acks=all, at most 5 in flight and retries (Kafka's
+  // ProducerConfig): asked for explicitly it is an error; left at its default
+  // Kafka quietly turns it off.
+  const bool compatible = c.acks == -1 && c.max_in_flight_requests_per_connection <= 5 && c.retries > 0;
+  if (idempotence.value_or(false) && !compatible) {
+    throw in.error("enable.idempotence", "needs acks=all, max.in.flight.requests.per.connection <= 5 and retries > 0");
+  }
+  c.enable_idempotence = idempotence.value_or(c.enable_idempotence) && compatible;
+  return c;
+}
+
+models::ProducerWorkload read_workload(MapReader& in, const std::vector<models::TopicSpec>& topics) {
+  models::ProducerWorkload w;
+  std::vector<std::string> names;
+  for (const auto& t : topics) names.push_back(t.name);
+  const std::string topic = in.get<std::string>("topic", names.empty() ? "" : names.front());
+  const auto it = std::find(names.begin(), names.end(), topic);
+  if (it == names.end()) {
+    const auto suggestion = config::closest_name(topic, names);
+    throw in.error("topic", "unknown topic '" + topic + "'" + (suggestion ? " (did you mean '" + *suggestion + "'?)" : ""));
+  }
+  w.topic = static_cast<std::int32_t>(it - names.begin());
+  w.rate_per_s = in.get<Rate>("rate", w.rate_per_s, {1e-6, 1e9});
+  w.poisson = in.get_choice("arrival", {"poisson", "constant"}, "poisson") == "poisson";
+  MapReader keys = in.map("keys");
+  const std::string key_kind = keys.get_choice("distribution", {"none", "uniform", "zipf"}, "none");
+  w.keys = key_kind == "none" ? models::ProducerWorkload::Keys::None
+           : key_kind == "uniform" ? models::ProducerWorkload::Keys::Uniform
+                                   : models::ProducerWorkload::Keys::Zipf;
+  w.key_count = keys.get<std::uint64_t>("count", w.key_count, {1, 10000000});
+  w.zipf_exponent = keys.get<double>("exponent", w.zipf_exponent, {0.0, 10.0});
+  if (in.has_map("record_size")) {
+    MapReader size = in.map("record_size");
+    w.record_bytes_min = size.required<Bytes>("min", {1, 1ULL << 30});
+    w.record_bytes_max = size.required<Bytes>("max", {1, 1ULL << 30});
+    if (w.record_bytes_max < w.record_bytes_min) throw size.error("max", "must not be less than min");
+  } else {
+    w.record_bytes_min = w.record_bytes_max = in.get<Bytes>("record_size", w.record_bytes_min, {1, 1ULL << 30});
+  }
+  w.start = in.get<Duration>("start", 0);
+  w.stop = in.get<Duration>("stop", kNever);
+  return w;
+}
+
+}  // namespace
+
+std::optional<KafkaSpec> read_kafka(MapReader& root, const std::vector<std::string>& racks) {
+  if (!root.has("brokers")) {
+    for (const char* key : {"brokers", "controller", "topics", "producers"}) {
+      if (root.has(key)) throw root.error(key, "needs a 'brokers' section");
+      root.ignore(key);
+    }
+    return std::nullopt;
+  }
+  KafkaSpec kafka;
+  MapReader brokers = root.map("brokers");
+  kafka.brokers = read_group(brokers, kafka.brokers, racks);
+  TopicDefaults topic_defaults;
+  kafka.broker = read_broker_config(brokers, topic_defaults, kafka.controller);
+  MapReader controller = root.map("controller");
+  kafka.controller_rack = controller.optional<std::string>("rack");
+  kafka.controller.election_time_per_partition =
+      controller.get<Duration>("election_time_per_partition", kafka.controller.election_time_per_partition);
+  ListReader topics = root.list("topics");
+  for (std::size_t i = 0; i < topics.size(); ++i) {
+    kafka.topics.push_back(read_topic(topics.map_at(i), topic_defaults, kafka.brokers.count));
+    for (std::size_t j = 0; j + 1 < kafka.topics.size(); ++j) {
+      if (kafka.topics[j].name == kafka.topics.back().name) throw topics.error(i, "duplicate topic name");
+    }
+  }
+  ListReader producers = root.list("producers");
+  if (!producers.empty() && kafka.topics.empty()) throw root.error("producers", "need a topic to produce to");
+  for (std::size_t i = 0; i < producers.size(); ++i) {
+    MapReader in = producers.map_at(i);
+    KafkaSpec::ProducerGroup group;
+    group.name = in.get<std::string>("name", "producer");
+    group.nodes = read_group(in, group.nodes, racks);
+    group.config = read_producer_config(in);
+    group.workload = read_workload(in, kafka.topics);
+    for (const auto& other : kafka.producers) {
+      if (other.name == group.name) throw in.error("name", "another producer group has this name");
+    }
+    kafka.producers.push_back(std::move(group));
+  }
+  return kafka;
+}
+
+CountExpectation read_count_expectation(MapReader& in, std::string_view key) {
+  const std::string text = in.required<std::string>(key);
+  CountExpectation e;
+  e.name = std::string(key);
+  std::size_t digits = 0;
+  for (const char* op : {">=", "<=", ">", "<", "=="}) {
+    if (text.rfind(op, 0) == 0) {
+      e.op = op;
+      digits = std::string_view(op).size();
+      break;
+    }
+  }
+  if (e.op.empty()) e.op = "==";
+  const std::string number = text.substr(digits);
+  if (number.empty() || !std::all_of(number.begin(), number.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    throw in.error(key, "expected a count or a comparison like \">0\", \"0\" or \"<=10\", got '" + text + "'");
+  }
+  e.value = std::stoull(number);
+  return e;
+}
+
+bool CountExpectation::holds(std::uint64_t actual) const {
+  if (op == ">") return actual > value;
+  if (op == ">=") return actual >= value;
+  if (op == "<") return actual < value;
+  if (op == "<=") return actual <= value;
+  return actual == value;
+}
+
+}  // namespace ksim::app

@@ -1,0 +1,180 @@
+#pragma once
+// A Kafka broker: hosts partition replicas on its log dirs, leads some of
+// them (Produce with acks 0, 1 or all, a purgatory for acks=all, serving
+// follower fetches, the high watermark and the ISR) and follows others
+// (replica fetchers, truncation by leader epoch). It heartbeats to the
+// controller and applies the metadata the controller pushes.
+//
+// Its files: broker.cpp (lifecycle, metadata, log dirs), broker_produce.cpp
+// (the produce path), broker_leader.cpp (serving fetches, HW, ISR),
+// broker_follower.cpp (replica fetchers and truncation).
+#include <map>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "models/delivery_history.hpp"
+#include "models/disk.hpp"
+#include "models/kafka_config.hpp"
+#include "models/kafka_messages.hpp"
+#include "models/partition_log.hpp"
+#include "models/producer_state.hpp"
+#include "sim/node.hpp"
+
+namespace ksim::models {
+
+// Who is where: broker ids to nodes, the controller's node, the topics.
+struct ClusterDirectory {
+  std::vector<NodeId> broker_nodes;  // index: broker id
+  NodeId controller_node = 0;
+  std::vector<TopicSpec> topics;
+};
+
+struct LogDirStats {
+  std::string path;
+  std::int32_t partitions = 0;
+  std::uint64_t bytes = 0;
+  bool online = true;
+};
+
+class Broker final : public Node {
+ public:
+  Broker(Simulation& sim, std::string name, HostId host, BrokerId id, BrokerConfig config,
+         std::shared_ptr<const ClusterDirectory> directory);
+  ~Broker() override;
+
+  BrokerId broker_id() const { return id_; }
+  // Replica assignment, fixed when the topic is created (log dir by fewest partitions).
+  void create_replica(TopicPartition tp);
+
+  // Faults on a log dir (by path): slow (factor), full, failed.
+  void slow_log_dir(const std::string& path, double factor);
+  void fill_log_dir(const std::string& path, bool full);
+  void fail_log_dir(const std::string& path);
+  bool has_log_dir(const std::string& path) const;
+
+  // --- inspection, for the checker, reports and invariants ---
+  const PartitionLog* log(TopicPartition tp) const;
+  bool is_leader(TopicPartition tp) const;
+  std::optional<PartitionState> partition_state(TopicPartition tp) const;
+  std::vector<LogDirStats> log_dir_stats() const;
+  std::vector<TopicPartition> hosted_partitions() const;
+
+ private:
+  enum class Role { None, Leader, Follower };
+  struct FollowerState {
+    Offset log_end_offset = -1;  // unknown until it fetches
+    SimTime last_caught_up = 0;
+    SimTime last_fetch = 0;
+    Offset leader_end_offset_at_last_fetch = 0;
+  };
+  struct Replica {
+    TopicPartition tp;
+    std::size_t log_dir = 0;
+    PartitionLog log;  // durable across process crashes; power loss keeps only the flushed prefix
+    // --- process state, lost on a crash ---
+    Role role = Role::None;
+    PartitionState state;  // as last received from the controller
+    std::map<BrokerId, FollowerState> followers;
+    std::optional<std::vector<BrokerId>> pending_isr;  // AlterPartition in flight (KIP-497)
+    ProducerStateTable producers;
+    std::vector<std::pair<Offset, SimTime>> durability;  // (end offset, durable at), oldest first
+    SimTime last_flush = 0;
+    std::vector<std::uint64_t> waiting_produces;  // ids in the produce purgatory waiting on this partition
+  };
+  struct LogDir {
+    LogDirSpec spec;
+    Disk disk;
+    std::int32_t partitions = 0;
+    bool online = true;
+  };
+  struct PendingProduce {  // a produce request in the acks=all purgatory
+    ConnectionId connection;
+    std::unique_ptr<ProduceResponse> response;
+    std::vector<std::pair<std::size_t, Offset>> waiting;  // response index -> required offset
+    TimerId timeout;
+  };
+  struct PendingFetch {  // a follower fetch waiting for data (replica.fetch.wait.max.ms)
+    ConnectionId connection;
+    std::unique_ptr<FetchRequest> request;
+    TimerId timeout;
+  };
+  struct Fetcher;  // broker_follower.cpp
+
+  // broker.cpp
+  void on_start() override;
+  void on_crash(CrashKind kind) override;
+  void on_message(ConnectionId connection, MessagePtr message) override;
+  void on_connection_closed(ConnectionId connection) override;
+  void send_heartbeat();
+  void flush_tick();
+  void isr_expiration_tick();
+  void apply_metadata(const std::vector<PartitionState>& states);
+  void apply_partition_state(Replica& replica, const PartitionState& state);
+  void become_leader(Replica& replica, const PartitionState& state);
+  void become_follower(Replica& replica, const PartitionState& state);
+  void stop_replica(Replica& replica, const PartitionState& state);
+  void handle_metadata_request(ConnectionId connection, const MetadataRequest& request);
+  void handle_init_producer_id(ConnectionId connection, const InitProducerIdRequest& request);
+  Replica* replica(TopicPartition tp);
+  const Replica* replica(TopicPartition tp) const;
+  bool replica_online(const Replica& replica) const { return log_dirs_[replica.log_dir].online; }
+  void take_log_dir_offline(std::size_t index, std::string_view reason);
+  // Appends to the log through the disk; false when the log dir failed. `returns_at` is when the append call returns.
+  bool write_to_disk(Replica& replica, std::uint64_t bytes, std::int32_t records, SimTime& returns_at);
+  void maybe_flush(Replica& replica, SimTime& returns_at);
+  void mark_durable(Replica& replica);
+  const TopicSpec& topic(TopicPartition tp) const { return directory_->topics[static_cast<std::size_t>(tp.topic)]; }
+
+  // broker_produce.cpp
+  void handle_produce(ConnectionId connection, std::unique_ptr<ProduceRequest> request);
+  ProduceResponse::PartitionResponse append_produce(const ProduceRequest& request,
+                                                    const ProduceRequest::PartitionData& data, SimTime& returns_at);
+  void complete_produces(TopicPartition tp);
+  bool settle_produce(PendingProduce& pending, const Replica& replica);
+  void expire_produce(std::uint64_t id);
+  void fail_produces_of(TopicPartition tp, Error error);
+  void finish_produce(std::uint64_t id);
+
+  // broker_leader.cpp
+  void handle_fetch(ConnectionId connection, std::unique_ptr<FetchRequest> request);
+  std::unique_ptr<FetchResponse> read_for_fetch(const FetchRequest& request, bool record_fetch, std::uint64_t& bytes,
+                                               bool& must_answer);
+  void update_follower(Replica& replica, BrokerId follower, Offset fetch_offset);
+  void wake_fetches(TopicPartition tp);
+  void answer_fetch(std::uint64_t id);
+  std::vector<BrokerId> maximal_isr(const Replica& replica) const;
+  void maybe_advance_high_watermark(Replica& replica);
+  void maybe_expand_isr(Replica& replica, BrokerId follower);
+  void shrink_isrs();
+  void propose_isr(Replica& replica, std::vector<BrokerId> isr);
+  void handle_alter_partition_response(const AlterPartitionResponse& response);
+
+  // broker_follower.cpp
+  Fetcher& fetcher_for(BrokerId leader, TopicPartition tp);
+  void add_to_fetcher(Replica& replica);
+  void remove_from_fetchers(TopicPartition tp);
+  void send_fetch(Fetcher& fetcher);
+  void handle_fetch_response(ConnectionId connection, const FetchResponse& response);
+  void apply_fetched(Replica& replica, const FetchResponse::PartitionData& data);
+  void retry_fetcher_later(Fetcher& fetcher);
+
+  BrokerId id_;
+  BrokerConfig config_;
+  std::shared_ptr<const ClusterDirectory> directory_;
+  std::vector<LogDir> log_dirs_;
+  std::map<TopicPartition, Replica> replicas_;
+
+  // process state
+  ConnectionId controller_connection_ = 0;
+  bool controller_connected_ = false;
+  std::vector<BrokerId> live_brokers_;
+  std::map<std::uint64_t, PendingProduce> produce_purgatory_;
+  std::map<std::uint64_t, PendingFetch> fetch_purgatory_;
+  std::vector<std::unique_ptr<Fetcher>> fetchers_;
+  std::uint64_t next_pending_id_ = 0;
+  std::int64_t next_correlation_id_ = 0;
+  std::int64_t next_producer_id_ = 0;
+};
+
+}  // namespace ksim::models

@@ -1,0 +1,135 @@
+// A follower's side of replication: replica fetchers (one request in flight
+// per fetcher, all of its partitions from one leader), appending what comes
+// back, and truncating where the leader says the logs diverge.
+#include <algorithm>
+#include <cassert>
+
+#include "models/broker.hpp"
+#include "models/broker_fetcher.hpp"
+#include "sim/simulation.hpp"
+
+namespace ksim::models {
+
+// num.replica.fetchers: partitions are spread over a leader's fetchers by hash.
+Broker::Fetcher& Broker::fetcher_for(BrokerId leader, TopicPartition tp) {
+  const int index = static_cast<int>((static_cast<std::uint32_t>(tp.topic) * 31u + static_cast<std::uint32_t>(tp.partition)) %
+                                     static_cast<std::uint32_t>(config_.num_replica_fetchers));
+  for (auto& f : fetchers_) {
+    if (f->leader == leader && f->index == index) return *f;
+  }
+  auto fetcher = std::make_unique<Fetcher>();
+  fetcher->leader = leader;
+  fetcher->index = index;
+  fetchers_.push_back(std::move(fetcher));
+  return *fetchers_.back();
+}
+
+void Broker::add_to_fetcher(Replica& r) {
+  Fetcher& f = fetcher_for(r.state.leader, r.tp);
+  f.partitions.push_back(r.tp);
+  if (!f.in_flight && !f.backing_off) send_fetch(f);
+}
+
+void Broker::remove_from_fetchers(TopicPartition tp) {
+  for (auto& f : fetchers_) std::erase(f->partitions, tp);
+}
+
+void Broker::send_fetch(Fetcher& f) {
+  if (f.partitions.empty() || f.in_flight || f.backing_off) return;
+  if (!f.connected) {
+    f.connection = connect(directory_->broker_nodes[static_cast<std::size_t>(f.leader)]);
+    f.connected = true;
+  }
+  auto request = std::make_unique<FetchRequest>();
+  request->correlation_id = f.correlation_id = next_correlation_id_++;
+  request->replica_id = id_;
+  request->max_wait = config_.replica_fetch_wait_max;
+  request->min_bytes = config_.replica_fetch_min_bytes;
+  request->max_bytes = config_.replica_fetch_response_max_bytes;
+  request->partition_max_bytes = config_.replica_fetch_max_bytes;
+  for (const TopicPartition tp : f.partitions) {
+    const Replica& r = *replica(tp);
+    FetchRequest::PartitionData p;
+    p.partition = tp;
+    p.fetch_offset = r.log.log_end_offset();
+    p.current_leader_epoch = r.state.leader_epoch;
+    // Without KIP-101 there is no epoch to compare: the follower trusts its log.
+    p.last_fetched_epoch = config_.truncate_to_high_watermark || r.log.empty() ? -1 : r.log.batches().back().leader_epoch;
+    request->partitions.push_back(p);
+  }
+  f.in_flight = true;
+  Fetcher* fp = &f;
+  f.request_timeout = set_timer(config_.replica_socket_timeout + config_.replica_fetch_wait_max, [this, fp] {
+    // No answer: give up on the connection and start again after a backoff.
+    if (!fp->in_flight) return;
+    fp->in_flight = false;
+    if (fp->connected) close(fp->connection);
+    fp->connected = false;
+    retry_fetcher_later(*fp);
+  });
+  send(f.connection, std::move(request));
+}
+
+void Broker::handle_fetch_response(ConnectionId connection, const FetchResponse& response) {
+  Fetcher* f = nullptr;
+  for (auto& candidate : fetchers_) {
+    if (candidate->connected && candidate->connection == connection && candidate->correlation_id == response.correlation_id) {
+      f = candidate.get();
+    }
+  }
+  if (!f || !f->in_flight) return;  // a stale response
+  f->in_flight = false;
+  cancel_timer(f->request_timeout);
+  bool progress = false;
+  for (const auto& data : response.partitions) {
+    Replica* r = replica(data.partition);
+    if (!r || r->role != Role::Follower || r->state.leader != f->leader || !replica_online(*r)) continue;
+    if (data.error != Error::None) continue;  // wait for new metadata from the controller
+    apply_fetched(*r, data);
+    progress = true;
+  }
+  if (progress) {
+    send_fetch(*f);
+  } else {
+    retry_fetcher_later(*f);
+  }
+}
+
+void Broker::apply_fetched(Replica& r, const FetchResponse::PartitionData& data) {
+  if (data.diverging_epoch) {
+    // KIP-279: truncate to the smaller of the leader's and our own end of that epoch.
+    Offset truncate_at = data.diverging_epoch->end_offset;
+    if (data.diverging_epoch->epoch >= 0) {
+      if (const auto own = r.log.end_offset_for_epoch(data.diverging_epoch->epoch)) {
+        truncate_at = std::min(truncate_at, own->end_offset);
+      }
+    }
+    truncate_at = std::min(truncate_at, r.log.log_end_offset());
+    sim().trace().record(now(), name(), "broker.truncate",
+                         {{"topic", r.tp.topic}, {"partition", r.tp.partition}, {"from", r.log.log_end_offset()},
+                          {"to", truncate_at}});
+    r.log.truncate_to(truncate_at);
+    std::erase_if(r.durability, [&](const auto& d) { return d.first > r.log.log_end_offset(); });
+    return;
+  }
+  SimTime returns_at = now();
+  for (const RecordBatch& batch : data.batches) {
+    if (batch.base_offset != r.log.log_end_offset()) break;  // not contiguous: a stale response
+    if (!write_to_disk(r, batch.bytes, batch.record_count, returns_at)) return;
+    r.log.append_as_follower(batch);
+  }
+  maybe_flush(r, returns_at);
+  r.log.set_high_watermark(std::min(data.high_watermark, r.log.log_end_offset()));
+}
+
+void Broker::retry_fetcher_later(Fetcher& f) {
+  if (f.backing_off) return;
+  f.backing_off = true;
+  Fetcher* fp = &f;
+  set_timer(config_.replica_fetch_backoff, [this, fp] {
+    fp->backing_off = false;
+    send_fetch(*fp);
+  });
+}
+
+}  // namespace ksim::models

@@ -1,0 +1,197 @@
+// A partition leader's side of replication: serving follower fetches (with a
+// purgatory for replica.fetch.wait.max.ms), tracking followers, advancing the
+// high watermark and keeping the ISR (Kafka's Partition and ReplicaManager).
+#include <algorithm>
+#include <cassert>
+
+#include "models/broker.hpp"
+#include "sim/simulation.hpp"
+
+namespace ksim::models {
+
+void Broker::handle_fetch(ConnectionId connection, std::unique_ptr<FetchRequest> request) {
+  std::uint64_t bytes = 0;
+  bool must_answer = false;
+  auto response = read_for_fetch(*request, true, bytes, must_answer);
+  if (must_answer || bytes >= request->min_bytes || request->max_wait == 0) {
+    send(connection, std::move(response));
+    return;
+  }
+  const std::uint64_t id = next_pending_id_++;
+  const SimTime wait = request->max_wait;
+  fetch_purgatory_.emplace(id, PendingFetch{connection, std::move(request), TimerId{}});
+  fetch_purgatory_.at(id).timeout = set_timer(wait, [this, id] { answer_fetch(id); });
+}
+
+std::unique_ptr<FetchResponse> Broker::read_for_fetch(const FetchRequest& request, bool record_fetch,
+                                                      std::uint64_t& bytes, bool& must_answer) {
+  auto response = std::make_unique<FetchResponse>();
+  response->correlation_id = request.correlation_id;
+  for (const auto& p : request.partitions) {
+    FetchResponse::PartitionData& data = response->partitions.emplace_back();
+    data.partition = p.partition;
+    Replica* r = replica(p.partition);
+    if (!r || !replica_online(*r) || r->role != Role::Leader || p.current_leader_epoch != r->state.leader_epoch) {
+      data.error = Error::NotLeaderOrFollower;  // KIP-320: FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH
+      must_answer = true;
+      continue;
+    }
+    const PartitionLog& log = r->log;
+    data.high_watermark = log.high_watermark();
+    // Divergence (KIP-101, KIP-279, checked in the fetch since KAFKA-10554):
+    // where does the follower's last epoch end in the leader's log?
+    if (p.last_fetched_epoch >= 0) {
+      const auto end = log.end_offset_for_epoch(p.last_fetched_epoch);
+      if (!end || end->epoch != p.last_fetched_epoch || end->end_offset < p.fetch_offset) {
+        data.diverging_epoch = end ? *end : EpochEndOffset{-1, log.log_start_offset()};
+        must_answer = true;
+        continue;
+      }
+    }
+    if (p.fetch_offset > log.log_end_offset()) {
+      // OFFSET_OUT_OF_RANGE: the follower has more than the leader; it truncates to the leader's end.
+      data.diverging_epoch = EpochEndOffset{log.latest_epoch(), log.log_end_offset()};
+      must_answer = true;
+      continue;
+    }
+    if (record_fetch) update_follower(*r, request.replica_id, p.fetch_offset);
+    const std::uint64_t budget = request.max_bytes > bytes ? request.max_bytes - bytes : 0;
+    if (budget == 0) continue;
+    data.batches = log.read(p.fetch_offset, std::min(request.partition_max_bytes, budget));
+    for (const auto& b : data.batches) bytes += b.bytes;
+    data.high_watermark = log.high_watermark();
+  }
+  return response;
+}
+
+// Kafka's Replica.updateFetchStateOrThrow: a follower is caught up if it
+// fetched from the leader's end, or from where the end was at its previous fetch.
+void Broker::update_follower(Replica& r, BrokerId follower, Offset fetch_offset) {
+  const auto it = r.followers.find(follower);
+  if (it == r.followers.end()) return;
+  FollowerState& f = it->second;
+  const Offset leader_end = r.log.log_end_offset();
+  if (fetch_offset >= leader_end) {
+    f.last_caught_up = std::max(f.last_caught_up, now());
+  } else if (fetch_offset >= f.leader_end_offset_at_last_fetch) {
+    f.last_caught_up = std::max(f.last_caught_up, f.last_fetch);
+  }
+  f.log_end_offset = fetch_offset;
+  f.leader_end_offset_at_last_fetch = leader_end;
+  f.last_fetch = now();
+  maybe_expand_isr(r, follower);
+  maybe_advance_high_watermark(r);
+}
+
+void Broker::wake_fetches(TopicPartition tp) {
+  std::vector<std::uint64_t> ready;
+  for (const auto& [id, pending] : fetch_purgatory_) {
+    for (const auto& p : pending.request->partitions) {
+      if (p.partition == tp) {
+        ready.push_back(id);
+        break;
+      }
+    }
+  }
+  for (const std::uint64_t id : ready) answer_fetch(id);
+}
+
+void Broker::answer_fetch(std::uint64_t id) {
+  const auto it = fetch_purgatory_.find(id);
+  if (it == fetch_purgatory_.end()) return;
+  cancel_timer(it->second.timeout);
+  std::uint64_t bytes = 0;
+  bool must_answer = false;
+  auto response = read_for_fetch(*it->second.request, false, bytes, must_answer);
+  send(it->second.connection, std::move(response));
+  fetch_purgatory_.erase(it);
+}
+
+// KIP-497: while an ISR change is in flight the leader counts the union of
+// the old and proposed ISR, so it never acts on an ISR the controller has not committed.
+std::vector<BrokerId> Broker::maximal_isr(const Replica& r) const {
+  std::vector<BrokerId> isr = r.state.isr;
+  if (r.pending_isr) {
+    for (const BrokerId b : *r.pending_isr) {
+      if (std::find(isr.begin(), isr.end(), b) == isr.end()) isr.push_back(b);
+    }
+  }
+  return isr;
+}
+
+// The high watermark is the smallest log end offset in the ISR.
+void Broker::maybe_advance_high_watermark(Replica& r) {
+  if (r.role != Role::Leader) return;
+  Offset hw = r.log.log_end_offset();
+  for (const BrokerId b : maximal_isr(r)) {
+    if (b == id_) continue;
+    const auto it = r.followers.find(b);
+    const Offset follower_end = it == r.followers.end() ? -1 : it->second.log_end_offset;
+    hw = std::min(hw, follower_end < 0 ? r.log.high_watermark() : follower_end);
+  }
+  if (hw <= r.log.high_watermark()) return;
+  r.log.set_high_watermark(hw);
+  sim().trace().record(now(), name(), "broker.high_watermark",
+                       {{"topic", r.tp.topic}, {"partition", r.tp.partition}, {"hw", hw}, {"epoch", r.state.leader_epoch}});
+  complete_produces(r.tp);
+}
+
+// A follower joins the ISR once it has caught up to the high watermark, and
+// to the start of the leader's epoch (Kafka's Partition.isFollowerInSync).
+void Broker::maybe_expand_isr(Replica& r, BrokerId follower) {
+  if (r.pending_isr) return;
+  const auto& isr = r.state.isr;
+  if (std::find(isr.begin(), isr.end(), follower) != isr.end()) return;
+  if (std::find(live_brokers_.begin(), live_brokers_.end(), follower) == live_brokers_.end()) return;
+  const FollowerState& f = r.followers.at(follower);
+  const auto epoch_start = r.log.end_offset_for_epoch(r.state.leader_epoch - 1);
+  const Offset leader_epoch_start = epoch_start ? epoch_start->end_offset : 0;
+  if (f.log_end_offset < r.log.high_watermark() || f.log_end_offset < leader_epoch_start) return;
+  std::vector<BrokerId> expanded = isr;
+  expanded.push_back(follower);
+  propose_isr(r, std::move(expanded));
+}
+
+// Drops followers that have not caught up for replica.lag.time.max.ms.
+void Broker::shrink_isrs() {
+  for (auto& [tp, r] : replicas_) {
+    if (r.role != Role::Leader || r.pending_isr || !replica_online(r)) continue;
+    std::vector<BrokerId> kept;
+    for (const BrokerId b : r.state.isr) {
+      const auto it = r.followers.find(b);
+      const bool lagging = b != id_ && (it == r.followers.end() ||
+                                        now() - it->second.last_caught_up > config_.replica_lag_time_max);
+      if (!lagging) kept.push_back(b);
+    }
+    if (kept.size() < r.state.isr.size()) propose_isr(r, std::move(kept));
+  }
+}
+
+void Broker::propose_isr(Replica& r, std::vector<BrokerId> isr) {
+  sim().trace().record(now(), name(), "broker.alter_isr",
+                       {{"topic", r.tp.topic}, {"partition", r.tp.partition}, {"from", r.state.isr.size()},
+                        {"to", isr.size()}});
+  r.pending_isr = isr;
+  auto request = std::make_unique<AlterPartitionRequest>();
+  request->leader = id_;
+  request->partition = r.tp;
+  request->leader_epoch = r.state.leader_epoch;
+  request->partition_epoch = r.state.partition_epoch;
+  request->new_isr = std::move(isr);
+  if (!controller_connected_) {
+    controller_connection_ = connect(directory_->controller_node);
+    controller_connected_ = true;
+  }
+  send(controller_connection_, std::move(request));
+}
+
+void Broker::handle_alter_partition_response(const AlterPartitionResponse& response) {
+  Replica* r = replica(response.state.partition);
+  if (!r) return;
+  r->pending_isr.reset();
+  if (response.error == Error::None) apply_partition_state(*r, response.state);
+  maybe_advance_high_watermark(*r);
+  complete_produces(r->tp);
+}
+
+}  // namespace ksim::models

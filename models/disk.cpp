@@ -1,0 +1,39 @@
+#include "models/disk.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+
+namespace ksim::models {
+
+Disk::Write Disk::write(std::uint64_t bytes, SimTime now) {
+  if (failed_) return {Status::Failed, now, now};
+  if (full_ || used_bytes_ + bytes > spec_.capacity_bytes) return {Status::Full, now, now};
+  // Dirty data already waiting for the device, in bytes.
+  const SimTime backlog = std::max<SimTime>(0, device_free_at_ - now);
+  const double backlog_bytes = static_cast<double>(backlog) * bytes_per_ns();
+  const double over_limit = backlog_bytes + static_cast<double>(bytes) - static_cast<double>(spec_.dirty_limit_bytes);
+  const SimTime returns_at = over_limit > 0 ? now + static_cast<SimTime>(std::ceil(over_limit / bytes_per_ns())) : now;
+
+  const SimTime service = spec_.write_latency + static_cast<SimTime>(std::ceil(static_cast<double>(bytes) / bytes_per_ns()));
+  device_free_at_ = std::max(now, device_free_at_) + service;
+  busy_ns_ += service;
+  used_bytes_ += bytes;
+  bytes_written_ += bytes;
+  return {Status::Ok, returns_at, std::max(device_free_at_, now + spec_.writeback_delay)};
+}
+
+SimTime Disk::flush(SimTime now) {
+  const SimTime done = std::max(now, device_free_at_) + spec_.write_latency;
+  device_free_at_ = done;
+  return done;
+}
+
+void Disk::release(std::uint64_t bytes) { used_bytes_ -= std::min(bytes, used_bytes_); }
+
+void Disk::set_bandwidth_factor(double factor) {
+  assert(factor > 0);
+  bandwidth_factor_ = factor;
+}
+
+}  // namespace ksim::models

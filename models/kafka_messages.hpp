@@ -1,0 +1,167 @@
+#pragma once
+// The requests and responses of the Kafka protocol that ksim models, with
+// their approximate sizes on the wire (headers plus record bytes).
+#include <optional>
+#include <vector>
+
+#include "models/kafka_types.hpp"
+#include "models/partition_log.hpp"
+#include "sim/message.hpp"
+
+namespace ksim::models {
+
+constexpr std::uint64_t kRequestHeaderBytes = 64;
+constexpr std::uint64_t kPartitionHeaderBytes = 32;
+
+// A partition's leadership and ISR, as the controller decided it (KRaft's PartitionRecord).
+struct PartitionState {
+  TopicPartition partition;
+  std::vector<BrokerId> replicas;
+  std::vector<BrokerId> isr;
+  BrokerId leader = kNoBroker;
+  Epoch leader_epoch = 0;
+  Epoch partition_epoch = 0;  // bumped by every leader or ISR change (KIP-497)
+};
+
+template <class Derived>
+struct KafkaMessage : Message {
+  std::string_view name() const override { return Derived::kName; }
+};
+
+// ---- producer -> partition leader ----
+struct ProduceRequest final : KafkaMessage<ProduceRequest> {
+  static constexpr std::string_view kName = "Produce";
+  struct PartitionData {
+    TopicPartition partition;
+    RecordBatch batch;
+  };
+  std::int64_t correlation_id = 0;
+  std::int16_t acks = -1;  // 0, 1 or -1 (all)
+  SimTime timeout = seconds(30);
+  std::vector<PartitionData> partitions;
+  std::uint64_t size_bytes() const override;
+};
+
+struct ProduceResponse final : KafkaMessage<ProduceResponse> {
+  static constexpr std::string_view kName = "ProduceResponse";
+  struct PartitionResponse {
+    TopicPartition partition;
+    Error error = Error::None;
+    Offset base_offset = -1;
+  };
+  std::int64_t correlation_id = 0;
+  std::vector<PartitionResponse> partitions;
+  std::uint64_t size_bytes() const override { return kRequestHeaderBytes + kPartitionHeaderBytes * partitions.size(); }
+};
+
+// ---- follower -> leader (replica fetcher) ----
+struct FetchRequest final : KafkaMessage<FetchRequest> {
+  static constexpr std::string_view kName = "Fetch";
+  struct PartitionData {
+    TopicPartition partition;
+    Offset fetch_offset = 0;
+    Epoch current_leader_epoch = 0;  // KIP-320: fences fetches from or to a stale leader
+    Epoch last_fetched_epoch = -1;   // the epoch of the follower's last batch, for divergence
+  };
+  std::int64_t correlation_id = 0;
+  BrokerId replica_id = kNoBroker;
+  SimTime max_wait = milliseconds(500);     // replica.fetch.wait.max.ms
+  std::uint64_t min_bytes = 1;              // replica.fetch.min.bytes
+  std::uint64_t max_bytes = 10 * 1048576;   // replica.fetch.response.max.bytes
+  std::uint64_t partition_max_bytes = 1048576;  // replica.fetch.max.bytes
+  std::vector<PartitionData> partitions;
+  std::uint64_t size_bytes() const override { return kRequestHeaderBytes + kPartitionHeaderBytes * partitions.size(); }
+};
+
+struct FetchResponse final : KafkaMessage<FetchResponse> {
+  static constexpr std::string_view kName = "FetchResponse";
+  struct PartitionData {
+    TopicPartition partition;
+    Error error = Error::None;
+    Offset high_watermark = 0;
+    // KIP-595 / KAFKA-10554: the follower's log diverges from the leader's; it
+    // must truncate to this epoch's end offset (KIP-101 and KIP-279 semantics).
+    std::optional<EpochEndOffset> diverging_epoch;
+    std::vector<RecordBatch> batches;
+  };
+  std::int64_t correlation_id = 0;
+  std::vector<PartitionData> partitions;
+  std::uint64_t size_bytes() const override;
+};
+
+// ---- brokers <-> controller ----
+struct BrokerHeartbeat final : KafkaMessage<BrokerHeartbeat> {
+  static constexpr std::string_view kName = "BrokerHeartbeat";
+  BrokerId broker = kNoBroker;
+  std::uint32_t incarnation = 0;   // a new incarnation is a restart: the controller re-sends all metadata
+  bool shutting_down = false;      // controlled shutdown: move my leaderships away first
+  std::vector<TopicPartition> offline_replicas;  // KIP-112/KIP-858: replicas on failed log dirs
+  std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 8 * offline_replicas.size(); }
+};
+
+struct BrokerHeartbeatResponse final : KafkaMessage<BrokerHeartbeatResponse> {
+  static constexpr std::string_view kName = "BrokerHeartbeatResponse";
+  bool fenced = false;
+  bool shutdown_ready = false;  // controlled shutdown: no leadership left here
+  std::uint64_t size_bytes() const override { return kRequestHeaderBytes; }
+};
+
+// KIP-497: the leader asks the controller to change the ISR.
+struct AlterPartitionRequest final : KafkaMessage<AlterPartitionRequest> {
+  static constexpr std::string_view kName = "AlterPartition";
+  BrokerId leader = kNoBroker;
+  TopicPartition partition;
+  Epoch leader_epoch = 0;
+  Epoch partition_epoch = 0;
+  std::vector<BrokerId> new_isr;
+  std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 4 * new_isr.size(); }
+};
+
+struct AlterPartitionResponse final : KafkaMessage<AlterPartitionResponse> {
+  static constexpr std::string_view kName = "AlterPartitionResponse";
+  Error error = Error::None;  // InvalidProducerEpoch stands for a stale partition epoch
+  PartitionState state;
+  std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 4 * state.isr.size(); }
+};
+
+// The controller's metadata, pushed to brokers (standing in for KRaft brokers
+// fetching the metadata log).
+struct MetadataUpdate final : KafkaMessage<MetadataUpdate> {
+  static constexpr std::string_view kName = "MetadataUpdate";
+  std::vector<PartitionState> partitions;
+  std::vector<BrokerId> live_brokers;  // unfenced
+  std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 48 * partitions.size(); }
+};
+
+// ---- clients <-> any broker ----
+struct MetadataRequest final : KafkaMessage<MetadataRequest> {
+  static constexpr std::string_view kName = "Metadata";
+  std::int64_t correlation_id = 0;
+  std::uint64_t size_bytes() const override { return kRequestHeaderBytes; }
+};
+
+struct MetadataResponse final : KafkaMessage<MetadataResponse> {
+  static constexpr std::string_view kName = "MetadataResponse";
+  std::int64_t correlation_id = 0;
+  std::vector<PartitionState> partitions;
+  std::vector<BrokerId> live_brokers;
+  std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 48 * partitions.size(); }
+};
+
+struct InitProducerIdRequest final : KafkaMessage<InitProducerIdRequest> {
+  static constexpr std::string_view kName = "InitProducerId";
+  std::int64_t correlation_id = 0;
+  ProducerId producer_id = kNoProducerId;  // KIP-360: bump the epoch of this id
+  ProducerEpoch producer_epoch = -1;
+  std::uint64_t size_bytes() const override { return kRequestHeaderBytes; }
+};
+
+struct InitProducerIdResponse final : KafkaMessage<InitProducerIdResponse> {
+  static constexpr std::string_view kName = "InitProducerIdResponse";
+  std::int64_t correlation_id = 0;
+  ProducerId producer_id = kNoProducerId;
+  ProducerEpoch producer_epoch = 0;
+  std::uint64_t size_bytes() const override { return kRequestHeaderBytes; }
+};
+
+}  // namespace ksim::models

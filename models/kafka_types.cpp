@@ -1,0 +1,47 @@
+#include "models/kafka_types.hpp"
+
+namespace ksim::models {
+
+std::string_view to_string(Error error) {
+  switch (error) {
+    case Error::None: return "NONE";
+    case Error::NotLeaderOrFollower: return "NOT_LEADER_OR_FOLLOWER";
+    case Error::NotEnoughReplicas: return "NOT_ENOUGH_REPLICAS";
+    case Error::NotEnoughReplicasAfterAppend: return "NOT_ENOUGH_REPLICAS_AFTER_APPEND";
+    case Error::RequestTimedOut: return "REQUEST_TIMED_OUT";
+    case Error::OutOfOrderSequenceNumber: return "OUT_OF_ORDER_SEQUENCE_NUMBER";
+    case Error::DuplicateSequenceNumber: return "DUPLICATE_SEQUENCE_NUMBER";
+    case Error::InvalidProducerEpoch: return "INVALID_PRODUCER_EPOCH";
+    case Error::KafkaStorageError: return "KAFKA_STORAGE_ERROR";
+    case Error::UnknownTopicOrPartition: return "UNKNOWN_TOPIC_OR_PARTITION";
+    case Error::NetworkException: return "NETWORK_EXCEPTION";
+    case Error::DeliveryTimeout: return "DELIVERY_TIMEOUT";
+    case Error::BufferExhausted: return "BUFFER_EXHAUSTED";
+  }
+  return "?";
+}
+
+// As in Kafka's client: these errors make the producer retry the batch
+// (within retries and delivery.timeout.ms); the others fail it.
+bool is_retriable(Error error) {
+  switch (error) {
+    case Error::NotLeaderOrFollower:
+    case Error::NotEnoughReplicas:
+    case Error::NotEnoughReplicasAfterAppend:
+    case Error::RequestTimedOut:
+    case Error::KafkaStorageError:
+    case Error::UnknownTopicOrPartition:
+    case Error::NetworkException:
+      return true;
+    case Error::None:
+    case Error::OutOfOrderSequenceNumber:
+    case Error::DuplicateSequenceNumber:
+    case Error::InvalidProducerEpoch:
+    case Error::DeliveryTimeout:
+    case Error::BufferExhausted:
+      return false;
+  }
+  return false;
+}
+
+}  // namespace ksim::models

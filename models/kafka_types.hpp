@@ -1,0 +1,66 @@
+#pragma once
+// Kafka's basic vocabulary, shared by brokers, the controller, clients and
+// the checker: partitions, offsets, epochs, producer ids, error codes and the
+// record batch.
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "sim/time.hpp"
+
+namespace ksim::models {
+
+using Offset = std::int64_t;
+using Epoch = std::int32_t;        // leader epoch (KIP-101) or partition epoch
+using BrokerId = std::int32_t;
+using ProducerId = std::int64_t;
+using ProducerEpoch = std::int16_t;
+
+constexpr ProducerId kNoProducerId = -1;
+constexpr BrokerId kNoBroker = -1;
+
+// Topics are numbered in scenario order; partition numbers are Kafka's.
+struct TopicPartition {
+  std::int32_t topic = 0;
+  std::int32_t partition = 0;
+  friend auto operator<=>(const TopicPartition&, const TopicPartition&) = default;
+};
+
+// The error codes of Kafka's protocol that ksim models.
+enum class Error {
+  None,
+  NotLeaderOrFollower,
+  NotEnoughReplicas,             // ISR smaller than min.insync.replicas, checked before append
+  NotEnoughReplicasAfterAppend,  // ISR shrank below min.insync.replicas while waiting
+  RequestTimedOut,               // acks=all purgatory expired (request.timeout.ms)
+  OutOfOrderSequenceNumber,      // KIP-98: a gap in an idempotent producer's sequence
+  DuplicateSequenceNumber,       // KIP-98: a retry of a batch already written (treated as success)
+  InvalidProducerEpoch,          // a fenced (older) producer epoch
+  KafkaStorageError,             // the log dir is offline (KIP-112)
+  UnknownTopicOrPartition,
+  NetworkException,              // client side: the connection closed with the request in flight
+  DeliveryTimeout,               // client side: delivery.timeout.ms elapsed
+  BufferExhausted,               // client side: send() blocked longer than max.block.ms
+};
+std::string_view to_string(Error error);
+bool is_retriable(Error error);
+
+// A batch of records, as stored in a log. One batch stands for many records:
+// the workload ids it carries are (writer, partition, first_record + i).
+struct RecordBatch {
+  Offset base_offset = 0;  // assigned by the leader
+  std::int32_t record_count = 0;
+  std::uint64_t bytes = 0;
+  ProducerId producer_id = kNoProducerId;
+  ProducerEpoch producer_epoch = -1;
+  std::int32_t base_sequence = -1;  // -1 without idempotence
+  Epoch leader_epoch = 0;           // stamped by the leader that appended it
+  std::uint32_t writer = 0;         // the workload producer that created the records
+  std::uint64_t first_record = 0;   // that producer's per-partition number of the first record
+  SimTime create_time = 0;          // when the producer closed the batch
+
+  Offset last_offset() const { return base_offset + record_count - 1; }
+  Offset next_offset() const { return base_offset + record_count; }
+};
+
+}  // namespace ksim::models

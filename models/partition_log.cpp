@@ -1,0 +1,116 @@
+#include "models/partition_log.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <iterator>
+
+namespace ksim::models {
+
+namespace {
+
+// The first batch that ends after `offset`: the one containing it, or the next one.
+auto first_ending_after(const std::vector<RecordBatch>& batches, Offset offset) {
+  return std::upper_bound(batches.begin(), batches.end(), offset,
+                          [](Offset o, const RecordBatch& b) { return o < b.next_offset(); });
+}
+
+}  // namespace
+
+Offset PartitionLog::log_end_offset() const {
+  return batches_.empty() ? 0 : batches_.back().next_offset();
+}
+
+const RecordBatch& PartitionLog::append_as_leader(RecordBatch batch, Epoch epoch) {
+  assert(epoch >= latest_epoch() && "a leader's epoch never goes back");
+  batch.base_offset = log_end_offset();
+  batch.leader_epoch = epoch;
+  append_as_follower(batch);
+  return batches_.back();
+}
+
+void PartitionLog::append_as_follower(const RecordBatch& batch) {
+  assert(batch.base_offset == log_end_offset() && "appends are contiguous");
+  assert(batch.record_count > 0);
+  assign_epoch(batch.leader_epoch, batch.base_offset);
+  batches_.push_back(batch);
+  size_bytes_ += batch.bytes;
+}
+
+// As Kafka's LeaderEpochFileCache.assign: only a newer epoch starts a new entry.
+void PartitionLog::assign_epoch(Epoch epoch, Offset start_offset) {
+  assert(epoch >= 0 && start_offset >= 0);
+  if (epoch > latest_epoch()) epochs_.emplace_back(epoch, start_offset);
+}
+
+std::vector<RecordBatch> PartitionLog::read(Offset offset, std::uint64_t max_bytes, Offset upper_bound) const {
+  assert(offset >= 0 && offset <= log_end_offset());
+  auto it = first_ending_after(batches_, offset);
+  assert((it == batches_.end() || it->base_offset == offset) && "reads start at a batch boundary");
+  std::vector<RecordBatch> out;
+  std::uint64_t total = 0;
+  for (; it != batches_.end() && it->next_offset() <= upper_bound; ++it) {
+    if (!out.empty() && total + it->bytes > max_bytes) break;  // the first batch always goes
+    total += it->bytes;
+    out.push_back(*it);
+  }
+  return out;
+}
+
+const RecordBatch* PartitionLog::batch_at(Offset offset) const {
+  auto it = first_ending_after(batches_, offset);
+  if (it == batches_.end() || it->base_offset > offset) return nullptr;
+  return &*it;
+}
+
+void PartitionLog::set_high_watermark(Offset hw) {
+  assert(hw >= 0 && hw <= log_end_offset() && "HW <= LEO");
+  high_watermark_ = hw;
+}
+
+void PartitionLog::truncate_to(Offset offset) {
+  assert(offset >= 0);
+  // Keep only whole batches that end at or before `offset` (rounds down inside a batch).
+  const auto first_removed = first_ending_after(batches_, offset);
+  for (auto it = first_removed; it != batches_.end(); ++it) size_bytes_ -= it->bytes;
+  batches_.erase(first_removed, batches_.end());
+
+  const Offset leo = log_end_offset();
+  // As LeaderEpochFileCache.truncateFromEnd: entries starting at or after the new LEO go.
+  std::erase_if(epochs_, [leo](const auto& entry) { return entry.second >= leo; });
+  high_watermark_ = std::min(high_watermark_, leo);
+  flushed_offset_ = std::min(flushed_offset_, leo);
+}
+
+Epoch PartitionLog::latest_epoch() const {
+  return epochs_.empty() ? -1 : epochs_.back().first;
+}
+
+// KIP-101 / KIP-279, after Kafka's LeaderEpochFileCache.endOffsetFor, with two differences:
+// - an epoch older than the first cached one gives nullopt (Kafka 0.11's UNDEFINED_EPOCH_OFFSET;
+//   Kafka >= 2.0 answers (requested epoch, start of the first epoch) instead);
+// - an epoch newer than the latest gives (latest, LEO), which is what Kafka answers once the
+//   leader has assigned its own epoch at the LEO on election; ksim assigns epochs only on append.
+std::optional<EpochEndOffset> PartitionLog::end_offset_for_epoch(Epoch epoch) const {
+  if (epochs_.empty()) return std::nullopt;
+  if (epoch == latest_epoch()) return EpochEndOffset{epoch, log_end_offset()};
+  auto higher = std::upper_bound(epochs_.begin(), epochs_.end(), epoch,
+                                 [](Epoch e, const auto& entry) { return e < entry.first; });
+  if (higher == epochs_.begin()) return std::nullopt;
+  const Offset end = higher == epochs_.end() ? log_end_offset() : higher->second;
+  return EpochEndOffset{std::prev(higher)->first, end};
+}
+
+std::int64_t PartitionLog::unflushed_records() const {
+  return log_end_offset() - flushed_offset_;
+}
+
+void PartitionLog::mark_flushed(Offset offset) {
+  assert(offset >= 0);
+  flushed_offset_ = std::max(flushed_offset_, std::min(offset, log_end_offset()));
+}
+
+void PartitionLog::lose_unflushed() {
+  truncate_to(flushed_offset_);
+}
+
+}  // namespace ksim::models

@@ -1,0 +1,504 @@
+#include "models/producer.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <string>
+
+#include "sim/simulation.hpp"
+
+namespace ksim::models {
+
+Producer::Producer(Simulation& sim, std::string name, HostId host, std::uint32_t index, ProducerConfig config,
+                   ProducerWorkload workload, std::shared_ptr<const ClusterDirectory> directory,
+                   DeliveryHistory& history)
+    : Node(sim, std::move(name), host),
+      index_(index),
+      config_(config),
+      workload_(workload),
+      directory_(std::move(directory)),
+      history_(history),
+      partitioner_(directory_->topics[static_cast<std::size_t>(workload.topic)].partitions, config.batch_size,
+                   sim.stream(this->name() + "/partitioner")) {
+  assert(workload_.rate_per_s > 0 && workload_.record_bytes_min <= workload_.record_bytes_max);
+  if (workload_.keys == ProducerWorkload::Keys::Zipf) {
+    // P(k) proportional to 1 / k^s, k = 1..key_count; sampled by binary search on the CDF.
+    double total = 0;
+    for (std::uint64_t k = 1; k <= workload_.key_count; ++k) {
+      total += 1.0 / std::pow(static_cast<double>(k), workload_.zipf_exponent);
+      zipf_cdf_.push_back(total);
+    }
+    for (double& c : zipf_cdf_) c /= total;
+  }
+}
+
+// ---------------------------------------------------------------- lifecycle
+
+void Producer::on_start() {
+  refresh_metadata();
+  if (config_.enable_idempotence) init_producer_id();
+  const SimTime first = std::max<SimTime>(0, workload_.start - now());
+  set_timer(first, [this] { schedule_next_record(); });
+}
+
+// The process is gone, and with it every batch not yet acknowledged: the
+// checker sees those records as neither acknowledged nor failed.
+void Producer::on_crash(CrashKind) {
+  queues_.clear();
+  in_flight_.clear();
+  links_.clear();
+  metadata_.clear();
+  next_sequence_.clear();
+  last_acked_sequence_.clear();
+  producer_id_ = kNoProducerId;
+  producer_epoch_ = -1;
+  awaiting_producer_id_ = false;
+  metadata_in_flight_ = false;
+  memory_used_ = 0;
+  blocked_.reset();
+  sender_timer_at_ = kNever;
+  sender_wake_pending_ = false;
+}
+
+void Producer::on_message(ConnectionId connection, MessagePtr message) {
+  if (auto* produce = dynamic_cast<ProduceResponse*>(message.get())) {
+    handle_produce_response(connection, *produce);
+  } else if (auto* metadata = dynamic_cast<MetadataResponse*>(message.get())) {
+    handle_metadata(*metadata);
+  } else if (auto* init = dynamic_cast<InitProducerIdResponse*>(message.get())) {
+    handle_init_producer_id(*init);
+  } else {
+    assert(false && "unexpected message at a producer");
+  }
+}
+
+// Kafka's NetworkClient: a closed connection fails its in-flight requests
+// with a retriable NetworkException, and the client reconnects after a backoff.
+void Producer::on_connection_closed(ConnectionId connection) {
+  for (auto& [broker, l] : links_) {
+    if (l.connected && l.connection == connection) {
+      l.connected = false;
+      l.retry_at = now() + config_.reconnect_backoff;
+      fail_in_flight_on(broker);
+    }
+  }
+  metadata_in_flight_ = false;
+  if (awaiting_producer_id_) {
+    awaiting_producer_id_ = false;
+    set_timer(config_.retry_backoff, [this] { init_producer_id(); });
+  }
+  refresh_metadata();
+  wake_sender();
+}
+
+// ---------------------------------------------------------------- application
+
+void Producer::schedule_next_record() {
+  const double mean_gap_ns = 1e9 / workload_.rate_per_s;
+  const auto gap = static_cast<SimTime>(workload_.poisson ? rng().exponential(mean_gap_ns) : mean_gap_ns);
+  if (now() + gap >= workload_.stop) return;
+  set_timer(gap, [this] { produce_record(); });
+}
+
+void Producer::produce_record() {
+  const std::uint64_t bytes = draw_record_bytes();
+  const auto key = draw_key();
+  const std::string key_text = key ? std::to_string(*key) : std::string();
+  const std::int32_t partition =
+      partitioner_.partition(key ? std::optional<std::string_view>(key_text) : std::nullopt, bytes);
+  const TopicPartition tp{workload_.topic, partition};
+  if (!append(tp, bytes)) {
+    // send() blocks: the application waits for buffer memory, up to max.block.ms.
+    ++stats_.blocked_sends;
+    blocked_ = {tp, bytes};
+    block_timeout_ = set_timer(config_.max_block, [this] {
+      if (!blocked_) return;
+      const auto [tp, bytes] = *blocked_;
+      blocked_.reset();
+      const std::uint64_t record = history_.next_record(index_, tp);
+      history_.failures.push_back({{index_, tp, record, 1}, Error::BufferExhausted, now()});
+      ++stats_.records_sent;
+      ++stats_.records_failed;
+      schedule_next_record();
+    });
+    return;
+  }
+  schedule_next_record();
+}
+
+std::uint64_t Producer::draw_record_bytes() {
+  if (workload_.record_bytes_min == workload_.record_bytes_max) return workload_.record_bytes_min;
+  return static_cast<std::uint64_t>(rng().between(static_cast<std::int64_t>(workload_.record_bytes_min),
+                                                  static_cast<std::int64_t>(workload_.record_bytes_max)));
+}
+
+std::optional<std::uint64_t> Producer::draw_key() {
+  switch (workload_.keys) {
+    case ProducerWorkload::Keys::None: return std::nullopt;
+    case ProducerWorkload::Keys::Uniform: return rng().below(workload_.key_count);
+    case ProducerWorkload::Keys::Zipf: {
+      const double u = rng().uniform01();
+      return static_cast<std::uint64_t>(std::lower_bound(zipf_cdf_.begin(), zipf_cdf_.end(), u) - zipf_cdf_.begin());
+    }
+  }
+  return std::nullopt;
+}
+
+// The accumulator: the record joins the partition's open batch, or a new
+// batch reserving batch.size bytes (or the record's size, if larger) from
+// buffer.memory (Kafka's BufferPool). False when memory is short.
+bool Producer::append(TopicPartition tp, std::uint64_t bytes) {
+  auto& queue = queues_[tp];
+  Batch* open = queue.empty() || queue.back()->closed || queue.back()->in_flight ? nullptr : queue.back().get();
+  if (open && open->records.bytes + bytes > std::max(config_.batch_size, open->reserved_bytes)) {
+    open->closed = true;
+    open = nullptr;
+  }
+  if (!open) {
+    const std::uint64_t reserve = std::max(config_.batch_size, bytes);
+    if (memory_used_ + reserve > config_.buffer_memory) return false;
+    memory_used_ += reserve;
+    stats_.memory_peak_bytes = std::max(stats_.memory_peak_bytes, memory_used_);
+    auto batch = std::make_shared<Batch>();
+    batch->partition = tp;
+    batch->created = now();
+    batch->reserved_bytes = reserve;
+    batch->records.writer = index_;
+    batch->records.first_record = history_.produced[{index_, tp}];
+    queue.push_back(batch);
+    open = batch.get();
+  }
+  history_.next_record(index_, tp);
+  ++open->records.record_count;
+  open->records.bytes += bytes;
+  open->record_times.push_back(now());
+  ++stats_.records_sent;
+  if (open->records.bytes >= config_.batch_size) open->closed = true;
+  wake_sender();
+  return true;
+}
+
+void Producer::unblock_if_possible() {
+  if (!blocked_) return;
+  const auto [tp, bytes] = *blocked_;
+  if (!append(tp, bytes)) return;
+  blocked_.reset();
+  cancel_timer(block_timeout_);
+  schedule_next_record();
+}
+
+// ---------------------------------------------------------------- sender
+
+void Producer::wake_sender() {
+  if (sender_wake_pending_) return;
+  sender_wake_pending_ = true;
+  set_timer(0, [this] {
+    sender_wake_pending_ = false;
+    run_sender();
+  });
+}
+
+void Producer::run_sender() {
+  expire_batches();
+  SimTime next_check = kNever;
+  std::map<BrokerId, std::vector<BatchPtr>> ready;
+  for (auto& [tp, queue] : queues_) {
+    if (!partition_ready(tp, queue, next_check)) continue;
+    const BrokerId leader = leader_of(tp);
+    if (leader == kNoBroker) {
+      refresh_metadata();
+      continue;
+    }
+    for (const BatchPtr& b : queue) {
+      if (!b->in_flight) {
+        ready[leader].push_back(b);
+        break;
+      }
+    }
+  }
+  bool sent = false;
+  for (auto& [broker, batches] : ready) sent |= send_to(broker, std::move(batches));
+  if (sent) wake_sender();  // one request per broker per pass: drain the rest next
+  if (next_check != kNever && next_check != sender_timer_at_) {
+    cancel_timer(sender_timer_);
+    sender_timer_at_ = next_check;
+    sender_timer_ = set_timer(std::max<SimTime>(0, next_check - now()), [this] {
+      sender_timer_at_ = kNever;
+      run_sender();
+    });
+  }
+}
+
+// The partition's first unsent batch may go if it is full or has lingered,
+// its backoff is over, and (with idempotence) order cannot break.
+bool Producer::partition_ready(TopicPartition, const std::deque<BatchPtr>& queue, SimTime& next_check) {
+  const auto first = std::find_if(queue.begin(), queue.end(), [](const BatchPtr& b) { return !b->in_flight; });
+  if (first == queue.end()) return false;
+  const Batch& b = **first;
+  if (config_.enable_idempotence && producer_id_ == kNoProducerId) return false;
+  // Idempotence keeps order: a retried batch waits until nothing of its partition is in flight.
+  if (config_.enable_idempotence && b.attempts > 0 && first != queue.begin()) return false;
+  const SimTime sendable_at =
+      std::max(b.retry_at, b.closed || b.attempts > 0 || std::next(first) != queue.end() ? b.created : b.created + config_.linger);
+  if (sendable_at > now()) {
+    next_check = std::min(next_check, sendable_at);
+    return false;
+  }
+  return true;
+}
+
+bool Producer::send_to(BrokerId broker, std::vector<BatchPtr> batches) {
+  BrokerLink& l = link(broker);
+  if (!l.connected) {
+    if (now() < l.retry_at) return false;
+    l.connection = connect(directory_->broker_nodes[static_cast<std::size_t>(broker)]);
+    l.connected = true;
+  }
+  if (l.in_flight >= config_.max_in_flight_requests_per_connection) return false;
+  auto request = std::make_unique<ProduceRequest>();
+  request->correlation_id = next_correlation_id_++;
+  request->acks = config_.acks;
+  request->timeout = config_.request_timeout;
+  std::uint64_t size = kRequestHeaderBytes;
+  std::vector<BatchPtr> sent;
+  for (const BatchPtr& b : batches) {
+    if (!sent.empty() && size + b->records.bytes > config_.max_request_size) break;
+    b->closed = true;
+    if (config_.enable_idempotence && !b->sequenced) {
+      b->records.producer_id = producer_id_;
+      b->records.producer_epoch = producer_epoch_;
+      b->records.base_sequence = next_sequence_[b->partition];
+      next_sequence_[b->partition] += b->records.record_count;
+      b->sequenced = true;
+    }
+    b->records.create_time = b->created;
+    b->in_flight = true;
+    if (b->attempts++ > 0) ++stats_.retries;
+    ++history_.produce_attempts;
+    size += b->records.bytes;
+    request->partitions.push_back({b->partition, b->records});
+    sent.push_back(b);
+  }
+  ++stats_.requests;
+  const std::int64_t correlation = request->correlation_id;
+  send(l.connection, std::move(request));
+  if (config_.acks == 0) {
+    for (const BatchPtr& b : sent) acknowledge(b, -1);  // nothing comes back
+    return true;
+  }
+  ++l.in_flight;
+  const TimerId timeout = set_timer(config_.request_timeout, [this, correlation] { request_timed_out(correlation); });
+  in_flight_.emplace(correlation, InFlight{broker, std::move(sent), timeout});
+  return true;
+}
+
+void Producer::handle_produce_response(ConnectionId, const ProduceResponse& response) {
+  const auto it = in_flight_.find(response.correlation_id);
+  if (it == in_flight_.end()) return;
+  InFlight request = std::move(it->second);
+  in_flight_.erase(it);
+  cancel_timer(request.timeout);
+  --link(request.broker).in_flight;
+  for (const auto& result : response.partitions) {
+    for (const BatchPtr& b : request.batches) {
+      if (b->partition == result.partition) handle_result(b, result.error, result.base_offset);
+    }
+  }
+  wake_sender();
+}
+
+void Producer::handle_result(const BatchPtr& b, Error error, Offset base_offset) {
+  b->in_flight = false;
+  if (error == Error::None || error == Error::DuplicateSequenceNumber) {
+    acknowledge(b, base_offset);
+    return;
+  }
+  if (error == Error::NotLeaderOrFollower || error == Error::UnknownTopicOrPartition ||
+      error == Error::KafkaStorageError) {
+    refresh_metadata();
+  }
+  if (error == Error::OutOfOrderSequenceNumber) {
+    // An earlier batch of this partition is unresolved: this one only arrived
+    // out of turn, and is retried after it (the Java client's canRetry).
+    const auto last = last_acked_sequence_.find(b->partition);
+    const std::int64_t expected = (last == last_acked_sequence_.end() ? -1 : last->second) + 1;
+    if (b->records.base_sequence > expected) {
+      retry_or_fail(b, Error::NetworkException);
+      return;
+    }
+    fail(b, error);
+    init_producer_id();  // KIP-360: bump the epoch and start the sequences again
+    return;
+  }
+  if (is_retriable(error)) {
+    retry_or_fail(b, error);
+  } else {
+    fail(b, error);
+  }
+}
+
+// retries and delivery.timeout.ms decide whether a failed attempt is tried again.
+void Producer::retry_or_fail(const BatchPtr& b, Error error) {
+  const bool attempts_left = b->attempts <= config_.retries;
+  const bool in_time = now() < b->created + config_.delivery_timeout;
+  if (!attempts_left || !in_time) {
+    fail(b, in_time ? error : Error::DeliveryTimeout);
+    return;
+  }
+  b->retry_at = now() + backoff(b->attempts);
+}
+
+// KIP-580: exponential backoff from retry.backoff.ms to retry.backoff.max.ms, with 20% jitter.
+SimTime Producer::backoff(int attempts) {
+  const double base = static_cast<double>(config_.retry_backoff) * std::pow(2.0, std::max(0, attempts - 1));
+  const double capped = std::min(base, static_cast<double>(config_.retry_backoff_max));
+  return static_cast<SimTime>(capped * rng().uniform(0.8, 1.2));
+}
+
+void Producer::acknowledge(const BatchPtr& b, Offset base_offset) {
+  const RecordRange range{index_, b->partition, b->records.first_record, b->records.record_count};
+  history_.acks.push_back({range, base_offset, now()});
+  stats_.records_acked += static_cast<std::uint64_t>(b->records.record_count);
+  stats_.bytes_acked += b->records.bytes;
+  for (const SimTime t : b->record_times) stats_.latency.record(now() - t);
+  if (b->sequenced) {
+    auto& last = last_acked_sequence_[b->partition];
+    last = std::max<std::int64_t>(last, b->records.base_sequence + b->records.record_count - 1);
+  }
+  finish(b);
+}
+
+void Producer::fail(const BatchPtr& b, Error error) {
+  const RecordRange range{index_, b->partition, b->records.first_record, b->records.record_count};
+  history_.failures.push_back({range, error, now()});
+  stats_.records_failed += static_cast<std::uint64_t>(b->records.record_count);
+  sim().trace().record(now(), name(), "producer.fail",
+                       {{"topic", b->partition.topic}, {"partition", b->partition.partition},
+                        {"records", b->records.record_count}, {"error", to_string(error)}});
+  finish(b);
+}
+
+void Producer::finish(const BatchPtr& b) {
+  auto& queue = queues_[b->partition];
+  queue.erase(std::remove(queue.begin(), queue.end(), b), queue.end());
+  memory_used_ -= b->reserved_bytes;
+  unblock_if_possible();
+}
+
+// delivery.timeout.ms also bounds time spent waiting in the accumulator.
+void Producer::expire_batches() {
+  std::vector<BatchPtr> expired;
+  for (auto& [tp, queue] : queues_) {
+    for (const BatchPtr& b : queue) {
+      if (!b->in_flight && now() >= b->created + config_.delivery_timeout) expired.push_back(b);
+    }
+  }
+  for (const BatchPtr& b : expired) fail(b, Error::DeliveryTimeout);
+}
+
+// request.timeout.ms: the client gives up on the connection, failing all in flight on it.
+void Producer::request_timed_out(std::int64_t correlation_id) {
+  const auto it = in_flight_.find(correlation_id);
+  if (it == in_flight_.end()) return;
+  const BrokerId broker = it->second.broker;
+  BrokerLink& l = link(broker);
+  sim().trace().record(now(), name(), "producer.request_timeout", {{"broker", broker}});
+  if (l.connected) {
+    close(l.connection);
+    l.connected = false;
+    l.retry_at = now() + config_.reconnect_backoff;
+  }
+  fail_in_flight_on(broker);
+  refresh_metadata();
+  wake_sender();
+}
+
+void Producer::fail_in_flight_on(BrokerId broker) {
+  std::vector<std::int64_t> failed;
+  for (const auto& [correlation, request] : in_flight_) {
+    if (request.broker == broker) failed.push_back(correlation);
+  }
+  for (const std::int64_t correlation : failed) {
+    InFlight request = std::move(in_flight_.at(correlation));
+    in_flight_.erase(correlation);
+    cancel_timer(request.timeout);
+    for (const BatchPtr& b : request.batches) handle_result(b, Error::NetworkException, -1);
+  }
+  link(broker).in_flight = 0;
+}
+
+// ---------------------------------------------------------------- metadata
+
+Producer::BrokerLink& Producer::link(BrokerId broker) { return links_[broker]; }
+
+BrokerId Producer::leader_of(TopicPartition tp) const {
+  const auto it = metadata_.find(tp);
+  return it == metadata_.end() ? kNoBroker : it->second.leader;
+}
+
+// Asks any broker (bootstrap.servers, in turn) for the partitions' leaders.
+void Producer::refresh_metadata() {
+  if (metadata_in_flight_) return;
+  const auto brokers = static_cast<BrokerId>(directory_->broker_nodes.size());
+  for (BrokerId attempt = 0; attempt < brokers; ++attempt) {
+    const auto broker = static_cast<BrokerId>(next_bootstrap_++ % static_cast<std::size_t>(brokers));
+    BrokerLink& l = link(broker);
+    if (!l.connected) {
+      if (now() < l.retry_at) continue;
+      l.connection = connect(directory_->broker_nodes[static_cast<std::size_t>(broker)]);
+      l.connected = true;
+    }
+    auto request = std::make_unique<MetadataRequest>();
+    request->correlation_id = next_correlation_id_++;
+    send(l.connection, std::move(request));
+    metadata_in_flight_ = true;
+    return;
+  }
+  set_timer(config_.retry_backoff, [this] { refresh_metadata(); });
+}
+
+void Producer::handle_metadata(const MetadataResponse& response) {
+  metadata_in_flight_ = false;
+  bool leaderless = false;
+  for (const PartitionState& state : response.partitions) {
+    auto& known = metadata_[state.partition];
+    if (state.leader_epoch >= known.leader_epoch) known = state;  // never go back to an older leader
+    leaderless |= known.leader == kNoBroker;
+  }
+  if (leaderless || response.partitions.empty()) set_timer(config_.retry_backoff, [this] { refresh_metadata(); });
+  wake_sender();
+}
+
+void Producer::init_producer_id() {
+  if (awaiting_producer_id_) return;
+  for (auto& [broker, l] : links_) {
+    if (!l.connected) continue;
+    auto request = std::make_unique<InitProducerIdRequest>();
+    request->correlation_id = next_correlation_id_++;
+    request->producer_id = producer_id_;
+    request->producer_epoch = producer_epoch_;
+    send(l.connection, std::move(request));
+    awaiting_producer_id_ = true;
+    return;
+  }
+  set_timer(config_.retry_backoff, [this] { init_producer_id(); });
+}
+
+// A new id or epoch starts every partition's sequence at 0 again (KIP-360):
+// batches not yet acknowledged are renumbered in order.
+void Producer::handle_init_producer_id(const InitProducerIdResponse& response) {
+  awaiting_producer_id_ = false;
+  if (producer_id_ != kNoProducerId) ++stats_.epoch_bumps;
+  producer_id_ = response.producer_id;
+  producer_epoch_ = response.producer_epoch;
+  next_sequence_.clear();
+  last_acked_sequence_.clear();
+  for (auto& [tp, queue] : queues_) {
+    for (const BatchPtr& b : queue) {
+      if (!b->in_flight) b->sequenced = false;
+    }
+  }
+  wake_sender();
+}
+
+}  // namespace ksim::models

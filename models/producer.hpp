@@ -1,0 +1,153 @@
+#pragma once
+// A Kafka producer (the Java client's KafkaProducer): an application thread
+// that sends records at a rate, the partitioner, the record accumulator
+// (batch.size, linger.ms, buffer.memory with send() blocking up to
+// max.block.ms), and the sender (max.in.flight.requests.per.connection,
+// request.timeout.ms, retries with backoff, delivery.timeout.ms, acks),
+// with idempotence (KIP-98, KIP-360). Every record, acknowledgement and
+// failure goes to the delivery history for the checker.
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "models/broker.hpp"
+#include "models/delivery_history.hpp"
+#include "models/kafka_config.hpp"
+#include "models/kafka_messages.hpp"
+#include "models/partitioner.hpp"
+#include "sim/histogram.hpp"
+#include "sim/node.hpp"
+
+namespace ksim::models {
+
+struct ProducerWorkload {
+  std::int32_t topic = 0;
+  double rate_per_s = 1000;
+  bool poisson = true;  // exponential gaps; false: constant gaps
+  enum class Keys { None, Uniform, Zipf };
+  Keys keys = Keys::None;
+  std::uint64_t key_count = 1000;
+  double zipf_exponent = 1.0;
+  std::uint64_t record_bytes_min = 1024;  // uniform between min and max
+  std::uint64_t record_bytes_max = 1024;
+  SimTime start = 0;
+  SimTime stop = kNever;
+};
+
+struct ProducerStats {
+  std::uint64_t records_sent = 0;       // handed to send()
+  std::uint64_t records_acked = 0;
+  std::uint64_t records_failed = 0;
+  std::uint64_t bytes_acked = 0;
+  std::uint64_t requests = 0;
+  std::uint64_t retries = 0;
+  std::uint64_t blocked_sends = 0;       // send() had to wait for buffer memory
+  std::uint64_t memory_peak_bytes = 0;   // buffer.memory in use, at its highest
+  std::uint64_t epoch_bumps = 0;
+  Histogram latency;                     // send() to acknowledgement, per record
+};
+
+class Producer final : public Node {
+ public:
+  Producer(Simulation& sim, std::string name, HostId host, std::uint32_t index, ProducerConfig config,
+           ProducerWorkload workload, std::shared_ptr<const ClusterDirectory> directory, DeliveryHistory& history);
+
+  const ProducerStats& stats() const { return stats_; }
+  std::uint64_t memory_in_use() const { return memory_used_; }
+
+ private:
+  struct Batch {
+    RecordBatch records;
+    TopicPartition partition;
+    SimTime created = 0;
+    std::uint64_t reserved_bytes = 0;  // from buffer.memory
+    bool closed = false;               // full: no more records go in
+    bool in_flight = false;
+    bool sequenced = false;
+    int attempts = 0;
+    SimTime retry_at = 0;
+    std::vector<SimTime> record_times;  // send() time of each record, for latency
+  };
+  using BatchPtr = std::shared_ptr<Batch>;
+  struct InFlight {
+    BrokerId broker;
+    std::vector<BatchPtr> batches;
+    TimerId timeout;
+  };
+  struct BrokerLink {
+    ConnectionId connection = 0;
+    bool connected = false;
+    int in_flight = 0;
+    SimTime retry_at = 0;
+  };
+
+  void on_start() override;
+  void on_crash(CrashKind kind) override;
+  void on_message(ConnectionId connection, MessagePtr message) override;
+  void on_connection_closed(ConnectionId connection) override;
+
+  // application and accumulator
+  void schedule_next_record();
+  void produce_record();
+  bool append(TopicPartition tp, std::uint64_t bytes);
+  void unblock_if_possible();
+  std::uint64_t draw_record_bytes();
+  std::optional<std::uint64_t> draw_key();
+
+  // sender
+  void wake_sender();
+  void run_sender();
+  bool partition_ready(TopicPartition tp, const std::deque<BatchPtr>& queue, SimTime& next_check);
+  bool send_to(BrokerId broker, std::vector<BatchPtr> batches);
+  void handle_produce_response(ConnectionId connection, const ProduceResponse& response);
+  void handle_result(const BatchPtr& batch, Error error, Offset base_offset);
+  void retry_or_fail(const BatchPtr& batch, Error error);
+  void acknowledge(const BatchPtr& batch, Offset base_offset);
+  void fail(const BatchPtr& batch, Error error);
+  void finish(const BatchPtr& batch);
+  void expire_batches();
+  void request_timed_out(std::int64_t correlation_id);
+  void fail_in_flight_on(BrokerId broker);
+
+  // metadata and producer id
+  void refresh_metadata();
+  void handle_metadata(const MetadataResponse& response);
+  void init_producer_id();
+  void handle_init_producer_id(const InitProducerIdResponse& response);
+  BrokerLink& link(BrokerId broker);
+  BrokerId leader_of(TopicPartition tp) const;
+  SimTime backoff(int attempts);
+
+  std::uint32_t index_;
+  ProducerConfig config_;
+  ProducerWorkload workload_;
+  std::shared_ptr<const ClusterDirectory> directory_;
+  DeliveryHistory& history_;
+  Partitioner partitioner_;
+  std::vector<double> zipf_cdf_;
+  ProducerStats stats_;
+
+  // process state
+  std::map<TopicPartition, std::deque<BatchPtr>> queues_;
+  std::map<std::int64_t, InFlight> in_flight_;
+  std::map<BrokerId, BrokerLink> links_;
+  std::map<TopicPartition, PartitionState> metadata_;
+  std::map<TopicPartition, std::int32_t> next_sequence_;
+  std::map<TopicPartition, std::int64_t> last_acked_sequence_;
+  ProducerId producer_id_ = kNoProducerId;
+  ProducerEpoch producer_epoch_ = -1;
+  bool awaiting_producer_id_ = false;
+  bool metadata_in_flight_ = false;
+  std::uint64_t memory_used_ = 0;
+  std::optional<std::pair<TopicPartition, std::uint64_t>> blocked_;  // a send() waiting for memory
+  TimerId block_timeout_;
+  TimerId sender_timer_;
+  SimTime sender_timer_at_ = kNever;
+  bool sender_wake_pending_ = false;
+  std::int64_t next_correlation_id_ = 0;
+  std::size_t next_bootstrap_ = 0;
+};
+
+}  // namespace ksim::models

@@ -1,0 +1,58 @@
+#pragma once
+// A partition leader's memory of idempotent producers (KIP-98): per producer
+// id, its epoch and the metadata of its last five batches, so a retried
+// batch is recognised as a duplicate and a gap in sequence numbers is
+// rejected. It survives leader changes because it is rebuilt from the log.
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+
+#include "models/kafka_types.hpp"
+#include "models/partition_log.hpp"
+
+namespace ksim::models {
+
+class ProducerStateTable {
+ public:
+  static constexpr std::size_t kBatchesRemembered = 5;  // as Kafka's ProducerStateEntry
+
+  enum class Verdict {
+    Append,       // new and in sequence: write it
+    Duplicate,    // the same batch is already in the log at `duplicate_base_offset`
+    OutOfOrder,   // OUT_OF_ORDER_SEQUENCE_NUMBER: a gap, or an unknown producer not starting at 0
+    Fenced,       // INVALID_PRODUCER_EPOCH: an older epoch than the producer's current one
+  };
+  struct Check {
+    Verdict verdict;
+    Offset duplicate_base_offset = -1;
+  };
+
+  // Rules (Kafka's ProducerStateManager / ProducerAppendInfo, for non-transactional batches):
+  // - no producer_id (kNoProducerId): always Append;
+  // - epoch older than the known one: Fenced;
+  // - epoch newer than the known one: Append if base_sequence == 0, else OutOfOrder;
+  // - unknown producer id: Append if base_sequence == 0, else OutOfOrder;
+  // - same epoch: Duplicate if (base_sequence, last sequence) equals one of the last five
+  //   batches; else Append if base_sequence == last sequence + 1 (with int32 wrap to 0); else OutOfOrder.
+  Check check(const RecordBatch& batch) const;
+  // Records an appended batch (with its base_offset assigned).
+  void record(const RecordBatch& batch);
+  // Forgets everything and replays the log's batches in order (after truncation or on becoming leader).
+  void rebuild(const PartitionLog& log);
+  std::size_t producers() const { return entries_.size(); }
+
+ private:
+  struct BatchInfo {
+    std::int32_t first_sequence;
+    std::int32_t last_sequence;
+    Offset base_offset;
+  };
+  struct Entry {
+    ProducerEpoch epoch = -1;
+    std::deque<BatchInfo> recent;  // newest at the back, at most kBatchesRemembered
+  };
+  std::map<ProducerId, Entry> entries_;
+};
+
+}  // namespace ksim::models

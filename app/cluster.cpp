@@ -17,7 +17,10 @@ Cluster::Cluster(const Scenario& scenario, const RunOptions& options)
   if (scenario.kafka) spawn_kafka();
   if (scenario.rpc) spawn_rpc();
   register_disk_faults();
-  for (NodeId n = 0; n < sim_->node_count(); ++n) sim_->node(n).start();
+  if (controller_) controller_->start();  // brokers register with it as they start
+  for (NodeId n = 0; n < sim_->node_count(); ++n) {
+    if (sim_->node(n).state() == NodeState::Crashed) sim_->node(n).start();
+  }
   schedule_faults();
   plan_nemesis();
 }

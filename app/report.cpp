@@ -259,7 +259,8 @@ nlohmann::ordered_json to_json(const RunReport& r) {
   j["wall_s"] = r.wall_s;
   j["events_per_wall_s"] = r.wall_s > 0 ? static_cast<double>(r.events) / r.wall_s : 0.0;
   if (r.kafka) {
-    for (auto& [key, value] : kafka_json(*r.kafka).items()) j[key] = value;
+    const nlohmann::ordered_json kafka = kafka_json(*r.kafka);
+    for (const auto& [key, value] : kafka.items()) j[key] = value;
   }
   if (r.rpc) {
     j["workload"] = {{"kind", "rpc"},

@@ -34,9 +34,8 @@ void Broker::create_replica(TopicPartition tp) {
 
 void Broker::on_start() {
   live_brokers_.clear();
-  controller_connection_ = connect(directory_->controller_node);
-  controller_connected_ = true;
-  send_heartbeat();
+  controller_connected_ = false;
+  heartbeat_tick();
   if (config_.log_flush_interval != kNever) flush_tick();
   isr_expiration_tick();
 }
@@ -88,7 +87,12 @@ void Broker::send_heartbeat() {
     if (!replica_online(r)) heartbeat->offline_replicas.push_back(tp);
   }
   send(controller_connection_, std::move(heartbeat));
-  set_timer(config_.broker_heartbeat_interval, [this] { send_heartbeat(); });
+}
+
+// broker.heartbeat.interval.ms
+void Broker::heartbeat_tick() {
+  send_heartbeat();
+  set_timer(config_.broker_heartbeat_interval, [this] { heartbeat_tick(); });
 }
 
 void Broker::on_connection_closed(ConnectionId connection) {
@@ -96,6 +100,7 @@ void Broker::on_connection_closed(ConnectionId connection) {
     controller_connected_ = false;
     // An AlterPartition lost with the connection is proposed again later.
     for (auto& [tp, r] : replicas_) r.pending_isr.reset();
+    set_timer(milliseconds(50), [this] { send_heartbeat(); });  // reconnect.backoff.ms
   }
   for (auto& fetcher : fetchers_) {
     if (fetcher->connected && fetcher->connection == connection) {

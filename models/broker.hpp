@@ -107,6 +107,7 @@ class Broker final : public Node {
   void on_message(ConnectionId connection, MessagePtr message) override;
   void on_connection_closed(ConnectionId connection) override;
   void send_heartbeat();
+  void heartbeat_tick();
   void flush_tick();
   void isr_expiration_tick();
   void apply_metadata(const std::vector<PartitionState>& states);

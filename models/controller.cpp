@@ -102,7 +102,7 @@ void Controller::unfence(BrokerId broker) {
   push_all_to(broker);
   // Partitions without a leader may now have one.
   for (const auto& [tp, state] : partitions_) {
-    if (state.leader == kNoBroker && contains(state.replicas, broker)) queue_election(tp);
+    if (state.leader == kNoBroker && contains(state.replicas, broker)) queue_election(tp, kNoBroker);
   }
   push({});  // every broker learns the new live set
 }
@@ -114,7 +114,7 @@ void Controller::update_offline_replicas(BrokerId broker, const std::vector<Topi
     if (!r.offline_replicas.insert(tp).second) continue;
     PartitionState& state = partitions_.at(tp);
     if (state.leader == broker) {
-      queue_election(tp);
+      queue_election(tp, broker);
     } else if (contains(state.isr, broker) && state.isr.size() > 1) {
       std::erase(state.isr, broker);
       ++state.partition_epoch;
@@ -129,7 +129,7 @@ void Controller::remove_replica_from_partitions(BrokerId broker) {
   std::vector<PartitionState> changed;
   for (auto& [tp, state] : partitions_) {
     if (state.leader == broker) {
-      queue_election(tp);
+      queue_election(tp, broker);
     } else if (contains(state.isr, broker) && state.isr.size() > 1) {
       std::erase(state.isr, broker);
       ++state.partition_epoch;
@@ -140,10 +140,10 @@ void Controller::remove_replica_from_partitions(BrokerId broker) {
   push(changed);
 }
 
-void Controller::queue_election(TopicPartition tp) {
+void Controller::queue_election(TopicPartition tp, BrokerId replacing) {
   if (!queued_.insert(tp).second) return;
   leaderless_since_.try_emplace(tp, now());
-  election_queue_.push_back(tp);
+  election_queue_.emplace_back(tp, replacing);
   if (!electing_) run_next_election();
 }
 
@@ -155,10 +155,10 @@ void Controller::run_next_election() {
   }
   electing_ = true;
   set_timer(config_.election_time_per_partition, [this] {
-    const TopicPartition tp = election_queue_.front();
+    const auto [tp, replacing] = election_queue_.front();
     election_queue_.pop_front();
     queued_.erase(tp);
-    elect(tp);
+    elect(tp, replacing);
     run_next_election();
   });
 }
@@ -168,16 +168,20 @@ bool Controller::is_usable(BrokerId broker, TopicPartition tp) const {
   return !r.fenced && !r.offline_replicas.contains(tp);
 }
 
-void Controller::elect(TopicPartition tp) {
+// Replaces the leader `replacing` (fenced or offline when queued; it may be
+// back by now, a new incarnation that must not simply keep its old epoch).
+void Controller::elect(TopicPartition tp, BrokerId replacing) {
   PartitionState& state = partitions_.at(tp);
-  if (state.leader != kNoBroker && is_usable(state.leader, tp)) return;  // it came back in time
+  if (state.leader != kNoBroker && state.leader != replacing && is_usable(state.leader, tp)) return;
   const TopicSpec& topic = directory_->topics[static_cast<std::size_t>(tp.topic)];
   BrokerId leader = kNoBroker;
   bool unclean = false;
-  for (const BrokerId b : state.replicas) {  // assignment order, as Kafka's PartitionLeaderElectionAlgorithms
-    if (contains(state.isr, b) && is_usable(b, tp)) {
-      leader = b;
-      break;
+  // Assignment order, as Kafka's PartitionLeaderElectionAlgorithms; the replaced leader last.
+  for (const bool allow_replaced : {false, true}) {
+    for (const BrokerId b : state.replicas) {
+      if (leader == kNoBroker && contains(state.isr, b) && is_usable(b, tp) && (allow_replaced || b != replacing)) {
+        leader = b;
+      }
     }
   }
   if (leader == kNoBroker && topic.unclean_leader_election_enable) {

@@ -62,9 +62,9 @@ class Controller final : public Node {
   void unfence(BrokerId broker);
   void update_offline_replicas(BrokerId broker, const std::vector<TopicPartition>& offline);
   void remove_replica_from_partitions(BrokerId broker);
-  void queue_election(TopicPartition tp);
+  void queue_election(TopicPartition tp, BrokerId replacing);
   void run_next_election();
-  void elect(TopicPartition tp);
+  void elect(TopicPartition tp, BrokerId replacing);
   bool is_usable(BrokerId broker, TopicPartition tp) const;
   void push(const std::vector<PartitionState>& states);
   void push_all_to(BrokerId broker);
@@ -75,7 +75,7 @@ class Controller final : public Node {
   std::map<TopicPartition, PartitionState> partitions_;  // durable: the metadata log
   std::map<TopicPartition, SimTime> leaderless_since_;
   std::vector<Registration> brokers_;
-  std::deque<TopicPartition> election_queue_;
+  std::deque<std::pair<TopicPartition, BrokerId>> election_queue_;  // and the leader being replaced
   std::set<TopicPartition> queued_;
   bool electing_ = false;
   ControllerStats stats_;

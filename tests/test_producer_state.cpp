@@ -111,6 +111,15 @@ TEST_CASE("after a new epoch the older epoch is fenced, even for its own retries
   CHECK(retry.duplicate_base_offset == 200);
 }
 
+TEST_CASE("a new producer epoch forgets the batches of the older one", "[idempotence]") {
+  ProducerStateTable table;
+  table.record(idempotent(7, 0, 0, 3, 10));
+  table.record(idempotent(7, 0, 3, 3, 13));
+  table.record(idempotent(7, 1, 0, 3, 20));
+  // Sequences 3..5 were written in epoch 0, but in epoch 1 they are new.
+  CHECK(table.check(idempotent(7, 1, 3, 3)).verdict == Verdict::Append);
+}
+
 TEST_CASE("producers are tracked independently", "[idempotence]") {
   ProducerStateTable table = table_with_six_batches();
   table.record(idempotent(8, 2, 0, 5, 300));

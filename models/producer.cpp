@@ -346,6 +346,14 @@ void Producer::retry_or_fail(const BatchPtr& b, Error error) {
     return;
   }
   b->retry_at = now() + backoff(b->attempts);
+  if (!config_.enable_idempotence) {
+    // Kafka's RecordAccumulator.reenqueue: without idempotence a retried batch
+    // goes back to the front of its queue (addFirst). When several in-flight
+    // batches of a partition fail together, they end up in reverse order.
+    auto& queue = queues_[b->partition];
+    queue.erase(std::remove(queue.begin(), queue.end(), b), queue.end());
+    queue.push_front(b);
+  }
 }
 
 // KIP-580: exponential backoff from retry.backoff.ms to retry.backoff.max.ms, with 20% jitter.

@@ -13,6 +13,12 @@ Broker::Broker(Simulation& sim, std::string name, HostId host, BrokerId id, Brok
     : Node(sim, std::move(name), host), id_(id), config_(std::move(config)), directory_(std::move(directory)) {
   assert(!config_.log_dirs.empty());
   for (const LogDirSpec& spec : config_.log_dirs) log_dirs_.push_back(LogDir{spec, Disk(spec.disk)});
+  std::int32_t total = 0;
+  for (const TopicSpec& topic : directory_->topics) {
+    topic_base_.push_back(total);
+    total += topic.partitions;
+  }
+  replica_index_.assign(static_cast<std::size_t>(total), nullptr);
 }
 
 Broker::~Broker() = default;
@@ -29,7 +35,8 @@ void Broker::create_replica(TopicPartition tp) {
   Replica replica;
   replica.tp = tp;
   replica.log_dir = best;
-  replicas_.emplace(tp, std::move(replica));
+  Replica& stored = replicas_.emplace(tp, std::move(replica)).first->second;
+  replica_index_[static_cast<std::size_t>(topic_base_[static_cast<std::size_t>(tp.topic)] + tp.partition)] = &stored;
 }
 
 void Broker::on_start() {
@@ -239,13 +246,13 @@ void Broker::handle_init_producer_id(ConnectionId connection, const InitProducer
 }
 
 Broker::Replica* Broker::replica(TopicPartition tp) {
-  const auto it = replicas_.find(tp);
-  return it == replicas_.end() ? nullptr : &it->second;
+  if (tp.topic < 0 || static_cast<std::size_t>(tp.topic) >= topic_base_.size() || tp.partition < 0 ||
+      tp.partition >= topic(tp).partitions) {
+    return nullptr;
+  }
+  return replica_index_[static_cast<std::size_t>(topic_base_[static_cast<std::size_t>(tp.topic)] + tp.partition)];
 }
-const Broker::Replica* Broker::replica(TopicPartition tp) const {
-  const auto it = replicas_.find(tp);
-  return it == replicas_.end() ? nullptr : &it->second;
-}
+const Broker::Replica* Broker::replica(TopicPartition tp) const { return const_cast<Broker*>(this)->replica(tp); }
 
 // KIP-112: an I/O error takes the whole log dir offline; its replicas stop,
 // and the controller moves their leadership away (told by the heartbeat).

@@ -165,6 +165,8 @@ class Broker final : public Node {
   std::shared_ptr<const ClusterDirectory> directory_;
   std::vector<LogDir> log_dirs_;
   std::map<TopicPartition, Replica> replicas_;
+  std::vector<std::int32_t> topic_base_;      // first global partition number of each topic
+  std::vector<Replica*> replica_index_;       // by global partition number; null where not hosted
 
   // process state
   ConnectionId controller_connection_ = 0;

@@ -45,6 +45,8 @@ void Producer::on_start() {
 // checker sees those records as neither acknowledged nor failed.
 void Producer::on_crash(CrashKind) {
   queues_.clear();
+  pending_.clear();
+  next_expiry_check_ = 0;
   in_flight_.clear();
   links_.clear();
   metadata_.clear();
@@ -149,6 +151,7 @@ std::optional<std::uint64_t> Producer::draw_key() {
 // buffer.memory (Kafka's BufferPool). False when memory is short.
 bool Producer::append(TopicPartition tp, std::uint64_t bytes) {
   auto& queue = queues_[tp];
+  bool created = false;
   Batch* open = queue.empty() || queue.back()->closed || queue.back()->in_flight ? nullptr : queue.back().get();
   if (open && open->records.bytes + bytes > std::max(config_.batch_size, open->reserved_bytes)) {
     open->closed = true;
@@ -167,6 +170,8 @@ bool Producer::append(TopicPartition tp, std::uint64_t bytes) {
     batch->records.first_record = history_.produced[{index_, tp}];
     queue.push_back(batch);
     open = batch.get();
+    pending_.insert(tp);
+    created = true;
   }
   history_.next_record(index_, tp);
   ++open->records.record_count;
@@ -174,7 +179,8 @@ bool Producer::append(TopicPartition tp, std::uint64_t bytes) {
   open->record_times.push_back(now());
   ++stats_.records_sent;
   if (open->records.bytes >= config_.batch_size) open->closed = true;
-  wake_sender();
+  // As Kafka's KafkaProducer.doSend: the sender wakes for a new or a full batch only.
+  if (created || open->closed) wake_sender();
   return true;
 }
 
@@ -199,10 +205,20 @@ void Producer::wake_sender() {
 }
 
 void Producer::run_sender() {
-  expire_batches();
+  if (now() >= next_expiry_check_) {
+    expire_batches();
+    next_expiry_check_ = now() + kExpiryCheckInterval;
+  }
   SimTime next_check = kNever;
   std::map<BrokerId, std::vector<BatchPtr>> ready;
-  for (auto& [tp, queue] : queues_) {
+  for (auto it = pending_.begin(); it != pending_.end();) {
+    const TopicPartition tp = *it;
+    const auto& queue = queues_[tp];
+    if (std::none_of(queue.begin(), queue.end(), [](const BatchPtr& b) { return !b->in_flight; })) {
+      it = pending_.erase(it);  // nothing left to send here
+      continue;
+    }
+    ++it;
     if (!partition_ready(tp, queue, next_check)) continue;
     const BrokerId leader = leader_of(tp);
     if (leader == kNoBroker) {
@@ -219,7 +235,7 @@ void Producer::run_sender() {
   bool sent = false;
   for (auto& [broker, batches] : ready) sent |= send_to(broker, std::move(batches));
   if (sent) wake_sender();  // one request per broker per pass: drain the rest next
-  if (next_check != kNever && next_check != sender_timer_at_) {
+  if (next_check < sender_timer_at_) {
     cancel_timer(sender_timer_);
     sender_timer_at_ = next_check;
     sender_timer_ = set_timer(std::max<SimTime>(0, next_check - now()), [this] {
@@ -346,6 +362,7 @@ void Producer::retry_or_fail(const BatchPtr& b, Error error) {
     return;
   }
   b->retry_at = now() + backoff(b->attempts);
+  pending_.insert(b->partition);
   if (!config_.enable_idempotence) {
     // Kafka's RecordAccumulator.reenqueue: without idempotence a retried batch
     // goes back to the front of its queue (addFirst). When several in-flight
@@ -393,7 +410,8 @@ void Producer::finish(const BatchPtr& b) {
   unblock_if_possible();
 }
 
-// delivery.timeout.ms also bounds time spent waiting in the accumulator.
+// delivery.timeout.ms also bounds time spent waiting in the accumulator
+// (checked every kExpiryCheckInterval, so a batch may expire up to that late).
 void Producer::expire_batches() {
   std::vector<BatchPtr> expired;
   for (auto& [tp, queue] : queues_) {
@@ -505,6 +523,7 @@ void Producer::handle_init_producer_id(const InitProducerIdResponse& response) {
     for (const BatchPtr& b : queue) {
       if (!b->in_flight) b->sequenced = false;
     }
+    if (!queue.empty()) pending_.insert(tp);
   }
   wake_sender();
 }

@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "models/broker.hpp"
@@ -130,7 +131,10 @@ class Producer final : public Node {
   ProducerStats stats_;
 
   // process state
+  static constexpr SimTime kExpiryCheckInterval = milliseconds(10);
   std::map<TopicPartition, std::deque<BatchPtr>> queues_;
+  std::set<TopicPartition> pending_;  // partitions that may have a batch to send
+  SimTime next_expiry_check_ = 0;
   std::map<std::int64_t, InFlight> in_flight_;
   std::map<BrokerId, BrokerLink> links_;
   std::map<TopicPartition, PartitionState> metadata_;

@@ -142,4 +142,30 @@ int bench_network_command(const bench::NetworkBenchOptions& options, bool json, 
   return kExitOk;
 }
 
+int bench_produce_command(const bench::ProduceBenchOptions& options, bool json, std::ostream& out) {
+  const bench::ProduceBenchResult r = bench::run_produce_bench(options);
+  if (json) {
+    nlohmann::ordered_json j{{"benchmark", "produce"},
+                             {"partitions", options.partitions},
+                             {"rate_per_s", options.rate_per_s},
+                             {"duration_s", options.duration_s},
+                             {"record_bytes", options.record_bytes},
+                             {"records", r.records},
+                             {"events", r.events},
+                             {"wall_s", r.wall_s},
+                             {"records_per_wall_s", r.records_per_wall_s},
+                             {"peak_rss_bytes", r.peak_rss_bytes},
+                             {"verdict", r.verdict},
+                             {"trace_hash", format_hash(r.trace_hash)}};
+    out << j.dump() << '\n';
+  } else {
+    fmt::print(out,
+               "produce: 3 brokers, RF 3, {} partitions, {}-byte records at {:.0f}/s for {}s: {} records, {} events "
+               "in {:.3f}s ({})\nrecords_per_wall_second {:.0f}\npeak_rss {}\n",
+               options.partitions, options.record_bytes, options.rate_per_s, options.duration_s, r.records, r.events,
+               r.wall_s, r.verdict, r.records_per_wall_s, units::format_bytes(r.peak_rss_bytes));
+  }
+  return kExitOk;
+}
+
 }  // namespace ksim::app

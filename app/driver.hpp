@@ -10,6 +10,7 @@
 
 #include "bench/network_bench.hpp"
 #include "bench/phold.hpp"
+#include "bench/produce_bench.hpp"
 
 namespace ksim::app {
 
@@ -31,5 +32,6 @@ int run_command(const RunArgs& args, std::ostream& out, std::ostream& err);
 int validate_command(const RunArgs& args, std::ostream& out, std::ostream& err);
 int bench_engine_command(const bench::PholdOptions& options, bool json, std::ostream& out);
 int bench_network_command(const bench::NetworkBenchOptions& options, bool json, std::ostream& out);
+int bench_produce_command(const bench::ProduceBenchOptions& options, bool json, std::ostream& out);
 
 }  // namespace ksim::app

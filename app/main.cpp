@@ -56,6 +56,16 @@ int main(int argc, char** argv) {
   net->add_flag("--no-jitter", no_jitter, "Turn off the per-message jitter draw");
   net->add_flag("--json", network_json, "Print JSON");
 
+  ksim::bench::ProduceBenchOptions produce;
+  bool produce_json = false;
+  CLI::App* produce_bench = bench->add_subcommand("produce", "A Kafka cluster under a producer: records per wall second");
+  produce_bench->add_option("--partitions", produce.partitions, "Partitions of the topic")->check(CLI::Range(1, 1000000));
+  produce_bench->add_option("--rate", produce.rate_per_s, "Records per simulated second")->check(CLI::Range(1.0, 1e9));
+  produce_bench->add_option("--duration", produce.duration_s, "Simulated seconds")->check(CLI::Range(1, 86400));
+  produce_bench->add_option("--record-size", produce.record_bytes, "Bytes per record")->check(CLI::Range(1ul, 1ul << 24));
+  produce_bench->add_option("--seed", produce.seed, "Seed");
+  produce_bench->add_flag("--json", produce_json, "Print JSON");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -66,6 +76,7 @@ int main(int argc, char** argv) {
   if (*run) return ksim::app::run_command(run_args, std::cout, std::cerr);
   if (*validate) return ksim::app::validate_command(validate_args, std::cout, std::cerr);
   if (*engine) return ksim::app::bench_engine_command(phold, phold_json, std::cout);
+  if (*produce_bench) return ksim::app::bench_produce_command(produce, produce_json, std::cout);
   if (*net) {
     network.jitter = !no_jitter;
     return ksim::app::bench_network_command(network, network_json, std::cout);

@@ -93,6 +93,7 @@ class Broker final : public Node {
     std::unique_ptr<ProduceResponse> response;
     std::vector<std::pair<std::size_t, Offset>> waiting;  // response index -> required offset
     TimerId timeout;
+    SimTime not_before = 0;  // the appends returned then (page cache full, fsync)
   };
   struct PendingFetch {  // a follower fetch waiting for data (replica.fetch.wait.max.ms)
     ConnectionId connection;

@@ -31,7 +31,7 @@ void Broker::handle_produce(ConnectionId connection, std::unique_ptr<ProduceRequ
     return;
   }
   const std::uint64_t id = next_pending_id_++;
-  PendingProduce pending{connection, std::move(response), std::move(waiting), TimerId{}};
+  PendingProduce pending{connection, std::move(response), std::move(waiting), TimerId{}, returns_at};
   for (const auto& [index, required] : pending.waiting) {
     replica(pending.response->partitions[index].partition)->waiting_produces.push_back(id);
   }
@@ -40,8 +40,6 @@ void Broker::handle_produce(ConnectionId connection, std::unique_ptr<ProduceRequ
   if (wait_for_replicas) {
     produce_purgatory_.at(id).timeout = set_timer(request->timeout, [this, id] { expire_produce(id); });
     for (const auto& p : request->partitions) complete_produces(p.partition);  // the HW may already be there
-  } else if (returns_at > now()) {
-    set_timer(returns_at - now(), [this, id] { finish_produce(id); });
   } else {
     finish_produce(id);
   }
@@ -149,6 +147,12 @@ void Broker::finish_produce(std::uint64_t id) {
   const auto it = produce_purgatory_.find(id);
   if (it == produce_purgatory_.end()) return;
   cancel_timer(it->second.timeout);
+  if (it->second.not_before > now()) {
+    // The request handler is still blocked in the append: answer when it returns.
+    it->second.timeout = set_timer(it->second.not_before - now(), [this, id] { finish_produce(id); });
+    it->second.not_before = 0;
+    return;
+  }
   send(it->second.connection, std::move(it->second.response));
   produce_purgatory_.erase(it);
 }

@@ -18,27 +18,15 @@ Producer::Producer(Simulation& sim, std::string name, HostId host, std::uint32_t
       workload_(workload),
       directory_(std::move(directory)),
       history_(history),
-      partitioner_(directory_->topics[static_cast<std::size_t>(workload.topic)].partitions, config.batch_size,
-                   sim.stream(this->name() + "/partitioner")) {
-  assert(workload_.rate_per_s > 0 && workload_.record_bytes_min <= workload_.record_bytes_max);
-  if (workload_.keys == ProducerWorkload::Keys::Zipf) {
-    // P(k) proportional to 1 / k^s, k = 1..key_count; sampled by binary search on the CDF.
-    double total = 0;
-    for (std::uint64_t k = 1; k <= workload_.key_count; ++k) {
-      total += 1.0 / std::pow(static_cast<double>(k), workload_.zipf_exponent);
-      zipf_cdf_.push_back(total);
-    }
-    for (double& c : zipf_cdf_) c /= total;
-  }
-}
+      arrivals_(workload, directory_->topics[static_cast<std::size_t>(workload.topic)].partitions, config.batch_size,
+                sim.stream(this->name() + "/workload"), sim.stream(this->name() + "/partitioner")) {}
 
 // ---------------------------------------------------------------- lifecycle
 
 void Producer::on_start() {
+  arrivals_.restart(now());
   refresh_metadata();
   if (config_.enable_idempotence) init_producer_id();
-  const SimTime first = std::max<SimTime>(0, workload_.start - now());
-  set_timer(first, [this] { schedule_next_record(); });
 }
 
 // The process is gone, and with it every batch not yet acknowledged: the
@@ -59,6 +47,7 @@ void Producer::on_crash(CrashKind) {
   memory_used_ = 0;
   blocked_.reset();
   sender_timer_at_ = kNever;
+  arrival_timer_at_ = kNever;
   sender_wake_pending_ = false;
 }
 
@@ -95,61 +84,78 @@ void Producer::on_connection_closed(ConnectionId connection) {
 
 // ---------------------------------------------------------------- application
 
-void Producer::schedule_next_record() {
-  const double mean_gap_ns = 1e9 / workload_.rate_per_s;
-  const auto gap = static_cast<SimTime>(workload_.poisson ? rng().exponential(mean_gap_ns) : mean_gap_ns);
-  if (now() + gap >= workload_.stop) return;
-  set_timer(gap, [this] { produce_record(); });
-}
+// The application's records are taken lazily: before every event of this
+// node, all records sent up to now join the accumulator, each stamped with
+// its own send time. Most of them only add to an open batch, which nothing
+// observes until the next event; the node wakes up by itself only for a
+// record that opens a new batch or fills one (plan_arrivals). The outcome is
+// the same as one event per record, at a fraction of the events.
+void Producer::before_event() { take_arrivals(); }
+void Producer::after_event() { plan_arrivals(); }
 
-void Producer::produce_record() {
-  const std::uint64_t bytes = draw_record_bytes();
-  const auto key = draw_key();
-  const std::string key_text = key ? std::to_string(*key) : std::string();
-  const std::int32_t partition =
-      partitioner_.partition(key ? std::optional<std::string_view>(key_text) : std::nullopt, bytes);
-  const TopicPartition tp{workload_.topic, partition};
-  if (!append(tp, bytes)) {
-    // send() blocks: the application waits for buffer memory, up to max.block.ms.
-    ++stats_.blocked_sends;
-    blocked_ = {tp, bytes};
-    block_timeout_ = set_timer(config_.max_block, [this] {
-      if (!blocked_) return;
-      const auto [tp, bytes] = *blocked_;
-      blocked_.reset();
-      const std::uint64_t record = history_.next_record(index_, tp);
-      history_.failures.push_back({{index_, tp, record, 1}, Error::BufferExhausted, now()});
-      ++stats_.records_sent;
-      ++stats_.records_failed;
-      schedule_next_record();
-    });
-    return;
+void Producer::take_arrivals() {
+  while (!blocked_) {
+    const Arrival* next = arrivals_.peek(0);
+    if (!next || next->at > now()) return;
+    const Arrival arrival = arrivals_.pop();
+    if (!append(arrival.partition, arrival.bytes, arrival.at)) block(arrival);
   }
-  schedule_next_record();
 }
 
-std::uint64_t Producer::draw_record_bytes() {
-  if (workload_.record_bytes_min == workload_.record_bytes_max) return workload_.record_bytes_min;
-  return static_cast<std::uint64_t>(rng().between(static_cast<std::int64_t>(workload_.record_bytes_min),
-                                                  static_cast<std::int64_t>(workload_.record_bytes_max)));
-}
-
-std::optional<std::uint64_t> Producer::draw_key() {
-  switch (workload_.keys) {
-    case ProducerWorkload::Keys::None: return std::nullopt;
-    case ProducerWorkload::Keys::Uniform: return rng().below(workload_.key_count);
-    case ProducerWorkload::Keys::Zipf: {
-      const double u = rng().uniform01();
-      return static_cast<std::uint64_t>(std::lower_bound(zipf_cdf_.begin(), zipf_cdf_.end(), u) - zipf_cdf_.begin());
-    }
+void Producer::plan_arrivals() {
+  if (blocked_) return;
+  constexpr std::size_t kLookahead = 256;
+  std::vector<std::pair<TopicPartition, std::uint64_t>> added;  // bytes the scanned arrivals add per partition
+  const Arrival* wake = nullptr;
+  for (std::size_t i = 0; i < kLookahead; ++i) {
+    const Arrival* a = arrivals_.peek(i);
+    if (!a) break;
+    wake = a;
+    auto it = std::find_if(added.begin(), added.end(), [&](const auto& e) { return e.first == a->partition; });
+    if (it == added.end()) it = added.insert(added.end(), {a->partition, 0});
+    if (is_significant(*a, it->second)) break;
+    it->second += a->bytes;
   }
-  return std::nullopt;
+  const SimTime at = wake ? wake->at : kNever;
+  if (at == arrival_timer_at_) return;
+  cancel_timer(arrival_timer_);
+  arrival_timer_at_ = at;
+  if (at != kNever) {
+    arrival_timer_ = set_timer(at - now(), [this] { arrival_timer_at_ = kNever; });  // the hooks do the work
+  }
+}
+
+// Would this record open a new batch or fill its partition's open one
+// (given `bytes_before` more bytes from earlier records not yet taken)?
+bool Producer::is_significant(const Arrival& a, std::uint64_t bytes_before) const {
+  const auto queue = queues_.find(a.partition);
+  if (queue == queues_.end() || queue->second.empty()) return true;
+  const Batch& open = *queue->second.back();
+  if (open.closed || open.in_flight) return true;
+  const std::uint64_t bytes = open.records.bytes + bytes_before + a.bytes;
+  return bytes > std::max(config_.batch_size, open.reserved_bytes) || bytes >= config_.batch_size;
+}
+
+// send() blocks: the application waits for buffer memory, up to max.block.ms.
+void Producer::block(const Arrival& arrival) {
+  ++stats_.blocked_sends;
+  blocked_ = arrival;
+  block_timeout_ = set_timer(std::max<SimTime>(0, arrival.at + config_.max_block - now()), [this] {
+    if (!blocked_) return;
+    const TopicPartition tp = blocked_->partition;
+    blocked_.reset();
+    const std::uint64_t record = history_.next_record(index_, tp);
+    history_.failures.push_back({{index_, tp, record, 1}, Error::BufferExhausted, now()});
+    ++stats_.records_sent;
+    ++stats_.records_failed;
+    arrivals_.restart(now());  // the application carries on from here
+  });
 }
 
 // The accumulator: the record joins the partition's open batch, or a new
 // batch reserving batch.size bytes (or the record's size, if larger) from
 // buffer.memory (Kafka's BufferPool). False when memory is short.
-bool Producer::append(TopicPartition tp, std::uint64_t bytes) {
+bool Producer::append(TopicPartition tp, std::uint64_t bytes, SimTime sent_at) {
   auto& queue = queues_[tp];
   bool created = false;
   Batch* open = queue.empty() || queue.back()->closed || queue.back()->in_flight ? nullptr : queue.back().get();
@@ -176,7 +182,7 @@ bool Producer::append(TopicPartition tp, std::uint64_t bytes) {
   history_.next_record(index_, tp);
   ++open->records.record_count;
   open->records.bytes += bytes;
-  open->record_times.push_back(now());
+  open->record_times.push_back(sent_at);
   ++stats_.records_sent;
   if (open->records.bytes >= config_.batch_size) open->closed = true;
   // As Kafka's KafkaProducer.doSend: the sender wakes for a new or a full batch only.
@@ -185,12 +191,10 @@ bool Producer::append(TopicPartition tp, std::uint64_t bytes) {
 }
 
 void Producer::unblock_if_possible() {
-  if (!blocked_) return;
-  const auto [tp, bytes] = *blocked_;
-  if (!append(tp, bytes)) return;
+  if (!blocked_ || !append(blocked_->partition, blocked_->bytes, blocked_->at)) return;
   blocked_.reset();
   cancel_timer(block_timeout_);
-  schedule_next_record();
+  arrivals_.restart(now());  // the application was blocked until now
 }
 
 // ---------------------------------------------------------------- sender

@@ -17,25 +17,11 @@
 #include "models/delivery_history.hpp"
 #include "models/kafka_config.hpp"
 #include "models/kafka_messages.hpp"
-#include "models/partitioner.hpp"
+#include "models/arrival_stream.hpp"
 #include "sim/histogram.hpp"
 #include "sim/node.hpp"
 
 namespace ksim::models {
-
-struct ProducerWorkload {
-  std::int32_t topic = 0;
-  double rate_per_s = 1000;
-  bool poisson = true;  // exponential gaps; false: constant gaps
-  enum class Keys { None, Uniform, Zipf };
-  Keys keys = Keys::None;
-  std::uint64_t key_count = 1000;
-  double zipf_exponent = 1.0;
-  std::uint64_t record_bytes_min = 1024;  // uniform between min and max
-  std::uint64_t record_bytes_max = 1024;
-  SimTime start = 0;
-  SimTime stop = kNever;
-};
 
 struct ProducerStats {
   std::uint64_t records_sent = 0;       // handed to send()
@@ -90,12 +76,14 @@ class Producer final : public Node {
   void on_connection_closed(ConnectionId connection) override;
 
   // application and accumulator
-  void schedule_next_record();
-  void produce_record();
-  bool append(TopicPartition tp, std::uint64_t bytes);
+  void before_event() override;
+  void after_event() override;
+  void take_arrivals();
+  void plan_arrivals();
+  bool is_significant(const Arrival& arrival, std::uint64_t bytes_before) const;
+  bool append(TopicPartition tp, std::uint64_t bytes, SimTime sent_at);
+  void block(const Arrival& arrival);
   void unblock_if_possible();
-  std::uint64_t draw_record_bytes();
-  std::optional<std::uint64_t> draw_key();
 
   // sender
   void wake_sender();
@@ -126,8 +114,7 @@ class Producer final : public Node {
   ProducerWorkload workload_;
   std::shared_ptr<const ClusterDirectory> directory_;
   DeliveryHistory& history_;
-  Partitioner partitioner_;
-  std::vector<double> zipf_cdf_;
+  ArrivalStream arrivals_;
   ProducerStats stats_;
 
   // process state
@@ -145,8 +132,10 @@ class Producer final : public Node {
   bool awaiting_producer_id_ = false;
   bool metadata_in_flight_ = false;
   std::uint64_t memory_used_ = 0;
-  std::optional<std::pair<TopicPartition, std::uint64_t>> blocked_;  // a send() waiting for memory
+  std::optional<Arrival> blocked_;  // a send() waiting for memory
   TimerId block_timeout_;
+  TimerId arrival_timer_;
+  SimTime arrival_timer_at_ = kNever;
   TimerId sender_timer_;
   SimTime sender_timer_at_ = kNever;
   bool sender_wake_pending_ = false;

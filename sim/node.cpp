@@ -28,7 +28,9 @@ void Node::start() {
   assert(state_ == NodeState::Crashed);
   state_ = NodeState::Running;
   sim_.trace().record(now(), name_, "node.start", {{"incarnation", incarnation_}});
+  before_event();
   on_start();
+  after_event();
 }
 
 std::string_view to_string(CrashKind kind) {
@@ -78,7 +80,11 @@ void Node::resume() {
 
 void Node::run_or_defer(TimerCallback callback) {
   switch (state_) {
-    case NodeState::Running: callback(); return;
+    case NodeState::Running:
+      before_event();
+      callback();
+      if (state_ == NodeState::Running) after_event();
+      return;
     case NodeState::Paused: deferred_.push_back(std::move(callback)); return;
     case NodeState::Crashed: return;
   }

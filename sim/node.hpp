@@ -71,6 +71,9 @@ class Node {
   virtual void on_resume() {}
   virtual void on_message(ConnectionId /*connection*/, MessagePtr /*message*/) {}
   virtual void on_connection_closed(ConnectionId /*connection*/) {}
+  // Around every handler the node runs (message, timer, closed connection, start).
+  virtual void before_event() {}
+  virtual void after_event() {}
 
  private:
   void run_or_defer(TimerCallback callback);

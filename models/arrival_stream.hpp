@@ -1,0 +1,62 @@
+#pragma once
+// The records an application hands to its producer: when (Poisson or
+// constant arrivals at `rate`), to which partition (the partitioner, from
+// the key drawn) and how large. Drawn ahead on demand from a stream of its
+// own, so the producer can look ahead and simulate only the arrivals that
+// change something (see Producer::plan_arrivals).
+#include <deque>
+#include <optional>
+#include <vector>
+
+#include "models/kafka_types.hpp"
+#include "models/partitioner.hpp"
+#include "sim/random.hpp"
+
+namespace ksim::models {
+
+struct ProducerWorkload {
+  std::int32_t topic = 0;
+  double rate_per_s = 1000;
+  bool poisson = true;  // exponential gaps; false: constant gaps
+  enum class Keys { None, Uniform, Zipf };
+  Keys keys = Keys::None;
+  std::uint64_t key_count = 1000;
+  double zipf_exponent = 1.0;
+  std::uint64_t record_bytes_min = 1024;  // uniform between min and max
+  std::uint64_t record_bytes_max = 1024;
+  SimTime start = 0;
+  SimTime stop = kNever;
+};
+
+struct Arrival {
+  SimTime at = 0;
+  TopicPartition partition;
+  std::uint64_t bytes = 0;
+};
+
+class ArrivalStream {
+ public:
+  ArrivalStream(const ProducerWorkload& workload, std::int32_t partitions, std::uint64_t batch_size,
+                RandomStream rng, RandomStream partitioner_rng);
+
+  // Forgets the arrivals drawn ahead; the next one comes a gap after `from`.
+  void restart(SimTime from);
+  // The i-th upcoming arrival (0: the next), or nullptr when there is none before `stop`.
+  const Arrival* peek(std::size_t i);
+  Arrival pop();
+
+ private:
+  bool draw_one();
+  std::optional<std::uint64_t> draw_key();
+  std::uint64_t draw_bytes();
+
+  ProducerWorkload workload_;
+  RandomStream rng_;
+  Partitioner partitioner_;
+  std::vector<double> zipf_cdf_;
+  std::deque<Arrival> upcoming_;
+  SimTime last_ = 0;
+  bool exhausted_ = false;  // past `stop`
+};
+
+}  // namespace ksim::models

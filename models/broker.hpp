@@ -67,6 +67,7 @@ class Broker final : public Node {
     SimTime last_caught_up = 0;
     SimTime last_fetch = 0;
     Offset leader_end_offset_at_last_fetch = 0;
+    Offset high_watermark_sent = -1;  // KIP-227: unchanged partitions are left out of responses
   };
   struct Replica {
     TopicPartition tp;
@@ -144,6 +145,7 @@ class Broker final : public Node {
                                                bool& must_answer);
   void update_follower(Replica& replica, BrokerId follower, Offset fetch_offset);
   void wake_fetches(TopicPartition tp);
+  void send_fetch_response(ConnectionId connection, BrokerId follower, std::unique_ptr<FetchResponse> response);
   void answer_fetch(std::uint64_t id);
   std::vector<BrokerId> maximal_isr(const Replica& replica) const;
   void maybe_advance_high_watermark(Replica& replica);

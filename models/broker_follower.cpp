@@ -80,15 +80,16 @@ void Broker::handle_fetch_response(ConnectionId connection, const FetchResponse&
   if (!f || !f->in_flight) return;  // a stale response
   f->in_flight = false;
   cancel_timer(f->request_timeout);
-  bool progress = false;
+  // Partitions left out of the response had nothing new (KIP-227).
+  bool all_failed = !response.partitions.empty();
   for (const auto& data : response.partitions) {
     Replica* r = replica(data.partition);
     if (!r || r->role != Role::Follower || r->state.leader != f->leader || !replica_online(*r)) continue;
     if (data.error != Error::None) continue;  // wait for new metadata from the controller
     apply_fetched(*r, data);
-    progress = true;
+    all_failed = false;
   }
-  if (progress) {
+  if (!all_failed) {
     send_fetch(*f);
   } else {
     retry_fetcher_later(*f);

@@ -14,7 +14,7 @@ void Broker::handle_fetch(ConnectionId connection, std::unique_ptr<FetchRequest>
   bool must_answer = false;
   auto response = read_for_fetch(*request, true, bytes, must_answer);
   if (must_answer || bytes >= request->min_bytes || request->max_wait == 0) {
-    send(connection, std::move(response));
+    send_fetch_response(connection, request->replica_id, std::move(response));
     return;
   }
   const std::uint64_t id = next_pending_id_++;
@@ -60,8 +60,22 @@ std::unique_ptr<FetchResponse> Broker::read_for_fetch(const FetchRequest& reques
     data.batches = log.read(p.fetch_offset, std::min(request.partition_max_bytes, budget));
     for (const auto& b : data.batches) bytes += b.bytes;
     data.high_watermark = log.high_watermark();
+    // Incremental fetch sessions (KIP-227): a partition with no news is left out.
+    const auto follower = r->followers.find(request.replica_id);
+    const bool unchanged = follower != r->followers.end() && follower->second.high_watermark_sent == data.high_watermark;
+    if (data.batches.empty() && unchanged) response->partitions.pop_back();
   }
   return response;
+}
+
+void Broker::send_fetch_response(ConnectionId connection, BrokerId follower, std::unique_ptr<FetchResponse> response) {
+  for (const auto& data : response->partitions) {
+    Replica* r = replica(data.partition);
+    if (!r || data.error != Error::None) continue;
+    const auto it = r->followers.find(follower);
+    if (it != r->followers.end()) it->second.high_watermark_sent = data.high_watermark;
+  }
+  send(connection, std::move(response));
 }
 
 // Kafka's Replica.updateFetchStateOrThrow: a follower is caught up if it
@@ -103,7 +117,7 @@ void Broker::answer_fetch(std::uint64_t id) {
   std::uint64_t bytes = 0;
   bool must_answer = false;
   auto response = read_for_fetch(*it->second.request, false, bytes, must_answer);
-  send(it->second.connection, std::move(response));
+  send_fetch_response(it->second.connection, it->second.request->replica_id, std::move(response));
   fetch_purgatory_.erase(it);
 }
 

@@ -90,9 +90,11 @@ void Broker::update_follower(Replica& r, BrokerId follower, Offset fetch_offset)
   } else if (fetch_offset >= f.leader_end_offset_at_last_fetch) {
     f.last_caught_up = std::max(f.last_caught_up, f.last_fetch);
   }
+  const bool moved = f.log_end_offset != fetch_offset;
   f.log_end_offset = fetch_offset;
   f.leader_end_offset_at_last_fetch = leader_end;
   f.last_fetch = now();
+  if (!moved) return;  // nothing the ISR or the high watermark depend on changed
   maybe_expand_isr(r, follower);
   maybe_advance_high_watermark(r);
 }
@@ -133,15 +135,19 @@ std::vector<BrokerId> Broker::maximal_isr(const Replica& r) const {
   return isr;
 }
 
-// The high watermark is the smallest log end offset in the ISR.
+// The high watermark is the smallest log end offset in the (maximal) ISR.
 void Broker::maybe_advance_high_watermark(Replica& r) {
   if (r.role != Role::Leader) return;
   Offset hw = r.log.log_end_offset();
-  for (const BrokerId b : maximal_isr(r)) {
-    if (b == id_) continue;
+  const auto include = [&](BrokerId b) {
+    if (b == id_) return;
     const auto it = r.followers.find(b);
     const Offset follower_end = it == r.followers.end() ? -1 : it->second.log_end_offset;
     hw = std::min(hw, follower_end < 0 ? r.log.high_watermark() : follower_end);
+  };
+  for (const BrokerId b : r.state.isr) include(b);
+  if (r.pending_isr) {
+    for (const BrokerId b : *r.pending_isr) include(b);  // counting a member twice changes nothing
   }
   if (hw <= r.log.high_watermark()) return;
   r.log.set_high_watermark(hw);

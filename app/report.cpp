@@ -169,6 +169,7 @@ nlohmann::ordered_json kafka_json(const KafkaFigures& k) {
                      {"unclean_elections", k.controller.unclean_elections},
                      {"isr_changes", k.controller.isr_changes},
                      {"fencings", k.controller.fencings},
+                     {"controlled_shutdowns", k.controller.controlled_shutdowns},
                      {"max_leaderless_ms", to_milliseconds(k.controller.max_leaderless)}};
   j["invariant_violations"] = k.invariant_violations;
   return j;

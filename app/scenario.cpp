@@ -107,7 +107,7 @@ void read_fault_kind(MapReader& in, Fault& fault) {
   if (!in.has("kind")) throw in.error("kind", "is required");
   const std::string kind = in.get_choice("kind",
                                          {"partition", "jitter_burst", "latency_spike", "link_slowdown", "pause",
-                                          "crash", "disk_slow", "disk_full", "disk_failure"},
+                                          "crash", "shutdown", "disk_slow", "disk_full", "disk_failure"},
                                          "crash");
   for (const FaultKind k : kEngineFaultKinds) {
     if (to_string(k) == kind) fault.kind = k;
@@ -127,7 +127,8 @@ void read_kind_specific(MapReader& in, Fault& fault) {
       break;
     case FaultKind::LatencySpike: fault.extra_latency = in.required<Duration>("extra"); break;
     case FaultKind::LinkSlowdown: fault.bandwidth_factor = in.get<Fraction>("factor", 0.1, {1e-6, 1.0}); break;
-    case FaultKind::NodePause: break;
+    case FaultKind::NodePause:
+    case FaultKind::NodeShutdown: break;
     case FaultKind::NodeCrash:
       fault.crash_kind = in.get<bool>("power_loss", false) ? CrashKind::Machine : CrashKind::Process;
       break;
@@ -149,7 +150,8 @@ std::vector<FaultSpec> read_faults(ListReader list, const KnownNames& known) {
                                                                           : std::string(to_string(spec.fault.kind));
     spec.fault.at = in.required<Duration>("at");
     spec.fault.duration = in.get<Duration>("duration", 0);
-    const bool may_be_permanent = spec.fault.kind == FaultKind::NodeCrash || kind_name == "disk_failure";
+    const bool may_be_permanent =
+        spec.fault.kind == FaultKind::NodeCrash || spec.fault.kind == FaultKind::NodeShutdown || kind_name == "disk_failure";
     if (spec.fault.duration == 0 && !may_be_permanent) {
       throw in.error("duration", "is required for a " + kind_name + " fault");
     }
@@ -159,7 +161,8 @@ std::vector<FaultSpec> read_faults(ListReader list, const KnownNames& known) {
       if (spec.links.empty()) throw in.error("links", "a link_slowdown needs links (host or rack names)");
     } else {
       const bool needs_nodes = spec.fault.kind == FaultKind::Partition || spec.fault.kind == FaultKind::NodePause ||
-                               spec.fault.kind == FaultKind::NodeCrash || spec.fault.kind == FaultKind::Extension;
+                               spec.fault.kind == FaultKind::NodeCrash || spec.fault.kind == FaultKind::NodeShutdown ||
+                               spec.fault.kind == FaultKind::Extension;
       spec.nodes = read_names(in, "nodes", needs_nodes ? std::vector<std::string>{} : std::vector<std::string>{"all"},
                               &known.targets);
       if (spec.nodes.empty()) throw in.error("nodes", "is required for a " + kind_name + " fault");

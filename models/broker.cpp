@@ -41,6 +41,7 @@ void Broker::create_replica(TopicPartition tp) {
 
 void Broker::on_start() {
   live_brokers_.clear();
+  shutting_down_ = false;
   controller_connected_ = false;
   heartbeat_tick();
   if (config_.log_flush_interval != kNever) flush_tick();
@@ -82,6 +83,24 @@ void Broker::on_crash(CrashKind kind) {
   controller_connected_ = false;
 }
 
+// Controlled shutdown: the broker tells the controller in its heartbeats,
+// the controller moves its leaderships and takes it out of every ISR, and
+// says when none is left; then the broker flushes its logs and exits. It
+// stops anyway after 30s if the controller never answers.
+void Broker::on_shutdown_requested() {
+  shutting_down_ = true;
+  send_heartbeat();
+  set_timer(seconds(30), [this] { finish_shutdown(); });
+}
+
+void Broker::finish_shutdown() {
+  for (auto& [tp, r] : replicas_) {
+    if (replica_online(r)) r.log.mark_flushed(r.log.log_end_offset());  // a clean shutdown flushes every log
+  }
+  sim().trace().record(now(), name(), "broker.shutdown");
+  crash(CrashKind::Shutdown);
+}
+
 void Broker::send_heartbeat() {
   if (!controller_connected_) {
     controller_connection_ = connect(directory_->controller_node);
@@ -90,6 +109,7 @@ void Broker::send_heartbeat() {
   auto heartbeat = std::make_unique<BrokerHeartbeat>();
   heartbeat->broker = id_;
   heartbeat->incarnation = incarnation();
+  heartbeat->shutting_down = shutting_down_;
   for (const auto& [tp, r] : replicas_) {
     if (!replica_online(r)) heartbeat->offline_replicas.push_back(tp);
   }
@@ -135,8 +155,9 @@ void Broker::on_message(ConnectionId connection, MessagePtr message) {
     handle_metadata_request(connection, *metadata);
   } else if (auto* init = dynamic_cast<InitProducerIdRequest*>(m)) {
     handle_init_producer_id(connection, *init);
-  } else if (dynamic_cast<BrokerHeartbeatResponse*>(m)) {
+  } else if (auto* heartbeat = dynamic_cast<BrokerHeartbeatResponse*>(m)) {
     // Liveness is the controller's business; fencing shows in the metadata it pushes.
+    if (shutting_down_ && heartbeat->shutdown_ready) finish_shutdown();
   } else {
     assert(false && "unexpected message at a broker");
   }

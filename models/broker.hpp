@@ -106,6 +106,8 @@ class Broker final : public Node {
   // broker.cpp
   void on_start() override;
   void on_crash(CrashKind kind) override;
+  void on_shutdown_requested() override;
+  void finish_shutdown();
   void on_message(ConnectionId connection, MessagePtr message) override;
   void on_connection_closed(ConnectionId connection) override;
   void send_heartbeat();
@@ -174,6 +176,7 @@ class Broker final : public Node {
   // process state
   ConnectionId controller_connection_ = 0;
   bool controller_connected_ = false;
+  bool shutting_down_ = false;  // controlled shutdown: waiting for the controller to move leaderships
   std::vector<BrokerId> live_brokers_;
   std::map<std::uint64_t, PendingProduce> produce_purgatory_;
   std::map<std::uint64_t, PendingFetch> fetch_purgatory_;

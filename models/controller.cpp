@@ -79,12 +79,15 @@ void Controller::handle_heartbeat(ConnectionId connection, const BrokerHeartbeat
     // registration is fenced first, moving leadership away from it.
     fence(heartbeat.broker, "restarted");
   }
+  if (heartbeat.incarnation != r.incarnation) r.shutting_down = false;
   r.incarnation = heartbeat.incarnation;
   r.ever_registered = true;
   update_offline_replicas(heartbeat.broker, heartbeat.offline_replicas);
-  if (r.fenced) unfence(heartbeat.broker);
+  if (r.fenced && !heartbeat.shutting_down) unfence(heartbeat.broker);
+  if (heartbeat.shutting_down && !r.shutting_down) begin_controlled_shutdown(heartbeat.broker);
   auto response = std::make_unique<BrokerHeartbeatResponse>();
   response->fenced = r.fenced;
+  response->shutdown_ready = r.shutting_down && !leads_any(heartbeat.broker);
   send(connection, std::move(response));
 }
 
@@ -94,6 +97,20 @@ void Controller::fence(BrokerId broker, std::string_view reason) {
   ++stats_.fencings;
   sim().trace().record(now(), name(), "controller.fence", {{"broker", broker}, {"reason", reason}});
   remove_replica_from_partitions(broker);
+}
+
+// KRaft's controlled shutdown: the broker leaves every ISR it is not the last
+// member of, and its leaderships move (elections, one at a time as usual).
+void Controller::begin_controlled_shutdown(BrokerId broker) {
+  brokers_[static_cast<std::size_t>(broker)].shutting_down = true;
+  ++stats_.controlled_shutdowns;
+  sim().trace().record(now(), name(), "controller.controlled_shutdown", {{"broker", broker}});
+  remove_replica_from_partitions(broker);
+}
+
+bool Controller::leads_any(BrokerId broker) const {
+  return std::any_of(partitions_.begin(), partitions_.end(),
+                     [&](const auto& entry) { return entry.second.leader == broker; });
 }
 
 void Controller::unfence(BrokerId broker) {
@@ -165,7 +182,7 @@ void Controller::run_next_election() {
 
 bool Controller::is_usable(BrokerId broker, TopicPartition tp) const {
   const Registration& r = brokers_[static_cast<std::size_t>(broker)];
-  return !r.fenced && !r.offline_replicas.contains(tp);
+  return !r.fenced && !r.shutting_down && !r.offline_replicas.contains(tp);
 }
 
 // Replaces the leader `replacing` (fenced or offline when queued; it may be

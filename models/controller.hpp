@@ -25,6 +25,7 @@ struct ControllerStats {
   std::uint64_t offline_transitions = 0;  // a partition left without a leader
   std::uint64_t isr_changes = 0;
   std::uint64_t fencings = 0;
+  std::uint64_t controlled_shutdowns = 0;
   SimTime max_leaderless = 0;  // longest time a partition waited for a live leader
 };
 
@@ -49,6 +50,7 @@ class Controller final : public Node {
     ConnectionId connection = 0;
     bool connected = false;
     std::set<TopicPartition> offline_replicas;
+    bool shutting_down = false;  // controlled shutdown in progress
   };
 
   void on_start() override;
@@ -59,6 +61,8 @@ class Controller final : public Node {
   void handle_heartbeat(ConnectionId connection, const BrokerHeartbeat& heartbeat);
   void handle_alter_partition(ConnectionId connection, const AlterPartitionRequest& request);
   void fence(BrokerId broker, std::string_view reason);
+  void begin_controlled_shutdown(BrokerId broker);
+  bool leads_any(BrokerId broker) const;
   void unfence(BrokerId broker);
   void update_offline_replicas(BrokerId broker, const std::vector<TopicPartition>& offline);
   void remove_replica_from_partitions(BrokerId broker);

@@ -20,10 +20,12 @@ enum class FaultKind {
   LinkSlowdown,  // `links` run at `bandwidth_factor` of their bandwidth
   NodePause,     // `nodes` stall (GC-like) for the duration
   NodeCrash,     // `nodes` crash, and restart after the duration (never when it is 0)
+  NodeShutdown,  // `nodes` shut down cleanly, and restart after the duration (never when it is 0)
   Extension,     // a fault of the models (a disk fault, say), applied by a handler they register
 };
-constexpr FaultKind kEngineFaultKinds[] = {FaultKind::Partition,    FaultKind::JitterBurst, FaultKind::LatencySpike,
-                                           FaultKind::LinkSlowdown, FaultKind::NodePause,   FaultKind::NodeCrash};
+constexpr FaultKind kEngineFaultKinds[] = {FaultKind::Partition, FaultKind::JitterBurst,  FaultKind::LatencySpike,
+                                           FaultKind::LinkSlowdown, FaultKind::NodePause, FaultKind::NodeCrash,
+                                           FaultKind::NodeShutdown};
 
 std::string_view to_string(FaultKind kind);
 

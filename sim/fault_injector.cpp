@@ -15,6 +15,7 @@ std::string_view to_string(FaultKind kind) {
     case FaultKind::LinkSlowdown: return "link_slowdown";
     case FaultKind::NodePause: return "pause";
     case FaultKind::NodeCrash: return "crash";
+    case FaultKind::NodeShutdown: return "shutdown";
     case FaultKind::Extension: return "extension";
   }
   return "?";
@@ -72,6 +73,10 @@ void FaultInjector::start(const Fault& fault) {
       for (const NodeId n : fault.nodes) sim_.node(n).crash(fault.crash_kind);
       if (fault.duration == 0) return;  // stays down
       break;
+    case FaultKind::NodeShutdown:
+      for (const NodeId n : fault.nodes) sim_.node(n).request_shutdown();
+      if (fault.duration == 0) return;  // stays down
+      break;
     case FaultKind::Extension:
       extensions_.find(fault.extension)->second(fault, true);
       if (fault.duration == 0) return;  // permanent
@@ -96,6 +101,7 @@ void FaultInjector::stop(const Fault& fault, FaultHandle handle) {
       for (const NodeId n : fault.nodes) sim_.node(n).resume();
       break;
     case FaultKind::NodeCrash:
+    case FaultKind::NodeShutdown:
       for (const NodeId n : fault.nodes) sim_.node(n).restart();
       break;
     case FaultKind::Extension: extensions_.find(fault.extension)->second(fault, false); break;

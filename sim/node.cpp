@@ -37,6 +37,7 @@ std::string_view to_string(CrashKind kind) {
   switch (kind) {
     case CrashKind::Process: return "process";
     case CrashKind::Machine: return "machine";
+    case CrashKind::Shutdown: return "shutdown";
   }
   return "?";
 }
@@ -49,6 +50,14 @@ void Node::crash(CrashKind kind) {
   deferred_.clear();
   sim_.network().reset_connections_of(id_);
   on_crash(kind);
+}
+
+void Node::request_shutdown() {
+  if (state_ != NodeState::Running) return;
+  sim_.trace().record(now(), name_, "node.shutdown_requested");
+  before_event();
+  on_shutdown_requested();
+  if (state_ == NodeState::Running) after_event();
 }
 
 void Node::restart() {

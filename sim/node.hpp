@@ -21,7 +21,8 @@ std::string_view to_string(NodeState state);
 
 // A process crash keeps what the OS has (page cache); a machine crash (power
 // loss) keeps only what reached stable storage. Models decide what that means.
-enum class CrashKind { Process, Machine };
+// A clean shutdown is a process exit after the node's own shutdown work.
+enum class CrashKind { Process, Machine, Shutdown };
 std::string_view to_string(CrashKind kind);
 
 class Node {
@@ -43,6 +44,9 @@ class Node {
   // Lifecycle, driven by faults and the driver.
   void start();
   void crash(CrashKind kind = CrashKind::Process);
+  // A graceful stop (SIGTERM): the node does its shutdown work, then calls
+  // crash(CrashKind::Shutdown). By default it stops at once.
+  void request_shutdown();
   void restart();
   void pause();
   void resume();
@@ -67,6 +71,7 @@ class Node {
 
   virtual void on_start() {}     // first start and every restart
   virtual void on_crash(CrashKind /*kind*/) {}  // drop volatile state here; durable state stays
+  virtual void on_shutdown_requested() { crash(CrashKind::Shutdown); }
   virtual void on_pause() {}
   virtual void on_resume() {}
   virtual void on_message(ConnectionId /*connection*/, MessagePtr /*message*/) {}

@@ -127,3 +127,27 @@ producers:
   CHECK(slow.kafka->latency_p99_ms > 10 * fast.kafka->latency_p99_ms);
   CHECK(slow.kafka->delivery.exactly_once());
 }
+
+TEST_CASE("a controlled shutdown moves leadership first, so producers barely notice; a crash makes them wait",
+          "[kafka][controller]") {
+  const std::string base = R"(
+duration: 20s
+drain: 20s
+network: {racks: [a, b, c]}
+brokers: {count: 3}
+topics: [{name: t, partitions: 6, replication_factor: 3, config: {min.insync.replicas: 2}}]
+producers:
+  - {name: p, topic: t, rate: 1000/s, record_size: 100B, start: 2s, config: {request.timeout.ms: 5s}}
+faults:
+)";
+  const RunReport shutdown = run_inline(base + "  - {kind: shutdown, at: 8s, duration: 5s, nodes: [broker-0]}\n");
+  const RunReport crash = run_inline(base + "  - {kind: crash, at: 8s, duration: 5s, nodes: [broker-0]}\n");
+  CHECK(shutdown.kafka->controller.controlled_shutdowns == 1);
+  CHECK(shutdown.kafka->controller.elections >= 1);
+  CHECK(shutdown.kafka->delivery.exactly_once());
+  CHECK(crash.kafka->delivery.exactly_once());
+  // The crash leaves requests to the dead leader until they time out; the shutdown does not.
+  CHECK(crash.kafka->latency_max_ms > 2000.0);
+  CHECK(shutdown.kafka->latency_max_ms < 1000.0);
+  CHECK(shutdown.faults_fired.at("shutdown") == 1);
+}

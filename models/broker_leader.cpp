@@ -40,7 +40,8 @@ std::unique_ptr<FetchResponse> Broker::read_for_fetch(const FetchRequest& reques
     data.high_watermark = log.high_watermark();
     // Divergence (KIP-101, KIP-279, checked in the fetch since KAFKA-10554):
     // where does the follower's last epoch end in the leader's log?
-    if (p.last_fetched_epoch >= 0) {
+    const bool same_epoch = p.last_fetched_epoch == log.latest_epoch() && p.fetch_offset <= log.log_end_offset();
+    if (p.last_fetched_epoch >= 0 && !same_epoch) {
       const auto end = log.end_offset_for_epoch(p.last_fetched_epoch);
       if (!end || end->epoch != p.last_fetched_epoch || end->end_offset < p.fetch_offset) {
         data.diverging_epoch = end ? *end : EpochEndOffset{-1, log.log_start_offset()};
@@ -57,7 +58,9 @@ std::unique_ptr<FetchResponse> Broker::read_for_fetch(const FetchRequest& reques
     if (record_fetch) update_follower(*r, request.replica_id, p.fetch_offset);
     const std::uint64_t budget = request.max_bytes > bytes ? request.max_bytes - bytes : 0;
     if (budget == 0) continue;
-    data.batches = log.read(p.fetch_offset, std::min(request.partition_max_bytes, budget));
+    if (p.fetch_offset < log.log_end_offset()) {
+      data.batches = log.read(p.fetch_offset, std::min(request.partition_max_bytes, budget));
+    }
     for (const auto& b : data.batches) bytes += b.bytes;
     data.high_watermark = log.high_watermark();
     // Incremental fetch sessions (KIP-227): a partition with no news is left out.

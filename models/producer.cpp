@@ -19,7 +19,9 @@ Producer::Producer(Simulation& sim, std::string name, HostId host, std::uint32_t
       directory_(std::move(directory)),
       history_(history),
       arrivals_(workload, directory_->topics[static_cast<std::size_t>(workload.topic)].partitions, config.batch_size,
-                sim.stream(this->name() + "/workload"), sim.stream(this->name() + "/partitioner")) {}
+                sim.stream(this->name() + "/workload"), sim.stream(this->name() + "/partitioner")),
+      leaders_(static_cast<std::size_t>(directory_->topics[static_cast<std::size_t>(workload.topic)].partitions),
+               kNoBroker) {}
 
 // ---------------------------------------------------------------- lifecycle
 
@@ -32,12 +34,14 @@ void Producer::on_start() {
 // The process is gone, and with it every batch not yet acknowledged: the
 // checker sees those records as neither acknowledged nor failed.
 void Producer::on_crash(CrashKind) {
+  plan_stale_ = true;
   queues_.clear();
   pending_.clear();
   next_expiry_check_ = 0;
   in_flight_.clear();
   links_.clear();
   metadata_.clear();
+  std::fill(leaders_.begin(), leaders_.end(), kNoBroker);
   next_sequence_.clear();
   last_acked_sequence_.clear();
   producer_id_ = kNoProducerId;
@@ -98,12 +102,14 @@ void Producer::take_arrivals() {
     const Arrival* next = arrivals_.peek(0);
     if (!next || next->at > now()) return;
     const Arrival arrival = arrivals_.pop();
+    plan_stale_ = true;
     if (!append(arrival.partition, arrival.bytes, arrival.at)) block(arrival);
   }
 }
 
 void Producer::plan_arrivals() {
-  if (blocked_) return;
+  if (blocked_ || (!plan_stale_ && arrival_timer_at_ != kNever)) return;
+  plan_stale_ = false;
   constexpr std::size_t kLookahead = 256;
   std::vector<std::pair<TopicPartition, std::uint64_t>> added;  // bytes the scanned arrivals add per partition
   const Arrival* wake = nullptr;
@@ -148,6 +154,7 @@ void Producer::block(const Arrival& arrival) {
     history_.failures.push_back({{index_, tp, record, 1}, Error::BufferExhausted, now()});
     ++stats_.records_sent;
     ++stats_.records_failed;
+    plan_stale_ = true;
     arrivals_.restart(now());  // the application carries on from here
   });
 }
@@ -156,6 +163,7 @@ void Producer::block(const Arrival& arrival) {
 // batch reserving batch.size bytes (or the record's size, if larger) from
 // buffer.memory (Kafka's BufferPool). False when memory is short.
 bool Producer::append(TopicPartition tp, std::uint64_t bytes, SimTime sent_at) {
+  plan_stale_ = true;
   auto& queue = queues_[tp];
   bool created = false;
   Batch* open = queue.empty() || queue.back()->closed || queue.back()->in_flight ? nullptr : queue.back().get();
@@ -192,6 +200,7 @@ bool Producer::append(TopicPartition tp, std::uint64_t bytes, SimTime sent_at) {
 
 void Producer::unblock_if_possible() {
   if (!blocked_ || !append(blocked_->partition, blocked_->bytes, blocked_->at)) return;
+  plan_stale_ = true;
   blocked_.reset();
   cancel_timer(block_timeout_);
   arrivals_.restart(now());  // the application was blocked until now
@@ -268,6 +277,7 @@ bool Producer::partition_ready(TopicPartition, const std::deque<BatchPtr>& queue
 }
 
 bool Producer::send_to(BrokerId broker, std::vector<BatchPtr> batches) {
+  plan_stale_ = true;  // batches close as they are sent
   BrokerLink& l = link(broker);
   if (!l.connected) {
     if (now() < l.retry_at) return false;
@@ -367,6 +377,7 @@ void Producer::retry_or_fail(const BatchPtr& b, Error error) {
   }
   b->retry_at = now() + backoff(b->attempts);
   pending_.insert(b->partition);
+  plan_stale_ = true;
   if (!config_.enable_idempotence) {
     // Kafka's RecordAccumulator.reenqueue: without idempotence a retried batch
     // goes back to the front of its queue (addFirst). When several in-flight
@@ -408,6 +419,7 @@ void Producer::fail(const BatchPtr& b, Error error) {
 }
 
 void Producer::finish(const BatchPtr& b) {
+  plan_stale_ = true;
   auto& queue = queues_[b->partition];
   queue.erase(std::remove(queue.begin(), queue.end(), b), queue.end());
   memory_used_ -= b->reserved_bytes;
@@ -462,6 +474,7 @@ void Producer::fail_in_flight_on(BrokerId broker) {
 Producer::BrokerLink& Producer::link(BrokerId broker) { return links_[broker]; }
 
 BrokerId Producer::leader_of(TopicPartition tp) const {
+  if (tp.topic == workload_.topic) return leaders_[static_cast<std::size_t>(tp.partition)];
   const auto it = metadata_.find(tp);
   return it == metadata_.end() ? kNoBroker : it->second.leader;
 }
@@ -494,6 +507,7 @@ void Producer::handle_metadata(const MetadataResponse& response) {
     auto& known = metadata_[state.partition];
     if (state.leader_epoch >= known.leader_epoch) known = state;  // never go back to an older leader
     leaderless |= known.leader == kNoBroker;
+    if (state.partition.topic == workload_.topic) leaders_[static_cast<std::size_t>(state.partition.partition)] = known.leader;
   }
   if (leaderless || response.partitions.empty()) set_timer(config_.retry_backoff, [this] { refresh_metadata(); });
   wake_sender();

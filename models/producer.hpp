@@ -125,6 +125,7 @@ class Producer final : public Node {
   std::map<std::int64_t, InFlight> in_flight_;
   std::map<BrokerId, BrokerLink> links_;
   std::map<TopicPartition, PartitionState> metadata_;
+  std::vector<BrokerId> leaders_;  // of the workload's topic, by partition: a fast path for leader_of
   std::map<TopicPartition, std::int32_t> next_sequence_;
   std::map<TopicPartition, std::int64_t> last_acked_sequence_;
   ProducerId producer_id_ = kNoProducerId;
@@ -136,6 +137,7 @@ class Producer final : public Node {
   TimerId block_timeout_;
   TimerId arrival_timer_;
   SimTime arrival_timer_at_ = kNever;
+  bool plan_stale_ = true;  // batches changed since the arrivals were last planned
   TimerId sender_timer_;
   SimTime sender_timer_at_ = kNever;
   bool sender_wake_pending_ = false;

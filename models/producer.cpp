@@ -20,8 +20,8 @@ Producer::Producer(Simulation& sim, std::string name, HostId host, std::uint32_t
       history_(history),
       arrivals_(workload, directory_->topics[static_cast<std::size_t>(workload.topic)].partitions, config.batch_size,
                 sim.stream(this->name() + "/workload"), sim.stream(this->name() + "/partitioner")),
-      leaders_(static_cast<std::size_t>(directory_->topics[static_cast<std::size_t>(workload.topic)].partitions),
-               kNoBroker) {}
+      queues_(static_cast<std::size_t>(directory_->topics[static_cast<std::size_t>(workload.topic)].partitions)),
+      leaders_(queues_.size(), kNoBroker) {}
 
 // ---------------------------------------------------------------- lifecycle
 
@@ -35,7 +35,7 @@ void Producer::on_start() {
 // checker sees those records as neither acknowledged nor failed.
 void Producer::on_crash(CrashKind) {
   plan_stale_ = true;
-  queues_.clear();
+  for (auto& queue : queues_) queue.clear();
   pending_.clear();
   next_expiry_check_ = 0;
   in_flight_.clear();
@@ -134,9 +134,9 @@ void Producer::plan_arrivals() {
 // Would this record open a new batch or fill its partition's open one
 // (given `bytes_before` more bytes from earlier records not yet taken)?
 bool Producer::is_significant(const Arrival& a, std::uint64_t bytes_before) const {
-  const auto queue = queues_.find(a.partition);
-  if (queue == queues_.end() || queue->second.empty()) return true;
-  const Batch& open = *queue->second.back();
+  const auto& queue = queue_of(a.partition);
+  if (queue.empty()) return true;
+  const Batch& open = *queue.back();
   if (open.closed || open.in_flight) return true;
   const std::uint64_t bytes = open.records.bytes + bytes_before + a.bytes;
   return bytes > std::max(config_.batch_size, open.reserved_bytes) || bytes >= config_.batch_size;
@@ -164,7 +164,7 @@ void Producer::block(const Arrival& arrival) {
 // buffer.memory (Kafka's BufferPool). False when memory is short.
 bool Producer::append(TopicPartition tp, std::uint64_t bytes, SimTime sent_at) {
   plan_stale_ = true;
-  auto& queue = queues_[tp];
+  auto& queue = queue_of(tp);
   bool created = false;
   Batch* open = queue.empty() || queue.back()->closed || queue.back()->in_flight ? nullptr : queue.back().get();
   if (open && open->records.bytes + bytes > std::max(config_.batch_size, open->reserved_bytes)) {
@@ -226,7 +226,7 @@ void Producer::run_sender() {
   std::map<BrokerId, std::vector<BatchPtr>> ready;
   for (auto it = pending_.begin(); it != pending_.end();) {
     const TopicPartition tp = *it;
-    const auto& queue = queues_[tp];
+    const auto& queue = queue_of(tp);
     if (std::none_of(queue.begin(), queue.end(), [](const BatchPtr& b) { return !b->in_flight; })) {
       it = pending_.erase(it);  // nothing left to send here
       continue;
@@ -382,7 +382,7 @@ void Producer::retry_or_fail(const BatchPtr& b, Error error) {
     // Kafka's RecordAccumulator.reenqueue: without idempotence a retried batch
     // goes back to the front of its queue (addFirst). When several in-flight
     // batches of a partition fail together, they end up in reverse order.
-    auto& queue = queues_[b->partition];
+    auto& queue = queue_of(b->partition);
     queue.erase(std::remove(queue.begin(), queue.end(), b), queue.end());
     queue.push_front(b);
   }
@@ -420,7 +420,7 @@ void Producer::fail(const BatchPtr& b, Error error) {
 
 void Producer::finish(const BatchPtr& b) {
   plan_stale_ = true;
-  auto& queue = queues_[b->partition];
+  auto& queue = queue_of(b->partition);
   queue.erase(std::remove(queue.begin(), queue.end(), b), queue.end());
   memory_used_ -= b->reserved_bytes;
   unblock_if_possible();
@@ -430,7 +430,7 @@ void Producer::finish(const BatchPtr& b) {
 // (checked every kExpiryCheckInterval, so a batch may expire up to that late).
 void Producer::expire_batches() {
   std::vector<BatchPtr> expired;
-  for (auto& [tp, queue] : queues_) {
+  for (auto& queue : queues_) {
     for (const BatchPtr& b : queue) {
       if (!b->in_flight && now() >= b->created + config_.delivery_timeout) expired.push_back(b);
     }
@@ -537,11 +537,11 @@ void Producer::handle_init_producer_id(const InitProducerIdResponse& response) {
   producer_epoch_ = response.producer_epoch;
   next_sequence_.clear();
   last_acked_sequence_.clear();
-  for (auto& [tp, queue] : queues_) {
-    for (const BatchPtr& b : queue) {
+  for (std::size_t p = 0; p < queues_.size(); ++p) {
+    for (const BatchPtr& b : queues_[p]) {
       if (!b->in_flight) b->sequenced = false;
     }
-    if (!queue.empty()) pending_.insert(tp);
+    if (!queues_[p].empty()) pending_.insert({workload_.topic, static_cast<std::int32_t>(p)});
   }
   wake_sender();
 }

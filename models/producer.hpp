@@ -119,13 +119,15 @@ class Producer final : public Node {
 
   // process state
   static constexpr SimTime kExpiryCheckInterval = milliseconds(10);
-  std::map<TopicPartition, std::deque<BatchPtr>> queues_;
+  std::vector<std::deque<BatchPtr>> queues_;  // the accumulator, by partition of the workload's topic
+  std::deque<BatchPtr>& queue_of(TopicPartition tp) { return queues_[static_cast<std::size_t>(tp.partition)]; }
+  const std::deque<BatchPtr>& queue_of(TopicPartition tp) const { return queues_[static_cast<std::size_t>(tp.partition)]; }
+  std::vector<BrokerId> leaders_;  // of the workload's topic, by partition: a fast path for leader_of
   std::set<TopicPartition> pending_;  // partitions that may have a batch to send
   SimTime next_expiry_check_ = 0;
   std::map<std::int64_t, InFlight> in_flight_;
   std::map<BrokerId, BrokerLink> links_;
   std::map<TopicPartition, PartitionState> metadata_;
-  std::vector<BrokerId> leaders_;  // of the workload's topic, by partition: a fast path for leader_of
   std::map<TopicPartition, std::int32_t> next_sequence_;
   std::map<TopicPartition, std::int64_t> last_acked_sequence_;
   ProducerId producer_id_ = kNoProducerId;

@@ -206,7 +206,7 @@ void Broker::become_leader(Replica& r, const PartitionState& state) {
   r.followers.clear();
   for (const BrokerId b : state.replicas) {
     // ISR members start as caught up, so they are not dropped before they can fetch.
-    if (b != id_) r.followers[b] = FollowerState{-1, now(), now(), 0};
+    if (b != id_) r.followers.emplace_back(b, FollowerState{-1, now(), now(), 0});
   }
   r.producers.rebuild(r.log);  // producer state survives leader changes through the log (KIP-98)
   maybe_advance_high_watermark(r);

@@ -76,7 +76,14 @@ class Broker final : public Node {
     // --- process state, lost on a crash ---
     Role role = Role::None;
     PartitionState state;  // as last received from the controller
-    std::map<BrokerId, FollowerState> followers;
+    std::vector<std::pair<BrokerId, FollowerState>> followers;  // leader only; a handful: a flat list
+    FollowerState* follower(BrokerId b) {
+      for (auto& [id, state] : followers) {
+        if (id == b) return &state;
+      }
+      return nullptr;
+    }
+    const FollowerState* follower(BrokerId b) const { return const_cast<Replica*>(this)->follower(b); }
     std::optional<std::vector<BrokerId>> pending_isr;  // AlterPartition in flight (KIP-497)
     ProducerStateTable producers;
     std::vector<std::pair<Offset, SimTime>> durability;  // (end offset, durable at), oldest first

@@ -64,8 +64,8 @@ std::unique_ptr<FetchResponse> Broker::read_for_fetch(const FetchRequest& reques
     for (const auto& b : data.batches) bytes += b.bytes;
     data.high_watermark = log.high_watermark();
     // Incremental fetch sessions (KIP-227): a partition with no news is left out.
-    const auto follower = r->followers.find(request.replica_id);
-    const bool unchanged = follower != r->followers.end() && follower->second.high_watermark_sent == data.high_watermark;
+    const FollowerState* follower = r->follower(request.replica_id);
+    const bool unchanged = follower && follower->high_watermark_sent == data.high_watermark;
     if (data.batches.empty() && unchanged) response->partitions.pop_back();
   }
   return response;
@@ -75,8 +75,7 @@ void Broker::send_fetch_response(ConnectionId connection, BrokerId follower, std
   for (const auto& data : response->partitions) {
     Replica* r = replica(data.partition);
     if (!r || data.error != Error::None) continue;
-    const auto it = r->followers.find(follower);
-    if (it != r->followers.end()) it->second.high_watermark_sent = data.high_watermark;
+    if (FollowerState* f = r->follower(follower)) f->high_watermark_sent = data.high_watermark;
   }
   send(connection, std::move(response));
 }
@@ -84,9 +83,9 @@ void Broker::send_fetch_response(ConnectionId connection, BrokerId follower, std
 // Kafka's Replica.updateFetchStateOrThrow: a follower is caught up if it
 // fetched from the leader's end, or from where the end was at its previous fetch.
 void Broker::update_follower(Replica& r, BrokerId follower, Offset fetch_offset) {
-  const auto it = r.followers.find(follower);
-  if (it == r.followers.end()) return;
-  FollowerState& f = it->second;
+  FollowerState* found = r.follower(follower);
+  if (!found) return;
+  FollowerState& f = *found;
   const Offset leader_end = r.log.log_end_offset();
   if (fetch_offset >= leader_end) {
     f.last_caught_up = std::max(f.last_caught_up, now());
@@ -144,8 +143,8 @@ void Broker::maybe_advance_high_watermark(Replica& r) {
   Offset hw = r.log.log_end_offset();
   const auto include = [&](BrokerId b) {
     if (b == id_) return;
-    const auto it = r.followers.find(b);
-    const Offset follower_end = it == r.followers.end() ? -1 : it->second.log_end_offset;
+    const FollowerState* f = r.follower(b);
+    const Offset follower_end = f ? f->log_end_offset : -1;
     hw = std::min(hw, follower_end < 0 ? r.log.high_watermark() : follower_end);
   };
   for (const BrokerId b : r.state.isr) include(b);
@@ -166,7 +165,7 @@ void Broker::maybe_expand_isr(Replica& r, BrokerId follower) {
   const auto& isr = r.state.isr;
   if (std::find(isr.begin(), isr.end(), follower) != isr.end()) return;
   if (std::find(live_brokers_.begin(), live_brokers_.end(), follower) == live_brokers_.end()) return;
-  const FollowerState& f = r.followers.at(follower);
+  const FollowerState& f = *r.follower(follower);
   const auto epoch_start = r.log.end_offset_for_epoch(r.state.leader_epoch - 1);
   const Offset leader_epoch_start = epoch_start ? epoch_start->end_offset : 0;
   if (f.log_end_offset < r.log.high_watermark() || f.log_end_offset < leader_epoch_start) return;
@@ -181,9 +180,8 @@ void Broker::shrink_isrs() {
     if (r.role != Role::Leader || r.pending_isr || !replica_online(r)) continue;
     std::vector<BrokerId> kept;
     for (const BrokerId b : r.state.isr) {
-      const auto it = r.followers.find(b);
-      const bool lagging = b != id_ && (it == r.followers.end() ||
-                                        now() - it->second.last_caught_up > config_.replica_lag_time_max);
+      const FollowerState* f = r.follower(b);
+      const bool lagging = b != id_ && (!f || now() - f->last_caught_up > config_.replica_lag_time_max);
       if (!lagging) kept.push_back(b);
     }
     if (kept.size() < r.state.isr.size()) propose_isr(r, std::move(kept));

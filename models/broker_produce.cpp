@@ -24,6 +24,11 @@ void Broker::handle_produce(ConnectionId connection, std::unique_ptr<ProduceRequ
       waiting.emplace_back(response->partitions.size() - 1, log.batch_at(result.base_offset)->next_offset());
     }
   }
+  // As ReplicaManager.appendRecords: parked follower fetches are completed
+  // once, after the whole request is appended, not after each partition.
+  for (const auto& result : response->partitions) {
+    if (result.error == Error::None) wake_fetches(result.partition);
+  }
   if (request->acks == 0) {
     // No response with acks=0; on an error Kafka closes the connection so the
     // producer notices and refreshes its metadata.
@@ -79,7 +84,6 @@ ProduceResponse::PartitionResponse Broker::append_produce(const ProduceRequest& 
   sim().trace().record(now(), name(), "produce.append",
                        {{"topic", r->tp.topic}, {"partition", r->tp.partition}, {"offset", stored.base_offset},
                         {"records", stored.record_count}, {"epoch", stored.leader_epoch}});
-  wake_fetches(r->tp);
   maybe_advance_high_watermark(*r);
   return result;
 }

@@ -180,6 +180,7 @@ bool Producer::append(TopicPartition tp, std::uint64_t bytes, SimTime sent_at) {
     batch->partition = tp;
     batch->created = now();
     batch->reserved_bytes = reserve;
+    batch->record_times.reserve(std::min<std::uint64_t>(64, reserve / std::max<std::uint64_t>(1, bytes) + 1));
     batch->records.writer = index_;
     batch->records.first_record = history_.produced[{index_, tp}];
     queue.push_back(batch);
@@ -223,7 +224,8 @@ void Producer::run_sender() {
     next_expiry_check_ = now() + kExpiryCheckInterval;
   }
   SimTime next_check = kNever;
-  std::map<BrokerId, std::vector<BatchPtr>> ready;
+  auto& ready = ready_by_broker_;  // reused: no allocation per pass
+  ready.resize(directory_->broker_nodes.size());
   for (auto it = pending_.begin(); it != pending_.end();) {
     const TopicPartition tp = *it;
     const auto& queue = queue_of(tp);
@@ -240,13 +242,17 @@ void Producer::run_sender() {
     }
     for (const BatchPtr& b : queue) {
       if (!b->in_flight) {
-        ready[leader].push_back(b);
+        ready[static_cast<std::size_t>(leader)].push_back(b);
         break;
       }
     }
   }
   bool sent = false;
-  for (auto& [broker, batches] : ready) sent |= send_to(broker, std::move(batches));
+  for (std::size_t broker = 0; broker < ready.size(); ++broker) {
+    if (ready[broker].empty()) continue;
+    sent |= send_to(static_cast<BrokerId>(broker), ready[broker]);
+    ready[broker].clear();
+  }
   if (sent) wake_sender();  // one request per broker per pass: drain the rest next
   if (next_check < sender_timer_at_) {
     cancel_timer(sender_timer_);
@@ -276,7 +282,7 @@ bool Producer::partition_ready(TopicPartition, const std::deque<BatchPtr>& queue
   return true;
 }
 
-bool Producer::send_to(BrokerId broker, std::vector<BatchPtr> batches) {
+bool Producer::send_to(BrokerId broker, const std::vector<BatchPtr>& batches) {
   plan_stale_ = true;  // batches close as they are sent
   BrokerLink& l = link(broker);
   if (!l.connected) {

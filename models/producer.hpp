@@ -89,7 +89,7 @@ class Producer final : public Node {
   void wake_sender();
   void run_sender();
   bool partition_ready(TopicPartition tp, const std::deque<BatchPtr>& queue, SimTime& next_check);
-  bool send_to(BrokerId broker, std::vector<BatchPtr> batches);
+  bool send_to(BrokerId broker, const std::vector<BatchPtr>& batches);
   void handle_produce_response(ConnectionId connection, const ProduceResponse& response);
   void handle_result(const BatchPtr& batch, Error error, Offset base_offset);
   void retry_or_fail(const BatchPtr& batch, Error error);
@@ -124,6 +124,7 @@ class Producer final : public Node {
   const std::deque<BatchPtr>& queue_of(TopicPartition tp) const { return queues_[static_cast<std::size_t>(tp.partition)]; }
   std::vector<BrokerId> leaders_;  // of the workload's topic, by partition: a fast path for leader_of
   std::set<TopicPartition> pending_;  // partitions that may have a batch to send
+  std::vector<std::vector<BatchPtr>> ready_by_broker_;  // run_sender's scratch space
   SimTime next_expiry_check_ = 0;
   std::map<std::int64_t, InFlight> in_flight_;
   std::map<BrokerId, BrokerLink> links_;

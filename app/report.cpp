@@ -199,9 +199,15 @@ void print_kafka(const KafkaFigures& k, std::ostream& out) {
              k.controller.elections, k.controller.unclean_elections, k.controller.isr_changes, k.controller.fencings,
              to_milliseconds(k.controller.max_leaderless));
   fmt::print(out, "  offline partitions {}  invariant violations {}\n", k.offline_partitions.size(), k.invariant_violations);
-  for (const auto& dir : k.log_dirs) {
-    fmt::print(out, "  broker {} {}: {} partitions, {}{}\n", dir.broker, dir.stats.path, dir.stats.partitions,
-               units::format_bytes(dir.stats.bytes), dir.stats.online ? "" : " (offline)");
+  std::map<models::BrokerId, std::uint64_t> per_broker;
+  for (const auto& dir : k.log_dirs) per_broker[dir.broker] += dir.stats.bytes;
+  for (const auto& [broker, bytes] : per_broker) {
+    fmt::print(out, "  broker {}: {:.1f} MiB\n", broker, static_cast<double>(bytes) / 1048576.0);
+    for (const auto& dir : k.log_dirs) {
+      if (dir.broker != broker) continue;
+      fmt::print(out, "    {}: {} partitions, {:.1f} MiB{}\n", dir.stats.path, dir.stats.partitions,
+                 static_cast<double>(dir.stats.bytes) / 1048576.0, dir.stats.online ? "" : " (offline)");
+    }
   }
 }
 

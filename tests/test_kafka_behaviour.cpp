@@ -151,3 +151,35 @@ faults:
   CHECK(shutdown.kafka->latency_max_ms < 1000.0);
   CHECK(shutdown.faults_fired.at("shutdown") == 1);
 }
+
+TEST_CASE("buffer.memory bounds the producer: batch.size is reserved per partition and send() blocks", "[kafka][producer]") {
+  // 200 partitions x 16KB batches need more than the 1MiB buffer: sends block.
+  const RunReport report = run_inline(R"(
+duration: 10s
+drain: 10s
+brokers: {count: 1}
+topics: [{name: t, partitions: 200, replication_factor: 1}]
+producers:
+  - {name: p, topic: t, rate: 20000/s, record_size: 100B, keys: {distribution: uniform, count: 100000}, config: {buffer.memory: 1MiB, linger.ms: 50ms}}
+)");
+  CHECK(report.kafka->blocked_sends > 0);
+  CHECK(report.kafka->producer_memory_peak_bytes <= 1048576);
+  CHECK(report.kafka->producer_memory_peak_bytes > 1048576 - 16384);
+  CHECK(report.kafka->delivery.exactly_once());
+}
+
+TEST_CASE("send() gives up after max.block.ms when the cluster is gone", "[kafka][producer]") {
+  const RunReport report = run_inline(R"(
+duration: 20s
+drain: 5s
+brokers: {count: 1}
+topics: [{name: t, partitions: 4, replication_factor: 1}]
+producers:
+  - {name: p, topic: t, rate: 2000/s, record_size: 1KB, config: {buffer.memory: 256KB, max.block.ms: 1s, delivery.timeout.ms: 120s}}
+faults:
+  - {kind: crash, at: 5s, nodes: [broker-0]}
+)");
+  CHECK(report.kafka->blocked_sends > 0);
+  CHECK(report.kafka->delivery.failed > 0);
+  CHECK(report.kafka->delivery.lost == 0);
+}

@@ -21,7 +21,8 @@ Producer::Producer(Simulation& sim, std::string name, HostId host, std::uint32_t
       arrivals_(workload, directory_->topics[static_cast<std::size_t>(workload.topic)].partitions, config.batch_size,
                 sim.stream(this->name() + "/workload"), sim.stream(this->name() + "/partitioner")),
       queues_(static_cast<std::size_t>(directory_->topics[static_cast<std::size_t>(workload.topic)].partitions)),
-      leaders_(queues_.size(), kNoBroker) {}
+      leaders_(queues_.size(), kNoBroker),
+      sendable_after_(queues_.size(), 0) {}
 
 // ---------------------------------------------------------------- lifecycle
 
@@ -36,6 +37,7 @@ void Producer::on_start() {
 void Producer::on_crash(CrashKind) {
   plan_stale_ = true;
   for (auto& queue : queues_) queue.clear();
+  std::fill(sendable_after_.begin(), sendable_after_.end(), 0);
   pending_.clear();
   next_expiry_check_ = 0;
   in_flight_.clear();
@@ -164,6 +166,7 @@ void Producer::block(const Arrival& arrival) {
 // buffer.memory (Kafka's BufferPool). False when memory is short.
 bool Producer::append(TopicPartition tp, std::uint64_t bytes, SimTime sent_at) {
   plan_stale_ = true;
+  touch(tp);
   auto& queue = queue_of(tp);
   bool created = false;
   Batch* open = queue.empty() || queue.back()->closed || queue.back()->in_flight ? nullptr : queue.back().get();
@@ -234,7 +237,12 @@ void Producer::run_sender() {
       continue;
     }
     ++it;
-    if (!partition_ready(tp, queue, next_check)) continue;
+    SimTime& not_before = sendable_after_[static_cast<std::size_t>(tp.partition)];
+    if (not_before > now()) {  // nothing changed since it was found waiting for linger.ms or a backoff
+      next_check = std::min(next_check, not_before);
+      continue;
+    }
+    if (!partition_ready(tp, queue, next_check, not_before)) continue;
     const BrokerId leader = leader_of(tp);
     if (leader == kNoBroker) {
       refresh_metadata();
@@ -266,7 +274,8 @@ void Producer::run_sender() {
 
 // The partition's first unsent batch may go if it is full or has lingered,
 // its backoff is over, and (with idempotence) order cannot break.
-bool Producer::partition_ready(TopicPartition, const std::deque<BatchPtr>& queue, SimTime& next_check) {
+bool Producer::partition_ready(TopicPartition, const std::deque<BatchPtr>& queue, SimTime& next_check,
+                               SimTime& not_before) {
   const auto first = std::find_if(queue.begin(), queue.end(), [](const BatchPtr& b) { return !b->in_flight; });
   if (first == queue.end()) return false;
   const Batch& b = **first;
@@ -277,10 +286,14 @@ bool Producer::partition_ready(TopicPartition, const std::deque<BatchPtr>& queue
       std::max(b.retry_at, b.closed || b.attempts > 0 || std::next(first) != queue.end() ? b.created : b.created + config_.linger);
   if (sendable_at > now()) {
     next_check = std::min(next_check, sendable_at);
+    not_before = sendable_at;
     return false;
   }
   return true;
 }
+
+// The partition's queue changed: its sendable time must be worked out again.
+void Producer::touch(TopicPartition tp) { sendable_after_[static_cast<std::size_t>(tp.partition)] = 0; }
 
 bool Producer::send_to(BrokerId broker, const std::vector<BatchPtr>& batches) {
   plan_stale_ = true;  // batches close as they are sent
@@ -300,6 +313,7 @@ bool Producer::send_to(BrokerId broker, const std::vector<BatchPtr>& batches) {
   for (const BatchPtr& b : batches) {
     if (!sent.empty() && size + b->records.bytes > config_.max_request_size) break;
     b->closed = true;
+    touch(b->partition);
     if (config_.enable_idempotence && !b->sequenced) {
       b->records.producer_id = producer_id_;
       b->records.producer_epoch = producer_epoch_;
@@ -383,6 +397,7 @@ void Producer::retry_or_fail(const BatchPtr& b, Error error) {
   }
   b->retry_at = now() + backoff(b->attempts);
   pending_.insert(b->partition);
+  touch(b->partition);
   plan_stale_ = true;
   if (!config_.enable_idempotence) {
     // Kafka's RecordAccumulator.reenqueue: without idempotence a retried batch
@@ -426,6 +441,7 @@ void Producer::fail(const BatchPtr& b, Error error) {
 
 void Producer::finish(const BatchPtr& b) {
   plan_stale_ = true;
+  touch(b->partition);
   auto& queue = queue_of(b->partition);
   queue.erase(std::remove(queue.begin(), queue.end(), b), queue.end());
   memory_used_ -= b->reserved_bytes;
@@ -543,6 +559,7 @@ void Producer::handle_init_producer_id(const InitProducerIdResponse& response) {
   producer_epoch_ = response.producer_epoch;
   next_sequence_.clear();
   last_acked_sequence_.clear();
+  std::fill(sendable_after_.begin(), sendable_after_.end(), 0);
   for (std::size_t p = 0; p < queues_.size(); ++p) {
     for (const BatchPtr& b : queues_[p]) {
       if (!b->in_flight) b->sequenced = false;

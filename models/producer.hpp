@@ -88,7 +88,8 @@ class Producer final : public Node {
   // sender
   void wake_sender();
   void run_sender();
-  bool partition_ready(TopicPartition tp, const std::deque<BatchPtr>& queue, SimTime& next_check);
+  bool partition_ready(TopicPartition tp, const std::deque<BatchPtr>& queue, SimTime& next_check, SimTime& not_before);
+  void touch(TopicPartition tp);
   bool send_to(BrokerId broker, const std::vector<BatchPtr>& batches);
   void handle_produce_response(ConnectionId connection, const ProduceResponse& response);
   void handle_result(const BatchPtr& batch, Error error, Offset base_offset);
@@ -123,6 +124,7 @@ class Producer final : public Node {
   std::deque<BatchPtr>& queue_of(TopicPartition tp) { return queues_[static_cast<std::size_t>(tp.partition)]; }
   const std::deque<BatchPtr>& queue_of(TopicPartition tp) const { return queues_[static_cast<std::size_t>(tp.partition)]; }
   std::vector<BrokerId> leaders_;  // of the workload's topic, by partition: a fast path for leader_of
+  std::vector<SimTime> sendable_after_;  // by partition: not sendable before this, unless its queue changes
   std::set<TopicPartition> pending_;  // partitions that may have a batch to send
   std::vector<std::vector<BatchPtr>> ready_by_broker_;  // run_sender's scratch space
   SimTime next_expiry_check_ = 0;

@@ -16,10 +16,6 @@ auto first_ending_after(const std::vector<RecordBatch>& batches, Offset offset) 
 
 }  // namespace
 
-Offset PartitionLog::log_end_offset() const {
-  return batches_.empty() ? 0 : batches_.back().next_offset();
-}
-
 const RecordBatch& PartitionLog::append_as_leader(RecordBatch batch, Epoch epoch) {
   assert(epoch >= latest_epoch() && "a leader's epoch never goes back");
   batch.base_offset = log_end_offset();

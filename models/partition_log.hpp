@@ -19,7 +19,7 @@ struct EpochEndOffset {
 class PartitionLog {
  public:
   Offset log_start_offset() const { return 0; }  // ksim does not model retention yet
-  Offset log_end_offset() const;                 // next offset to be written
+  Offset log_end_offset() const { return batches_.empty() ? 0 : batches_.back().next_offset(); }  // next offset to be written
   Offset high_watermark() const { return high_watermark_; }
   std::uint64_t size_bytes() const { return size_bytes_; }
   const std::vector<RecordBatch>& batches() const { return batches_; }

@@ -25,22 +25,26 @@ ArrivalStream::ArrivalStream(const ProducerWorkload& workload, std::int32_t part
 
 void ArrivalStream::restart(SimTime from) {
   upcoming_.clear();
+  head_ = 0;
   last_ = std::max(from, workload_.start);
   exhausted_ = false;
 }
 
 const Arrival* ArrivalStream::peek(std::size_t i) {
-  while (upcoming_.size() <= i) {
+  while (upcoming_.size() - head_ <= i) {
     if (!draw_one()) return nullptr;
   }
-  return &upcoming_[i];
+  return &upcoming_[head_ + i];
 }
 
 Arrival ArrivalStream::pop() {
   const Arrival* next = peek(0);
   assert(next);
-  Arrival a = *next;
-  upcoming_.pop_front();
+  const Arrival a = *next;
+  if (++head_ >= 4096 && head_ * 2 >= upcoming_.size()) {  // drop what was taken, now and then
+    upcoming_.erase(upcoming_.begin(), upcoming_.begin() + static_cast<std::ptrdiff_t>(head_));
+    head_ = 0;
+  }
   return a;
 }
 

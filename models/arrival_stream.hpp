@@ -4,7 +4,6 @@
 // the key drawn) and how large. Drawn ahead on demand from a stream of its
 // own, so the producer can look ahead and simulate only the arrivals that
 // change something (see Producer::plan_arrivals).
-#include <deque>
 #include <optional>
 #include <vector>
 
@@ -54,7 +53,8 @@ class ArrivalStream {
   RandomStream rng_;
   Partitioner partitioner_;
   std::vector<double> zipf_cdf_;
-  std::deque<Arrival> upcoming_;
+  std::vector<Arrival> upcoming_;  // drawn ahead; the next is upcoming_[head_]
+  std::size_t head_ = 0;
   SimTime last_ = 0;
   bool exhausted_ = false;  // past `stop`
 };

@@ -47,6 +47,7 @@ void Broker::send_fetch(Fetcher& f) {
   request->min_bytes = config_.replica_fetch_min_bytes;
   request->max_bytes = config_.replica_fetch_response_max_bytes;
   request->partition_max_bytes = config_.replica_fetch_max_bytes;
+  request->partitions.reserve(f.partitions.size());
   for (const TopicPartition tp : f.partitions) {
     const Replica& r = *replica(tp);
     FetchRequest::PartitionData p;

@@ -27,46 +27,47 @@ std::unique_ptr<FetchResponse> Broker::read_for_fetch(const FetchRequest& reques
                                                       std::uint64_t& bytes, bool& must_answer) {
   auto response = std::make_unique<FetchResponse>();
   response->correlation_id = request.correlation_id;
-  for (const auto& p : request.partitions) {
+  response->partitions.reserve(request.partitions.size());
+  const auto answer = [&](TopicPartition tp) -> FetchResponse::PartitionData& {
     FetchResponse::PartitionData& data = response->partitions.emplace_back();
-    data.partition = p.partition;
+    data.partition = tp;
+    return data;
+  };
+  for (const auto& p : request.partitions) {
     Replica* r = replica(p.partition);
     if (!r || !replica_online(*r) || r->role != Role::Leader || p.current_leader_epoch != r->state.leader_epoch) {
-      data.error = Error::NotLeaderOrFollower;  // KIP-320: FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH
+      answer(p.partition).error = Error::NotLeaderOrFollower;  // KIP-320: FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH
       must_answer = true;
       continue;
     }
     const PartitionLog& log = r->log;
-    data.high_watermark = log.high_watermark();
     // Divergence (KIP-101, KIP-279, checked in the fetch since KAFKA-10554):
     // where does the follower's last epoch end in the leader's log?
     const bool same_epoch = p.last_fetched_epoch == log.latest_epoch() && p.fetch_offset <= log.log_end_offset();
     if (p.last_fetched_epoch >= 0 && !same_epoch) {
       const auto end = log.end_offset_for_epoch(p.last_fetched_epoch);
       if (!end || end->epoch != p.last_fetched_epoch || end->end_offset < p.fetch_offset) {
-        data.diverging_epoch = end ? *end : EpochEndOffset{-1, log.log_start_offset()};
+        answer(p.partition).diverging_epoch = end ? *end : EpochEndOffset{-1, log.log_start_offset()};
         must_answer = true;
         continue;
       }
     }
     if (p.fetch_offset > log.log_end_offset()) {
       // OFFSET_OUT_OF_RANGE: the follower has more than the leader; it truncates to the leader's end.
-      data.diverging_epoch = EpochEndOffset{log.latest_epoch(), log.log_end_offset()};
+      answer(p.partition).diverging_epoch = EpochEndOffset{log.latest_epoch(), log.log_end_offset()};
       must_answer = true;
       continue;
     }
     if (record_fetch) update_follower(*r, request.replica_id, p.fetch_offset);
     const std::uint64_t budget = request.max_bytes > bytes ? request.max_bytes - bytes : 0;
-    if (budget == 0) continue;
-    if (p.fetch_offset < log.log_end_offset()) {
-      data.batches = log.read(p.fetch_offset, std::min(request.partition_max_bytes, budget));
-    }
-    for (const auto& b : data.batches) bytes += b.bytes;
-    data.high_watermark = log.high_watermark();
+    const bool has_data = budget > 0 && p.fetch_offset < log.log_end_offset();
     // Incremental fetch sessions (KIP-227): a partition with no news is left out.
     const FollowerState* follower = r->follower(request.replica_id);
-    const bool unchanged = follower && follower->high_watermark_sent == data.high_watermark;
-    if (data.batches.empty() && unchanged) response->partitions.pop_back();
+    if (!has_data && follower && follower->high_watermark_sent == log.high_watermark()) continue;
+    FetchResponse::PartitionData& data = answer(p.partition);
+    if (has_data) data.batches = log.read(p.fetch_offset, std::min(request.partition_max_bytes, budget));
+    for (const auto& b : data.batches) bytes += b.bytes;
+    data.high_watermark = log.high_watermark();
   }
   return response;
 }

@@ -12,6 +12,7 @@ namespace ksim::models {
 void Broker::handle_produce(ConnectionId connection, std::unique_ptr<ProduceRequest> request) {
   auto response = std::make_unique<ProduceResponse>();
   response->correlation_id = request->correlation_id;
+  response->partitions.reserve(request->partitions.size());
   SimTime returns_at = now();  // when the appends have returned (page cache pressure, fsync)
   std::vector<std::pair<std::size_t, Offset>> waiting;
   bool any_error = false;

@@ -266,14 +266,7 @@ void Broker::handle_init_producer_id(ConnectionId connection, const InitProducer
   send(connection, std::move(response));
 }
 
-Broker::Replica* Broker::replica(TopicPartition tp) {
-  const auto topic = static_cast<std::size_t>(tp.topic);
-  if (topic >= topic_base_.size() || tp.partition < 0) return nullptr;
-  const auto index = static_cast<std::size_t>(topic_base_[topic] + tp.partition);
-  const std::size_t end = topic + 1 < topic_base_.size() ? static_cast<std::size_t>(topic_base_[topic + 1]) : replica_index_.size();
-  return index < end ? replica_index_[index] : nullptr;
-}
-const Broker::Replica* Broker::replica(TopicPartition tp) const { return const_cast<Broker*>(this)->replica(tp); }
+
 
 // KIP-112: an I/O error takes the whole log dir offline; its replicas stop,
 // and the controller moves their leadership away (told by the heartbeat).

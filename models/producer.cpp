@@ -231,17 +231,18 @@ void Producer::run_sender() {
   ready.resize(directory_->broker_nodes.size());
   for (auto it = pending_.begin(); it != pending_.end();) {
     const TopicPartition tp = *it;
+    SimTime& not_before = sendable_after_[static_cast<std::size_t>(tp.partition)];
+    if (not_before > now()) {  // nothing changed since it was found waiting for linger.ms or a backoff
+      next_check = std::min(next_check, not_before);
+      ++it;
+      continue;
+    }
     const auto& queue = queue_of(tp);
     if (std::none_of(queue.begin(), queue.end(), [](const BatchPtr& b) { return !b->in_flight; })) {
       it = pending_.erase(it);  // nothing left to send here
       continue;
     }
     ++it;
-    SimTime& not_before = sendable_after_[static_cast<std::size_t>(tp.partition)];
-    if (not_before > now()) {  // nothing changed since it was found waiting for linger.ms or a backoff
-      next_check = std::min(next_check, not_before);
-      continue;
-    }
     if (!partition_ready(tp, queue, next_check, not_before)) continue;
     const BrokerId leader = leader_of(tp);
     if (leader == kNoBroker) {

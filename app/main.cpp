@@ -10,7 +10,8 @@ namespace {
 using ksim::app::RunArgs;
 
 void add_scenario_options(CLI::App& command, RunArgs& args) {
-  command.add_option("--set", args.overrides, "Override a scenario value: path.to.key=value (repeatable)");
+  command.add_option("--set", args.overrides, "Override a scenario value: path.to.key=value (repeatable)")
+      ->allow_extra_args(false);  // one value per --set, so a scenario file after it stays positional
   command.add_option("--seed", args.seed, "Root seed (overrides the scenario's seed)");
 }
 

@@ -1,0 +1,41 @@
+// The ksim command itself: exit statuses and argument handling.
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <string>
+
+namespace {
+
+int ksim(const std::string& arguments) {
+  const std::string command = std::string(KSIM_BINARY) + " " + arguments + " > /dev/null 2>&1";
+  const int status = std::system(command.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+const std::string kScenarios = std::string(KSIM_SOURCE_DIR) + "/scenarios/";
+
+}  // namespace
+
+TEST_CASE("ksim exits 0 when the expectations hold, 1 when they do not, 2 for bad input", "[cli]") {
+  CHECK(ksim("run " + kScenarios + "jbod-skew.yaml --set duration=2s --set drain=1s") == 0);
+  CHECK(ksim("run " + kScenarios + "jbod-skew.yaml --set duration=2s --set expect.lost='\">0\"'") == 1);
+  CHECK(ksim("run " + kScenarios + "jbod-skew.yaml --set brokers.count=zero") == 2);
+  CHECK(ksim("run no-such-file.yaml") == 2);
+  CHECK(ksim("frobnicate") == 2);
+  CHECK(ksim("validate " + kScenarios + "quickstart.yaml") == 0);
+  CHECK(ksim("--help") == 0);
+}
+
+TEST_CASE("a --set before the scenario file leaves the file positional", "[cli]") {
+  CHECK(ksim("run --set duration=2s " + kScenarios + "jbod-skew.yaml --set drain=1s") == 0);
+}
+
+TEST_CASE("every scenario file validates", "[cli][scenarios]") {
+  for (const char* name : {"quickstart", "acks1-leader-crash", "acks-all-min-isr", "retries-duplicates",
+                           "idempotent-producer", "retries-reordering", "unclean-election", "jbod-skew", "rpc-faults"}) {
+    INFO(name);
+    CHECK(ksim("validate " + kScenarios + name + ".yaml") == 0);
+  }
+}

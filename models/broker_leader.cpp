@@ -97,9 +97,11 @@ void Broker::update_follower(Replica& r, BrokerId follower, Offset fetch_offset)
   f.log_end_offset = fetch_offset;
   f.leader_end_offset_at_last_fetch = leader_end;
   f.last_fetch = now();
-  if (!moved) return;  // nothing the ISR or the high watermark depend on changed
+  // An out-of-sync follower is considered for the ISR on every fetch (an
+  // earlier proposal may have been refused); the high watermark only moves
+  // when a follower's position does.
   maybe_expand_isr(r, follower);
-  maybe_advance_high_watermark(r);
+  if (moved) maybe_advance_high_watermark(r);
 }
 
 void Broker::wake_fetches(TopicPartition tp) {

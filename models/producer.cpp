@@ -515,9 +515,16 @@ void Producer::refresh_metadata() {
       l.connected = true;
     }
     auto request = std::make_unique<MetadataRequest>();
-    request->correlation_id = next_correlation_id_++;
+    const std::int64_t correlation = request->correlation_id = next_correlation_id_++;
     send(l.connection, std::move(request));
     metadata_in_flight_ = true;
+    metadata_correlation_ = correlation;
+    // request.timeout.ms applies to every request: give up on this one and ask another broker.
+    set_timer(config_.request_timeout, [this, correlation] {
+      if (!metadata_in_flight_ || metadata_correlation_ != correlation) return;
+      metadata_in_flight_ = false;
+      refresh_metadata();
+    });
     return;
   }
   set_timer(config_.retry_backoff, [this] { refresh_metadata(); });
@@ -541,11 +548,17 @@ void Producer::init_producer_id() {
   for (auto& [broker, l] : links_) {
     if (!l.connected) continue;
     auto request = std::make_unique<InitProducerIdRequest>();
-    request->correlation_id = next_correlation_id_++;
+    const std::int64_t correlation = request->correlation_id = next_correlation_id_++;
     request->producer_id = producer_id_;
     request->producer_epoch = producer_epoch_;
     send(l.connection, std::move(request));
     awaiting_producer_id_ = true;
+    producer_id_correlation_ = correlation;
+    set_timer(config_.request_timeout, [this, correlation] {
+      if (!awaiting_producer_id_ || producer_id_correlation_ != correlation) return;
+      awaiting_producer_id_ = false;
+      init_producer_id();
+    });
     return;
   }
   set_timer(config_.retry_backoff, [this] { init_producer_id(); });
@@ -554,6 +567,7 @@ void Producer::init_producer_id() {
 // A new id or epoch starts every partition's sequence at 0 again (KIP-360):
 // batches not yet acknowledged are renumbered in order.
 void Producer::handle_init_producer_id(const InitProducerIdResponse& response) {
+  if (!awaiting_producer_id_ || response.correlation_id != producer_id_correlation_) return;  // a stale answer
   awaiting_producer_id_ = false;
   if (producer_id_ != kNoProducerId) ++stats_.epoch_bumps;
   producer_id_ = response.producer_id;
@@ -561,12 +575,22 @@ void Producer::handle_init_producer_id(const InitProducerIdResponse& response) {
   next_sequence_.clear();
   last_acked_sequence_.clear();
   std::fill(sendable_after_.begin(), sendable_after_.end(), 0);
+  // A batch already tried may be in the log: sent again under the new epoch
+  // it would not be recognised as a duplicate. Like the Java client, fail
+  // those instead; only batches never sent are renumbered.
+  std::vector<BatchPtr> unresolved;
   for (std::size_t p = 0; p < queues_.size(); ++p) {
     for (const BatchPtr& b : queues_[p]) {
-      if (!b->in_flight) b->sequenced = false;
+      if (b->in_flight) continue;
+      if (b->attempts > 0) {
+        unresolved.push_back(b);
+      } else {
+        b->sequenced = false;
+      }
     }
     if (!queues_[p].empty()) pending_.insert({workload_.topic, static_cast<std::int32_t>(p)});
   }
+  for (const BatchPtr& b : unresolved) fail(b, Error::OutOfOrderSequenceNumber);
   wake_sender();
 }
 

@@ -136,7 +136,9 @@ class Producer final : public Node {
   ProducerId producer_id_ = kNoProducerId;
   ProducerEpoch producer_epoch_ = -1;
   bool awaiting_producer_id_ = false;
+  std::int64_t producer_id_correlation_ = -1;
   bool metadata_in_flight_ = false;
+  std::int64_t metadata_correlation_ = -1;
   std::uint64_t memory_used_ = 0;
   std::optional<Arrival> blocked_;  // a send() waiting for memory
   TimerId block_timeout_;

@@ -49,11 +49,20 @@ void Node::crash(CrashKind kind) {
   ++incarnation_;  // every pending timer of the old incarnation is now void
   deferred_.clear();
   sim_.network().reset_connections_of(id_);
+  shutting_down_ = false;
   on_crash(kind);
+  if (restart_after_shutdown_) {
+    // The restart was asked for while the shutdown was still under way.
+    restart_after_shutdown_ = false;
+    sim_.events().schedule_after(0, [this, incarnation = incarnation_] {
+      if (incarnation == incarnation_) restart();
+    });
+  }
 }
 
 void Node::request_shutdown() {
   if (state_ != NodeState::Running) return;
+  shutting_down_ = true;
   sim_.trace().record(now(), name_, "node.shutdown_requested");
   before_event();
   on_shutdown_requested();
@@ -61,6 +70,10 @@ void Node::request_shutdown() {
 }
 
 void Node::restart() {
+  if (shutting_down_ && state_ != NodeState::Crashed) {
+    restart_after_shutdown_ = true;
+    return;
+  }
   if (state_ != NodeState::Crashed) return;
   start();
 }

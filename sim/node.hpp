@@ -91,6 +91,8 @@ class Node {
   NodeState state_ = NodeState::Crashed;  // until start()
   std::uint32_t incarnation_ = 0;
   std::deque<TimerCallback> deferred_;  // work that arrived while paused, in order
+  bool shutting_down_ = false;          // a requested shutdown has not finished yet
+  bool restart_after_shutdown_ = false; // restart() came while it was still shutting down
 };
 
 }  // namespace ksim

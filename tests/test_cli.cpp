@@ -34,7 +34,7 @@ TEST_CASE("a --set before the scenario file leaves the file positional", "[cli]"
 
 TEST_CASE("every scenario file validates", "[cli][scenarios]") {
   for (const char* name : {"quickstart", "acks1-leader-crash", "acks-all-min-isr", "retries-duplicates",
-                           "idempotent-producer", "retries-reordering", "unclean-election", "jbod-skew", "rpc-faults"}) {
+                           "idempotent-producer", "retries-reordering", "unclean-election", "jbod-skew", "rpc-faults", "chaos"}) {
     INFO(name);
     CHECK(ksim("validate " + kScenarios + name + ".yaml") == 0);
   }

@@ -145,3 +145,20 @@ TEST_CASE("acks-all-min-isr with pre-KIP-101 truncation to the high watermark lo
   CHECK(seeds_with_loss >= 1);
   CHECK(seeds_with_violations >= 1);  // a high watermark above an ISR member's log end
 }
+
+TEST_CASE("chaos: random crashes, pauses, partitions and shutdowns never break exactly-once, over 300 seeds",
+          "[scenarios][kafka]") {
+  std::uint64_t faults = 0, retries = 0;
+  for (std::uint64_t seed = 1; seed <= 300; ++seed) {
+    const auto run = run_scenario("chaos", seed);
+    INFO("seed " << seed);
+    REQUIRE(run.status == ksim::app::kExitOk);
+    REQUIRE(run.report["delivery"]["exactly_once"] == true);
+    REQUIRE(delivery(run, "pending") == 0);  // liveness: everything resolved once the faults stop
+    REQUIRE(run.report["invariant_violations"] == 0);
+    for (const auto& [kind, count] : run.report["faults_fired"].items()) faults += count.get<std::uint64_t>();
+    retries += run.report["producer"]["retries"].get<std::uint64_t>();
+  }
+  CHECK(faults > 300 * 8);
+  CHECK(retries > 300);
+}

@@ -115,6 +115,13 @@ void Broker::apply_fetched(Replica& r, const FetchResponse::PartitionData& data)
     return;
   }
   SimTime returns_at = now();
+  if (!data.batches.empty() && data.batches.front().base_offset < r.log.log_end_offset() &&
+      data.batches.front().next_offset() > r.log.log_end_offset()) {
+    // Without leader epochs (pre-KIP-101) the follower may have fetched from
+    // inside a leader's batch: its own log diverged there. It keeps the
+    // leader's batch from its start, and never notices what came before.
+    r.log.truncate_to(data.batches.front().base_offset);
+  }
   for (const RecordBatch& batch : data.batches) {
     if (batch.base_offset != r.log.log_end_offset()) break;  // not contiguous: a stale response
     if (!write_to_disk(r, batch.bytes, batch.record_count, returns_at)) return;

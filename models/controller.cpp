@@ -131,6 +131,8 @@ void Controller::update_offline_replicas(BrokerId broker, const std::vector<Topi
     if (!r.offline_replicas.insert(tp).second) continue;
     PartitionState& state = partitions_.at(tp);
     if (state.leader == broker) {
+      depose(state);
+      push({state});
       queue_election(tp, broker);
     } else if (contains(state.isr, broker) && state.isr.size() > 1) {
       std::erase(state.isr, broker);
@@ -146,6 +148,8 @@ void Controller::remove_replica_from_partitions(BrokerId broker) {
   std::vector<PartitionState> changed;
   for (auto& [tp, state] : partitions_) {
     if (state.leader == broker) {
+      depose(state);
+      changed.push_back(state);
       queue_election(tp, broker);
     } else if (contains(state.isr, broker) && state.isr.size() > 1) {
       std::erase(state.isr, broker);
@@ -155,6 +159,18 @@ void Controller::remove_replica_from_partitions(BrokerId broker) {
     }
   }
   push(changed);
+}
+
+// The leader is gone (fenced, shutting down, its log dir offline): the
+// partition has none until the queued election picks one, and the old
+// leader leaves the ISR unless it is its last member. No broker may act on
+// the old leadership meanwhile, not even the old leader restarted.
+void Controller::depose(PartitionState& state) {
+  const BrokerId old_leader = state.leader;
+  state.leader = kNoBroker;
+  ++state.leader_epoch;
+  ++state.partition_epoch;
+  if (state.isr.size() > 1) std::erase(state.isr, old_leader);
 }
 
 void Controller::queue_election(TopicPartition tp, BrokerId replacing) {
@@ -189,7 +205,7 @@ bool Controller::is_usable(BrokerId broker, TopicPartition tp) const {
 // back by now, a new incarnation that must not simply keep its old epoch).
 void Controller::elect(TopicPartition tp, BrokerId replacing) {
   PartitionState& state = partitions_.at(tp);
-  if (state.leader != kNoBroker && state.leader != replacing && is_usable(state.leader, tp)) return;
+  if (state.leader != kNoBroker && is_usable(state.leader, tp)) return;
   const TopicSpec& topic = directory_->topics[static_cast<std::size_t>(tp.topic)];
   BrokerId leader = kNoBroker;
   bool unclean = false;

@@ -66,6 +66,7 @@ class Controller final : public Node {
   void unfence(BrokerId broker);
   void update_offline_replicas(BrokerId broker, const std::vector<TopicPartition>& offline);
   void remove_replica_from_partitions(BrokerId broker);
+  void depose(PartitionState& state);
   void queue_election(TopicPartition tp, BrokerId replacing);
   void run_next_election();
   void elect(TopicPartition tp, BrokerId replacing);

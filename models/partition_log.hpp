@@ -33,7 +33,7 @@ class PartitionLog {
   // Precondition: batch.base_offset == log_end_offset().
   void append_as_follower(const RecordBatch& batch);
 
-  // Batches from `offset` (which must be a batch boundary or the LEO) onwards,
+  // Batches from the one containing `offset` (or from the LEO) onwards,
   // up to `max_bytes` in total but always at least one batch if there is any
   // (as Kafka does, so a large batch cannot stall replication).
   // Optionally only batches ending at or before `upper_bound` (exclusive).

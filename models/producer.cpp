@@ -368,12 +368,13 @@ void Producer::handle_result(const BatchPtr& b, Error error, Offset base_offset)
       error == Error::KafkaStorageError) {
     refresh_metadata();
   }
-  if (error == Error::OutOfOrderSequenceNumber) {
-    // An earlier batch of this partition is unresolved: this one only arrived
-    // out of turn, and is retried after it (the Java client's canRetry).
-    const auto last = last_acked_sequence_.find(b->partition);
-    const std::int64_t expected = (last == last_acked_sequence_.end() ? -1 : last->second) + 1;
-    if (b->records.base_sequence > expected) {
+  if (error == Error::OutOfOrderSequenceNumber || error == Error::InvalidProducerEpoch) {
+    if (b->records.producer_epoch != producer_epoch_ || b->records.producer_id != producer_id_) {
+      fail(b, error);  // left over from before an epoch bump: unresolved, so failed (see handle_init_producer_id)
+      return;
+    }
+    if (error == Error::OutOfOrderSequenceNumber && earlier_batch_unresolved(*b)) {
+      // It only arrived out of turn: retried after the earlier one (the Java client's canRetry).
       retry_or_fail(b, Error::NetworkException);
       return;
     }
@@ -386,6 +387,18 @@ void Producer::handle_result(const BatchPtr& b, Error error, Offset base_offset)
   } else {
     fail(b, error);
   }
+}
+
+// Is a batch with a lower sequence of the same partition and epoch still
+// waiting for its outcome (in flight, or queued for a retry)?
+bool Producer::earlier_batch_unresolved(const Batch& batch) const {
+  for (const BatchPtr& other : queue_of(batch.partition)) {
+    if (other.get() != &batch && other->sequenced && other->records.producer_epoch == batch.records.producer_epoch &&
+        other->records.base_sequence < batch.records.base_sequence) {
+      return true;
+    }
+  }
+  return false;
 }
 
 // retries and delivery.timeout.ms decide whether a failed attempt is tried again.

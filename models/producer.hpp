@@ -94,6 +94,7 @@ class Producer final : public Node {
   void handle_produce_response(ConnectionId connection, const ProduceResponse& response);
   void handle_result(const BatchPtr& batch, Error error, Offset base_offset);
   void retry_or_fail(const BatchPtr& batch, Error error);
+  bool earlier_batch_unresolved(const Batch& batch) const;
   void acknowledge(const BatchPtr& batch, Offset base_offset);
   void fail(const BatchPtr& batch, Error error);
   void finish(const BatchPtr& batch);

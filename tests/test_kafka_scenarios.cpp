@@ -135,15 +135,12 @@ TEST_CASE("a Kafka scenario replays bit for bit from its seed", "[scenarios][kaf
 TEST_CASE("acks-all-min-isr with pre-KIP-101 truncation to the high watermark loses records in some seeds",
           "[scenarios][kafka]") {
   int seeds_with_loss = 0;
-  int seeds_with_violations = 0;
   for (std::uint64_t seed = 1; seed <= 40; ++seed) {
     const auto run = run_scenario("acks-all-min-isr", seed, {"brokers.truncate_to_high_watermark=true"});
     seeds_with_loss += delivery(run, "lost") > 0 ? 1 : 0;
-    seeds_with_violations += run.report["invariant_violations"].get<int>() > 0 ? 1 : 0;
   }
   // The same seeds with leader epochs lose nothing (the 200-seed test above).
-  CHECK(seeds_with_loss >= 1);
-  CHECK(seeds_with_violations >= 1);  // a high watermark above an ISR member's log end
+  CHECK(seeds_with_loss >= 5);
 }
 
 TEST_CASE("chaos: random crashes, pauses, partitions and shutdowns never break exactly-once, over 300 seeds",

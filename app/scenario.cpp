@@ -38,6 +38,7 @@ std::vector<std::string> read_names(MapReader& in, std::string_view key, std::ve
 struct KnownNames {
   std::vector<std::string> targets;
   std::vector<std::string> links;
+  std::vector<std::string> log_dirs;
 };
 
 LinkSpec read_link(MapReader in, LinkSpec spec) {
@@ -119,7 +120,7 @@ void read_fault_kind(MapReader& in, Fault& fault) {
 }
 
 // Reads the values that only some fault kinds have, into `fault`.
-void read_kind_specific(MapReader& in, Fault& fault) {
+void read_kind_specific(MapReader& in, Fault& fault, const KnownNames* known) {
   switch (fault.kind) {
     case FaultKind::Partition: fault.one_way = in.get<bool>("one_way", false); break;
     case FaultKind::JitterBurst:
@@ -134,6 +135,11 @@ void read_kind_specific(MapReader& in, Fault& fault) {
       break;
     case FaultKind::Extension:
       fault.target = in.required<std::string>("log_dir");
+      if (known && std::find(known->log_dirs.begin(), known->log_dirs.end(), fault.target) == known->log_dirs.end()) {
+        const auto suggestion = config::closest_name(fault.target, known->log_dirs);
+        throw in.error("log_dir", "no broker has a log dir '" + fault.target + "'" +
+                                      (suggestion ? " (did you mean '" + *suggestion + "'?)" : ""));
+      }
       if (fault.extension == "disk_slow") fault.bandwidth_factor = in.get<Fraction>("factor", 0.1, {1e-6, 1.0});
       break;
   }
@@ -155,7 +161,7 @@ std::vector<FaultSpec> read_faults(ListReader list, const KnownNames& known) {
     if (spec.fault.duration == 0 && !may_be_permanent) {
       throw in.error("duration", "is required for a " + kind_name + " fault");
     }
-    read_kind_specific(in, spec.fault);
+    read_kind_specific(in, spec.fault, &known);
     if (spec.fault.kind == FaultKind::LinkSlowdown) {
       spec.links = read_names(in, "links", {}, &known.links);
       if (spec.links.empty()) throw in.error("links", "a link_slowdown needs links (host or rack names)");
@@ -189,7 +195,7 @@ NemesisSpec read_nemesis(MapReader in, const KnownNames& known) {
     rule.shape.kind = kind;
     rule.rate_per_s = rule_in.required<Rate>("rate", {0.0, 1e6});
     rule.duration = config::read_distribution(rule_in, "duration", Distribution::constant(seconds(1)));
-    read_kind_specific(rule_in, rule.shape);
+    read_kind_specific(rule_in, rule.shape, &known);
     if (kind == FaultKind::LinkSlowdown) {
       rule.links = read_names(rule_in, "links", {}, &known.links);
       if (rule.links.empty()) throw rule_in.error("links", "a link_slowdown needs links (host or rack names)");
@@ -261,7 +267,10 @@ Scenario read_scenario(const config::Document& document) {
   }
   s.kafka = read_kafka(root, s.network.racks);
   check_explicit_links(s);
-  const KnownNames known{target_names(s), link_names(s)};
+  KnownNames known{target_names(s), link_names(s), {}};
+  if (s.kafka) {
+    for (const auto& dir : s.kafka->broker.log_dirs) known.log_dirs.push_back(dir.path);
+  }
   s.faults = read_faults(root.list("faults"), known);
   s.nemesis = read_nemesis(root.map("nemesis"), known);
   s.expect = read_expect(root.map("expect"));

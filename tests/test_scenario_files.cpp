@@ -144,3 +144,9 @@ TEST_CASE("an explicit graph routes through its switches, and a disconnected one
       "    - {from: server-0, to: s1}\n    - {from: client-0, to: s2}\n");
   CHECK_THROWS_AS(Cluster(broken, RunOptions{}), config::ConfigError);
 }
+
+TEST_CASE("a disk fault must name a log dir the brokers have", "[scenario]") {
+  CHECK_THAT(error_of("brokers: {count: 1}\nfaults: [{kind: disk_full, at: 1s, duration: 1s, nodes: [broker-0], "
+                      "log_dir: /data/1}]\n"),
+             Catch::Contains("faults.0.log_dir") && Catch::Contains("did you mean '/data/0'"));
+}

@@ -109,6 +109,7 @@ KafkaFigures kafka_figures(const Cluster& cluster) {
     k.producer_requests += s.requests;
     k.producer_retries += s.retries;
     k.blocked_sends += s.blocked_sends;
+    k.epoch_bumps += s.epoch_bumps;
   }
   const double seconds = to_seconds(cluster.scenario().duration);
   k.records_per_s = static_cast<double>(k.delivery.acknowledged) / seconds;
@@ -155,7 +156,10 @@ nlohmann::ordered_json kafka_json(const KafkaFigures& k) {
   j["throughput"] = {{"records_per_s", k.records_per_s}, {"bytes_per_s", k.bytes_per_s}};
   j["latency_ms"] = {{"p50", k.latency_p50_ms}, {"p99", k.latency_p99_ms}, {"p999", k.latency_p999_ms}, {"max", k.latency_max_ms}};
   j["producer_memory_peak_bytes"] = k.producer_memory_peak_bytes;
-  j["producer"] = {{"requests", k.producer_requests}, {"retries", k.producer_retries}, {"blocked_sends", k.blocked_sends}};
+  j["producer"] = {{"requests", k.producer_requests},
+                   {"retries", k.producer_retries},
+                   {"blocked_sends", k.blocked_sends},
+                   {"epoch_bumps", k.epoch_bumps}};
   nlohmann::ordered_json dirs = nlohmann::ordered_json::array();
   for (const auto& d2 : k.log_dirs) {
     dirs.push_back({{"broker", d2.broker}, {"path", d2.stats.path}, {"partitions", d2.stats.partitions},

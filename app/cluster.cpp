@@ -90,6 +90,14 @@ void Cluster::spawn_kafka() {
                                                           workload, directory, history_));
     }
   }
+  std::uint32_t consumer_index = 0;
+  for (const auto& group : kafka.consumers) {
+    for (const auto& p : placements_) {
+      if (p.group != group.name) continue;
+      consumers_.push_back(&sim_->spawn<models::Consumer>(p.name, *sim_->topology().find(p.name), consumer_index++,
+                                                          group.config, group.workload, directory, consumption_));
+    }
+  }
 }
 
 void Cluster::spawn_rpc() {

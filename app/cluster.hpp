@@ -40,6 +40,8 @@ class Cluster {
   const models::Controller* controller() const { return controller_; }
   const std::vector<models::Producer*>& producers() const { return producers_; }
   const models::DeliveryHistory& history() const { return history_; }
+  const models::ConsumptionHistory& consumption() const { return consumption_; }
+  const std::vector<models::Consumer*>& consumers() const { return consumers_; }
   std::uint64_t invariant_violations() const { return invariant_violations_; }
 
   // The committed log of every partition: its leader's log up to the high
@@ -67,6 +69,8 @@ class Cluster {
   models::Controller* controller_ = nullptr;
   std::vector<models::Producer*> producers_;
   models::DeliveryHistory history_;
+  std::vector<models::Consumer*> consumers_;
+  models::ConsumptionHistory consumption_;
   std::uint64_t invariant_violations_ = 0;
   std::map<models::TopicPartition, std::pair<models::Epoch, models::Offset>> leader_high_watermarks_;
 };

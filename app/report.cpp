@@ -123,6 +123,12 @@ KafkaFigures kafka_figures(const Cluster& cluster) {
   }
   k.controller = cluster.controller()->stats();
   k.invariant_violations = cluster.invariant_violations();
+  std::uint32_t first = 0;
+  for (const auto& group : cluster.scenario().kafka->consumers) {
+    std::vector<std::uint32_t> members;
+    for (int i = 0; i < group.nodes.count; ++i) members.push_back(first++);
+    k.consumers.push_back({group.name, models::check_consumption(cluster.consumption(), logs, group.workload.topic, members)});
+  }
   return k;
 }
 
@@ -176,6 +182,21 @@ nlohmann::ordered_json kafka_json(const KafkaFigures& k) {
                      {"controlled_shutdowns", k.controller.controlled_shutdowns},
                      {"max_leaderless_ms", to_milliseconds(k.controller.max_leaderless)}};
   j["invariant_violations"] = k.invariant_violations;
+  nlohmann::ordered_json consumers = nlohmann::ordered_json::array();
+  for (const auto& c : k.consumers) {
+    const auto& r = c.report;
+    consumers.push_back({{"name", c.name},
+                         {"processed", r.processed},
+                         {"committed", r.committed},
+                         {"unprocessed", r.unprocessed},
+                         {"duplicated", r.duplicated},
+                         {"uncommitted_seen", r.uncommitted_seen},
+                         {"out_of_order", r.out_of_order},
+                         {"at_most_once", r.at_most_once()},
+                         {"at_least_once", r.at_least_once()},
+                         {"exactly_once", r.exactly_once()}});
+  }
+  j["consumers"] = consumers;
   return j;
 }
 
@@ -203,6 +224,12 @@ void print_kafka(const KafkaFigures& k, std::ostream& out) {
              k.controller.elections, k.controller.unclean_elections, k.controller.isr_changes, k.controller.fencings,
              to_milliseconds(k.controller.max_leaderless));
   fmt::print(out, "  offline partitions {}  invariant violations {}\n", k.offline_partitions.size(), k.invariant_violations);
+  for (const auto& c : k.consumers) {
+    const auto& r = c.report;
+    fmt::print(out, "  consumers {}: processed {} of {} committed, unprocessed {}, duplicated {}, uncommitted seen {}, "
+               "out of order {}\n", c.name, r.processed, r.committed, r.unprocessed, r.duplicated, r.uncommitted_seen,
+               r.out_of_order);
+  }
   std::map<models::BrokerId, std::uint64_t> per_broker;
   for (const auto& dir : k.log_dirs) per_broker[dir.broker] += dir.stats.bytes;
   for (const auto& [broker, bytes] : per_broker) {

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cluster.hpp"
+#include "models/consumption_checker.hpp"
 #include "models/delivery_checker.hpp"
 
 namespace ksim::app {
@@ -31,6 +32,11 @@ struct LogDirFigures {
   models::LogDirStats stats;
 };
 
+struct ConsumerFigures {
+  std::string name;
+  models::ConsumptionReport report;
+};
+
 struct KafkaFigures {
   models::DeliveryReport delivery;
   double records_per_s = 0;
@@ -42,6 +48,7 @@ struct KafkaFigures {
   std::vector<models::TopicPartition> offline_partitions;
   models::ControllerStats controller;
   std::uint64_t invariant_violations = 0;
+  std::vector<ConsumerFigures> consumers;
 };
 
 struct RunReport {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "models/consumer.hpp"
 #include "models/kafka_config.hpp"
 #include "models/producer.hpp"
 #include "models/rpc_client.hpp"
@@ -60,6 +61,14 @@ struct KafkaSpec {
     models::ProducerWorkload workload;
   };
   std::vector<ProducerGroup> producers;
+  // Consumers with manually assigned partitions (no group yet): each reads its partitions on its own.
+  struct ConsumerGroup {
+    std::string name = "consumer";
+    NodeGroupSpec nodes{1, {}};
+    models::ConsumerConfig config;
+    models::ConsumerWorkload workload;
+  };
+  std::vector<ConsumerGroup> consumers;
 };
 
 // Comparisons in `expect`: "0", ">0", ">=3", "<10", "<=2".

@@ -186,11 +186,46 @@ models::ProducerWorkload read_workload(MapReader& in, const std::vector<models::
   return w;
 }
 
+models::ConsumerConfig read_consumer_config(MapReader in) {
+  models::ConsumerConfig c;
+  c.fetch_min_bytes = in.get<Bytes>("fetch.min.bytes", c.fetch_min_bytes);
+  c.fetch_max_wait = in.get<Duration>("fetch.max.wait.ms", c.fetch_max_wait);
+  c.max_partition_fetch_bytes = in.get<Bytes>("max.partition.fetch.bytes", c.max_partition_fetch_bytes, {1, 1ULL << 31});
+  c.fetch_max_bytes = in.get<Bytes>("fetch.max.bytes", c.fetch_max_bytes, {1, 1ULL << 31});
+  c.max_poll_records = in.get<int>("max.poll.records", c.max_poll_records, {1, 1000000});
+  c.auto_offset_reset_latest = in.get_choice("auto.offset.reset", {"latest", "earliest"}, "latest") == "latest";
+  c.request_timeout = in.get<Duration>("request.timeout.ms", c.request_timeout, {1, kNever});
+  c.retry_backoff = in.get<Duration>("retry.backoff.ms", c.retry_backoff);
+  return c;
+}
+
+KafkaSpec::ConsumerGroup read_consumer(MapReader in, const std::vector<models::TopicSpec>& topics,
+                                       const std::vector<std::string>& racks) {
+  KafkaSpec::ConsumerGroup group;
+  group.name = in.get<std::string>("name", "consumer");
+  group.nodes = read_group(in, group.nodes, racks);
+  group.config = read_consumer_config(in.map("config"));
+  std::vector<std::string> names;
+  for (const auto& t : topics) names.push_back(t.name);
+  const std::string topic = in.get<std::string>("topic", names.front());
+  const auto it = std::find(names.begin(), names.end(), topic);
+  if (it == names.end()) {
+    const auto suggestion = config::closest_name(topic, names);
+    throw in.error("topic", "unknown topic '" + topic + "'" + (suggestion ? " (did you mean '" + *suggestion + "'?)" : ""));
+  }
+  group.workload.topic = static_cast<std::int32_t>(it - names.begin());
+  ListReader partitions = in.list("partitions");
+  const std::int32_t count = topics[static_cast<std::size_t>(group.workload.topic)].partitions;
+  for (std::size_t i = 0; i < partitions.size(); ++i) group.workload.partitions.push_back(partitions.at<int>(i, {0, count - 1}));
+  group.workload.processing_time = config::read_distribution(in, "processing_time", Distribution::constant(0));
+  return group;
+}
+
 }  // namespace
 
 std::optional<KafkaSpec> read_kafka(MapReader& root, const std::vector<std::string>& racks) {
   if (!root.has("brokers")) {
-    for (const char* key : {"brokers", "controller", "topics", "producers"}) {
+    for (const char* key : {"brokers", "controller", "topics", "producers", "consumers"}) {
       if (root.has(key)) throw root.error(key, "needs a 'brokers' section");
       root.ignore(key);
     }
@@ -225,6 +260,17 @@ std::optional<KafkaSpec> read_kafka(MapReader& root, const std::vector<std::stri
       if (other.name == group.name) throw in.error("name", "another producer group has this name");
     }
     kafka.producers.push_back(std::move(group));
+  }
+  ListReader consumers = root.list("consumers");
+  if (!consumers.empty() && kafka.topics.empty()) throw root.error("consumers", "need a topic to consume from");
+  for (std::size_t i = 0; i < consumers.size(); ++i) {
+    kafka.consumers.push_back(read_consumer(consumers.map_at(i), kafka.topics, racks));
+    for (std::size_t j = 0; j + 1 < kafka.consumers.size(); ++j) {
+      if (kafka.consumers[j].name == kafka.consumers.back().name) throw consumers.error(i, "duplicate consumer name");
+    }
+    for (const auto& p : kafka.producers) {
+      if (p.name == kafka.consumers.back().name) throw consumers.error(i, "a producer group has this name");
+    }
   }
   return kafka;
 }

@@ -79,6 +79,7 @@ void Broker::on_crash(CrashKind kind) {
   }
   produce_purgatory_.clear();
   fetch_purgatory_.clear();
+  consumer_fetches_waiting_ = 0;
   fetchers_.clear();
   controller_connected_ = false;
 }
@@ -155,6 +156,8 @@ void Broker::on_message(ConnectionId connection, MessagePtr message) {
     handle_metadata_request(connection, *metadata);
   } else if (auto* init = dynamic_cast<InitProducerIdRequest*>(m)) {
     handle_init_producer_id(connection, *init);
+  } else if (auto* list = dynamic_cast<ListOffsetsRequest*>(m)) {
+    handle_list_offsets(connection, *list);
   } else if (auto* heartbeat = dynamic_cast<BrokerHeartbeatResponse*>(m)) {
     // Liveness is the controller's business; fencing shows in the metadata it pushes.
     if (shutting_down_ && heartbeat->shutdown_ready) finish_shutdown();
@@ -267,6 +270,24 @@ void Broker::handle_init_producer_id(ConnectionId connection, const InitProducer
 }
 
 
+
+// ListOffsets from a consumer (auto.offset.reset): the leader answers with the
+// log start or the high watermark (what a consumer may read up to).
+void Broker::handle_list_offsets(ConnectionId connection, const ListOffsetsRequest& request) {
+  auto response = std::make_unique<ListOffsetsResponse>();
+  response->correlation_id = request.correlation_id;
+  for (const TopicPartition tp : request.partitions) {
+    const Replica* r = replica(tp);
+    ListOffsetsResponse::PartitionOffset answer{tp, Error::None, -1};
+    if (!r || r->role != Role::Leader || !replica_online(*r)) {
+      answer.error = Error::NotLeaderOrFollower;
+    } else {
+      answer.offset = request.latest ? r->log.high_watermark() : r->log.log_start_offset();
+    }
+    response->partitions.push_back(answer);
+  }
+  send(connection, std::move(response));
+}
 
 // KIP-112: an I/O error takes the whole log dir offline; its replicas stop,
 // and the controller moves their leadership away (told by the heartbeat).

@@ -128,6 +128,7 @@ class Broker final : public Node {
   void stop_replica(Replica& replica, const PartitionState& state);
   void handle_metadata_request(ConnectionId connection, const MetadataRequest& request);
   void handle_init_producer_id(ConnectionId connection, const InitProducerIdRequest& request);
+  void handle_list_offsets(ConnectionId connection, const ListOffsetsRequest& request);
   // By index: this is on every fetch's path, once per partition.
   Replica* replica(TopicPartition tp) {
     const auto topic = static_cast<std::size_t>(tp.topic);
@@ -162,6 +163,9 @@ class Broker final : public Node {
                                                bool& must_answer);
   void update_follower(Replica& replica, BrokerId follower, Offset fetch_offset);
   void wake_fetches(TopicPartition tp);
+  void wake_consumer_fetches(TopicPartition tp);
+  void read_for_consumer(const FetchRequest::PartitionData& p, const PartitionLog& log, const FetchRequest& request,
+                         FetchResponse::PartitionData& data, std::uint64_t& bytes, bool& must_answer);
   void send_fetch_response(ConnectionId connection, BrokerId follower, std::unique_ptr<FetchResponse> response);
   void answer_fetch(std::uint64_t id);
   std::vector<BrokerId> maximal_isr(const Replica& replica) const;
@@ -195,6 +199,7 @@ class Broker final : public Node {
   std::vector<BrokerId> live_brokers_;
   std::map<std::uint64_t, PendingProduce> produce_purgatory_;
   std::map<std::uint64_t, PendingFetch> fetch_purgatory_;
+  int consumer_fetches_waiting_ = 0;
   std::vector<std::unique_ptr<Fetcher>> fetchers_;
   std::uint64_t next_pending_id_ = 0;
   std::int64_t next_correlation_id_ = 0;

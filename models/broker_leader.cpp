@@ -19,6 +19,7 @@ void Broker::handle_fetch(ConnectionId connection, std::unique_ptr<FetchRequest>
   }
   const std::uint64_t id = next_pending_id_++;
   const SimTime wait = request->max_wait;
+  if (request->replica_id == kNoBroker) ++consumer_fetches_waiting_;
   fetch_purgatory_.emplace(id, PendingFetch{connection, std::move(request), TimerId{}});
   fetch_purgatory_.at(id).timeout = set_timer(wait, [this, id] { answer_fetch(id); });
 }
@@ -41,6 +42,11 @@ std::unique_ptr<FetchResponse> Broker::read_for_fetch(const FetchRequest& reques
       continue;
     }
     const PartitionLog& log = r->log;
+    const bool consumer = request.replica_id == kNoBroker;
+    if (consumer) {
+      read_for_consumer(p, log, request, answer(p.partition), bytes, must_answer);
+      continue;
+    }
     // Divergence (KIP-101, KIP-279, checked in the fetch since KAFKA-10554):
     // where does the follower's last epoch end in the leader's log?
     const bool same_epoch = p.last_fetched_epoch == log.latest_epoch() && p.fetch_offset <= log.log_end_offset();
@@ -70,6 +76,39 @@ std::unique_ptr<FetchResponse> Broker::read_for_fetch(const FetchRequest& reques
     data.high_watermark = log.high_watermark();
   }
   return response;
+}
+
+// A consumer reads only what is committed: up to the high watermark.
+void Broker::read_for_consumer(const FetchRequest::PartitionData& p, const PartitionLog& log,
+                               const FetchRequest& request, FetchResponse::PartitionData& data, std::uint64_t& bytes,
+                               bool& must_answer) {
+  data.high_watermark = log.high_watermark();
+  // Out of range only past the log's end: a new leader's high watermark may
+  // still lag the old one's, and the consumer then waits for it.
+  if (p.fetch_offset > log.log_end_offset()) {
+    data.error = Error::OffsetOutOfRange;
+    must_answer = true;
+    return;
+  }
+  const std::uint64_t budget = request.max_bytes > bytes ? request.max_bytes - bytes : 0;
+  if (budget == 0 || p.fetch_offset >= log.high_watermark()) return;
+  data.batches = log.read(p.fetch_offset, std::min(request.partition_max_bytes, budget), log.high_watermark());
+  for (const auto& b : data.batches) bytes += b.bytes;
+}
+
+// A consumer's parked fetch completes once enough committed data is there.
+void Broker::wake_consumer_fetches(TopicPartition tp) {
+  std::vector<std::uint64_t> ready;
+  for (const auto& [id, pending] : fetch_purgatory_) {
+    if (pending.request->replica_id != kNoBroker) continue;
+    const auto& partitions = pending.request->partitions;
+    if (std::none_of(partitions.begin(), partitions.end(), [&](const auto& p) { return p.partition == tp; })) continue;
+    std::uint64_t bytes = 0;
+    bool must_answer = false;
+    (void)read_for_fetch(*pending.request, false, bytes, must_answer);
+    if (must_answer || bytes >= pending.request->min_bytes) ready.push_back(id);
+  }
+  for (const std::uint64_t id : ready) answer_fetch(id);
 }
 
 void Broker::send_fetch_response(ConnectionId connection, BrokerId follower, std::unique_ptr<FetchResponse> response) {
@@ -104,9 +143,12 @@ void Broker::update_follower(Replica& r, BrokerId follower, Offset fetch_offset)
   if (moved) maybe_advance_high_watermark(r);
 }
 
+// New data in the log completes the parked fetches of followers (consumers
+// wait for the high watermark instead: wake_consumer_fetches).
 void Broker::wake_fetches(TopicPartition tp) {
   std::vector<std::uint64_t> ready;
   for (const auto& [id, pending] : fetch_purgatory_) {
+    if (pending.request->replica_id == kNoBroker) continue;
     for (const auto& p : pending.request->partitions) {
       if (p.partition == tp) {
         ready.push_back(id);
@@ -125,6 +167,7 @@ void Broker::answer_fetch(std::uint64_t id) {
   bool must_answer = false;
   auto response = read_for_fetch(*it->second.request, false, bytes, must_answer);
   send_fetch_response(it->second.connection, it->second.request->replica_id, std::move(response));
+  if (it->second.request->replica_id == kNoBroker) --consumer_fetches_waiting_;
   fetch_purgatory_.erase(it);
 }
 
@@ -159,6 +202,7 @@ void Broker::maybe_advance_high_watermark(Replica& r) {
   sim().trace().record(now(), name(), "broker.high_watermark",
                        {{"topic", r.tp.topic}, {"partition", r.tp.partition}, {"hw", hw}, {"epoch", r.state.leader_epoch}});
   complete_produces(r.tp);
+  if (consumer_fetches_waiting_ > 0) wake_consumer_fetches(r.tp);
 }
 
 // A follower joins the ISR once it has caught up to the high watermark, and

@@ -165,3 +165,28 @@ struct InitProducerIdResponse final : KafkaMessage<InitProducerIdResponse> {
 };
 
 }  // namespace ksim::models
+
+namespace ksim::models {
+
+// A consumer asks where to start: the log start (earliest) or the high watermark (latest).
+struct ListOffsetsRequest final : KafkaMessage<ListOffsetsRequest> {
+  static constexpr std::string_view kName = "ListOffsets";
+  std::int64_t correlation_id = 0;
+  bool latest = true;
+  std::vector<TopicPartition> partitions;
+  std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 8 * partitions.size(); }
+};
+
+struct ListOffsetsResponse final : KafkaMessage<ListOffsetsResponse> {
+  static constexpr std::string_view kName = "ListOffsetsResponse";
+  struct PartitionOffset {
+    TopicPartition partition;
+    Error error = Error::None;
+    Offset offset = -1;
+  };
+  std::int64_t correlation_id = 0;
+  std::vector<PartitionOffset> partitions;
+  std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 16 * partitions.size(); }
+};
+
+}  // namespace ksim::models

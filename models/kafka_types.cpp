@@ -14,6 +14,7 @@ std::string_view to_string(Error error) {
     case Error::InvalidProducerEpoch: return "INVALID_PRODUCER_EPOCH";
     case Error::KafkaStorageError: return "KAFKA_STORAGE_ERROR";
     case Error::UnknownTopicOrPartition: return "UNKNOWN_TOPIC_OR_PARTITION";
+    case Error::OffsetOutOfRange: return "OFFSET_OUT_OF_RANGE";
     case Error::NetworkException: return "NETWORK_EXCEPTION";
     case Error::DeliveryTimeout: return "DELIVERY_TIMEOUT";
     case Error::BufferExhausted: return "BUFFER_EXHAUSTED";
@@ -34,6 +35,7 @@ bool is_retriable(Error error) {
     case Error::NetworkException:
       return true;
     case Error::None:
+    case Error::OffsetOutOfRange:
     case Error::OutOfOrderSequenceNumber:
     case Error::DuplicateSequenceNumber:
     case Error::InvalidProducerEpoch:

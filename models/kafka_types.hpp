@@ -38,6 +38,7 @@ enum class Error {
   InvalidProducerEpoch,          // a fenced (older) producer epoch
   KafkaStorageError,             // the log dir is offline (KIP-112)
   UnknownTopicOrPartition,
+  OffsetOutOfRange,              // a consumer fetched past the log's end (auto.offset.reset applies)
   NetworkException,              // client side: the connection closed with the request in flight
   DeliveryTimeout,               // client side: delivery.timeout.ms elapsed
   BufferExhausted,               // client side: send() blocked longer than max.block.ms

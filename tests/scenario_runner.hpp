@@ -6,7 +6,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/cluster.hpp"
 #include "app/driver.hpp"
+#include "app/report.hpp"
+#include "sim/config_reader.hpp"
 
 namespace ksim::testing {
 
@@ -26,6 +29,18 @@ inline ScenarioRun run_scenario(const std::string& name, std::uint64_t seed, std
   run.status = app::run_command(args, out, err);
   run.report = nlohmann::json::parse(out.str());
   return run;
+}
+
+// Runs a scenario given as text (with `seed` and `overrides` applied) and returns its report.
+inline app::RunReport run_inline(const std::string& yaml, std::uint64_t seed = 1,
+                                 const std::vector<std::string>& overrides = {}) {
+  config::Document document = config::Document::from_string(yaml, "inline.yaml");
+  document.apply_override("seed=" + std::to_string(seed));
+  for (const auto& o : overrides) document.apply_override(o);
+  const app::Scenario scenario = app::read_scenario(document);
+  app::Cluster cluster(scenario, app::RunOptions{});
+  cluster.run();
+  return app::make_report(cluster, 0);
 }
 
 inline std::uint64_t delivery(const ScenarioRun& run, const char* field) {

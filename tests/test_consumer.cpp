@@ -4,21 +4,13 @@
 #include "app/cluster.hpp"
 #include "app/report.hpp"
 #include "sim/config_reader.hpp"
+#include "tests/scenario_runner.hpp"
 
 using namespace ksim;
 using namespace ksim::app;
+using ksim::testing::run_inline;
 
 namespace {
-
-RunReport run_inline(const std::string& yaml, std::uint64_t seed = 1, std::vector<std::string> overrides = {}) {
-  config::Document document = config::Document::from_string(yaml, "inline.yaml");
-  document.apply_override("seed=" + std::to_string(seed));
-  for (const auto& o : overrides) document.apply_override(o);
-  const Scenario scenario = read_scenario(document);
-  Cluster cluster(scenario, RunOptions{});
-  cluster.run();
-  return make_report(cluster, 0);
-}
 
 const std::string kCluster = R"(
 duration: 10s

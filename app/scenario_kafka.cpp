@@ -196,6 +196,7 @@ models::ConsumerConfig read_consumer_config(MapReader in) {
   c.auto_offset_reset_latest = in.get_choice("auto.offset.reset", {"latest", "earliest"}, "latest") == "latest";
   c.request_timeout = in.get<Duration>("request.timeout.ms", c.request_timeout, {1, kNever});
   c.retry_backoff = in.get<Duration>("retry.backoff.ms", c.retry_backoff);
+  c.reconnect_backoff = in.get<Duration>("reconnect.backoff.ms", c.reconnect_backoff);
   return c;
 }
 

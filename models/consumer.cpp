@@ -10,11 +10,11 @@ namespace ksim::models {
 Consumer::Consumer(Simulation& sim, std::string name, HostId host, std::uint32_t index, ConsumerConfig config,
                    ConsumerWorkload workload, std::shared_ptr<const ClusterDirectory> directory,
                    ConsumptionHistory& history)
-    : Node(sim, std::move(name), host),
+    : KafkaClient(sim, std::move(name), host, directory, workload.topic,
+                  ClientTimeouts{config.request_timeout, config.retry_backoff, config.reconnect_backoff}),
       index_(index),
       config_(config),
       workload_(std::move(workload)),
-      directory_(std::move(directory)),
       history_(history) {
   if (workload_.partitions.empty()) {
     const std::int32_t count = directory_->topics[static_cast<std::size_t>(workload_.topic)].partitions;
@@ -31,27 +31,17 @@ void Consumer::on_start() {
 // again from auto.offset.reset.
 void Consumer::on_crash(CrashKind) {
   partitions_.clear();
-  metadata_.clear();
-  links_.clear();
+  forget_connections_and_metadata();
   in_process_.clear();
   next_to_process_ = 0;
   processing_ = false;
-  metadata_in_flight_ = false;
 }
 
 void Consumer::on_message(ConnectionId, MessagePtr message) {
   if (auto* fetch = dynamic_cast<FetchResponse*>(message.get())) {
     handle_fetch(*fetch);
   } else if (auto* metadata = dynamic_cast<MetadataResponse*>(message.get())) {
-    metadata_in_flight_ = false;
-    for (const auto& state : metadata->partitions) {
-      if (state.partition.topic != workload_.topic) continue;
-      auto& known = metadata_[state.partition.partition];
-      if (state.leader_epoch >= known.leader_epoch) known = state;
-    }
-    const bool leaderless = std::any_of(partitions_.begin(), partitions_.end(),
-                                        [&](const auto& entry) { return leader_of(entry.first) == kNoBroker; });
-    if (leaderless) set_timer(config_.retry_backoff, [this] { refresh_metadata(); });
+    apply_metadata(*metadata);
     reset_positions();
     send_fetches();
   } else if (auto* offsets = dynamic_cast<ListOffsetsResponse*>(message.get())) {
@@ -61,46 +51,25 @@ void Consumer::on_message(ConnectionId, MessagePtr message) {
 
 // A lost connection fails what was in flight on it; everything is retried after a backoff.
 void Consumer::on_connection_closed(ConnectionId connection) {
-  for (auto& [broker, link] : links_) {
-    if (link.connected && link.connection == connection) link.connected = false;
-  }
+  connection_lost(connection);
   for (auto& [p, state] : partitions_) {
     state.fetching = false;
     state.resetting = false;
   }
-  metadata_in_flight_ = false;
   set_timer(config_.retry_backoff, [this] { refresh_metadata(); });
 }
 
-ConnectionId Consumer::connection_to(BrokerId broker) {
-  Link& link = links_[broker];
-  if (!link.connected) {
-    link.connection = connect(directory_->broker_nodes[static_cast<std::size_t>(broker)]);
-    link.connected = true;
+// Sends if the broker is reachable now; otherwise the caller's work is tried again after a backoff.
+bool Consumer::send_to(BrokerId broker, MessagePtr request) {
+  if (!ensure_connected(broker)) {
+    set_timer(config_.retry_backoff, [this] {
+      reset_positions();
+      send_fetches();
+    });
+    return false;
   }
-  return link.connection;
-}
-
-BrokerId Consumer::leader_of(std::int32_t partition) const {
-  const auto it = metadata_.find(partition);
-  return it == metadata_.end() ? kNoBroker : it->second.leader;
-}
-
-void Consumer::refresh_metadata() {
-  if (metadata_in_flight_) return;
-  const std::size_t brokers = directory_->broker_nodes.size();
-  const auto broker = static_cast<BrokerId>(next_bootstrap_++ % brokers);
-  auto request = std::make_unique<MetadataRequest>();
-  const std::int64_t correlation = request->correlation_id = next_correlation_id_++;
-  send(connection_to(broker), std::move(request));
-  metadata_in_flight_ = true;
-  set_timer(config_.request_timeout, [this, correlation] {
-    (void)correlation;
-    if (metadata_in_flight_) {
-      metadata_in_flight_ = false;
-      refresh_metadata();
-    }
-  });
+  send(link(broker).connection, std::move(request));
+  return true;
 }
 
 // auto.offset.reset: ask each leader where its log starts or what its high watermark is.
@@ -108,18 +77,23 @@ void Consumer::reset_positions() {
   std::map<BrokerId, std::unique_ptr<ListOffsetsRequest>> requests;
   for (auto& [p, state] : partitions_) {
     if (state.position >= 0 || state.resetting) continue;
-    const BrokerId leader = leader_of(p);
+    const BrokerId leader = leader_of({workload_.topic, p});
     if (leader == kNoBroker) continue;
     auto& request = requests[leader];
     if (!request) {
       request = std::make_unique<ListOffsetsRequest>();
-      request->correlation_id = next_correlation_id_++;
+      request->correlation_id = next_correlation_id();
       request->latest = config_.auto_offset_reset_latest;
     }
     request->partitions.push_back({workload_.topic, p});
     state.resetting = true;
   }
-  for (auto& [broker, request] : requests) send(connection_to(broker), std::move(request));
+  for (auto& [broker, request] : requests) {
+    std::vector<TopicPartition> asked = request->partitions;
+    if (!send_to(broker, std::move(request))) {
+      for (const TopicPartition tp : asked) partitions_[tp.partition].resetting = false;
+    }
+  }
 }
 
 void Consumer::handle_list_offsets(const ListOffsetsResponse& response) {
@@ -143,25 +117,30 @@ void Consumer::send_fetches() {
   std::map<BrokerId, std::unique_ptr<FetchRequest>> requests;
   for (auto& [p, state] : partitions_) {
     if (state.position < 0 || state.fetching || !state.buffer.empty()) continue;
-    const BrokerId leader = leader_of(p);
+    const BrokerId leader = leader_of({workload_.topic, p});
     if (leader == kNoBroker) continue;
     auto& request = requests[leader];
     if (!request) {
       request = std::make_unique<FetchRequest>();
-      request->correlation_id = next_correlation_id_++;
+      request->correlation_id = next_correlation_id();
       request->replica_id = kNoBroker;  // a consumer
       request->max_wait = config_.fetch_max_wait;
       request->min_bytes = config_.fetch_min_bytes;
       request->max_bytes = config_.fetch_max_bytes;
       request->partition_max_bytes = config_.max_partition_fetch_bytes;
     }
-    request->partitions.push_back({{workload_.topic, p}, state.position, metadata_.at(p).leader_epoch, -1});
+    request->partitions.push_back({{workload_.topic, p}, state.position, leader_epoch_of({workload_.topic, p}), -1});
     state.fetching = true;
     state.fetch_correlation = request->correlation_id;
   }
   for (auto& [broker, request] : requests) {
     const std::int64_t correlation = request->correlation_id;
-    send(connection_to(broker), std::move(request));
+    if (!send_to(broker, std::move(request))) {
+      for (auto& [p, state] : partitions_) {
+        if (state.fetching && state.fetch_correlation == correlation) state.fetching = false;
+      }
+      continue;
+    }
     set_timer(config_.request_timeout + config_.fetch_max_wait, [this, correlation] {
       for (auto& [p, state] : partitions_) {
         if (state.fetching && state.fetch_correlation == correlation) state.fetching = false;

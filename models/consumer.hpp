@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "models/broker.hpp"
+#include "models/kafka_client.hpp"
 #include "models/kafka_messages.hpp"
 #include "sim/distribution.hpp"
 #include "sim/node.hpp"
@@ -28,6 +29,7 @@ struct ConsumerConfig {
   bool auto_offset_reset_latest = true;              // auto.offset.reset: latest (or earliest)
   SimTime request_timeout = seconds(30);             // request.timeout.ms
   SimTime retry_backoff = milliseconds(100);         // retry.backoff.ms
+  SimTime reconnect_backoff = milliseconds(50);      // reconnect.backoff.ms
 };
 
 struct ConsumerWorkload {
@@ -50,7 +52,7 @@ struct ConsumptionHistory {
   std::vector<ProcessedRecord> processed;
 };
 
-class Consumer final : public Node {
+class Consumer final : public KafkaClient {
  public:
   Consumer(Simulation& sim, std::string name, HostId host, std::uint32_t index, ConsumerConfig config,
            ConsumerWorkload workload, std::shared_ptr<const ClusterDirectory> directory, ConsumptionHistory& history);
@@ -70,10 +72,6 @@ class Consumer final : public Node {
     bool resetting = false;
     std::int64_t fetch_correlation = -1;
   };
-  struct Link {
-    ConnectionId connection = 0;
-    bool connected = false;
-  };
 
   void on_start() override;
   void on_crash(CrashKind kind) override;
@@ -86,27 +84,19 @@ class Consumer final : public Node {
   void handle_fetch(const FetchResponse& response);
   void reset_positions();
   void handle_list_offsets(const ListOffsetsResponse& response);
-  void refresh_metadata();
-  ConnectionId connection_to(BrokerId broker);
-  BrokerId leader_of(std::int32_t partition) const;
+  bool send_to(BrokerId broker, MessagePtr request);
 
   std::uint32_t index_;
   ConsumerConfig config_;
   ConsumerWorkload workload_;
-  std::shared_ptr<const ClusterDirectory> directory_;
   ConsumptionHistory& history_;
   std::uint64_t processed_ = 0;
 
   // process state
   std::map<std::int32_t, PartitionState> partitions_;
-  std::map<std::int32_t, models::PartitionState> metadata_;
-  std::map<BrokerId, Link> links_;
   bool processing_ = false;
   std::vector<ProcessedRecord> in_process_;  // this poll's records, processed one after another
   std::size_t next_to_process_ = 0;
-  bool metadata_in_flight_ = false;
-  std::int64_t next_correlation_id_ = 0;
-  std::size_t next_bootstrap_ = 0;
 };
 
 }  // namespace ksim::models

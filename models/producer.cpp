@@ -12,16 +12,15 @@ namespace ksim::models {
 Producer::Producer(Simulation& sim, std::string name, HostId host, std::uint32_t index, ProducerConfig config,
                    ProducerWorkload workload, std::shared_ptr<const ClusterDirectory> directory,
                    DeliveryHistory& history)
-    : Node(sim, std::move(name), host),
+    : KafkaClient(sim, std::move(name), host, directory, workload.topic,
+                  ClientTimeouts{config.request_timeout, config.retry_backoff, config.reconnect_backoff}),
       index_(index),
       config_(config),
       workload_(workload),
-      directory_(std::move(directory)),
       history_(history),
       arrivals_(workload, directory_->topics[static_cast<std::size_t>(workload.topic)].partitions, config.batch_size,
                 sim.stream(this->name() + "/workload"), sim.stream(this->name() + "/partitioner")),
       queues_(static_cast<std::size_t>(directory_->topics[static_cast<std::size_t>(workload.topic)].partitions)),
-      leaders_(queues_.size(), kNoBroker),
       sendable_after_(queues_.size(), 0) {}
 
 // ---------------------------------------------------------------- lifecycle
@@ -41,15 +40,12 @@ void Producer::on_crash(CrashKind) {
   pending_.clear();
   next_expiry_check_ = 0;
   in_flight_.clear();
-  links_.clear();
-  metadata_.clear();
-  std::fill(leaders_.begin(), leaders_.end(), kNoBroker);
+  forget_connections_and_metadata();
   next_sequence_.clear();
   last_acked_sequence_.clear();
   producer_id_ = kNoProducerId;
   producer_epoch_ = -1;
   awaiting_producer_id_ = false;
-  metadata_in_flight_ = false;
   memory_used_ = 0;
   blocked_.reset();
   sender_timer_at_ = kNever;
@@ -72,14 +68,7 @@ void Producer::on_message(ConnectionId connection, MessagePtr message) {
 // Kafka's NetworkClient: a closed connection fails its in-flight requests
 // with a retriable NetworkException, and the client reconnects after a backoff.
 void Producer::on_connection_closed(ConnectionId connection) {
-  for (auto& [broker, l] : links_) {
-    if (l.connected && l.connection == connection) {
-      l.connected = false;
-      l.retry_at = now() + config_.reconnect_backoff;
-      fail_in_flight_on(broker);
-    }
-  }
-  metadata_in_flight_ = false;
+  for (const BrokerId broker : connection_lost(connection)) fail_in_flight_on(broker);
   if (awaiting_producer_id_) {
     awaiting_producer_id_ = false;
     set_timer(config_.retry_backoff, [this] { init_producer_id(); });
@@ -298,15 +287,11 @@ void Producer::touch(TopicPartition tp) { sendable_after_[static_cast<std::size_
 
 bool Producer::send_to(BrokerId broker, const std::vector<BatchPtr>& batches) {
   plan_stale_ = true;  // batches close as they are sent
+  if (!ensure_connected(broker)) return false;
   BrokerLink& l = link(broker);
-  if (!l.connected) {
-    if (now() < l.retry_at) return false;
-    l.connection = connect(directory_->broker_nodes[static_cast<std::size_t>(broker)]);
-    l.connected = true;
-  }
   if (l.in_flight >= config_.max_in_flight_requests_per_connection) return false;
   auto request = std::make_unique<ProduceRequest>();
-  request->correlation_id = next_correlation_id_++;
+  request->correlation_id = next_correlation_id();
   request->acks = config_.acks;
   request->timeout = config_.request_timeout;
   std::uint64_t size = kRequestHeaderBytes;
@@ -507,52 +492,8 @@ void Producer::fail_in_flight_on(BrokerId broker) {
 
 // ---------------------------------------------------------------- metadata
 
-Producer::BrokerLink& Producer::link(BrokerId broker) { return links_[broker]; }
-
-BrokerId Producer::leader_of(TopicPartition tp) const {
-  if (tp.topic == workload_.topic) return leaders_[static_cast<std::size_t>(tp.partition)];
-  const auto it = metadata_.find(tp);
-  return it == metadata_.end() ? kNoBroker : it->second.leader;
-}
-
-// Asks any broker (bootstrap.servers, in turn) for the partitions' leaders.
-void Producer::refresh_metadata() {
-  if (metadata_in_flight_) return;
-  const auto brokers = static_cast<BrokerId>(directory_->broker_nodes.size());
-  for (BrokerId attempt = 0; attempt < brokers; ++attempt) {
-    const auto broker = static_cast<BrokerId>(next_bootstrap_++ % static_cast<std::size_t>(brokers));
-    BrokerLink& l = link(broker);
-    if (!l.connected) {
-      if (now() < l.retry_at) continue;
-      l.connection = connect(directory_->broker_nodes[static_cast<std::size_t>(broker)]);
-      l.connected = true;
-    }
-    auto request = std::make_unique<MetadataRequest>();
-    const std::int64_t correlation = request->correlation_id = next_correlation_id_++;
-    send(l.connection, std::move(request));
-    metadata_in_flight_ = true;
-    metadata_correlation_ = correlation;
-    // request.timeout.ms applies to every request: give up on this one and ask another broker.
-    set_timer(config_.request_timeout, [this, correlation] {
-      if (!metadata_in_flight_ || metadata_correlation_ != correlation) return;
-      metadata_in_flight_ = false;
-      refresh_metadata();
-    });
-    return;
-  }
-  set_timer(config_.retry_backoff, [this] { refresh_metadata(); });
-}
-
 void Producer::handle_metadata(const MetadataResponse& response) {
-  metadata_in_flight_ = false;
-  bool leaderless = false;
-  for (const PartitionState& state : response.partitions) {
-    auto& known = metadata_[state.partition];
-    if (state.leader_epoch >= known.leader_epoch) known = state;  // never go back to an older leader
-    leaderless |= known.leader == kNoBroker;
-    if (state.partition.topic == workload_.topic) leaders_[static_cast<std::size_t>(state.partition.partition)] = known.leader;
-  }
-  if (leaderless || response.partitions.empty()) set_timer(config_.retry_backoff, [this] { refresh_metadata(); });
+  apply_metadata(response);
   wake_sender();
 }
 
@@ -561,7 +502,7 @@ void Producer::init_producer_id() {
   for (auto& [broker, l] : links_) {
     if (!l.connected) continue;
     auto request = std::make_unique<InitProducerIdRequest>();
-    const std::int64_t correlation = request->correlation_id = next_correlation_id_++;
+    const std::int64_t correlation = request->correlation_id = next_correlation_id();
     request->producer_id = producer_id_;
     request->producer_epoch = producer_epoch_;
     send(l.connection, std::move(request));

@@ -15,6 +15,7 @@
 
 #include "models/broker.hpp"
 #include "models/delivery_history.hpp"
+#include "models/kafka_client.hpp"
 #include "models/kafka_config.hpp"
 #include "models/kafka_messages.hpp"
 #include "models/arrival_stream.hpp"
@@ -36,7 +37,7 @@ struct ProducerStats {
   Histogram latency;                     // send() to acknowledgement, per record
 };
 
-class Producer final : public Node {
+class Producer final : public KafkaClient {
  public:
   Producer(Simulation& sim, std::string name, HostId host, std::uint32_t index, ProducerConfig config,
            ProducerWorkload workload, std::shared_ptr<const ClusterDirectory> directory, DeliveryHistory& history);
@@ -62,12 +63,6 @@ class Producer final : public Node {
     BrokerId broker;
     std::vector<BatchPtr> batches;
     TimerId timeout;
-  };
-  struct BrokerLink {
-    ConnectionId connection = 0;
-    bool connected = false;
-    int in_flight = 0;
-    SimTime retry_at = 0;
   };
 
   void on_start() override;
@@ -103,18 +98,14 @@ class Producer final : public Node {
   void fail_in_flight_on(BrokerId broker);
 
   // metadata and producer id
-  void refresh_metadata();
   void handle_metadata(const MetadataResponse& response);
   void init_producer_id();
   void handle_init_producer_id(const InitProducerIdResponse& response);
-  BrokerLink& link(BrokerId broker);
-  BrokerId leader_of(TopicPartition tp) const;
   SimTime backoff(int attempts);
 
   std::uint32_t index_;
   ProducerConfig config_;
   ProducerWorkload workload_;
-  std::shared_ptr<const ClusterDirectory> directory_;
   DeliveryHistory& history_;
   ArrivalStream arrivals_;
   ProducerStats stats_;
@@ -124,22 +115,17 @@ class Producer final : public Node {
   std::vector<std::deque<BatchPtr>> queues_;  // the accumulator, by partition of the workload's topic
   std::deque<BatchPtr>& queue_of(TopicPartition tp) { return queues_[static_cast<std::size_t>(tp.partition)]; }
   const std::deque<BatchPtr>& queue_of(TopicPartition tp) const { return queues_[static_cast<std::size_t>(tp.partition)]; }
-  std::vector<BrokerId> leaders_;  // of the workload's topic, by partition: a fast path for leader_of
   std::vector<SimTime> sendable_after_;  // by partition: not sendable before this, unless its queue changes
   std::set<TopicPartition> pending_;  // partitions that may have a batch to send
   std::vector<std::vector<BatchPtr>> ready_by_broker_;  // run_sender's scratch space
   SimTime next_expiry_check_ = 0;
   std::map<std::int64_t, InFlight> in_flight_;
-  std::map<BrokerId, BrokerLink> links_;
-  std::map<TopicPartition, PartitionState> metadata_;
   std::map<TopicPartition, std::int32_t> next_sequence_;
   std::map<TopicPartition, std::int64_t> last_acked_sequence_;
   ProducerId producer_id_ = kNoProducerId;
   ProducerEpoch producer_epoch_ = -1;
   bool awaiting_producer_id_ = false;
   std::int64_t producer_id_correlation_ = -1;
-  bool metadata_in_flight_ = false;
-  std::int64_t metadata_correlation_ = -1;
   std::uint64_t memory_used_ = 0;
   std::optional<Arrival> blocked_;  // a send() waiting for memory
   TimerId block_timeout_;
@@ -149,8 +135,6 @@ class Producer final : public Node {
   TimerId sender_timer_;
   SimTime sender_timer_at_ = kNever;
   bool sender_wake_pending_ = false;
-  std::int64_t next_correlation_id_ = 0;
-  std::size_t next_bootstrap_ = 0;
 };
 
 }  // namespace ksim::models

@@ -35,6 +35,7 @@ void Consumer::on_crash(CrashKind) {
   in_process_.clear();
   next_to_process_ = 0;
   processing_ = false;
+  retry_pending_ = false;
 }
 
 void Consumer::on_message(ConnectionId, MessagePtr message) {
@@ -62,10 +63,14 @@ void Consumer::on_connection_closed(ConnectionId connection) {
 // Sends if the broker is reachable now; otherwise the caller's work is tried again after a backoff.
 bool Consumer::send_to(BrokerId broker, MessagePtr request) {
   if (!ensure_connected(broker)) {
-    set_timer(config_.retry_backoff, [this] {
-      reset_positions();
-      send_fetches();
-    });
+    if (!retry_pending_) {  // one retry at a time, however many sends failed
+      retry_pending_ = true;
+      set_timer(config_.retry_backoff, [this] {
+        retry_pending_ = false;
+        reset_positions();
+        send_fetches();
+      });
+    }
     return false;
   }
   send(link(broker).connection, std::move(request));

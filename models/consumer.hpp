@@ -95,6 +95,7 @@ class Consumer final : public KafkaClient {
   // process state
   std::map<std::int32_t, PartitionState> partitions_;
   bool processing_ = false;
+  bool retry_pending_ = false;  // a retry of failed sends is scheduled
   std::vector<ProcessedRecord> in_process_;  // this poll's records, processed one after another
   std::size_t next_to_process_ = 0;
 };

@@ -153,8 +153,8 @@ models::ProducerConfig read_producer_config(MapReader& group) {
   return c;
 }
 
-models::ProducerWorkload read_workload(MapReader& in, const std::vector<models::TopicSpec>& topics) {
-  models::ProducerWorkload w;
+// The `topic` key (default: the first topic), as an index into `topics`.
+std::int32_t read_topic_index(MapReader& in, const std::vector<models::TopicSpec>& topics) {
   std::vector<std::string> names;
   for (const auto& t : topics) names.push_back(t.name);
   const std::string topic = in.get<std::string>("topic", names.empty() ? "" : names.front());
@@ -163,7 +163,12 @@ models::ProducerWorkload read_workload(MapReader& in, const std::vector<models::
     const auto suggestion = config::closest_name(topic, names);
     throw in.error("topic", "unknown topic '" + topic + "'" + (suggestion ? " (did you mean '" + *suggestion + "'?)" : ""));
   }
-  w.topic = static_cast<std::int32_t>(it - names.begin());
+  return static_cast<std::int32_t>(it - names.begin());
+}
+
+models::ProducerWorkload read_workload(MapReader& in, const std::vector<models::TopicSpec>& topics) {
+  models::ProducerWorkload w;
+  w.topic = read_topic_index(in, topics);
   w.rate_per_s = in.get<Rate>("rate", w.rate_per_s, {1e-6, 1e9});
   w.poisson = in.get_choice("arrival", {"poisson", "constant"}, "poisson") == "poisson";
   MapReader keys = in.map("keys");
@@ -206,15 +211,7 @@ KafkaSpec::ConsumerGroup read_consumer(MapReader in, const std::vector<models::T
   group.name = in.get<std::string>("name", "consumer");
   group.nodes = read_group(in, group.nodes, racks);
   group.config = read_consumer_config(in.map("config"));
-  std::vector<std::string> names;
-  for (const auto& t : topics) names.push_back(t.name);
-  const std::string topic = in.get<std::string>("topic", names.front());
-  const auto it = std::find(names.begin(), names.end(), topic);
-  if (it == names.end()) {
-    const auto suggestion = config::closest_name(topic, names);
-    throw in.error("topic", "unknown topic '" + topic + "'" + (suggestion ? " (did you mean '" + *suggestion + "'?)" : ""));
-  }
-  group.workload.topic = static_cast<std::int32_t>(it - names.begin());
+  group.workload.topic = read_topic_index(in, topics);
   ListReader partitions = in.list("partitions");
   const std::int32_t count = topics[static_cast<std::size_t>(group.workload.topic)].partitions;
   for (std::size_t i = 0; i < partitions.size(); ++i) group.workload.partitions.push_back(partitions.at<int>(i, {0, count - 1}));

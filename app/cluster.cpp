@@ -19,7 +19,13 @@ Cluster::Cluster(const Scenario& scenario, const RunOptions& options)
   register_disk_faults();
   if (controller_) controller_->start();  // brokers register with it as they start
   for (NodeId n = 0; n < sim_->node_count(); ++n) {
-    if (sim_->node(n).state() == NodeState::Crashed) sim_->node(n).start();
+    if (sim_->node(n).state() != NodeState::Crashed) continue;
+    const SimTime start = start_time(n);
+    if (start == 0) {
+      sim_->node(n).start();
+    } else {
+      sim_->events().schedule_at(start, [this, n] { sim_->node(n).start(); });
+    }
   }
   schedule_faults();
   plan_nemesis();
@@ -49,10 +55,38 @@ Topology Cluster::build_topology() const {
   return topology;
 }
 
+// When a node starts: consumer entries may start later than the rest.
+SimTime Cluster::start_time(NodeId node) const {
+  if (!scenario_.kafka) return 0;
+  for (const auto& group : scenario_.kafka->consumers) {
+    if (placements_[node].group == group.name) return group.start;
+  }
+  return 0;
+}
+
+// Consumers commit to __consumer_offsets, created with the cluster (Kafka
+// creates it on the first FindCoordinator), with fewer replicas than
+// offsets.topic.replication.factor when there are fewer brokers.
+models::TopicSpec Cluster::offsets_topic() const {
+  const KafkaSpec& kafka = *scenario_.kafka;
+  models::TopicSpec topic;
+  topic.name = "__consumer_offsets";
+  topic.partitions = kafka.broker.group_coordinator.offsets_topic_num_partitions;
+  topic.replication_factor = std::min(kafka.broker.group_coordinator.offsets_topic_replication_factor, kafka.brokers.count);
+  topic.min_insync_replicas = 1;
+  return topic;
+}
+
 void Cluster::spawn_kafka() {
   const KafkaSpec& kafka = *scenario_.kafka;
   auto directory = std::make_shared<models::ClusterDirectory>();
   directory->topics = kafka.topics;
+  if (!kafka.consumers.empty()) {
+    directory->offsets_topic = static_cast<std::int32_t>(directory->topics.size());
+    directory->topics.push_back(offsets_topic());
+    directory->coordinator_records = std::make_shared<models::CoordinatorRecordStore>();
+  }
+  offsets_topic_ = directory->offsets_topic;
   // Node ids follow creation order: brokers first, then the controller.
   for (int b = 0; b < kafka.brokers.count; ++b) directory->broker_nodes.push_back(static_cast<NodeId>(b));
   directory->controller_node = static_cast<NodeId>(kafka.brokers.count);
@@ -62,14 +96,15 @@ void Cluster::spawn_kafka() {
     assert(sim_->node_count() == static_cast<std::size_t>(p.index));
     brokers_.push_back(&sim_->spawn<models::Broker>(p.name, *sim_->topology().find(p.name), p.index, kafka.broker,
                                                     directory));
+    brokers_.back()->observe_groups(&consumption_);
     placement.push_back({p.index, scenario_.network.racks.size() > 1 ? p.rack : ""});
   }
   controller_ = &sim_->spawn<models::Controller>("controller", *sim_->topology().find("controller"), kafka.controller,
                                                  directory);
   RandomStream assignment_rng = sim_->stream("replica-assignment");
   std::vector<std::vector<std::vector<models::BrokerId>>> replicas;
-  for (std::size_t t = 0; t < kafka.topics.size(); ++t) {
-    const auto& topic = kafka.topics[t];
+  for (std::size_t t = 0; t < directory->topics.size(); ++t) {
+    const auto& topic = directory->topics[t];
     replicas.push_back(topic.assignment.empty()
                            ? models::assign_replicas(placement, topic.partitions, topic.replication_factor, assignment_rng)
                            : topic.assignment);
@@ -80,6 +115,7 @@ void Cluster::spawn_kafka() {
     }
   }
   controller_->create_partitions(replicas);
+  if (offsets_topic_ >= 0) offsets_replicas_ = replicas[static_cast<std::size_t>(offsets_topic_)];
   std::uint32_t index = 0;
   for (const auto& group : kafka.producers) {
     for (const auto& p : placements_) {
@@ -94,8 +130,13 @@ void Cluster::spawn_kafka() {
   for (const auto& group : kafka.consumers) {
     for (const auto& p : placements_) {
       if (p.group != group.name) continue;
+      models::ConsumerConfig config = group.config;
+      if (config.group_instance_id) {
+        const auto at = config.group_instance_id->find("{name}");
+        if (at != std::string::npos) config.group_instance_id->replace(at, 6, p.name);
+      }
       consumers_.push_back(&sim_->spawn<models::Consumer>(p.name, *sim_->topology().find(p.name), consumer_index++,
-                                                          group.config, group.workload, directory, consumption_));
+                                                          config, group.workload, directory, consumption_));
     }
   }
 }
@@ -141,6 +182,10 @@ void Cluster::register_disk_faults() {
 std::vector<NodeId> Cluster::resolve_nodes(const std::vector<std::string>& names) const {
   std::set<NodeId> ids;  // ordered: the same set always yields the same vector
   for (const auto& name : names) {
+    if (name.starts_with("coordinator:")) {
+      if (const auto broker = coordinator_of(name.substr(12))) ids.insert(static_cast<NodeId>(*broker));
+      continue;
+    }
     for (NodeId n = 0; n < placements_.size(); ++n) {
       const auto& p = placements_[n];
       if (name == "all" || name == p.group || name == p.name || name == "rack:" + p.rack) ids.insert(n);
@@ -242,6 +287,7 @@ models::FinalLogs Cluster::final_logs() const {
   models::FinalLogs logs;
   if (!controller_) return logs;
   for (const auto& [tp, state] : controller_->partitions()) {
+    if (tp.topic == offsets_topic_) continue;  // internal: the checkers read user topics
     const models::Broker* leader = state.leader == models::kNoBroker ? nullptr : brokers_[static_cast<std::size_t>(state.leader)];
     if (!leader || !leader->is_leader(tp)) {
       logs.offline.push_back(tp);
@@ -255,6 +301,17 @@ models::FinalLogs Cluster::final_logs() const {
     }
   }
   return logs;
+}
+
+}  // namespace ksim::app
+
+namespace ksim::app {
+
+// The broker that leads the group's __consumer_offsets partition when the run starts.
+std::optional<models::BrokerId> Cluster::coordinator_of(const std::string& group) const {
+  if (offsets_replicas_.empty()) return std::nullopt;
+  const std::int32_t p = models::group_partition(group, static_cast<std::int32_t>(offsets_replicas_.size()));
+  return offsets_replicas_[static_cast<std::size_t>(p)].front();
 }
 
 }  // namespace ksim::app

@@ -8,6 +8,7 @@
 
 #include "app/scenario.hpp"
 #include "models/broker.hpp"
+#include "models/consumer.hpp"
 #include "models/controller.hpp"
 #include "models/delivery_checker.hpp"
 #include "models/producer.hpp"
@@ -43,6 +44,8 @@ class Cluster {
   const models::ConsumptionHistory& consumption() const { return consumption_; }
   const std::vector<models::Consumer*>& consumers() const { return consumers_; }
   std::uint64_t invariant_violations() const { return invariant_violations_; }
+  // The broker leading a group's __consumer_offsets partition at the start (fault target "coordinator:GROUP").
+  std::optional<models::BrokerId> coordinator_of(const std::string& group) const;
 
   // The committed log of every partition: its leader's log up to the high
   // watermark; partitions without a live leader are offline.
@@ -50,6 +53,8 @@ class Cluster {
 
  private:
   Topology build_topology() const;
+  SimTime start_time(NodeId node) const;
+  models::TopicSpec offsets_topic() const;
   void spawn_kafka();
   void spawn_rpc();
   void register_disk_faults();
@@ -72,6 +77,8 @@ class Cluster {
   std::vector<models::Consumer*> consumers_;
   models::ConsumptionHistory consumption_;
   std::uint64_t invariant_violations_ = 0;
+  std::int32_t offsets_topic_ = -1;
+  std::vector<std::vector<models::BrokerId>> offsets_replicas_;
   std::map<models::TopicPartition, std::pair<models::Epoch, models::Offset>> leader_high_watermarks_;
 };
 

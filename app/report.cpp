@@ -71,6 +71,7 @@ void check_kafka(const ExpectSpec& expect, const KafkaFigures& k, std::vector<Ex
     const std::uint64_t actual = count_named(k, e.name);
     results.push_back({e.name, e.holds(actual), fmt::format("{} (expected {})", actual, e.text())});
   }
+  check_groups(expect.groups, k.groups, results);
 }
 
 RpcFigures rpc_figures(const Cluster& cluster, double sim_time_s) {
@@ -123,12 +124,7 @@ KafkaFigures kafka_figures(const Cluster& cluster) {
   }
   k.controller = cluster.controller()->stats();
   k.invariant_violations = cluster.invariant_violations();
-  std::uint32_t first = 0;
-  for (const auto& group : cluster.scenario().kafka->consumers) {
-    std::vector<std::uint32_t> members;
-    for (int i = 0; i < group.nodes.count; ++i) members.push_back(first++);
-    k.consumers.push_back({group.name, models::check_consumption(cluster.consumption(), logs, group.workload.topic, members)});
-  }
+  k.groups = group_figures(cluster, logs, k.delivery);
   return k;
 }
 
@@ -182,21 +178,7 @@ nlohmann::ordered_json kafka_json(const KafkaFigures& k) {
                      {"controlled_shutdowns", k.controller.controlled_shutdowns},
                      {"max_leaderless_ms", to_milliseconds(k.controller.max_leaderless)}};
   j["invariant_violations"] = k.invariant_violations;
-  nlohmann::ordered_json consumers = nlohmann::ordered_json::array();
-  for (const auto& c : k.consumers) {
-    const auto& r = c.report;
-    consumers.push_back({{"name", c.name},
-                         {"processed", r.processed},
-                         {"committed", r.committed},
-                         {"unprocessed", r.unprocessed},
-                         {"duplicated", r.duplicated},
-                         {"uncommitted_seen", r.uncommitted_seen},
-                         {"out_of_order", r.out_of_order},
-                         {"at_most_once", r.at_most_once()},
-                         {"at_least_once", r.at_least_once()},
-                         {"exactly_once", r.exactly_once()}});
-  }
-  j["consumers"] = consumers;
+  j["groups"] = groups_json(k.groups);
   return j;
 }
 
@@ -224,12 +206,6 @@ void print_kafka(const KafkaFigures& k, std::ostream& out) {
              k.controller.elections, k.controller.unclean_elections, k.controller.isr_changes, k.controller.fencings,
              to_milliseconds(k.controller.max_leaderless));
   fmt::print(out, "  offline partitions {}  invariant violations {}\n", k.offline_partitions.size(), k.invariant_violations);
-  for (const auto& c : k.consumers) {
-    const auto& r = c.report;
-    fmt::print(out, "  consumers {}: processed {} of {} committed, unprocessed {}, duplicated {}, uncommitted seen {}, "
-               "out of order {}\n", c.name, r.processed, r.committed, r.unprocessed, r.duplicated, r.uncommitted_seen,
-               r.out_of_order);
-  }
   std::map<models::BrokerId, std::uint64_t> per_broker;
   for (const auto& dir : k.log_dirs) per_broker[dir.broker] += dir.stats.bytes;
   for (const auto& [broker, bytes] : per_broker) {
@@ -240,6 +216,7 @@ void print_kafka(const KafkaFigures& k, std::ostream& out) {
                  static_cast<double>(dir.stats.bytes) / 1048576.0, dir.stats.online ? "" : " (offline)");
     }
   }
+  print_groups(k.groups, out);
 }
 
 void print_rpc(const RpcFigures& r, std::ostream& out) {

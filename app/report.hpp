@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cluster.hpp"
+#include "app/report_groups.hpp"
 #include "models/consumption_checker.hpp"
 #include "models/delivery_checker.hpp"
 
@@ -32,11 +33,6 @@ struct LogDirFigures {
   models::LogDirStats stats;
 };
 
-struct ConsumerFigures {
-  std::string name;
-  models::ConsumptionReport report;
-};
-
 struct KafkaFigures {
   models::DeliveryReport delivery;
   double records_per_s = 0;
@@ -48,7 +44,7 @@ struct KafkaFigures {
   std::vector<models::TopicPartition> offline_partitions;
   models::ControllerStats controller;
   std::uint64_t invariant_violations = 0;
-  std::vector<ConsumerFigures> consumers;
+  std::vector<GroupFigures> groups;
 };
 
 struct RunReport {
@@ -70,6 +66,8 @@ struct RunReport {
 };
 
 RunReport make_report(const Cluster& cluster, double wall_s);
+void check_groups(const std::vector<GroupExpectation>& expected, const std::vector<GroupFigures>& groups,
+                  std::vector<ExpectationResult>& results);
 nlohmann::ordered_json to_json(const RunReport& report);
 void print_report(const RunReport& report, std::ostream& out);
 

@@ -208,7 +208,32 @@ NemesisSpec read_nemesis(MapReader in, const KnownNames& known) {
   return nemesis;
 }
 
-ExpectSpec read_expect(MapReader in) {
+GroupExpectation read_group_expectation(MapReader in, std::string group) {
+  GroupExpectation g;
+  g.group = std::move(group);
+  for (const char* key : {"consumption", "end_to_end"}) {
+    std::optional<std::string>& target = std::string_view(key) == "consumption" ? g.consumption : g.end_to_end;
+    if (in.has(key)) {
+      target = in.get_choice(key, {"none", "at-most-once", "at-least-once", "exactly-once"}, "none");
+    } else {
+      in.ignore(key);
+    }
+  }
+  g.max_stop_the_world_partition_s = in.optional<double>("max_stop_the_world_partition_s", {0.0, 1e12});
+  g.min_stop_the_world_partition_s = in.optional<double>("min_stop_the_world_partition_s", {0.0, 1e12});
+  for (const char* key : {"processed", "duplicates", "unprocessed", "uncommitted_seen", "out_of_order", "lag",
+                          "commits", "failed_commits", "rebalances", "poll_timeouts"}) {
+    if (in.has(key)) {
+      g.counts.push_back(read_count_expectation(in, key));
+    } else {
+      in.ignore(key);
+    }
+  }
+  in.finish();
+  return g;
+}
+
+ExpectSpec read_expect(MapReader in, const std::vector<std::string>& groups) {
   ExpectSpec expect;
   expect.min_completed_fraction = in.optional<Fraction>("min_completed_fraction", {0.0, 1.0});
   expect.max_completed_fraction = in.optional<Fraction>("max_completed_fraction", {0.0, 1.0});
@@ -228,6 +253,15 @@ ExpectSpec read_expect(MapReader in) {
     } else {
       in.ignore(key);
     }
+  }
+  MapReader by_group = in.map("groups");
+  for (const std::string& name : by_group.keys()) {
+    if (std::find(groups.begin(), groups.end(), name) == groups.end()) {
+      const auto suggestion = config::closest_name(name, groups);
+      throw by_group.error(name, "no consumer group '" + name + "'" +
+                                     (suggestion ? " (did you mean '" + *suggestion + "'?)" : ""));
+    }
+    expect.groups.push_back(read_group_expectation(by_group.map(name), name));
   }
   return expect;
 }
@@ -273,7 +307,13 @@ Scenario read_scenario(const config::Document& document) {
   }
   s.faults = read_faults(root.list("faults"), known);
   s.nemesis = read_nemesis(root.map("nemesis"), known);
-  s.expect = read_expect(root.map("expect"));
+  std::vector<std::string> groups;
+  if (s.kafka) {
+    for (const auto& c : s.kafka->consumers) {
+      if (std::find(groups.begin(), groups.end(), c.config.group_id) == groups.end()) groups.push_back(c.config.group_id);
+    }
+  }
+  s.expect = read_expect(root.map("expect"), groups);
   root.finish();
   return s;
 }
@@ -307,6 +347,12 @@ std::vector<std::string> target_names(const Scenario& scenario) {
   }
   for (const auto& rack : scenario.network.racks) names.push_back("rack:" + rack);
   for (const auto& node : node_placements(scenario)) names.push_back(node.name);
+  if (scenario.kafka) {
+    for (const auto& c : scenario.kafka->consumers) {
+      const std::string name = "coordinator:" + c.config.group_id;  // the broker coordinating that group
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+    }
+  }
   return names;
 }
 

@@ -61,12 +61,15 @@ struct KafkaSpec {
     models::ProducerWorkload workload;
   };
   std::vector<ProducerGroup> producers;
-  // Consumers with manually assigned partitions (no group yet): each reads its partitions on its own.
+  // A set of consumers with one configuration: members of the consumer group
+  // config.group.id (by default the entry's name), or, with fixed partitions,
+  // each assigned them. Several entries may share a group.id.
   struct ConsumerGroup {
     std::string name = "consumer";
     NodeGroupSpec nodes{1, {}};
     models::ConsumerConfig config;
     models::ConsumerWorkload workload;
+    SimTime start = 0;  // when these consumers start
   };
   std::vector<ConsumerGroup> consumers;
 };
@@ -105,6 +108,16 @@ struct NemesisSpec {
   std::vector<NemesisRuleSpec> rules;
 };
 
+// What must hold for one consumer group (by group.id).
+struct GroupExpectation {
+  std::string group;
+  std::optional<std::string> consumption;  // weakest guarantee the group's processing must meet
+  std::optional<std::string> end_to_end;   // combined with the producers' delivery
+  std::optional<double> max_stop_the_world_partition_s;
+  std::optional<double> min_stop_the_world_partition_s;
+  std::vector<CountExpectation> counts;    // processed, duplicates, unprocessed, lag, rebalances, ...
+};
+
 // What must hold at the end; `ksim run` exits 1 when it does not.
 struct ExpectSpec {
   std::optional<double> min_completed_fraction;  // completed / sent
@@ -116,6 +129,7 @@ struct ExpectSpec {
   // "at-least-once", "exactly-once"), and counts of the delivery report.
   std::optional<std::string> delivery;
   std::vector<CountExpectation> counts;
+  std::vector<GroupExpectation> groups;
 };
 
 struct Scenario {

@@ -50,6 +50,17 @@ struct TopicDefaults {
   bool unclean_leader_election = false;
 };
 
+void read_group_coordinator_config(MapReader& in, models::GroupCoordinatorConfig& g) {
+  g.offsets_topic_num_partitions = in.get<int>("offsets.topic.num.partitions", g.offsets_topic_num_partitions, {1, 10000});
+  g.offsets_topic_replication_factor =
+      in.get<int>("offsets.topic.replication.factor", g.offsets_topic_replication_factor, {1, 1000});
+  g.offsets_commit_timeout = in.get<Duration>("offsets.commit.timeout.ms", g.offsets_commit_timeout, {1, kNever});
+  g.group_initial_rebalance_delay =
+      in.get<Duration>("group.initial.rebalance.delay.ms", g.group_initial_rebalance_delay);
+  g.group_min_session_timeout = in.get<Duration>("group.min.session.timeout.ms", g.group_min_session_timeout);
+  g.group_max_session_timeout = in.get<Duration>("group.max.session.timeout.ms", g.group_max_session_timeout);
+}
+
 models::BrokerConfig read_broker_config(MapReader& brokers, TopicDefaults& topic_defaults,
                                         models::ControllerConfig& controller) {
   models::BrokerConfig c;
@@ -71,6 +82,7 @@ models::BrokerConfig read_broker_config(MapReader& brokers, TopicDefaults& topic
       in.get<Duration>("broker.session.timeout.ms", controller.broker_session_timeout, {1, kNever});
   topic_defaults.min_insync_replicas = in.get<int>("min.insync.replicas", 1, {1, 1000});
   topic_defaults.unclean_leader_election = in.get<bool>("unclean.leader.election.enable", false);
+  read_group_coordinator_config(in, c.group_coordinator);
   c.truncate_to_high_watermark = brokers.get<bool>("truncate_to_high_watermark", false);
   c.log_dirs = read_log_dirs(brokers);
   return c;
@@ -191,14 +203,59 @@ models::ProducerWorkload read_workload(MapReader& in, const std::vector<models::
   return w;
 }
 
+// partition.assignment.strategy: a YAML list, or a comma-separated string as in a Kafka properties file.
+std::vector<std::string> read_assignors(MapReader& in, std::vector<std::string> defaults) {
+  std::vector<std::string> names;
+  if (in.has_list("partition.assignment.strategy")) {
+    ListReader list = in.list("partition.assignment.strategy");
+    for (std::size_t i = 0; i < list.size(); ++i) names.push_back(list.at<std::string>(i));
+  } else if (const auto text = in.optional<std::string>("partition.assignment.strategy")) {
+    std::size_t start = 0;
+    while (start <= text->size()) {
+      const std::size_t comma = std::min(text->find(',', start), text->size());
+      std::string name = text->substr(start, comma - start);
+      name.erase(0, name.find_first_not_of(' '));
+      name.erase(name.find_last_not_of(' ') + 1);
+      if (!name.empty()) names.push_back(name);
+      start = comma + 1;
+    }
+  } else {
+    return defaults;
+  }
+  if (names.empty()) throw in.error("partition.assignment.strategy", "needs at least one assignor");
+  for (const std::string& name : names) {
+    if (models::make_assignor(name)) continue;
+    const auto suggestion = config::closest_name(name, models::assignor_names());
+    throw in.error("partition.assignment.strategy",
+                   "unknown assignor '" + name + "'" + (suggestion ? " (did you mean '" + *suggestion + "'?)" : "") +
+                       "; known: range, roundrobin, sticky, cooperative-sticky");
+  }
+  return names;
+}
+
 models::ConsumerConfig read_consumer_config(MapReader in) {
   models::ConsumerConfig c;
+  c.group_id = in.get<std::string>("group.id", c.group_id);
+  c.group_instance_id = in.optional<std::string>("group.instance.id");
+  c.session_timeout = in.get<Duration>("session.timeout.ms", c.session_timeout, {1, kNever});
+  c.heartbeat_interval = in.get<Duration>("heartbeat.interval.ms", c.heartbeat_interval, {1, kNever});
+  if (c.heartbeat_interval >= c.session_timeout) {
+    throw in.error("heartbeat.interval.ms", "must be lower than session.timeout.ms");
+  }
+  c.max_poll_interval = in.get<Duration>("max.poll.interval.ms", c.max_poll_interval, {1, kNever});
+  c.enable_auto_commit = in.get<bool>("enable.auto.commit", c.enable_auto_commit);
+  c.auto_commit_interval = in.get<Duration>("auto.commit.interval.ms", c.auto_commit_interval, {1, kNever});
+  c.partition_assignment_strategy = read_assignors(in, c.partition_assignment_strategy);
+  c.default_api_timeout = in.get<Duration>("default.api.timeout.ms", c.default_api_timeout, {1, kNever});
   c.fetch_min_bytes = in.get<Bytes>("fetch.min.bytes", c.fetch_min_bytes);
   c.fetch_max_wait = in.get<Duration>("fetch.max.wait.ms", c.fetch_max_wait);
   c.max_partition_fetch_bytes = in.get<Bytes>("max.partition.fetch.bytes", c.max_partition_fetch_bytes, {1, 1ULL << 31});
   c.fetch_max_bytes = in.get<Bytes>("fetch.max.bytes", c.fetch_max_bytes, {1, 1ULL << 31});
   c.max_poll_records = in.get<int>("max.poll.records", c.max_poll_records, {1, 1000000});
-  c.auto_offset_reset_latest = in.get_choice("auto.offset.reset", {"latest", "earliest"}, "latest") == "latest";
+  const std::string reset = in.get_choice("auto.offset.reset", {"latest", "earliest", "none"}, "latest");
+  c.auto_offset_reset = reset == "latest"     ? models::OffsetReset::Latest
+                        : reset == "earliest" ? models::OffsetReset::Earliest
+                                              : models::OffsetReset::None;
   c.request_timeout = in.get<Duration>("request.timeout.ms", c.request_timeout, {1, kNever});
   c.retry_backoff = in.get<Duration>("retry.backoff.ms", c.retry_backoff);
   c.reconnect_backoff = in.get<Duration>("reconnect.backoff.ms", c.reconnect_backoff);
@@ -210,7 +267,21 @@ KafkaSpec::ConsumerGroup read_consumer(MapReader in, const std::vector<models::T
   KafkaSpec::ConsumerGroup group;
   group.name = in.get<std::string>("name", "consumer");
   group.nodes = read_group(in, group.nodes, racks);
+  const bool has_group_id = in.map("config").has("group.id");
   group.config = read_consumer_config(in.map("config"));
+  if (!has_group_id) group.config.group_id = group.name;  // ksim's default: the entry's name
+  if (group.config.group_instance_id && group.nodes.count > 1 &&
+      group.config.group_instance_id->find("{name}") == std::string::npos) {
+    throw in.map("config").error("group.instance.id",
+                                 "each member needs its own: include {name}, which becomes the consumer's name");
+  }
+  group.start = in.get<Duration>("start", 0);
+  const std::string commit = in.get_choice(
+      "commit", {"none", "sync-before-process", "sync-after-process", "async-after-process"}, "none");
+  for (const auto strategy : {models::CommitStrategy::None, models::CommitStrategy::SyncBeforeProcess,
+                              models::CommitStrategy::SyncAfterProcess, models::CommitStrategy::AsyncAfterProcess}) {
+    if (commit == models::to_string(strategy)) group.workload.commit = strategy;
+  }
   group.workload.topic = read_topic_index(in, topics);
   ListReader partitions = in.list("partitions");
   const std::int32_t count = topics[static_cast<std::size_t>(group.workload.topic)].partitions;

@@ -82,6 +82,9 @@ void Broker::on_crash(CrashKind kind) {
   consumer_fetches_waiting_ = 0;
   fetchers_.clear();
   controller_connected_ = false;
+  if (coordinator_) coordinator_->reset();
+  coordinator_appends_.clear();
+  coordinator_leaders_.clear();
 }
 
 // Controlled shutdown: the broker tells the controller in its heartbeats,
@@ -149,6 +152,7 @@ void Broker::on_message(ConnectionId connection, MessagePtr message) {
     handle_fetch_response(connection, *response);
   } else if (auto* update = dynamic_cast<MetadataUpdate*>(m)) {
     live_brokers_ = update->live_brokers;
+    record_coordinator_leaders(update->partitions);
     apply_metadata(update->partitions);
   } else if (auto* alter = dynamic_cast<AlterPartitionResponse*>(m)) {
     handle_alter_partition_response(*alter);
@@ -161,6 +165,8 @@ void Broker::on_message(ConnectionId connection, MessagePtr message) {
   } else if (auto* heartbeat = dynamic_cast<BrokerHeartbeatResponse*>(m)) {
     // Liveness is the controller's business; fencing shows in the metadata it pushes.
     if (shutting_down_ && heartbeat->shutdown_ready) finish_shutdown();
+  } else if (handle_group_message(connection, *m)) {
+    // FindCoordinator, the group requests, OffsetsForLeaderEpoch
   } else {
     assert(false && "unexpected message at a broker");
   }
@@ -213,6 +219,7 @@ void Broker::become_leader(Replica& r, const PartitionState& state) {
   }
   r.producers.rebuild(r.log);  // producer state survives leader changes through the log (KIP-98)
   maybe_advance_high_watermark(r);
+  coordinator_leadership(r);
 }
 
 void Broker::become_follower(Replica& r, const PartitionState& state) {
@@ -231,6 +238,7 @@ void Broker::become_follower(Replica& r, const PartitionState& state) {
   }
   remove_from_fetchers(r.tp);
   add_to_fetcher(r);
+  coordinator_leadership(r);
 }
 
 void Broker::stop_replica(Replica& r, const PartitionState& state) {
@@ -240,6 +248,7 @@ void Broker::stop_replica(Replica& r, const PartitionState& state) {
   r.state = state;
   r.followers.clear();
   r.pending_isr.reset();
+  coordinator_leadership(r);
 }
 
 void Broker::handle_metadata_request(ConnectionId connection, const MetadataRequest& request) {
@@ -301,6 +310,7 @@ void Broker::take_log_dir_offline(std::size_t index, std::string_view reason) {
     fail_produces_of(tp, Error::KafkaStorageError);
     remove_from_fetchers(tp);
     r.role = Role::None;
+    coordinator_leadership(r);
   }
   send_heartbeat();
 }

@@ -7,7 +7,9 @@
 //
 // Its files: broker.cpp (lifecycle, metadata, log dirs), broker_produce.cpp
 // (the produce path), broker_leader.cpp (serving fetches, HW, ISR),
-// broker_follower.cpp (replica fetchers and truncation).
+// broker_follower.cpp (replica fetchers and truncation), broker_group.cpp
+// (hosting the group coordinator: FindCoordinator, group requests, appends
+// to __consumer_offsets).
 #include <map>
 #include <memory>
 #include <optional>
@@ -15,6 +17,7 @@
 
 #include "models/delivery_history.hpp"
 #include "models/disk.hpp"
+#include "models/group_coordinator.hpp"
 #include "models/kafka_config.hpp"
 #include "models/kafka_messages.hpp"
 #include "models/partition_log.hpp"
@@ -28,6 +31,9 @@ struct ClusterDirectory {
   std::vector<NodeId> broker_nodes;  // index: broker id
   NodeId controller_node = 0;
   std::vector<TopicSpec> topics;
+  // Consumer groups: the __consumer_offsets topic (-1: none) and the content of its batches.
+  std::int32_t offsets_topic = -1;
+  std::shared_ptr<CoordinatorRecordStore> coordinator_records;
 };
 
 struct LogDirStats {
@@ -37,7 +43,7 @@ struct LogDirStats {
   bool online = true;
 };
 
-class Broker final : public Node {
+class Broker final : public Node, private CoordinatorHost {
  public:
   Broker(Simulation& sim, std::string name, HostId host, BrokerId id, BrokerConfig config,
          std::shared_ptr<const ClusterDirectory> directory);
@@ -52,6 +58,8 @@ class Broker final : public Node {
   void fill_log_dir(const std::string& path, bool full);
   void fail_log_dir(const std::string& path);
   bool has_log_dir(const std::string& path) const;
+  // Rebalances seen by this broker's group coordinator are recorded there.
+  void observe_groups(ConsumptionHistory* history);
 
   // --- inspection, for the checker, reports and invariants ---
   const PartitionLog* log(TopicPartition tp) const;
@@ -109,6 +117,12 @@ class Broker final : public Node {
     TimerId timeout;
   };
   struct Fetcher;  // broker_follower.cpp
+  struct CoordinatorAppend {  // a __consumer_offsets write waiting for the high watermark
+    TopicPartition tp;
+    Offset required = 0;
+    std::function<void(Error)> done;
+    TimerId timeout;
+  };
 
   // broker.cpp
   void on_start() override;
@@ -175,6 +189,23 @@ class Broker final : public Node {
   void propose_isr(Replica& replica, std::vector<BrokerId> isr);
   void handle_alter_partition_response(const AlterPartitionResponse& response);
 
+  // broker_group.cpp
+  bool handle_group_message(ConnectionId connection, Message& message);
+  void handle_find_coordinator(ConnectionId connection, const FindCoordinatorRequest& request);
+  void handle_offsets_for_leader_epoch(ConnectionId connection, const OffsetsForLeaderEpochRequest& request);
+  void record_coordinator_leaders(const std::vector<PartitionState>& states);
+  void coordinator_leadership(const Replica& replica);
+  void complete_coordinator_appends(TopicPartition tp);
+  void fail_coordinator_appends(TopicPartition tp, Error error);
+  void finish_coordinator_append(std::uint64_t id, Error error);
+  SimTime coordinator_now() const override { return now(); }
+  TimerId coordinator_timer(SimTime delay, std::function<void()> callback) override;
+  void coordinator_cancel(TimerId timer) override { cancel_timer(timer); }
+  void coordinator_send(ConnectionId connection, MessagePtr message) override { send(connection, std::move(message)); }
+  void coordinator_append(std::int32_t partition, std::uint64_t record_id, std::function<void(Error)> done) override;
+  RandomStream& coordinator_rng() override { return rng(); }
+  void coordinator_trace(std::string_view kind, std::initializer_list<TraceField> fields) override;
+
   // broker_follower.cpp
   Fetcher& fetcher_for(BrokerId leader, TopicPartition tp);
   void add_to_fetcher(Replica& replica);
@@ -204,6 +235,9 @@ class Broker final : public Node {
   std::uint64_t next_pending_id_ = 0;
   std::int64_t next_correlation_id_ = 0;
   std::int64_t next_producer_id_ = 0;
+  std::unique_ptr<GroupCoordinator> coordinator_;  // when the cluster has __consumer_offsets
+  std::vector<BrokerId> coordinator_leaders_;      // leader of each __consumer_offsets partition
+  std::map<std::uint64_t, CoordinatorAppend> coordinator_appends_;
 };
 
 }  // namespace ksim::models

@@ -36,8 +36,14 @@ std::unique_ptr<FetchResponse> Broker::read_for_fetch(const FetchRequest& reques
   };
   for (const auto& p : request.partitions) {
     Replica* r = replica(p.partition);
-    if (!r || !replica_online(*r) || r->role != Role::Leader || p.current_leader_epoch != r->state.leader_epoch) {
-      answer(p.partition).error = Error::NotLeaderOrFollower;  // KIP-320: FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH
+    if (!r || !replica_online(*r) || r->role != Role::Leader) {
+      answer(p.partition).error = Error::NotLeaderOrFollower;
+      must_answer = true;
+      continue;
+    }
+    if (p.current_leader_epoch != r->state.leader_epoch) {  // KIP-320: the fetcher's view of the leader is stale or ahead
+      answer(p.partition).error =
+          p.current_leader_epoch < r->state.leader_epoch ? Error::FencedLeaderEpoch : Error::UnknownLeaderEpoch;
       must_answer = true;
       continue;
     }

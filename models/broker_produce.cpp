@@ -91,6 +91,7 @@ ProduceResponse::PartitionResponse Broker::append_produce(const ProduceRequest& 
 
 // Completes the waiting produces of a partition whose high watermark (or ISR, or role) changed.
 void Broker::complete_produces(TopicPartition tp) {
+  if (!coordinator_appends_.empty()) complete_coordinator_appends(tp);
   Replica* r = replica(tp);
   if (!r || r->waiting_produces.empty()) return;
   std::vector<std::uint64_t> finished;
@@ -131,6 +132,7 @@ void Broker::expire_produce(std::uint64_t id) {
 }
 
 void Broker::fail_produces_of(TopicPartition tp, Error error) {
+  if (!coordinator_appends_.empty()) fail_coordinator_appends(tp, error);
   Replica* r = replica(tp);
   if (!r) return;
   const std::vector<std::uint64_t> ids = std::move(r->waiting_produces);

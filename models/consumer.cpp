@@ -1,3 +1,4 @@
+// The consumer's lifecycle, the application's poll loop, positions and fetching.
 #include "models/consumer.hpp"
 
 #include <algorithm>
@@ -7,121 +8,425 @@
 
 namespace ksim::models {
 
+std::string_view to_string(CommitStrategy strategy) {
+  switch (strategy) {
+    case CommitStrategy::None: return "none";
+    case CommitStrategy::SyncBeforeProcess: return "sync-before-process";
+    case CommitStrategy::SyncAfterProcess: return "sync-after-process";
+    case CommitStrategy::AsyncAfterProcess: return "async-after-process";
+  }
+  return "?";
+}
+
 Consumer::Consumer(Simulation& sim, std::string name, HostId host, std::uint32_t index, ConsumerConfig config,
                    ConsumerWorkload workload, std::shared_ptr<const ClusterDirectory> directory,
                    ConsumptionHistory& history)
     : KafkaClient(sim, std::move(name), host, directory, workload.topic,
                   ClientTimeouts{config.request_timeout, config.retry_backoff, config.reconnect_backoff}),
       index_(index),
-      config_(config),
+      config_(std::move(config)),
       workload_(std::move(workload)),
-      history_(history) {
-  if (workload_.partitions.empty()) {
+      history_(history),
+      group_mode_(!config_.group_id.empty() && workload_.partitions.empty()),
+      protocol_kind_(common_protocol(config_.partition_assignment_strategy)) {
+  if (workload_.partitions.empty() && !group_mode_) {
     const std::int32_t count = directory_->topics[static_cast<std::size_t>(workload_.topic)].partitions;
     for (std::int32_t p = 0; p < count; ++p) workload_.partitions.push_back(p);
   }
 }
 
 void Consumer::on_start() {
-  for (const std::int32_t p : workload_.partitions) partitions_[p] = PartitionState{};
+  if (incarnation() > 1) history_.consumer_events.push_back({index_, ConsumerEventKind::Restarted, now()});
+  next_auto_commit_ = now() + config_.auto_commit_interval;
+  for (const std::int32_t p : workload_.partitions) own(p);
   refresh_metadata();
+  if (group_mode_) heartbeat_tick();
+  wake_app();
 }
 
-// Without committed offsets (no group yet), a restarted consumer starts
-// again from auto.offset.reset.
-void Consumer::on_crash(CrashKind) {
-  partitions_.clear();
+// Everything but the committed offsets (on the brokers) is gone; a dynamic
+// member comes back as a new member, a static one with its group.instance.id.
+void Consumer::on_crash(CrashKind kind) {
+  if (kind != CrashKind::Shutdown) history_.consumer_events.push_back({index_, ConsumerEventKind::Crashed, now()});
+  lose_all_partitions();
   forget_connections_and_metadata();
+  app_ = AppState::Polling;
+  close_requested_ = false;
+  wake_scheduled_ = false;
+  retry_pending_ = false;
   in_process_.clear();
   next_to_process_ = 0;
-  processing_ = false;
-  retry_pending_ = false;
+  offset_fetch_correlation_ = -1;
+  sync_commit_correlation_ = -1;
+  commits_.clear();
+  coordinator_ = kNoBroker;
+  coordinator_connected_ = false;
+  find_correlation_ = -1;
+  member_ = MemberState::Unjoined;
+  member_id_.clear();
+  generation_ = -1;
+  rejoin_needed_ = true;
+  rejoin_reason_ = "initial join";
+  join_backoff_until_ = 0;
+  group_correlation_ = -1;
+  group_response_.reset();
+  heartbeat_correlation_ = -1;
+}
+
+// KafkaConsumer.close(): the application finishes the records of its last
+// poll, auto-commit commits, a dynamic member leaves the group.
+void Consumer::on_shutdown_requested() {
+  close_requested_ = true;
+  wake_app();
+}
+
+void Consumer::begin_close() {
+  app_ = AppState::Closing;
+  if (group_mode_ && config_.enable_auto_commit && generation_ >= 0) {
+    return commit_sync(consumed_offsets(), AfterCommit::Close);
+  }
+  finish_close();
+}
+
+void Consumer::finish_close() {
+  app_ = AppState::Closing;
+  if (group_mode_ && leave_group("the consumer is being closed")) {
+    set_timer(config_.request_timeout, [this] { crash(CrashKind::Shutdown); });  // or when LeaveGroup is answered
+    return;
+  }
+  crash(CrashKind::Shutdown);
 }
 
 void Consumer::on_message(ConnectionId, MessagePtr message) {
-  if (auto* fetch = dynamic_cast<FetchResponse*>(message.get())) {
+  Message* m = message.get();
+  if (auto* fetch = dynamic_cast<FetchResponse*>(m)) {
     handle_fetch(*fetch);
-  } else if (auto* metadata = dynamic_cast<MetadataResponse*>(message.get())) {
+  } else if (auto* metadata = dynamic_cast<MetadataResponse*>(m)) {
     apply_metadata(*metadata);
-    reset_positions();
+    update_positions();
     send_fetches();
-  } else if (auto* offsets = dynamic_cast<ListOffsetsResponse*>(message.get())) {
+  } else if (auto* offsets = dynamic_cast<ListOffsetsResponse*>(m)) {
     handle_list_offsets(*offsets);
+  } else if (auto* epochs = dynamic_cast<OffsetsForLeaderEpochResponse*>(m)) {
+    handle_offsets_for_leader_epoch(*epochs);
+  } else if (auto* found = dynamic_cast<FindCoordinatorResponse*>(m)) {
+    handle_find_coordinator(*found);
+  } else if (dynamic_cast<JoinGroupResponse*>(m) || dynamic_cast<SyncGroupResponse*>(m)) {
+    group_response_ = std::move(message);  // rebalance callbacks run inside poll()
+    wake_app();
+  } else if (auto* heartbeat = dynamic_cast<HeartbeatResponse*>(m)) {
+    handle_heartbeat(*heartbeat);
+  } else if (auto* commit = dynamic_cast<OffsetCommitResponse*>(m)) {
+    handle_offset_commit(*commit);
+  } else if (auto* committed = dynamic_cast<OffsetFetchResponse*>(m)) {
+    handle_offset_fetch(*committed);
+  } else if (dynamic_cast<LeaveGroupResponse*>(m)) {
+    if (app_ == AppState::Closing) crash(CrashKind::Shutdown);
   }
 }
 
-// A lost connection fails what was in flight on it; everything is retried after a backoff.
+// A lost connection fails what was in flight on it; it is all retried after a backoff.
 void Consumer::on_connection_closed(ConnectionId connection) {
+  if (coordinator_connected_ && connection == coordinator_connection_) {
+    coordinator_connected_ = false;
+    return coordinator_unknown("connection to the coordinator closed");
+  }
   connection_lost(connection);
+  if (find_correlation_ >= 0 && connection == find_connection_) {
+    find_correlation_ = -1;  // the FindCoordinator in flight failed with it
+    set_timer(config_.retry_backoff, [this] { find_coordinator(); });
+  }
   for (auto& [p, state] : partitions_) {
     state.fetching = false;
-    state.resetting = false;
+    if (state.position_state == PositionState::Resetting) state.position_state = PositionState::NeedsReset;
+    if (state.position_state == PositionState::Validating) state.position_state = PositionState::NeedsValidation;
   }
-  set_timer(config_.retry_backoff, [this] { refresh_metadata(); });
+  retry_soon();
 }
 
-// Sends if the broker is reachable now; otherwise the caller's work is tried again after a backoff.
+// Sends if the broker is reachable now; otherwise the work is tried again after a backoff.
 bool Consumer::send_to(BrokerId broker, MessagePtr request) {
   if (!ensure_connected(broker)) {
-    if (!retry_pending_) {  // one retry at a time, however many sends failed
-      retry_pending_ = true;
-      set_timer(config_.retry_backoff, [this] {
-        retry_pending_ = false;
-        reset_positions();
-        send_fetches();
-      });
-    }
+    retry_soon();
     return false;
   }
   send(link(broker).connection, std::move(request));
   return true;
 }
 
+void Consumer::retry_soon() {
+  if (retry_pending_) return;  // one retry at a time, however many sends failed
+  retry_pending_ = true;
+  set_timer(config_.retry_backoff, [this] {
+    retry_pending_ = false;
+    refresh_metadata();
+    update_positions();
+    send_fetches();
+    wake_app();
+  });
+}
+
+// ---- the application ----
+
+void Consumer::wake_app() {
+  if (app_ != AppState::Polling || wake_scheduled_ || stopped()) return;
+  wake_scheduled_ = true;
+  set_timer(0, [this] { poll(); });
+}
+
+// KafkaConsumer.poll(): group work first (rebalance callbacks, rejoining),
+// auto-commit of what earlier polls returned, then up to max.poll.records.
+// With nothing to return the application waits here, woken by new data.
+void Consumer::poll() {
+  wake_scheduled_ = false;
+  if (app_ != AppState::Polling || stopped()) return;
+  last_poll_ = now();
+  if (close_requested_) return begin_close();
+  if (group_mode_) {
+    if (group_response_) {
+      const MessagePtr response = std::move(group_response_);
+      if (auto* join = dynamic_cast<JoinGroupResponse*>(response.get())) handle_join_group(*join);
+      if (auto* sync = dynamic_cast<SyncGroupResponse*>(response.get())) handle_sync_group(*sync);
+    }
+    if (!coordinator_ready()) find_coordinator();
+    if (maybe_rejoin() || app_ != AppState::Polling) return;
+  }
+  maybe_auto_commit();
+  update_positions();
+  send_fetches();
+  if (!take_records()) return;
+  arm_poll_timer();
+  if (workload_.commit == CommitStrategy::SyncBeforeProcess) {
+    return commit_sync(consumed_offsets(), AfterCommit::Process);
+  }
+  app_ = AppState::Processing;
+  process_next();
+}
+
+// Up to max.poll.records, taken from the partitions in turn; the consumed
+// positions move past them (what auto-commit and commitSync() store).
+bool Consumer::take_records() {
+  in_process_.clear();
+  next_to_process_ = 0;
+  bool took = true;
+  while (took && static_cast<int>(in_process_.size()) < config_.max_poll_records) {
+    took = false;
+    for (auto& [p, state] : partitions_) {
+      if (state.buffer.empty() || static_cast<int>(in_process_.size()) >= config_.max_poll_records) continue;
+      const Buffered b = state.buffer.front();
+      state.buffer.pop_front();
+      state.consumed = b.offset + 1;
+      state.consumed_epoch = b.epoch;
+      in_process_.push_back({index_, {workload_.topic, p}, b.offset, b.writer, b.record, 0, generation_, incarnation()});
+      took = true;
+    }
+  }
+  if (in_process_.empty()) return false;
+  send_fetches();  // partitions drained by this poll fetch again while it is processed
+  return true;
+}
+
+void Consumer::process_next() {
+  if (next_to_process_ == in_process_.size()) return finished_processing();
+  set_timer(workload_.processing_time.sample(rng()), [this] {
+    ProcessedRecord record = in_process_[next_to_process_++];
+    record.at = now();
+    history_.processed.push_back(record);
+    ++processed_;
+    process_next();
+  });
+}
+
+void Consumer::finished_processing() {
+  app_ = AppState::Polling;
+  in_process_.clear();
+  next_to_process_ = 0;
+  switch (workload_.commit) {
+    case CommitStrategy::SyncAfterProcess: return commit_sync(consumed_offsets(), AfterCommit::Poll);
+    case CommitStrategy::AsyncAfterProcess: commit_async(consumed_offsets()); break;
+    case CommitStrategy::None:
+    case CommitStrategy::SyncBeforeProcess: break;
+  }
+  wake_app();
+}
+
+// KIP-62: the background thread notices when the application has not called
+// poll() within max.poll.interval.ms.
+void Consumer::arm_poll_timer() {
+  if (!group_mode_) return;
+  const SimTime polled_at = last_poll_;
+  set_timer(config_.max_poll_interval, [this, polled_at] { poll_timeout_expired(polled_at); });
+}
+
+void Consumer::own(std::int32_t partition) {
+  partitions_[partition] = PartitionState{};
+  history_.ownership.push_back({index_, {workload_.topic, partition}, true, now()});
+}
+
+void Consumer::disown(std::int32_t partition, bool lost) {
+  if (partitions_.erase(partition) == 0) return;
+  history_.ownership.push_back({index_, {workload_.topic, partition}, false, now()});
+  sim().trace().record(now(), name(), lost ? "consumer.partition_lost" : "consumer.partition_revoked",
+                       {{"partition", partition}});
+}
+
+// ---- positions: committed offsets, auto.offset.reset, KIP-320 validation ----
+
+void Consumer::update_positions() {
+  fetch_committed_offsets();
+  reset_positions();
+  validate_positions();
+}
+
 // auto.offset.reset: ask each leader where its log starts or what its high watermark is.
 void Consumer::reset_positions() {
   std::map<BrokerId, std::unique_ptr<ListOffsetsRequest>> requests;
   for (auto& [p, state] : partitions_) {
-    if (state.position >= 0 || state.resetting) continue;
+    if (state.position_state != PositionState::NeedsReset) continue;
+    if (config_.auto_offset_reset == OffsetReset::None) {
+      sim().trace().record(now(), name(), "consumer.no_offset", {{"partition", p}});  // NoOffsetForPartitionException
+      return stop("no committed offset and auto.offset.reset=none");
+    }
     const BrokerId leader = leader_of({workload_.topic, p});
     if (leader == kNoBroker) continue;
     auto& request = requests[leader];
     if (!request) {
       request = std::make_unique<ListOffsetsRequest>();
       request->correlation_id = next_correlation_id();
-      request->latest = config_.auto_offset_reset_latest;
+      request->latest = config_.auto_offset_reset == OffsetReset::Latest;
     }
     request->partitions.push_back({workload_.topic, p});
-    state.resetting = true;
+    state.position_state = PositionState::Resetting;
+    state.request_correlation = request->correlation_id;
+    state.fetching = false;  // a fetch in flight is answered for the old position: ignored
   }
   for (auto& [broker, request] : requests) {
-    std::vector<TopicPartition> asked = request->partitions;
-    if (!send_to(broker, std::move(request))) {
-      for (const TopicPartition tp : asked) partitions_[tp.partition].resetting = false;
+    const std::vector<TopicPartition> asked = request->partitions;
+    const std::int64_t correlation = request->correlation_id;
+    if (send_to(broker, std::move(request))) {
+      expire_request(correlation, PositionState::Resetting, PositionState::NeedsReset);
+      continue;
     }
+    for (const TopicPartition tp : asked) partitions_[tp.partition].position_state = PositionState::NeedsReset;
   }
+}
+
+// request.timeout.ms: a ListOffsets or OffsetsForLeaderEpoch without an answer is asked again.
+void Consumer::expire_request(std::int64_t correlation, PositionState waiting, PositionState again) {
+  set_timer(config_.request_timeout, [this, correlation, waiting, again] {
+    bool expired = false;
+    for (auto& [p, state] : partitions_) {
+      if (state.position_state != waiting || state.request_correlation != correlation) continue;
+      state.position_state = again;
+      expired = true;
+    }
+    if (expired) retry_soon();
+  });
 }
 
 void Consumer::handle_list_offsets(const ListOffsetsResponse& response) {
-  bool retry = false;
   for (const auto& answer : response.partitions) {
     const auto it = partitions_.find(answer.partition.partition);
-    if (it == partitions_.end() || !it->second.resetting) continue;
-    it->second.resetting = false;
-    if (answer.error == Error::None) {
-      it->second.position = answer.offset;
-    } else {
-      retry = true;
+    if (it == partitions_.end() || it->second.position_state != PositionState::Resetting ||
+        it->second.request_correlation != response.correlation_id) {
+      continue;
     }
+    PartitionState& state = it->second;
+    if (answer.error != Error::None) {
+      state.position_state = PositionState::NeedsReset;
+      retry_soon();
+      continue;
+    }
+    state.position = state.consumed = answer.offset;
+    sim().trace().record(now(), name(), "consumer.reset", {{"partition", answer.partition.partition}, {"offset", answer.offset}});
+    state.consumed_epoch = -1;
+    state.validated_epoch = leader_epoch_of(answer.partition);
+    state.position_state = PositionState::Valid;
   }
-  if (retry) set_timer(config_.retry_backoff, [this] { refresh_metadata(); });
   send_fetches();
 }
 
-// One fetch per leader for the partitions with a position and nothing buffered.
+// KIP-320: after a leader change, check that the position is still on the
+// new leader's log (an unclean election may have truncated it).
+void Consumer::validate_positions() {
+  std::map<BrokerId, std::unique_ptr<OffsetsForLeaderEpochRequest>> requests;
+  for (auto& [p, state] : partitions_) {
+    const TopicPartition tp{workload_.topic, p};
+    const Epoch current = leader_epoch_of(tp);
+    if (state.position_state == PositionState::Valid && current > state.validated_epoch) {
+      state.position_state = PositionState::NeedsValidation;
+    }
+    if (state.position_state != PositionState::NeedsValidation) continue;
+    const BrokerId leader = leader_of(tp);
+    if (state.consumed_epoch < 0) {
+      state.validated_epoch = current;
+      state.position_state = PositionState::Valid;
+      continue;
+    }
+    if (leader == kNoBroker) continue;
+    state.buffer.clear();  // a seek back to the consumed position
+    state.position = state.consumed;
+    auto& request = requests[leader];
+    if (!request) {
+      request = std::make_unique<OffsetsForLeaderEpochRequest>();
+      request->correlation_id = next_correlation_id();
+    }
+    request->partitions.push_back({tp, current, state.consumed_epoch});
+    sim().trace().record(now(), name(), "consumer.validate", {{"partition", p}, {"epoch", current}, {"position", state.consumed}});
+    state.position_state = PositionState::Validating;
+    state.request_correlation = request->correlation_id;
+    state.fetching = false;  // a fetch in flight is answered for the old position: ignored
+  }
+  for (auto& [broker, request] : requests) {
+    std::vector<std::int32_t> asked;
+    for (const auto& p : request->partitions) asked.push_back(p.partition.partition);
+    const std::int64_t correlation = request->correlation_id;
+    if (send_to(broker, std::move(request))) {
+      expire_request(correlation, PositionState::Validating, PositionState::NeedsValidation);
+      continue;
+    }
+    for (const std::int32_t p : asked) partitions_[p].position_state = PositionState::NeedsValidation;
+  }
+}
+
+void Consumer::handle_offsets_for_leader_epoch(const OffsetsForLeaderEpochResponse& response) {
+  for (const auto& answer : response.partitions) {
+    const auto it = partitions_.find(answer.partition.partition);
+    if (it == partitions_.end() || it->second.position_state != PositionState::Validating ||
+        it->second.request_correlation != response.correlation_id) {
+      continue;
+    }
+    PartitionState& state = it->second;
+    if (answer.error != Error::None) {
+      state.position_state = PositionState::NeedsValidation;
+      retry_soon();
+      continue;
+    }
+    if (answer.end_offset < 0) {  // the epoch is unknown there: auto.offset.reset
+      state.position_state = PositionState::NeedsReset;
+      continue;
+    }
+    if (answer.end_offset < state.consumed) {
+      // Truncation detected: go back to where the epoch ends on the leader.
+      sim().trace().record(now(), name(), "consumer.truncation_detected",
+                           {{"partition", answer.partition.partition}, {"position", state.consumed},
+                            {"end_offset", answer.end_offset}});
+      state.position = state.consumed = answer.end_offset;
+      state.consumed_epoch = answer.leader_epoch;
+    }
+    state.validated_epoch = leader_epoch_of(answer.partition);
+    state.position_state = PositionState::Valid;
+  }
+  send_fetches();
+}
+
+// ---- fetching ----
+
+// One fetch per leader for the partitions with a valid position and nothing buffered.
 void Consumer::send_fetches() {
   std::map<BrokerId, std::unique_ptr<FetchRequest>> requests;
   for (auto& [p, state] : partitions_) {
-    if (state.position < 0 || state.fetching || !state.buffer.empty()) continue;
+    if (state.position_state != PositionState::Valid || state.fetching || !state.buffer.empty()) continue;
     const BrokerId leader = leader_of({workload_.topic, p});
     if (leader == kNoBroker) continue;
     auto& request = requests[leader];
@@ -134,22 +439,23 @@ void Consumer::send_fetches() {
       request->max_bytes = config_.fetch_max_bytes;
       request->partition_max_bytes = config_.max_partition_fetch_bytes;
     }
-    request->partitions.push_back({{workload_.topic, p}, state.position, leader_epoch_of({workload_.topic, p}), -1});
+    request->partitions.push_back({{workload_.topic, p}, state.position, state.validated_epoch, -1});
     state.fetching = true;
-    state.fetch_correlation = request->correlation_id;
+    state.request_correlation = request->correlation_id;
   }
   for (auto& [broker, request] : requests) {
     const std::int64_t correlation = request->correlation_id;
-    if (!send_to(broker, std::move(request))) {
+    const auto give_up = [this](std::int64_t c) {
       for (auto& [p, state] : partitions_) {
-        if (state.fetching && state.fetch_correlation == correlation) state.fetching = false;
+        if (state.fetching && state.request_correlation == c) state.fetching = false;
       }
+    };
+    if (!send_to(broker, std::move(request))) {
+      give_up(correlation);
       continue;
     }
-    set_timer(config_.request_timeout + config_.fetch_max_wait, [this, correlation] {
-      for (auto& [p, state] : partitions_) {
-        if (state.fetching && state.fetch_correlation == correlation) state.fetching = false;
-      }
+    set_timer(config_.request_timeout + config_.fetch_max_wait, [this, correlation, give_up] {
+      give_up(correlation);
       send_fetches();
     });
   }
@@ -161,64 +467,26 @@ void Consumer::handle_fetch(const FetchResponse& response) {
     const auto it = partitions_.find(data.partition.partition);
     if (it == partitions_.end()) continue;
     PartitionState& state = it->second;
-    if (!state.fetching || state.fetch_correlation != response.correlation_id) continue;  // stale
+    if (!state.fetching || state.request_correlation != response.correlation_id) continue;  // stale
     state.fetching = false;
     switch (data.error) {
       case Error::None: break;
-      case Error::OffsetOutOfRange: state.position = -1; continue;  // auto.offset.reset
-      default: refresh = true; continue;
+      case Error::OffsetOutOfRange: state.position_state = PositionState::NeedsReset; continue;
+      default: refresh = true; continue;  // NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH, ...
     }
     for (const RecordBatch& batch : data.batches) {
       for (std::int32_t i = 0; i < batch.record_count; ++i) {
         const Offset offset = batch.base_offset + i;
         if (offset < state.position) continue;  // a batch may start before the position
-        state.buffer.push_back({offset, batch.writer, batch.first_record + static_cast<std::uint64_t>(i)});
+        state.buffer.push_back({offset, batch.leader_epoch, batch.writer, batch.first_record + static_cast<std::uint64_t>(i)});
         state.position = offset + 1;
       }
     }
   }
-  if (refresh) set_timer(config_.retry_backoff, [this] { refresh_metadata(); });
-  reset_positions();
+  if (refresh) retry_soon();
+  update_positions();
   send_fetches();
-  poll();
-}
-
-// The application's poll(): up to max.poll.records, taken from the
-// partitions in turn, then processed one after another.
-void Consumer::poll() {
-  if (processing_) return;
-  in_process_.clear();
-  next_to_process_ = 0;
-  bool took = true;
-  while (took && static_cast<int>(in_process_.size()) < config_.max_poll_records) {
-    took = false;
-    for (auto& [p, state] : partitions_) {
-      if (state.buffer.empty() || static_cast<int>(in_process_.size()) >= config_.max_poll_records) continue;
-      const Buffered b = state.buffer.front();
-      state.buffer.pop_front();
-      in_process_.push_back({index_, {workload_.topic, p}, b.offset, b.writer, b.record, 0});
-      took = true;
-    }
-  }
-  if (in_process_.empty()) return;
-  processing_ = true;
-  send_fetches();  // partitions drained by this poll fetch again while it is processed
-  process_next();
-}
-
-void Consumer::process_next() {
-  if (next_to_process_ == in_process_.size()) {
-    processing_ = false;
-    set_timer(0, [this] { poll(); });
-    return;
-  }
-  set_timer(workload_.processing_time.sample(rng()), [this] {
-    ProcessedRecord record = in_process_[next_to_process_++];
-    record.at = now();
-    history_.processed.push_back(record);
-    ++processed_;
-    process_next();
-  });
+  wake_app();
 }
 
 }  // namespace ksim::models

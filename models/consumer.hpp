@@ -1,55 +1,80 @@
 #pragma once
-// A Kafka consumer with manually assigned partitions (KafkaConsumer.assign):
-// fetches from partition leaders (fetch.min.bytes, fetch.max.wait.ms,
-// max.partition.fetch.bytes, fetch.max.bytes), reads only up to the high
-// watermark, keeps a position per partition (auto.offset.reset when it has
-// none), and runs an application poll loop: up to max.poll.records per
-// poll, each record taking a processing time. Every record processed is
-// recorded for the checker. Consumer groups, with their coordinator and
-// committed offsets, build on this (issue 4).
+// A Kafka consumer (KafkaConsumer) and the application around it.
+//
+// The client: with a group.id and no fixed partitions it subscribes and is a
+// member of a consumer group (Kafka's ConsumerCoordinator on the classic
+// protocol): it finds the group's coordinator, joins (JoinGroup, SyncGroup;
+// as leader it runs the assignor), heartbeats every heartbeat.interval.ms
+// from a background thread (KIP-62), leaves the group when the application
+// has not polled within max.poll.interval.ms, and rebalances eagerly or
+// cooperatively (KIP-429) depending on partition.assignment.strategy. With
+// fixed partitions it is assigned them (KafkaConsumer.assign). It fetches
+// from partition leaders (fetch.min.bytes, fetch.max.wait.ms,
+// max.partition.fetch.bytes, fetch.max.bytes), reads up to the high
+// watermark, starts from the committed offset or auto.offset.reset, and
+// validates its position after a leader change (KIP-320).
+//
+// The application: a poll loop taking up to max.poll.records, each record
+// taking a processing time, committing as the scenario says (auto-commit of
+// the previous poll's positions, or a commit before or after processing,
+// sync or async). Rebalance callbacks run inside poll(), as in Kafka.
+//
+// Files: consumer.cpp (application loop, positions, fetching),
+// consumer_group.cpp (membership), consumer_commit.cpp (offset commits).
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "models/broker.hpp"
+#include "models/consumption_history.hpp"
+#include "models/group_messages.hpp"
 #include "models/kafka_client.hpp"
-#include "models/kafka_messages.hpp"
 #include "sim/distribution.hpp"
 #include "sim/node.hpp"
 
 namespace ksim::models {
 
+enum class OffsetReset { Earliest, Latest, None };  // auto.offset.reset
+
 struct ConsumerConfig {
+  std::string group_id;                              // group.id (empty: no group)
+  std::optional<std::string> group_instance_id;      // group.instance.id (KIP-345); "{name}" is the consumer's name
+  SimTime session_timeout = seconds(45);             // session.timeout.ms (10s before Kafka 3.0)
+  SimTime heartbeat_interval = seconds(3);           // heartbeat.interval.ms
+  SimTime max_poll_interval = minutes(5);            // max.poll.interval.ms
+  bool enable_auto_commit = true;                    // enable.auto.commit
+  SimTime auto_commit_interval = seconds(5);         // auto.commit.interval.ms
+  std::vector<std::string> partition_assignment_strategy{"range", "cooperative-sticky"};  // partition.assignment.strategy
   std::uint64_t fetch_min_bytes = 1;                 // fetch.min.bytes
   SimTime fetch_max_wait = milliseconds(500);        // fetch.max.wait.ms
   std::uint64_t max_partition_fetch_bytes = 1048576; // max.partition.fetch.bytes
   std::uint64_t fetch_max_bytes = 52428800;          // fetch.max.bytes
   int max_poll_records = 500;                        // max.poll.records
-  bool auto_offset_reset_latest = true;              // auto.offset.reset: latest (or earliest)
+  OffsetReset auto_offset_reset = OffsetReset::Latest;  // auto.offset.reset
   SimTime request_timeout = seconds(30);             // request.timeout.ms
+  SimTime default_api_timeout = seconds(60);         // default.api.timeout.ms (commitSync gives up then)
   SimTime retry_backoff = milliseconds(100);         // retry.backoff.ms
   SimTime reconnect_backoff = milliseconds(50);      // reconnect.backoff.ms
 };
 
+// When the application commits, besides auto-commit (enable.auto.commit).
+enum class CommitStrategy {
+  None,               // only auto-commit, if enabled
+  SyncBeforeProcess,  // commitSync() right after poll(): at-most-once
+  SyncAfterProcess,   // commitSync() after processing the poll's records: at-least-once
+  AsyncAfterProcess,  // commitAsync() after processing: at-least-once, fewer stalls, more duplicates
+};
+std::string_view to_string(CommitStrategy strategy);
+
 struct ConsumerWorkload {
   std::int32_t topic = 0;
-  std::vector<std::int32_t> partitions;  // assigned; empty: all of the topic's
+  std::vector<std::int32_t> partitions;  // assigned (KafkaConsumer.assign); empty: subscribe with the group
   Distribution processing_time = Distribution::constant(0);  // per record
-};
-
-// One record as the application processed it.
-struct ProcessedRecord {
-  std::uint32_t consumer = 0;
-  TopicPartition partition;
-  Offset offset = 0;
-  std::uint32_t writer = 0;
-  std::uint64_t record = 0;
-  SimTime at = 0;
-};
-
-struct ConsumptionHistory {
-  std::vector<ProcessedRecord> processed;
+  CommitStrategy commit = CommitStrategy::None;
 };
 
 class Consumer final : public KafkaClient {
@@ -58,46 +83,145 @@ class Consumer final : public KafkaClient {
            ConsumerWorkload workload, std::shared_ptr<const ClusterDirectory> directory, ConsumptionHistory& history);
 
   std::uint64_t records_processed() const { return processed_; }
+  const ConsumerConfig& config() const { return config_; }
+  bool in_group() const { return group_mode_; }
 
  private:
+  enum class PositionState { Unknown, FetchingCommitted, NeedsReset, Resetting, NeedsValidation, Validating, Valid };
+  enum class AppState { Polling, Committing, Processing, Closing, Stopped };
+  enum class MemberState { Unjoined, Joining, Syncing, Stable };
+  enum class AfterCommit { Poll, Process, Rejoin, Close };
   struct Buffered {
     Offset offset;
+    Epoch epoch;
     std::uint32_t writer;
     std::uint64_t record;
   };
   struct PartitionState {
-    Offset position = -1;  // next offset to read; -1: unknown (auto.offset.reset)
+    PositionState position_state = PositionState::Unknown;
+    Offset position = -1;        // next offset to fetch
+    Offset consumed = -1;        // next offset poll() returns: what a commit stores
+    Epoch consumed_epoch = -1;   // leader epoch of the last consumed record (KIP-320)
+    Epoch validated_epoch = -1;  // the leader epoch the position was last validated against
     std::deque<Buffered> buffer;
     bool fetching = false;
-    bool resetting = false;
-    std::int64_t fetch_correlation = -1;
+    std::int64_t request_correlation = -1;  // the fetch, ListOffsets or validation in flight
+  };
+  struct CommitInFlight {
+    std::vector<CommittedOffset> offsets;
+    bool sync = false;
+    bool sent = false;  // false: waiting for a coordinator
+    SimTime give_up_at = 0;  // default.api.timeout.ms for commitSync
+    std::int32_t generation = -1;
   };
 
+  // consumer.cpp: lifecycle, application loop, positions, fetching
   void on_start() override;
   void on_crash(CrashKind kind) override;
+  void on_shutdown_requested() override;
   void on_message(ConnectionId connection, MessagePtr message) override;
   void on_connection_closed(ConnectionId connection) override;
-
+  void begin_close();
+  void finish_close();
+  void stop(std::string_view reason);  // a fatal error: the application stops consuming
+  bool stopped() const { return app_ == AppState::Stopped; }
+  void wake_app();
   void poll();
+  bool take_records();
   void process_next();
-  void send_fetches();
-  void handle_fetch(const FetchResponse& response);
+  void finished_processing();
+  void arm_poll_timer();
+  void own(std::int32_t partition);
+  void disown(std::int32_t partition, bool lost);
+  void update_positions();
   void reset_positions();
   void handle_list_offsets(const ListOffsetsResponse& response);
+  void expire_request(std::int64_t correlation, PositionState waiting, PositionState again);
+  void validate_positions();
+  void handle_offsets_for_leader_epoch(const OffsetsForLeaderEpochResponse& response);
+  void send_fetches();
+  void handle_fetch(const FetchResponse& response);
   bool send_to(BrokerId broker, MessagePtr request);
+  void retry_soon();
+
+  // consumer_group.cpp: membership
+  void find_coordinator();
+  void handle_find_coordinator(const FindCoordinatorResponse& response);
+  bool coordinator_ready() const { return coordinator_ != kNoBroker && coordinator_connected_; }
+  void coordinator_unknown(std::string_view why);
+  void send_to_coordinator(MessagePtr request);
+  bool maybe_rejoin();
+  void send_join_group();
+  void handle_join_group(const JoinGroupResponse& response);
+  void handle_sync_group(const SyncGroupResponse& response);
+  void apply_assignment(const std::vector<TopicPartition>& assignment);
+  void revoke(const std::vector<std::int32_t>& partitions);
+  void revoke_all();
+  void lose_all_partitions();
+  void request_rejoin(std::string reason);
+  void reset_generation(bool forget_member_id);
+  void heartbeat_tick();
+  void handle_heartbeat(const HeartbeatResponse& response);
+  void poll_timeout_expired(SimTime polled_at);
+  bool leave_group(std::string_view reason);  // true when a LeaveGroup was sent
+  void fenced();
+  MemberIdentity identity() const;
+  bool is_dynamic_member() const { return !config_.group_instance_id.has_value(); }
+
+  // consumer_commit.cpp: offset commits and committed offsets
+  bool can_commit() const { return !config_.group_id.empty(); }
+  std::vector<CommittedOffset> consumed_offsets() const;
+  void commit_sync(std::vector<CommittedOffset> offsets, AfterCommit then);
+  void commit_async(std::vector<CommittedOffset> offsets);
+  void send_commit(std::int64_t correlation);
+  void handle_offset_commit(const OffsetCommitResponse& response);
+  void commit_done(bool ok);
+  void maybe_auto_commit();
+  void fetch_committed_offsets();
+  void handle_offset_fetch(const OffsetFetchResponse& response);
 
   std::uint32_t index_;
   ConsumerConfig config_;
   ConsumerWorkload workload_;
   ConsumptionHistory& history_;
+  bool group_mode_;
+  RebalanceProtocol protocol_kind_;  // from partition.assignment.strategy (KIP-429)
   std::uint64_t processed_ = 0;
 
-  // process state
-  std::map<std::int32_t, PartitionState> partitions_;
-  bool processing_ = false;
-  bool retry_pending_ = false;  // a retry of failed sends is scheduled
+  // --- process state, lost on a crash ---
+  std::map<std::int32_t, PartitionState> partitions_;  // the assignment
+  AppState app_ = AppState::Polling;
+  bool close_requested_ = false;
+  bool wake_scheduled_ = false;
+  bool retry_pending_ = false;
   std::vector<ProcessedRecord> in_process_;  // this poll's records, processed one after another
   std::size_t next_to_process_ = 0;
+  SimTime last_poll_ = 0;
+  SimTime next_auto_commit_ = 0;
+  std::int64_t offset_fetch_correlation_ = -1;
+  // the commitSync the application is blocked in, and what it does next
+  std::int64_t sync_commit_correlation_ = -1;
+  AfterCommit after_commit_ = AfterCommit::Poll;
+  std::map<std::int64_t, CommitInFlight> commits_;
+  // group membership
+  BrokerId coordinator_ = kNoBroker;
+  ConnectionId coordinator_connection_ = 0;
+  bool coordinator_connected_ = false;
+  std::int64_t find_correlation_ = -1;
+  ConnectionId find_connection_ = 0;
+  BrokerId next_find_broker_ = 0;
+  MemberState member_ = MemberState::Unjoined;
+  std::string member_id_;
+  std::int32_t generation_ = -1;
+  std::string protocol_;
+  bool rejoin_needed_ = true;
+  std::string rejoin_reason_ = "initial join";
+  SimTime join_backoff_until_ = 0;
+  std::vector<TopicPartition> last_assignment_;  // the sticky assignors' memory of the previous assignment
+  std::int64_t group_correlation_ = -1;  // the JoinGroup or SyncGroup in flight
+  MessagePtr group_response_;            // a JoinGroup/SyncGroup response, handled inside poll()
+  std::int64_t heartbeat_correlation_ = -1;
+  SimTime last_heartbeat_response_ = 0;
 };
 
 }  // namespace ksim::models

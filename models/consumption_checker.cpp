@@ -8,9 +8,10 @@ namespace ksim::models {
 namespace {
 
 struct CommittedRecord {
-  std::uint32_t writer;
-  std::uint64_t record;
+  std::uint32_t writer = 0;
+  std::uint64_t record = 0;
   std::uint32_t times_processed = 0;
+  const ProcessedRecord* last = nullptr;  // the latest processing
 };
 
 // Every committed record of the topic, by partition and offset.
@@ -20,7 +21,7 @@ std::map<std::int32_t, std::vector<CommittedRecord>> committed_records(const Fin
     if (tp.topic != topic) continue;
     auto& records = result[tp.partition];
     for (const RecordBatch& b : batches) {
-      records.resize(static_cast<std::size_t>(b.next_offset()), CommittedRecord{0, 0});
+      records.resize(static_cast<std::size_t>(b.next_offset()));
       for (std::int32_t i = 0; i < b.record_count; ++i) {
         records[static_cast<std::size_t>(b.base_offset + i)] = {b.writer, b.first_record + static_cast<std::uint64_t>(i)};
       }
@@ -29,38 +30,151 @@ std::map<std::int32_t, std::vector<CommittedRecord>> committed_records(const Fin
   return result;
 }
 
-}  // namespace
+class Checker {
+ public:
+  Checker(const ConsumptionHistory& history, const FinalLogs& logs, const ConsumerGroupSpec& group)
+      : history_(history), group_(group), committed_(committed_records(logs, group.topic)) {}
 
-ConsumptionReport check_consumption(const ConsumptionHistory& history, const FinalLogs& logs, std::int32_t topic,
-                                    const std::vector<std::uint32_t>& consumers) {
-  ConsumptionReport report;
-  auto committed = committed_records(logs, topic);
-  std::map<std::pair<std::uint32_t, std::int32_t>, Offset> last_offset;  // (consumer, partition) -> offset
-  for (const ProcessedRecord& p : history.processed) {
-    if (p.partition.topic != topic || std::find(consumers.begin(), consumers.end(), p.consumer) == consumers.end()) {
-      continue;
+  ConsumptionReport run() {
+    for (const ProcessedRecord& p : history_.processed) {
+      if (member(p.consumer) >= 0 && p.partition.topic == group_.topic) check_processed(p);
     }
-    ++report.processed;
-    const auto [it, fresh] = last_offset.try_emplace({p.consumer, p.partition.partition}, p.offset);
+    for (const auto& [partition, records] : committed_) {
+      report_.committed += records.size();
+      for (const auto& r : records) report_.unprocessed += r.times_processed == 0 ? 1 : 0;
+    }
+    check_commits();
+    check_rebalances();
+    for (const ConsumerEvent& e : history_.consumer_events) {
+      if (member(e.consumer) < 0) continue;
+      report_.poll_timeouts += e.kind == ConsumerEventKind::PollTimeout ? 1 : 0;
+      report_.crashes += e.kind == ConsumerEventKind::Crashed ? 1 : 0;
+    }
+    for (const auto& [cause, count] : causes_) report_.duplicate_causes.push_back({cause, count});
+    std::stable_sort(report_.duplicate_causes.begin(), report_.duplicate_causes.end(),
+                     [](const DuplicateCause& a, const DuplicateCause& b) { return a.count > b.count; });
+    return report_;
+  }
+
+ private:
+  int member(std::uint32_t consumer) const {
+    const auto it = std::find(group_.consumers.begin(), group_.consumers.end(), consumer);
+    return it == group_.consumers.end() ? -1 : static_cast<int>(it - group_.consumers.begin());
+  }
+  const std::string& name_of(std::uint32_t consumer) const {
+    return group_.consumer_names[static_cast<std::size_t>(member(consumer))];
+  }
+
+  void check_processed(const ProcessedRecord& p) {
+    ++report_.processed;
+    const auto key = std::tuple{p.consumer, p.incarnation, p.generation, p.partition.partition};
+    const auto [it, fresh] = last_offset_.try_emplace(key, p.offset);
     if (!fresh) {
-      if (p.offset < it->second) ++report.out_of_order;
+      if (p.offset < it->second) ++report_.out_of_order;
       it->second = p.offset;
     }
-    auto records = committed.find(p.partition.partition);
-    const bool in_log = records != committed.end() && p.offset < static_cast<Offset>(records->second.size()) &&
+    const auto records = committed_.find(p.partition.partition);
+    const bool in_log = records != committed_.end() && p.offset < static_cast<Offset>(records->second.size()) &&
                         records->second[static_cast<std::size_t>(p.offset)].writer == p.writer &&
                         records->second[static_cast<std::size_t>(p.offset)].record == p.record;
     if (!in_log) {
-      ++report.uncommitted_seen;
-      continue;
+      ++report_.uncommitted_seen;
+      return;
     }
-    if (records->second[static_cast<std::size_t>(p.offset)].times_processed++ > 0) ++report.duplicated;
+    CommittedRecord& r = records->second[static_cast<std::size_t>(p.offset)];
+    if (r.times_processed++ > 0) {
+      ++report_.duplicated;
+      ++causes_[cause_of(*r.last, p)];
+    }
+    r.last = &p;
   }
-  for (const auto& [partition, records] : committed) {
-    report.committed += records.size();
-    for (const auto& r : records) report.unprocessed += r.times_processed == 0 ? 1 : 0;
+
+  // Why a record was processed again: the consumer restarted, or the
+  // partition moved in a rebalance (named by the generation it formed).
+  std::string cause_of(const ProcessedRecord& before, const ProcessedRecord& again) const {
+    if (before.consumer == again.consumer && before.incarnation != again.incarnation) {
+      return "restart of " + name_of(again.consumer);
+    }
+    if (before.consumer == again.consumer && before.generation == again.generation) {
+      return "read again by " + name_of(again.consumer) + " (offset reset or truncation)";
+    }
+    for (const RebalanceRecord& r : history_.rebalances) {
+      if (r.group == group_.group && r.generation == again.generation) {
+        return "rebalance to generation " + std::to_string(r.generation) + " (" + r.trigger + ")";
+      }
+    }
+    return "generation " + std::to_string(again.generation);
   }
-  return report;
+
+  // Lag: what is committed in the log after the group's last committed offset.
+  void check_commits() {
+    std::map<std::int32_t, Offset> last_commit;
+    for (const CommitEvent& c : history_.commits) {
+      if (member(c.consumer) < 0 || c.partition.topic != group_.topic) continue;
+      if (c.error != Error::None) {
+        ++report_.failed_commits;
+        continue;
+      }
+      ++report_.commits;
+      last_commit[c.partition.partition] = c.offset;
+    }
+    for (const auto& [partition, records] : committed_) {
+      const auto it = last_commit.find(partition);
+      const Offset from = it == last_commit.end() ? 0 : it->second;
+      const auto size = static_cast<Offset>(records.size());
+      report_.lag += static_cast<std::uint64_t>(std::max<Offset>(0, size - from));
+    }
+  }
+
+  void check_rebalances() {
+    for (const RebalanceRecord& r : history_.rebalances) {
+      if (r.group != group_.group) continue;
+      report_.rebalances.push_back(r);
+      const double seconds = to_seconds(std::min(r.completed, group_.end) - r.started);
+      report_.rebalance_time_s += seconds;
+      report_.longest_rebalance_s = std::max(report_.longest_rebalance_s, seconds);
+    }
+    report_.stop_the_world_partition_s = unowned_partition_seconds();
+  }
+
+  // Partition-seconds during which a partition of the topic had no live
+  // owner in the group, from the group's first assignment to the end.
+  double unowned_partition_seconds() const {
+    std::map<std::int32_t, int> owners;
+    for (const auto& [partition, records] : committed_) owners[partition] = 0;
+    SimTime since = kNever;  // the first assignment
+    SimTime last = 0;
+    double total = 0;
+    const auto advance = [&](SimTime to) {
+      if (since == kNever) return;
+      std::int64_t unowned = 0;
+      for (const auto& [p, n] : owners) unowned += n == 0 ? 1 : 0;
+      total += static_cast<double>(unowned) * to_seconds(to - last);
+      last = to;
+    };
+    for (const OwnershipEvent& e : history_.ownership) {
+      if (member(e.consumer) < 0 || e.partition.topic != group_.topic) continue;
+      if (since == kNever && e.owned) since = last = e.at;
+      advance(e.at);
+      owners[e.partition.partition] += e.owned ? 1 : -1;
+    }
+    advance(group_.end);
+    return total;
+  }
+
+  const ConsumptionHistory& history_;
+  const ConsumerGroupSpec& group_;
+  std::map<std::int32_t, std::vector<CommittedRecord>> committed_;
+  std::map<std::tuple<std::uint32_t, std::uint32_t, std::int32_t, std::int32_t>, Offset> last_offset_;
+  std::map<std::string, std::uint64_t> causes_;
+  ConsumptionReport report_;
+};
+
+}  // namespace
+
+ConsumptionReport check_consumption(const ConsumptionHistory& history, const FinalLogs& logs,
+                                    const ConsumerGroupSpec& group) {
+  return Checker(history, logs, group).run();
 }
 
 }  // namespace ksim::models

@@ -16,6 +16,19 @@ struct LogDirSpec {
   DiskSpec disk;
 };
 
+// The group coordinator of every broker, and the __consumer_offsets topic it writes to.
+struct GroupCoordinatorConfig {
+  std::int32_t offsets_topic_num_partitions = 50;          // offsets.topic.num.partitions
+  std::int32_t offsets_topic_replication_factor = 3;       // offsets.topic.replication.factor
+  SimTime offsets_commit_timeout = seconds(5);             // offsets.commit.timeout.ms
+  SimTime group_initial_rebalance_delay = seconds(3);      // group.initial.rebalance.delay.ms
+  SimTime group_min_session_timeout = seconds(6);          // group.min.session.timeout.ms
+  SimTime group_max_session_timeout = minutes(30);         // group.max.session.timeout.ms
+  // Time to replay one record of a __consumer_offsets partition when a broker
+  // becomes its leader (Kafka's loadGroupsAndOffsets). Not a Kafka config.
+  SimTime load_time_per_record = microseconds(2);
+};
+
 struct BrokerConfig {
   SimTime replica_lag_time_max = seconds(30);             // replica.lag.time.max.ms
   int num_replica_fetchers = 1;                           // num.replica.fetchers
@@ -32,6 +45,7 @@ struct BrokerConfig {
   // when it became a follower, instead of asking the leader where its epoch ended.
   bool truncate_to_high_watermark = false;
   std::vector<LogDirSpec> log_dirs{{"/data/0", {}}};     // log.dirs
+  GroupCoordinatorConfig group_coordinator;
 };
 
 struct ControllerConfig {

@@ -18,6 +18,17 @@ std::string_view to_string(Error error) {
     case Error::NetworkException: return "NETWORK_EXCEPTION";
     case Error::DeliveryTimeout: return "DELIVERY_TIMEOUT";
     case Error::BufferExhausted: return "BUFFER_EXHAUSTED";
+    case Error::NotCoordinator: return "NOT_COORDINATOR";
+    case Error::CoordinatorNotAvailable: return "COORDINATOR_NOT_AVAILABLE";
+    case Error::CoordinatorLoadInProgress: return "COORDINATOR_LOAD_IN_PROGRESS";
+    case Error::IllegalGeneration: return "ILLEGAL_GENERATION";
+    case Error::UnknownMemberId: return "UNKNOWN_MEMBER_ID";
+    case Error::RebalanceInProgress: return "REBALANCE_IN_PROGRESS";
+    case Error::MemberIdRequired: return "MEMBER_ID_REQUIRED";
+    case Error::FencedInstanceId: return "FENCED_INSTANCE_ID";
+    case Error::InvalidSessionTimeout: return "INVALID_SESSION_TIMEOUT";
+    case Error::FencedLeaderEpoch: return "FENCED_LEADER_EPOCH";
+    case Error::UnknownLeaderEpoch: return "UNKNOWN_LEADER_EPOCH";
   }
   return "?";
 }
@@ -33,6 +44,11 @@ bool is_retriable(Error error) {
     case Error::KafkaStorageError:
     case Error::UnknownTopicOrPartition:
     case Error::NetworkException:
+    case Error::NotCoordinator:
+    case Error::CoordinatorNotAvailable:
+    case Error::CoordinatorLoadInProgress:
+    case Error::FencedLeaderEpoch:
+    case Error::UnknownLeaderEpoch:
       return true;
     case Error::None:
     case Error::OffsetOutOfRange:
@@ -41,6 +57,12 @@ bool is_retriable(Error error) {
     case Error::InvalidProducerEpoch:
     case Error::DeliveryTimeout:
     case Error::BufferExhausted:
+    case Error::IllegalGeneration:
+    case Error::UnknownMemberId:
+    case Error::RebalanceInProgress:
+    case Error::MemberIdRequired:
+    case Error::FencedInstanceId:
+    case Error::InvalidSessionTimeout:
       return false;
   }
   return false;

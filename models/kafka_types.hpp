@@ -42,6 +42,18 @@ enum class Error {
   NetworkException,              // client side: the connection closed with the request in flight
   DeliveryTimeout,               // client side: delivery.timeout.ms elapsed
   BufferExhausted,               // client side: send() blocked longer than max.block.ms
+  // consumer groups (the classic protocol) and KIP-320
+  NotCoordinator,                // this broker does not lead the group's __consumer_offsets partition
+  CoordinatorNotAvailable,       // no coordinator yet, or its write could not be replicated
+  CoordinatorLoadInProgress,     // the coordinator is still loading the group from its partition
+  IllegalGeneration,             // a request from an older generation of the group
+  UnknownMemberId,               // the member was removed from the group (or never was in it)
+  RebalanceInProgress,           // the group is rebalancing: rejoin
+  MemberIdRequired,              // KIP-394: join again with the member id in the response
+  FencedInstanceId,              // KIP-345: another member took this group.instance.id
+  InvalidSessionTimeout,         // session.timeout.ms outside group.min/max.session.timeout.ms
+  FencedLeaderEpoch,             // KIP-320: the client's leader epoch is older than the leader's
+  UnknownLeaderEpoch,            // KIP-320: the client's leader epoch is newer than the broker's
 };
 std::string_view to_string(Error error);
 bool is_retriable(Error error);

@@ -506,6 +506,11 @@ bool MapReader::has_map(std::string_view key) const {
   return entry && entry->value.IsMap();
 }
 
+bool MapReader::has_list(std::string_view key) const {
+  const std::optional<Entry> entry = find_entry(state_->node, key);
+  return entry && entry->value.IsSequence();
+}
+
 std::vector<std::string> MapReader::keys() const {
   std::vector<std::string> names;
   if (!state_->node.IsDefined() || !state_->node.IsMap()) return names;

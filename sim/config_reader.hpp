@@ -228,6 +228,7 @@ class MapReader {
 
   bool has(std::string_view key) const;  // does not count as reading the key
   bool has_map(std::string_view key) const;  // present and a mapping; does not count as reading
+  bool has_list(std::string_view key) const;  // present and a sequence; does not count as reading
   std::vector<std::string> keys() const;  // in document order, for maps keyed by names
 
   MapReader map(std::string_view key);    // absent or empty value -> empty reader

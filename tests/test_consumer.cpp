@@ -24,7 +24,7 @@ consumers:
   - {name: reader, topic: t, config: {auto.offset.reset: earliest}, processing_time: 100us}
 )";
 
-const models::ConsumptionReport& reader(const RunReport& r) { return r.kafka->consumers.at(0).report; }
+const models::ConsumptionReport& reader(const RunReport& r) { return r.kafka->groups.at(0).report; }
 
 }  // namespace
 
@@ -37,16 +37,31 @@ TEST_CASE("a consumer processes every committed record once, in order", "[consum
 
 TEST_CASE("without committed offsets, a restarted consumer reads again from auto.offset.reset", "[consumer]") {
   const std::string crash = "faults: [{kind: crash, at: 6s, duration: 1s, nodes: [reader-0]}]\n";
-  const RunReport earliest = run_inline(kCluster + crash);
+  const std::vector<std::string> no_commits{"consumers.0.config[enable.auto.commit]=false",
+                                            "consumers.0.config[session.timeout.ms]=6s",
+                                            "consumers.0.config[heartbeat.interval.ms]=2s"};
+  const RunReport earliest = run_inline(kCluster + crash, 1, no_commits);
   CHECK(reader(earliest).duplicated > 3000);  // everything before the crash, again
   CHECK(reader(earliest).unprocessed == 0);
   CHECK(reader(earliest).at_least_once());
   CHECK_FALSE(reader(earliest).at_most_once());
 
-  const RunReport latest = run_inline(kCluster + crash, 1, {"consumers.0.config[auto.offset.reset]=latest"});
+  std::vector<std::string> latest_reset = no_commits;
+  latest_reset.push_back("consumers.0.config[auto.offset.reset]=latest");
+  const RunReport latest = run_inline(kCluster + crash, 1, latest_reset);
   CHECK(reader(latest).unprocessed > 500);  // what was produced while it was down
   CHECK(reader(latest).duplicated == 0);
   CHECK_FALSE(reader(latest).at_least_once());
+}
+
+TEST_CASE("with auto-commit, a restarted member resumes from its group's committed offsets", "[consumer]") {
+  const std::string crash = "faults: [{kind: crash, at: 6s, duration: 1s, nodes: [reader-0]}]\n";
+  const RunReport r = run_inline(kCluster + crash, 1, {"consumers.0.config[session.timeout.ms]=6s",
+                                                      "consumers.0.config[heartbeat.interval.ms]=2s"});
+  CHECK(reader(r).unprocessed == 0);
+  CHECK(reader(r).duplicated > 0);      // what it processed after the last auto-commit
+  CHECK(reader(r).duplicated < 5500);   // at most auto.commit.interval.ms (5s) of records at 1000/s, plus a poll
+  CHECK(reader(r).crashes == 1);
 }
 
 TEST_CASE("a consumer never sees records above the high watermark, even with acks=1 and leader crashes",

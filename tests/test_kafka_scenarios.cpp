@@ -18,7 +18,7 @@ TEST_CASE("quickstart: the idempotent producer keeps exactly-once through a part
     CHECK(delivery(run, "acknowledged") > 100000);
     CHECK(run.report["controller"]["elections"].get<int>() > 0);  // leadership moved off the cut broker
     CHECK(run.report["invariant_violations"] == 0);
-    const auto& consumer = run.report["consumers"][0];
+    const auto& consumer = run.report["groups"][0];
     CHECK(consumer["exactly_once"] == true);  // every committed record processed once, in order
     CHECK(consumer["processed"] == run.report["delivery"]["acknowledged"]);
   }

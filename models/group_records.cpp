@@ -1,0 +1,21 @@
+#include "models/group_records.hpp"
+
+namespace ksim::models {
+
+// Sizes close to Kafka's serialized keys and values.
+std::uint64_t CoordinatorRecord::bytes() const {
+  const std::uint64_t key = 16 + group.size();
+  if (!metadata) return offsets.size() * (key + 48);
+  std::uint64_t size = key + 32 + metadata->protocol.size() + metadata->leader.size();
+  for (const auto& m : metadata->members) {
+    size += 48 + m.member_id.size() + m.client_id.size() + 8 * (m.assignment.size() + m.subscription.owned.size());
+  }
+  return size;
+}
+
+std::uint64_t CoordinatorRecordStore::add(CoordinatorRecord record) {
+  records_.push_back(std::move(record));
+  return records_.size() - 1;
+}
+
+}  // namespace ksim::models

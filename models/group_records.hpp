@@ -1,0 +1,67 @@
+#pragma once
+// What a group coordinator writes to __consumer_offsets: committed offsets
+// (Kafka's OffsetCommitKey/OffsetCommitValue) and the group's metadata with
+// its members and their assignment (GroupMetadataKey/GroupMetadataValue).
+//
+// A batch of that topic carries, in place of record bytes, the id of its
+// content in the CoordinatorRecordStore. The store stands for the bytes of
+// the batch: written once, never changed, so every replica that copies the
+// batch reads the same content, and a new coordinator rebuilds the group from
+// its own log, as Kafka's GroupMetadataManager.loadGroupsAndOffsets does.
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/assignor.hpp"
+#include "models/kafka_types.hpp"
+
+namespace ksim::models {
+
+// The writer id of coordinator batches (user producers are numbered from 0).
+constexpr std::uint32_t kCoordinatorWriter = 0xffffffffu;
+
+struct CommittedOffset {
+  TopicPartition partition;
+  Offset offset = -1;
+  Epoch leader_epoch = -1;  // KIP-320: the epoch of the last consumed record, for validation after a restart
+};
+
+struct GroupMemberRecord {
+  std::string member_id;
+  std::optional<std::string> instance_id;  // KIP-345
+  std::string client_id;
+  SimTime session_timeout = 0;
+  SimTime rebalance_timeout = 0;
+  std::vector<std::string> protocols;  // assignor names, in the member's order of preference
+  MemberSubscription subscription;
+  std::vector<TopicPartition> assignment;
+};
+
+struct GroupMetadataRecord {
+  std::int32_t generation = 0;
+  std::string protocol;  // the assignor the group uses
+  std::string leader;
+  std::vector<GroupMemberRecord> members;  // empty: the group is Empty
+};
+
+struct CoordinatorRecord {
+  std::string group;
+  std::vector<CommittedOffset> offsets;        // an offset commit
+  std::optional<GroupMetadataRecord> metadata; // or the group's metadata
+  std::int32_t record_count() const { return metadata ? 1 : static_cast<std::int32_t>(offsets.size()); }
+  std::uint64_t bytes() const;
+};
+
+class CoordinatorRecordStore {
+ public:
+  std::uint64_t add(CoordinatorRecord record);
+  const CoordinatorRecord& at(std::uint64_t id) const { return records_.at(static_cast<std::size_t>(id)); }
+  std::size_t size() const { return records_.size(); }
+
+ private:
+  std::deque<CoordinatorRecord> records_;  // stable addresses
+};
+
+}  // namespace ksim::models

@@ -69,6 +69,7 @@ nlohmann::ordered_json groups_json(const std::vector<GroupFigures>& groups) {
                    {"failed_commits", r.failed_commits},
                    {"poll_timeouts", r.poll_timeouts},
                    {"crashes", r.crashes},
+                   {"coordinator_loads", r.coordinator_loads},
                    {"rebalances", r.rebalances.size()},
                    {"rebalance_time_s", r.rebalance_time_s},
                    {"longest_rebalance_s", r.longest_rebalance_s},
@@ -97,8 +98,8 @@ void print_groups(const std::vector<GroupFigures>& groups, std::ostream& out) {
                guarantee_verdict(g.end_to_end_at_most_once, g.end_to_end_at_least_once, g.end_to_end_exactly_once()));
     fmt::print(out, "  processed {} of {} committed  unprocessed {}  duplicates {}  uncommitted seen {}  out of order {}\n",
                r.processed, r.committed, r.unprocessed, r.duplicated, r.uncommitted_seen, r.out_of_order);
-    fmt::print(out, "  lag at the end {}  commits {} (failed {})  poll timeouts {}  crashes {}\n", r.lag, r.commits,
-               r.failed_commits, r.poll_timeouts, r.crashes);
+    fmt::print(out, "  lag at the end {}  commits {} (failed {})  poll timeouts {}  crashes {}  coordinator loads {}\n",
+               r.lag, r.commits, r.failed_commits, r.poll_timeouts, r.crashes, r.coordinator_loads);
     fmt::print(out, "  rebalances {}  total {:.3f}s  longest {:.3f}s  stop-the-world {:.3f} partition-s\n",
                r.rebalances.size(), r.rebalance_time_s, r.longest_rebalance_s, r.stop_the_world_partition_s);
     for (const auto& c : r.duplicate_causes) fmt::print(out, "  {} duplicates after {}\n", c.count, c.cause);
@@ -119,6 +120,7 @@ std::uint64_t group_count(const GroupFigures& g, const std::string& name) {
   if (name == "failed_commits") return r.failed_commits;
   if (name == "rebalances") return r.rebalances.size();
   if (name == "poll_timeouts") return r.poll_timeouts;
+  if (name == "coordinator_loads") return r.coordinator_loads;
   return 0;
 }
 

@@ -204,6 +204,7 @@ class Broker final : public Node, private CoordinatorHost {
   void coordinator_send(ConnectionId connection, MessagePtr message) override { send(connection, std::move(message)); }
   void coordinator_append(std::int32_t partition, std::uint64_t record_id, std::function<void(Error)> done) override;
   RandomStream& coordinator_rng() override { return rng(); }
+  BrokerId coordinator_id() const override { return id_; }
   void coordinator_trace(std::string_view kind, std::initializer_list<TraceField> fields) override;
 
   // broker_follower.cpp

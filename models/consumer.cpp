@@ -69,7 +69,7 @@ void Consumer::on_crash(CrashKind kind) {
   rejoin_reason_ = "initial join";
   join_backoff_until_ = 0;
   group_correlation_ = -1;
-  group_response_.reset();
+  new_assignment_.reset();
   heartbeat_correlation_ = -1;
 }
 
@@ -111,9 +111,10 @@ void Consumer::on_message(ConnectionId, MessagePtr message) {
     handle_offsets_for_leader_epoch(*epochs);
   } else if (auto* found = dynamic_cast<FindCoordinatorResponse*>(m)) {
     handle_find_coordinator(*found);
-  } else if (dynamic_cast<JoinGroupResponse*>(m) || dynamic_cast<SyncGroupResponse*>(m)) {
-    group_response_ = std::move(message);  // rebalance callbacks run inside poll()
-    wake_app();
+  } else if (auto* join = dynamic_cast<JoinGroupResponse*>(m)) {
+    handle_join_group(*join);
+  } else if (auto* sync = dynamic_cast<SyncGroupResponse*>(m)) {
+    handle_sync_group(*sync);
   } else if (auto* heartbeat = dynamic_cast<HeartbeatResponse*>(m)) {
     handle_heartbeat(*heartbeat);
   } else if (auto* commit = dynamic_cast<OffsetCommitResponse*>(m)) {
@@ -183,13 +184,14 @@ void Consumer::poll() {
   last_poll_ = now();
   if (close_requested_) return begin_close();
   if (group_mode_) {
-    if (group_response_) {
-      const MessagePtr response = std::move(group_response_);
-      if (auto* join = dynamic_cast<JoinGroupResponse*>(response.get())) handle_join_group(*join);
-      if (auto* sync = dynamic_cast<SyncGroupResponse*>(response.get())) handle_sync_group(*sync);
+    if (new_assignment_) {  // onJoinComplete: the rebalance callbacks run in the application's thread
+      const std::vector<TopicPartition> assignment = std::move(*new_assignment_);
+      new_assignment_.reset();
+      apply_assignment(assignment);
+      if (app_ != AppState::Polling) return;  // blocked in the revocation's commitSync
     }
     if (!coordinator_ready()) find_coordinator();
-    if (maybe_rejoin() || app_ != AppState::Polling) return;
+    if (maybe_rejoin()) return;
   }
   maybe_auto_commit();
   update_positions();

@@ -90,7 +90,7 @@ class Consumer final : public KafkaClient {
   enum class PositionState { Unknown, FetchingCommitted, NeedsReset, Resetting, NeedsValidation, Validating, Valid };
   enum class AppState { Polling, Committing, Processing, Closing, Stopped };
   enum class MemberState { Unjoined, Joining, Syncing, Stable };
-  enum class AfterCommit { Poll, Process, Rejoin, Close };
+  enum class AfterCommit { Poll, Process, Rejoin, Revoke, Close };
   struct Buffered {
     Offset offset;
     Epoch epoch;
@@ -159,7 +159,7 @@ class Consumer final : public KafkaClient {
   void revoke_all();
   void lose_all_partitions();
   void request_rejoin(std::string reason);
-  void reset_generation(bool forget_member_id);
+  void reset_generation(bool forget_member_id, std::string reason);
   void heartbeat_tick();
   void handle_heartbeat(const HeartbeatResponse& response);
   void poll_timeout_expired(SimTime polled_at);
@@ -170,11 +170,18 @@ class Consumer final : public KafkaClient {
 
   // consumer_commit.cpp: offset commits and committed offsets
   bool can_commit() const { return !config_.group_id.empty(); }
+  // The application commits in onPartitionsRevoked (the commit-after-process strategies do, as Kafka advises).
+  bool commits_on_revocation() const {
+    return workload_.commit == CommitStrategy::SyncAfterProcess || workload_.commit == CommitStrategy::AsyncAfterProcess;
+  }
+  std::vector<CommittedOffset> consumed_offsets_of(const std::vector<std::int32_t>& partitions) const;
+  Error commit_precheck() const;
   std::vector<CommittedOffset> consumed_offsets() const;
   void commit_sync(std::vector<CommittedOffset> offsets, AfterCommit then);
   void commit_async(std::vector<CommittedOffset> offsets);
   void send_commit(std::int64_t correlation);
   void handle_offset_commit(const OffsetCommitResponse& response);
+  void fail_commit(std::int64_t correlation, Error error);
   void commit_done(bool ok);
   void maybe_auto_commit();
   void fetch_committed_offsets();
@@ -202,6 +209,7 @@ class Consumer final : public KafkaClient {
   // the commitSync the application is blocked in, and what it does next
   std::int64_t sync_commit_correlation_ = -1;
   AfterCommit after_commit_ = AfterCommit::Poll;
+  std::vector<std::int32_t> revoking_;  // cooperative: revoked once the listener's commit returns
   std::map<std::int64_t, CommitInFlight> commits_;
   // group membership
   BrokerId coordinator_ = kNoBroker;
@@ -210,6 +218,7 @@ class Consumer final : public KafkaClient {
   std::int64_t find_correlation_ = -1;
   ConnectionId find_connection_ = 0;
   BrokerId next_find_broker_ = 0;
+  SimTime find_backoff_until_ = 0;  // retry.backoff.ms after losing the coordinator
   MemberState member_ = MemberState::Unjoined;
   std::string member_id_;
   std::int32_t generation_ = -1;
@@ -219,8 +228,9 @@ class Consumer final : public KafkaClient {
   SimTime join_backoff_until_ = 0;
   std::vector<TopicPartition> last_assignment_;  // the sticky assignors' memory of the previous assignment
   std::int64_t group_correlation_ = -1;  // the JoinGroup or SyncGroup in flight
-  MessagePtr group_response_;            // a JoinGroup/SyncGroup response, handled inside poll()
+  std::optional<std::vector<TopicPartition>> new_assignment_;  // from SyncGroup; applied inside poll()
   std::int64_t heartbeat_correlation_ = -1;
+  std::int32_t heartbeat_generation_ = -1;
   SimTime last_heartbeat_response_ = 0;
 };
 

@@ -9,6 +9,14 @@
 namespace ksim::models {
 
 // Kafka's subscriptions.allConsumed(): the position after the last record poll() returned.
+std::vector<CommittedOffset> Consumer::consumed_offsets_of(const std::vector<std::int32_t>& partitions) const {
+  std::vector<CommittedOffset> offsets;
+  for (const CommittedOffset& o : consumed_offsets()) {
+    if (std::find(partitions.begin(), partitions.end(), o.partition.partition) != partitions.end()) offsets.push_back(o);
+  }
+  return offsets;
+}
+
 std::vector<CommittedOffset> Consumer::consumed_offsets() const {
   std::vector<CommittedOffset> offsets;
   for (const auto& [p, state] : partitions_) {
@@ -38,7 +46,15 @@ void Consumer::commit_async(std::vector<CommittedOffset> offsets) {
   send_commit(correlation);
 }
 
+// A group member commits only with a stable generation; otherwise the client
+// fails the commit without sending it (Kafka's generationIfStable()).
+Error Consumer::commit_precheck() const {
+  if (!group_mode_ || member_ == MemberState::Stable) return Error::None;
+  return member_ == MemberState::Unjoined && !rejoin_needed_ ? Error::IllegalGeneration : Error::RebalanceInProgress;
+}
+
 void Consumer::send_commit(std::int64_t correlation) {
+  if (const Error e = commit_precheck(); e != Error::None) return fail_commit(correlation, e);
   if (!coordinator_ready()) return find_coordinator();  // sent once the coordinator is known
   CommitInFlight& commit = commits_.at(correlation);
   auto request = std::make_unique<OffsetCommitRequest>();
@@ -49,6 +65,16 @@ void Consumer::send_commit(std::int64_t correlation) {
   commit.sent = true;
   commit.generation = request->member.generation;
   send_to_coordinator(std::move(request));
+}
+
+// Failed in the client, not sent: the application sees the exception, nothing else changes.
+void Consumer::fail_commit(std::int64_t correlation, Error error) {
+  const CommitInFlight commit = std::move(commits_.at(correlation));
+  commits_.erase(correlation);
+  for (const CommittedOffset& o : commit.offsets) {
+    history_.commits.push_back({index_, o.partition, o.offset, commit.generation, now(), error});
+  }
+  if (commit.sync && correlation == sync_commit_correlation_) commit_done(false);
 }
 
 void Consumer::handle_offset_commit(const OffsetCommitResponse& response) {
@@ -70,8 +96,14 @@ void Consumer::handle_offset_commit(const OffsetCommitResponse& response) {
     case Error::CoordinatorLoadInProgress:
     case Error::RequestTimedOut: retriable = true; break;
     case Error::RebalanceInProgress: request_rejoin("a commit found the group rebalancing"); break;
-    case Error::IllegalGeneration: reset_generation(false); break;  // CommitFailedException
-    case Error::UnknownMemberId: reset_generation(true); break;
+    case Error::IllegalGeneration:
+    case Error::UnknownMemberId:
+      // CommitFailedException; Kafka resets only if the generation has not moved on since.
+      if (commit.generation == generation_ && member_ == MemberState::Stable) {
+        reset_generation(response.error == Error::UnknownMemberId,
+                         "a commit was rejected: " + std::string(models::to_string(response.error)));
+      }
+      break;
     case Error::FencedInstanceId: fenced(); return;
     default: break;
   }
@@ -103,6 +135,11 @@ void Consumer::commit_done(bool ok) {
     case AfterCommit::Rejoin:
       if (protocol_kind_ == RebalanceProtocol::Eager) revoke_all();
       if (coordinator_ready() && rejoin_needed_) send_join_group();
+      return wake_app();
+    case AfterCommit::Revoke:
+      revoke(revoking_);
+      revoking_.clear();
+      if (protocol_kind_ == RebalanceProtocol::Cooperative) request_rejoin("partitions revoked, to be reassigned");
       return wake_app();
     case AfterCommit::Close: return finish_close();
   }

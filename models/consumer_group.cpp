@@ -28,6 +28,10 @@ void Consumer::fenced() {
 
 void Consumer::find_coordinator() {
   if (find_correlation_ >= 0 || coordinator_ != kNoBroker) return;
+  if (now() < find_backoff_until_) {
+    set_timer(find_backoff_until_ - now(), [this] { find_coordinator(); });
+    return;
+  }
   const auto brokers = static_cast<BrokerId>(directory().broker_nodes.size());
   for (BrokerId attempt = 0; attempt < brokers; ++attempt) {
     const BrokerId broker = (next_find_broker_++) % brokers;
@@ -58,6 +62,7 @@ void Consumer::handle_find_coordinator(const FindCoordinatorResponse& response) 
   coordinator_ = response.coordinator;
   coordinator_connection_ = connect(directory().broker_nodes[static_cast<std::size_t>(coordinator_)]);
   coordinator_connected_ = true;
+  last_heartbeat_response_ = now();  // Kafka's heartbeat.resetSessionTimeout() on discovery
   sim().trace().record(now(), name(), "consumer.coordinator", {{"broker", coordinator_}});
   for (auto& [correlation, commit] : commits_) {
     if (!commit.sent) send_commit(correlation);
@@ -89,7 +94,8 @@ void Consumer::coordinator_unknown(std::string_view why) {
     if (!commit.sync) async_failed.push_back(correlation);
   }
   for (const std::int64_t correlation : async_failed) commits_.erase(correlation);  // commitAsync does not retry
-  set_timer(config_.retry_backoff, [this] { find_coordinator(); });
+  find_backoff_until_ = now() + config_.retry_backoff;
+  find_coordinator();
   wake_app();
 }
 
@@ -106,14 +112,19 @@ void Consumer::request_rejoin(std::string reason) {
   wake_app();
 }
 
-void Consumer::reset_generation(bool forget_member_id) {
+void Consumer::reset_generation(bool forget_member_id, std::string reason) {
+  rejoin_reason_ = std::move(reason);
+  new_assignment_.reset();
   generation_ = -1;
   if (forget_member_id) member_id_.clear();
   member_ = MemberState::Unjoined;
   rejoin_needed_ = true;
+  wake_app();
 }
 
-// Inside poll(): Kafka's onJoinPrepare, then JoinGroup. True when the
+// Inside poll(): Kafka's onJoinPrepare, then JoinGroup (its response, the
+// leader's assignment and SyncGroup are handled by the network thread, as the
+// Java client's response handlers do). True when the
 // application is now blocked (a commitSync before rejoining).
 bool Consumer::maybe_rejoin() {
   if (!rejoin_needed_ || member_ == MemberState::Joining || member_ == MemberState::Syncing) return false;
@@ -122,13 +133,15 @@ bool Consumer::maybe_rejoin() {
     set_timer(join_backoff_until_ - now(), [this] { wake_app(); });
     return false;
   }
+  const bool eager = protocol_kind_ == RebalanceProtocol::Eager;
   if (generation_ < 0 || member_id_.empty()) {
     lose_all_partitions();  // onPartitionsLost: no commit, the generation is gone
-  } else if (config_.enable_auto_commit && !partitions_.empty()) {
-    // Kafka 3.x commits what was consumed before it rejoins, with either protocol.
+  } else if (!partitions_.empty() && (config_.enable_auto_commit || (eager && commits_on_revocation()))) {
+    // Kafka 3.x auto-commits what was consumed before it rejoins, with either
+    // protocol; an eager member's onPartitionsRevoked commits here too.
     commit_sync(consumed_offsets(), AfterCommit::Rejoin);
     return true;
-  } else if (protocol_kind_ == RebalanceProtocol::Eager) {
+  } else if (eager) {
     revoke_all();
   }
   send_join_group();
@@ -172,8 +185,8 @@ void Consumer::handle_join_group(const JoinGroupResponse& response) {
     case Error::MemberIdRequired:  // KIP-394
       member_id_ = response.member_id;
       return send_join_group();
-    case Error::UnknownMemberId: return reset_generation(true);
-    case Error::IllegalGeneration: return reset_generation(false);
+    case Error::UnknownMemberId: return reset_generation(true, "JoinGroup: unknown member");
+    case Error::IllegalGeneration: return reset_generation(false, "JoinGroup: illegal generation");
     case Error::FencedInstanceId:
     case Error::InvalidSessionTimeout: return fenced();
     case Error::NotCoordinator:
@@ -184,7 +197,7 @@ void Consumer::handle_join_group(const JoinGroupResponse& response) {
       member_ = MemberState::Unjoined;
       rejoin_needed_ = true;
       join_backoff_until_ = now() + config_.retry_backoff;
-      return;
+      return wake_app();
   }
   member_id_ = response.member_id;
   generation_ = response.generation;
@@ -208,8 +221,8 @@ void Consumer::handle_sync_group(const SyncGroupResponse& response) {
   group_correlation_ = -1;
   switch (response.error) {
     case Error::None: break;
-    case Error::UnknownMemberId: return reset_generation(true);
-    case Error::IllegalGeneration: return reset_generation(false);
+    case Error::UnknownMemberId: return reset_generation(true, "SyncGroup: unknown member");
+    case Error::IllegalGeneration: return reset_generation(false, "SyncGroup: illegal generation");
     case Error::FencedInstanceId: return fenced();
     case Error::NotCoordinator:
     case Error::CoordinatorNotAvailable:
@@ -218,13 +231,15 @@ void Consumer::handle_sync_group(const SyncGroupResponse& response) {
     default:  // REBALANCE_IN_PROGRESS: join again
       member_ = MemberState::Unjoined;
       rejoin_needed_ = true;
-      return;
+      return wake_app();
   }
   member_ = MemberState::Stable;
+  rejoin_needed_ = false;  // what asked for a rejoin during the rebalance is settled by it
   last_heartbeat_response_ = now();
   sim().trace().record(now(), name(), "consumer.assigned",
                        {{"generation", generation_}, {"partitions", response.assignment.size()}});
-  apply_assignment(response.assignment);
+  new_assignment_ = response.assignment;
+  wake_app();
 }
 
 // Eager: everything was revoked before joining, so all of it is new.
@@ -244,6 +259,10 @@ void Consumer::apply_assignment(const std::vector<TopicPartition>& assignment) {
     if (!partitions_.contains(p)) own(p);
   }
   if (revoked.empty()) return;
+  if (commits_on_revocation()) {  // onPartitionsRevoked commits what was processed
+    revoking_ = revoked;
+    return commit_sync(consumed_offsets_of(revoked), AfterCommit::Revoke);
+  }
   revoke(revoked);
   if (protocol_kind_ == RebalanceProtocol::Cooperative) request_rejoin("partitions revoked, to be reassigned");
 }
@@ -270,6 +289,7 @@ void Consumer::heartbeat_tick() {
   if (heartbeat_correlation_ >= 0) return;  // one at a time
   auto request = std::make_unique<HeartbeatRequest>();
   heartbeat_correlation_ = request->correlation_id = next_correlation_id();
+  heartbeat_generation_ = generation_;
   request->group = config_.group_id;
   request->member = identity();
   send_to_coordinator(std::move(request));
@@ -284,8 +304,12 @@ void Consumer::handle_heartbeat(const HeartbeatResponse& response) {
       last_heartbeat_response_ = now();
       if (member_ == MemberState::Stable) request_rejoin("the group is rebalancing");
       return;
-    case Error::IllegalGeneration: reset_generation(false); return wake_app();
-    case Error::UnknownMemberId: reset_generation(true); return wake_app();
+    case Error::IllegalGeneration:
+    case Error::UnknownMemberId:
+      // Kafka resets only if no rebalance has moved the member on since it was sent.
+      if (heartbeat_generation_ != generation_ || member_ != MemberState::Stable) return;
+      reset_generation(response.error == Error::UnknownMemberId, "heartbeat: " + std::string(models::to_string(response.error)));
+      return wake_app();
     case Error::FencedInstanceId: return fenced();
     case Error::NotCoordinator:
     case Error::CoordinatorNotAvailable: return coordinator_unknown(models::to_string(response.error));
@@ -301,7 +325,7 @@ void Consumer::poll_timeout_expired(SimTime polled_at) {
   history_.consumer_events.push_back({index_, ConsumerEventKind::PollTimeout, now()});
   sim().trace().record(now(), name(), "consumer.poll_timeout");
   leave_group("consumer poll timeout has expired");
-  reset_generation(true);
+  reset_generation(true, "rejoining after a poll timeout");
 }
 
 bool Consumer::leave_group(std::string_view reason) {

@@ -45,6 +45,7 @@ class Checker {
     }
     check_commits();
     check_rebalances();
+    for (const CoordinatorLoad& load : history_.coordinator_loads) report_.coordinator_loads += load.group == group_.group ? 1 : 0;
     for (const ConsumerEvent& e : history_.consumer_events) {
       if (member(e.consumer) < 0) continue;
       report_.poll_timeouts += e.kind == ConsumerEventKind::PollTimeout ? 1 : 0;

@@ -31,6 +31,7 @@ struct ConsumptionReport {
   std::uint64_t failed_commits = 0;
   std::uint64_t poll_timeouts = 0;     // members that left because processing exceeded max.poll.interval.ms
   std::uint64_t crashes = 0;
+  std::uint64_t coordinator_loads = 0; // a broker took the group over from __consumer_offsets (failover)
   std::vector<DuplicateCause> duplicate_causes;  // most frequent first
   std::vector<RebalanceRecord> rebalances;
   double rebalance_time_s = 0;              // summed over rebalances

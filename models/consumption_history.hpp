@@ -64,12 +64,21 @@ struct RebalanceRecord {
   std::string protocol;
 };
 
+// A broker became a group's coordinator by loading it from __consumer_offsets.
+struct CoordinatorLoad {
+  std::string group;
+  BrokerId broker = kNoBroker;
+  std::int32_t generation = 0;
+  SimTime at = 0;
+};
+
 struct ConsumptionHistory {
   std::vector<ProcessedRecord> processed;
   std::vector<CommitEvent> commits;
   std::vector<OwnershipEvent> ownership;
   std::vector<ConsumerEvent> consumer_events;
   std::vector<RebalanceRecord> rebalances;
+  std::vector<CoordinatorLoad> coordinator_loads;
 
   // The coordinator's view: one rebalance is open per group at a time, even
   // across a coordinator failover (the new coordinator finishes it).

@@ -263,7 +263,10 @@ void GroupCoordinator::complete_join(Group& g) {
   g.state = GroupState::CompletingRebalance;
   host_.coordinator_trace("group.join_complete", {{"group", g.id}, {"generation", g.generation},
                                                   {"members", g.members.size()}, {"protocol", g.protocol}});
-  for (auto& [id, m] : g.members) answer_join(g, m);
+  for (auto& [id, m] : g.members) {
+    answer_join(g, m);
+    schedule_session_expiry(g, m);  // a fresh session from the join response on
+  }
 }
 
 void GroupCoordinator::answer_join(const Group& g, Member& m, bool skip_assignment) {
@@ -378,6 +381,7 @@ void GroupCoordinator::complete_sync(const std::string& group, std::int32_t gene
   for (auto& [id, m] : g->members) {
     if (m.sync) reply_sync(*m.sync, Error::None, m.record.assignment);
     m.sync.reset();
+    schedule_session_expiry(*g, m);
   }
 }
 

@@ -46,6 +46,7 @@ class CoordinatorHost {
   virtual void coordinator_append(std::int32_t partition, std::uint64_t record_id,
                                   std::function<void(Error)> done) = 0;
   virtual RandomStream& coordinator_rng() = 0;
+  virtual BrokerId coordinator_id() const = 0;
   virtual void coordinator_trace(std::string_view kind, std::initializer_list<TraceField> fields) = 0;
 };
 

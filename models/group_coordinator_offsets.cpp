@@ -85,6 +85,7 @@ void GroupCoordinator::finish_load(std::int32_t partition, std::uint64_t generat
     if (g.partition != partition) continue;
     for (auto& [member_id, m] : g.members) schedule_session_expiry(g, m);
     host_.coordinator_trace("group.loaded", {{"group", id}, {"generation", g.generation}, {"state", to_string(g.state)}});
+    if (history_) history_->coordinator_loads.push_back({id, host_.coordinator_id(), g.generation, host_.coordinator_now()});
   }
 }
 

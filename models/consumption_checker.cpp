@@ -68,19 +68,19 @@ class Checker {
 
   void check_processed(const ProcessedRecord& p) {
     ++report_.processed;
-    const auto key = std::tuple{p.consumer, p.incarnation, p.generation, p.partition.partition};
-    const auto [it, fresh] = last_offset_.try_emplace(key, p.offset);
-    if (!fresh) {
-      if (p.offset < it->second) ++report_.out_of_order;
-      it->second = p.offset;
-    }
     const auto records = committed_.find(p.partition.partition);
     const bool in_log = records != committed_.end() && p.offset < static_cast<Offset>(records->second.size()) &&
                         records->second[static_cast<std::size_t>(p.offset)].writer == p.writer &&
                         records->second[static_cast<std::size_t>(p.offset)].record == p.record;
     if (!in_log) {
-      ++report_.uncommitted_seen;
+      ++report_.uncommitted_seen;  // and no part of the order: the log it was read from is gone
       return;
+    }
+    const auto key = std::tuple{p.consumer, p.incarnation, p.generation, p.partition.partition};
+    const auto [it, fresh] = last_offset_.try_emplace(key, p.offset);
+    if (!fresh) {
+      if (p.offset < it->second) ++report_.out_of_order;
+      it->second = p.offset;
     }
     CommittedRecord& r = records->second[static_cast<std::size_t>(p.offset)];
     if (r.times_processed++ > 0) {

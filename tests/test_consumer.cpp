@@ -1,6 +1,9 @@
 // The consumer with manually assigned partitions, and the consumption checker.
 #include <catch2/catch.hpp>
 
+#include <fstream>
+#include <sstream>
+
 #include "app/cluster.hpp"
 #include "app/report.hpp"
 #include "sim/config_reader.hpp"
@@ -104,4 +107,31 @@ nemesis:
     INFO("seed " << seed);
     CHECK(reader(r).exactly_once());
   }
+}
+
+TEST_CASE("KIP-320: after an unclean election a consumer detects the truncation and goes on from the new log",
+          "[consumer][groups]") {
+  std::ifstream file(std::string(KSIM_SOURCE_DIR) + "/scenarios/unclean-election.yaml");
+  std::stringstream yaml;
+  yaml << file.rdbuf();
+  yaml << R"(
+consumers:
+  - name: reader
+    topic: metrics
+    config: {auto.offset.reset: earliest, enable.auto.commit: false}
+)";
+  int seeds_with_truncation = 0;
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+    const RunReport r = run_inline(yaml.str(), seed);
+    INFO("seed " << seed);
+    REQUIRE(r.kafka->delivery.lost > 0);  // the unclean election threw acknowledged records away
+    // The consumer had read some of them (they were committed then): they are gone from the log now.
+    seeds_with_truncation += reader(r).uncommitted_seen > 0 ? 1 : 0;
+    // Without validation it would fetch past the new log end, and auto.offset.reset=earliest
+    // would read the partition again from the start: duplicates. With it, it goes back to where
+    // its epoch ends on the new leader and reads what the new leader writes from there.
+    CHECK(reader(r).duplicated == 0);
+    CHECK(reader(r).unprocessed == 0);
+  }
+  CHECK(seeds_with_truncation == 5);
 }

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/driver.hpp"
+#include "tests/scenario_runner.hpp"
 
 using namespace ksim::app;
 
@@ -77,4 +78,13 @@ TEST_CASE("the trace file holds one JSON object per record", "[determinism][cli]
   CHECK(lines == report["trace_records"].get<std::uint64_t>());
   CHECK(saw_partition);
   std::remove(path.c_str());
+}
+
+TEST_CASE("a consumer group scenario replays bit for bit", "[determinism][groups]") {
+  for (const std::uint64_t seed : {1, 7}) {
+    const auto a = ksim::testing::run_scenario("consumer-commit-after-process", seed);
+    const auto b = ksim::testing::run_scenario("consumer-commit-after-process", seed);
+    CHECK(a.report["trace_hash"] == b.report["trace_hash"]);
+    CHECK(a.report["groups"] == b.report["groups"]);
+  }
 }

@@ -150,3 +150,37 @@ TEST_CASE("a disk fault must name a log dir the brokers have", "[scenario]") {
                       "log_dir: /data/1}]\n"),
              Catch::Contains("faults.0.log_dir") && Catch::Contains("did you mean '/data/0'"));
 }
+
+TEST_CASE("consumer group settings are checked: assignors, static ids, expectations", "[scenario][groups]") {
+  const std::string cluster = R"(
+brokers: {count: 3}
+topics: [{name: t, partitions: 4}]
+consumers:
+)";
+  const std::string bad_assignor =
+      error_of(cluster + "  - {name: app, topic: t, config: {partition.assignment.strategy: cooperative-stiky}}\n");
+  CHECK_THAT(bad_assignor, Catch::Contains("unknown assignor 'cooperative-stiky'") &&
+                               Catch::Contains("did you mean 'cooperative-sticky'"));
+  CHECK_THAT(error_of(cluster + "  - {name: app, count: 2, topic: t, config: {group.instance.id: fixed}}\n"),
+             Catch::Contains("group.instance.id") && Catch::Contains("{name}"));
+  CHECK_THAT(error_of(cluster + "  - {name: app, topic: t, commit: after-process}\n"),
+             Catch::Contains("sync-after-process"));
+  CHECK_THAT(error_of(cluster + "  - {name: app, topic: t}\nexpect: {groups: {ap: {duplicates: 0}}}\n"),
+             Catch::Contains("no consumer group 'ap'") && Catch::Contains("did you mean 'app'"));
+  CHECK_THAT(error_of(cluster + "  - {name: app, topic: t}\nexpect: {groups: {app: {duplicate: 0}}}\n"),
+             Catch::Contains("duplicates"));
+  CHECK_THAT(error_of(cluster + "  - {name: app, topic: t, config: {heartbeat.interval.ms: 50s}}\n"),
+             Catch::Contains("lower than session.timeout.ms"));
+  // A comma-separated list, as in a properties file, and a YAML list are the same.
+  const Scenario listed = parse(cluster + "  - {name: app, topic: t, config: {partition.assignment.strategy: [sticky, range]}}\n");
+  const Scenario comma = parse(cluster + "  - {name: app, topic: t, config: {partition.assignment.strategy: 'sticky, range'}}\n");
+  CHECK(listed.kafka->consumers[0].config.partition_assignment_strategy ==
+        std::vector<std::string>{"sticky", "range"});
+  CHECK(comma.kafka->consumers[0].config.partition_assignment_strategy ==
+        listed.kafka->consumers[0].config.partition_assignment_strategy);
+  // group.id defaults to the entry's name; a fault may target the group's coordinator.
+  const Scenario s = parse(cluster + "  - {name: app, topic: t}\nfaults: [{kind: crash, at: 1s, nodes: ['coordinator:app']}]\n");
+  CHECK(s.kafka->consumers[0].config.group_id == "app");
+  CHECK_THAT(error_of(cluster + "  - {name: app, topic: t}\nfaults: [{kind: crash, at: 1s, nodes: ['coordinator:ap']}]\n"),
+             Catch::Contains("coordinator:app"));
+}

@@ -48,12 +48,23 @@ nlohmann::ordered_json groups_json(const std::vector<GroupFigures>& groups) {
     const auto& r = g.report;
     nlohmann::ordered_json causes = nlohmann::ordered_json::array();
     for (const auto& c : r.duplicate_causes) causes.push_back({{"cause", c.cause}, {"count", c.count}});
+    const auto examples = [](const std::vector<models::ConsumedRecordExample>& list) {
+      nlohmann::ordered_json out = nlohmann::ordered_json::array();
+      for (const auto& e : list) {
+        out.push_back({{"partition", e.partition.partition}, {"offset", e.offset},
+                       {"record", models::to_string(models::RecordRef{e.writer, e.partition, e.record})},
+                       {"detail", e.detail}});
+      }
+      return out;
+    };
     nlohmann::ordered_json rebalances = nlohmann::ordered_json::array();
-    for (const auto& b : r.rebalances) {
+    for (std::size_t i = 0; i < r.rebalances.size(); ++i) {
+      const auto& b = r.rebalances[i];
       nlohmann::ordered_json entry{{"trigger", b.trigger}, {"started_s", to_seconds(b.started)},
                                    {"generation", b.generation}, {"members", b.members},
                                    {"partitions_moved", b.partitions_moved}, {"protocol", b.protocol}};
       entry["duration_s"] = b.completed == kNever ? nlohmann::ordered_json() : nlohmann::ordered_json(to_seconds(b.completed - b.started));
+      entry["stop_the_world_partition_s"] = r.rebalance_stop_the_world_s[i];
       rebalances.push_back(entry);
     }
     all.push_back({{"group", g.group},
@@ -85,6 +96,8 @@ nlohmann::ordered_json groups_json(const std::vector<GroupFigures>& groups) {
                      {"verdict", guarantee_verdict(g.end_to_end_at_most_once, g.end_to_end_at_least_once,
                                                    g.end_to_end_exactly_once())}}},
                    {"duplicate_causes", causes},
+                   {"examples", {{"unprocessed", examples(r.unprocessed_examples)},
+                                 {"duplicated", examples(r.duplicate_examples)}}},
                    {"rebalance_log", rebalances}});
   }
   return all;
@@ -103,6 +116,16 @@ void print_groups(const std::vector<GroupFigures>& groups, std::ostream& out) {
     fmt::print(out, "  rebalances {}  total {:.3f}s  longest {:.3f}s  stop-the-world {:.3f} partition-s\n",
                r.rebalances.size(), r.rebalance_time_s, r.longest_rebalance_s, r.stop_the_world_partition_s);
     for (const auto& c : r.duplicate_causes) fmt::print(out, "  {} duplicates after {}\n", c.count, c.cause);
+    for (const auto& e : r.unprocessed_examples) {
+      fmt::print(out, "  never processed: partition {} offset {}\n", e.partition.partition, e.offset);
+    }
+    for (std::size_t i = 0; i < r.rebalances.size(); ++i) {
+      const auto& b = r.rebalances[i];
+      fmt::print(out, "  rebalance at {:.3f}s to generation {}: {} ({} members, {} partitions moved, {}, stop-the-world {:.3f} partition-s)\n",
+                 to_seconds(b.started), b.generation, b.trigger, b.members, b.partitions_moved,
+                 b.completed == kNever ? std::string("unfinished") : fmt::format("{:.3f}s", to_seconds(b.completed - b.started)),
+                 r.rebalance_stop_the_world_s[i]);
+    }
   }
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 namespace ksim::models {
 
@@ -30,6 +31,8 @@ std::map<std::int32_t, std::vector<CommittedRecord>> committed_records(const Fin
   return result;
 }
 
+constexpr std::size_t kExamples = 10;
+
 class Checker {
  public:
   Checker(const ConsumptionHistory& history, const FinalLogs& logs, const ConsumerGroupSpec& group)
@@ -41,7 +44,15 @@ class Checker {
     }
     for (const auto& [partition, records] : committed_) {
       report_.committed += records.size();
-      for (const auto& r : records) report_.unprocessed += r.times_processed == 0 ? 1 : 0;
+      for (std::size_t offset = 0; offset < records.size(); ++offset) {
+        const CommittedRecord& r = records[offset];
+        if (r.times_processed > 0) continue;
+        ++report_.unprocessed;
+        if (report_.unprocessed_examples.size() < kExamples) {
+          report_.unprocessed_examples.push_back(
+              {{group_.topic, partition}, static_cast<Offset>(offset), r.writer, r.record, "never processed"});
+        }
+      }
     }
     check_commits();
     check_rebalances();
@@ -85,7 +96,12 @@ class Checker {
     CommittedRecord& r = records->second[static_cast<std::size_t>(p.offset)];
     if (r.times_processed++ > 0) {
       ++report_.duplicated;
-      ++causes_[cause_of(*r.last, p)];
+      const std::string cause = cause_of(*r.last, p);
+      ++causes_[cause];
+      if (report_.duplicate_examples.size() < kExamples) {
+        report_.duplicate_examples.push_back({p.partition, p.offset, p.writer, p.record,
+                                              "processed again by " + name_of(p.consumer) + " after " + cause});
+      }
     }
     r.last = &p;
   }
@@ -135,31 +151,50 @@ class Checker {
       report_.rebalance_time_s += seconds;
       report_.longest_rebalance_s = std::max(report_.longest_rebalance_s, seconds);
     }
+    report_.rebalance_stop_the_world_s.assign(report_.rebalances.size(), 0.0);
     report_.stop_the_world_partition_s = unowned_partition_seconds();
   }
 
   // Partition-seconds during which a partition of the topic had no live
-  // owner in the group, from the group's first assignment to the end.
-  double unowned_partition_seconds() const {
+  // owner in the group, from the group's first assignment to the end. Each
+  // rebalance is charged from its start until, once it has completed, every
+  // partition has an owner again.
+  double unowned_partition_seconds() {
     std::map<std::int32_t, int> owners;
     for (const auto& [partition, records] : committed_) owners[partition] = 0;
-    SimTime since = kNever;  // the first assignment
+    auto unowned = static_cast<std::int64_t>(owners.size());
+    const auto& rebalances = report_.rebalances;
+    std::size_t next = 0;                // the next rebalance to start
+    std::optional<std::size_t> charged;  // the rebalance the time goes to
+    SimTime since = kNever;              // the first assignment
     SimTime last = 0;
     double total = 0;
-    const auto advance = [&](SimTime to) {
-      if (since == kNever) return;
-      std::int64_t unowned = 0;
-      for (const auto& [p, n] : owners) unowned += n == 0 ? 1 : 0;
-      total += static_cast<double>(unowned) * to_seconds(to - last);
+    const auto add = [&](SimTime to) {
+      const double seconds = static_cast<double>(unowned) * to_seconds(to - last);
+      total += seconds;
+      if (charged) report_.rebalance_stop_the_world_s[*charged] += seconds;
       last = to;
     };
+    const auto advance = [&](SimTime to) {
+      while (next < rebalances.size() && rebalances[next].started <= to) {
+        add(std::max(last, rebalances[next].started));
+        charged = next++;
+      }
+      add(to);
+    };
     for (const OwnershipEvent& e : history_.ownership) {
-      if (member(e.consumer) < 0 || e.partition.topic != group_.topic) continue;
-      if (since == kNever && e.owned) since = last = e.at;
+      if (member(e.consumer) < 0 || e.partition.topic != group_.topic || !owners.contains(e.partition.partition)) continue;
+      if (since == kNever) {
+        if (!e.owned) continue;
+        since = last = e.at;
+      }
       advance(e.at);
-      owners[e.partition.partition] += e.owned ? 1 : -1;
+      int& n = owners[e.partition.partition];
+      if (e.owned && n++ == 0) --unowned;
+      if (!e.owned && --n == 0) ++unowned;
+      if (charged && unowned == 0 && rebalances[*charged].completed <= e.at) charged.reset();
     }
-    advance(group_.end);
+    if (since != kNever) advance(group_.end);
     return total;
   }
 

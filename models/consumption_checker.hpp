@@ -19,6 +19,15 @@ struct DuplicateCause {
   std::uint64_t count = 0;
 };
 
+// A record the checker points at: where it is in the log and which record it is.
+struct ConsumedRecordExample {
+  TopicPartition partition;
+  Offset offset = 0;
+  std::uint32_t writer = 0;
+  std::uint64_t record = 0;
+  std::string detail;  // for a duplicate: its cause
+};
+
 struct ConsumptionReport {
   std::uint64_t processed = 0;         // records processed, every time
   std::uint64_t committed = 0;         // records in the committed logs of the topic
@@ -33,7 +42,10 @@ struct ConsumptionReport {
   std::uint64_t crashes = 0;
   std::uint64_t coordinator_loads = 0; // a broker took the group over from __consumer_offsets (failover)
   std::vector<DuplicateCause> duplicate_causes;  // most frequent first
+  std::vector<ConsumedRecordExample> unprocessed_examples;  // the first few, by partition and offset
+  std::vector<ConsumedRecordExample> duplicate_examples;    // the first few, in processing order
   std::vector<RebalanceRecord> rebalances;
+  std::vector<double> rebalance_stop_the_world_s;  // by rebalance: unowned partition-seconds from its start to the next
   double rebalance_time_s = 0;              // summed over rebalances
   double longest_rebalance_s = 0;
   double stop_the_world_partition_s = 0;    // partition-seconds with no live owner, after the first assignment

@@ -150,7 +150,9 @@ int bench_produce_command(const bench::ProduceBenchOptions& options, bool json, 
                              {"rate_per_s", options.rate_per_s},
                              {"duration_s", options.duration_s},
                              {"record_bytes", options.record_bytes},
+                             {"consumers", options.consumers},
                              {"records", r.records},
+                             {"consumed", r.consumed},
                              {"events", r.events},
                              {"wall_s", r.wall_s},
                              {"records_per_wall_s", r.records_per_wall_s},
@@ -161,9 +163,10 @@ int bench_produce_command(const bench::ProduceBenchOptions& options, bool json, 
   } else {
     fmt::print(out,
                "produce: 3 brokers, RF 3, {} partitions, {}-byte records at {:.0f}/s for {}s: {} records, {} events "
-               "in {:.3f}s ({})\nrecords_per_wall_second {:.0f}\npeak_rss {}\n",
+               "in {:.3f}s ({})\nconsumed {} by {} consumers\nrecords_per_wall_second {:.0f}\npeak_rss {}\n",
                options.partitions, options.record_bytes, options.rate_per_s, options.duration_s, r.records, r.events,
-               r.wall_s, r.verdict, r.records_per_wall_s, units::format_bytes(r.peak_rss_bytes));
+               r.wall_s, r.verdict, r.consumed, options.consumers, r.records_per_wall_s,
+               units::format_bytes(r.peak_rss_bytes));
   }
   return kExitOk;
 }

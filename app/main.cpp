@@ -65,6 +65,8 @@ int main(int argc, char** argv) {
   produce_bench->add_option("--duration", produce.duration_s, "Simulated seconds")->check(CLI::Range(1, 86400));
   produce_bench->add_option("--record-size", produce.record_bytes, "Bytes per record")->check(CLI::Range(1ul, 1ul << 24));
   produce_bench->add_option("--seed", produce.seed, "Seed");
+  produce_bench->add_option("--consumers", produce.consumers, "Members of a consumer group reading the topic")
+      ->check(CLI::Range(0, 1000));
   produce_bench->add_flag("--json", produce_json, "Print JSON");
 
   try {

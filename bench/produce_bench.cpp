@@ -15,6 +15,8 @@ namespace ksim::bench {
 namespace {
 
 std::string scenario_text(const ProduceBenchOptions& o) {
+  const std::string consumers =
+      o.consumers == 0 ? "" : fmt::format("consumers:\n  - {{name: reader, count: {}, topic: bench, config: {{auto.offset.reset: earliest}}}}\n", o.consumers);
   return fmt::format(R"(name: produce-bench
 seed: {}
 duration: {}s
@@ -32,8 +34,8 @@ producers:
     rate: {}/s
     arrival: constant
     record_size: {}
-)",
-                     o.seed, o.duration_s, o.partitions, o.rate_per_s, o.record_bytes);
+{})",
+                     o.seed, o.duration_s, o.partitions, o.rate_per_s, o.record_bytes, consumers);
 }
 
 std::uint64_t peak_rss_bytes() {
@@ -55,6 +57,7 @@ ProduceBenchResult run_produce_bench(const ProduceBenchOptions& options) {
   const app::RunReport report = app::make_report(cluster, wall);
   ProduceBenchResult r;
   r.records = report.kafka->delivery.acknowledged;
+  for (const auto& g : report.kafka->groups) r.consumed += g.report.processed;
   r.events = report.events;
   r.wall_s = wall;
   r.records_per_wall_s = wall > 0 ? static_cast<double>(r.records) / wall : 0;

@@ -2,6 +2,8 @@
 // The produce benchmark: a Kafka cluster (3 brokers, RF 3) and one producer
 // writing 1 KB records at a fixed rate, through the full models. It measures
 // simulated records per wall-clock second and the process's peak memory.
+// With consumers, a consumer group reads the topic too (auto-commit, no
+// processing time).
 #include <cstdint>
 #include <string>
 
@@ -13,10 +15,12 @@ struct ProduceBenchOptions {
   std::int64_t duration_s = 60;
   std::uint64_t record_bytes = 1024;
   std::uint64_t seed = 1;
+  int consumers = 0;  // members of one consumer group reading the topic
 };
 
 struct ProduceBenchResult {
   std::uint64_t records = 0;  // acknowledged
+  std::uint64_t consumed = 0; // processed by the consumer group
   std::uint64_t events = 0;
   double wall_s = 0;
   double records_per_wall_s = 0;

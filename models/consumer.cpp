@@ -205,38 +205,65 @@ void Consumer::poll() {
   process_next();
 }
 
-// Up to max.poll.records, taken from the partitions in turn; the consumed
-// positions move past them (what auto-commit and commitSync() store).
+// Up to max.poll.records, as Kafka's Fetcher collects them: the fetched
+// records of one partition after another, starting each poll one partition
+// further on. The consumed positions move past them (what auto-commit and
+// commitSync() store).
 bool Consumer::take_records() {
   in_process_.clear();
   next_to_process_ = 0;
-  bool took = true;
-  while (took && static_cast<int>(in_process_.size()) < config_.max_poll_records) {
-    took = false;
-    for (auto& [p, state] : partitions_) {
-      if (state.buffer.empty() || static_cast<int>(in_process_.size()) >= config_.max_poll_records) continue;
+  const auto limit = static_cast<std::size_t>(config_.max_poll_records);
+  auto it = partitions_.lower_bound(next_poll_partition_);
+  for (std::size_t visited = 0; visited < partitions_.size() && in_process_.size() < limit; ++visited, ++it) {
+    if (it == partitions_.end()) it = partitions_.begin();
+    auto& [p, state] = *it;
+    while (!state.buffer.empty() && in_process_.size() < limit) {
       const Buffered b = state.buffer.front();
       state.buffer.pop_front();
       state.consumed = b.offset + 1;
       state.consumed_epoch = b.epoch;
-      in_process_.push_back({index_, {workload_.topic, p}, b.offset, b.writer, b.record, 0, generation_, incarnation()});
-      took = true;
+      in_process_.push_back({index_, {workload_.topic, p}, b.offset, b.writer, b.record, 1, 0, generation_, incarnation()});
     }
+    next_poll_partition_ = state.buffer.empty() ? p + 1 : p;  // a partition not drained goes on next time
   }
   if (in_process_.empty()) return false;
   send_fetches();  // partitions drained by this poll fetch again while it is processed
   return true;
 }
 
+// One record after another, each taking its processing time; records that
+// take no time are processed at once, without an event each.
 void Consumer::process_next() {
-  if (next_to_process_ == in_process_.size()) return finished_processing();
-  set_timer(workload_.processing_time.sample(rng()), [this] {
-    ProcessedRecord record = in_process_[next_to_process_++];
-    record.at = now();
-    history_.processed.push_back(record);
-    ++processed_;
-    process_next();
-  });
+  while (next_to_process_ < in_process_.size()) {
+    const SimTime delay = workload_.processing_time.sample(rng());
+    if (delay > 0) {
+      set_timer(delay, [this] {
+        record_processed();
+        process_next();
+      });
+      return;
+    }
+    record_processed();
+  }
+  finished_processing();
+}
+
+void Consumer::record_processed() {
+  const ProcessedRecord& record = in_process_[next_to_process_++];
+  ++processed_;
+  if (!history_.processed.empty()) {
+    ProcessedRecord& run = history_.processed.back();
+    const bool continues = run.consumer == record.consumer && run.partition == record.partition &&
+                           run.writer == record.writer && run.generation == record.generation &&
+                           run.incarnation == record.incarnation && run.offset + run.count == record.offset &&
+                           run.record + run.count == record.record;
+    if (continues) {
+      ++run.count;
+      return;
+    }
+  }
+  history_.processed.push_back(record);
+  history_.processed.back().at = now();
 }
 
 void Consumer::finished_processing() {

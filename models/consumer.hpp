@@ -129,6 +129,7 @@ class Consumer final : public KafkaClient {
   void poll();
   bool take_records();
   void process_next();
+  void record_processed();
   void finished_processing();
   void arm_poll_timer();
   void own(std::int32_t partition);
@@ -203,6 +204,7 @@ class Consumer final : public KafkaClient {
   bool retry_pending_ = false;
   std::vector<ProcessedRecord> in_process_;  // this poll's records, processed one after another
   std::size_t next_to_process_ = 0;
+  std::int32_t next_poll_partition_ = 0;  // where the next poll starts collecting
   SimTime last_poll_ = 0;
   SimTime next_auto_commit_ = 0;
   std::int64_t offset_fetch_correlation_ = -1;

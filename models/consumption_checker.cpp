@@ -39,8 +39,9 @@ class Checker {
       : history_(history), group_(group), committed_(committed_records(logs, group.topic)) {}
 
   ConsumptionReport run() {
-    for (const ProcessedRecord& p : history_.processed) {
-      if (member(p.consumer) >= 0 && p.partition.topic == group_.topic) check_processed(p);
+    for (const ProcessedRecord& run : history_.processed) {
+      if (member(run.consumer) < 0 || run.partition.topic != group_.topic) continue;
+      for (std::uint32_t i = 0; i < run.count; ++i) check_processed(run, run.offset + i, run.record + i);
     }
     for (const auto& [partition, records] : committed_) {
       report_.committed += records.size();
@@ -77,29 +78,30 @@ class Checker {
     return group_.consumer_names[static_cast<std::size_t>(member(consumer))];
   }
 
-  void check_processed(const ProcessedRecord& p) {
+  // One record of a run `p`: at `offset`, the writer's record number `record`.
+  void check_processed(const ProcessedRecord& p, Offset offset, std::uint64_t record) {
     ++report_.processed;
     const auto records = committed_.find(p.partition.partition);
-    const bool in_log = records != committed_.end() && p.offset < static_cast<Offset>(records->second.size()) &&
-                        records->second[static_cast<std::size_t>(p.offset)].writer == p.writer &&
-                        records->second[static_cast<std::size_t>(p.offset)].record == p.record;
+    const bool in_log = records != committed_.end() && offset < static_cast<Offset>(records->second.size()) &&
+                        records->second[static_cast<std::size_t>(offset)].writer == p.writer &&
+                        records->second[static_cast<std::size_t>(offset)].record == record;
     if (!in_log) {
       ++report_.uncommitted_seen;  // and no part of the order: the log it was read from is gone
       return;
     }
     const auto key = std::tuple{p.consumer, p.incarnation, p.generation, p.partition.partition};
-    const auto [it, fresh] = last_offset_.try_emplace(key, p.offset);
+    const auto [it, fresh] = last_offset_.try_emplace(key, offset);
     if (!fresh) {
-      if (p.offset < it->second) ++report_.out_of_order;
-      it->second = p.offset;
+      if (offset < it->second) ++report_.out_of_order;
+      it->second = offset;
     }
-    CommittedRecord& r = records->second[static_cast<std::size_t>(p.offset)];
+    CommittedRecord& r = records->second[static_cast<std::size_t>(offset)];
     if (r.times_processed++ > 0) {
       ++report_.duplicated;
       const std::string cause = cause_of(*r.last, p);
       ++causes_[cause];
       if (report_.duplicate_examples.size() < kExamples) {
-        report_.duplicate_examples.push_back({p.partition, p.offset, p.writer, p.record,
+        report_.duplicate_examples.push_back({p.partition, offset, p.writer, record,
                                               "processed again by " + name_of(p.consumer) + " after " + cause});
       }
     }

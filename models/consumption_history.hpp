@@ -13,14 +13,18 @@
 
 namespace ksim::models {
 
-// One record as the application processed it.
+// Records as the application processed them: `count` consecutive offsets
+// of one partition from `offset`, written by one producer with consecutive
+// record numbers from `record` (a run, so a busy consumer costs one entry
+// per batch, not per record).
 struct ProcessedRecord {
   std::uint32_t consumer = 0;
   TopicPartition partition;
   Offset offset = 0;
   std::uint32_t writer = 0;
   std::uint64_t record = 0;
-  SimTime at = 0;
+  std::uint32_t count = 1;
+  SimTime at = 0;  // when the run's first record was processed
   std::int32_t generation = -1;  // the consumer's group generation then (-1: none)
   std::uint32_t incarnation = 0; // the consumer process (restarts count up)
 };

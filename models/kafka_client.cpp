@@ -14,7 +14,8 @@ KafkaClient::KafkaClient(Simulation& sim, std::string name, HostId host,
       timeouts_(timeouts),
       main_topic_(main_topic),
       main_topic_leaders_(static_cast<std::size_t>(directory_->topics[static_cast<std::size_t>(main_topic)].partitions),
-                          kNoBroker) {}
+                          kNoBroker),
+      main_topic_epochs_(main_topic_leaders_.size(), 0) {}
 
 bool KafkaClient::ensure_connected(BrokerId broker) {
   BrokerLink& l = link(broker);
@@ -32,6 +33,7 @@ BrokerId KafkaClient::leader_of(TopicPartition tp) const {
 }
 
 Epoch KafkaClient::leader_epoch_of(TopicPartition tp) const {
+  if (tp.topic == main_topic_) return main_topic_epochs_[static_cast<std::size_t>(tp.partition)];
   const auto it = metadata_.find(tp);
   return it == metadata_.end() ? 0 : it->second.leader_epoch;
 }
@@ -68,6 +70,7 @@ void KafkaClient::apply_metadata(const MetadataResponse& response) {
     leaderless |= known.leader == kNoBroker;
     if (state.partition.topic == main_topic_) {
       main_topic_leaders_[static_cast<std::size_t>(state.partition.partition)] = known.leader;
+      main_topic_epochs_[static_cast<std::size_t>(state.partition.partition)] = known.leader_epoch;
     }
   }
   const bool incomplete = std::find(main_topic_leaders_.begin(), main_topic_leaders_.end(), kNoBroker) !=
@@ -92,6 +95,7 @@ void KafkaClient::forget_connections_and_metadata() {
   links_.clear();
   metadata_.clear();
   std::fill(main_topic_leaders_.begin(), main_topic_leaders_.end(), kNoBroker);
+  std::fill(main_topic_epochs_.begin(), main_topic_epochs_.end(), 0);
   metadata_in_flight_ = false;
 }
 

@@ -55,6 +55,7 @@ class KafkaClient : public Node {
   std::int32_t main_topic_;
   std::map<TopicPartition, PartitionState> metadata_;
   std::vector<BrokerId> main_topic_leaders_;  // a fast path for leader_of on the client's own topic
+  std::vector<Epoch> main_topic_epochs_;      // and for leader_epoch_of
   bool metadata_in_flight_ = false;
   std::int64_t metadata_correlation_ = -1;
   std::int64_t next_correlation_id_ = 0;

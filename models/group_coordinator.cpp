@@ -120,6 +120,7 @@ void GroupCoordinator::add_member_and_rebalance(Group& g, ConnectionId c, const 
   m.record.instance_id = request.member.instance_id;
   m.record.client_id = request.client_id;
   if (request.member.instance_id) g.static_members[*request.member.instance_id] = member_id;
+  if (g.leader.empty()) g.leader = member_id;  // the first member to join leads
   Member& added = g.members.emplace(member_id, std::move(m)).first->second;
   update_member(g, added, c, request);
   g.new_member_added = true;

@@ -294,11 +294,18 @@ models::FinalLogs Cluster::final_logs() const {
       continue;
     }
     const models::PartitionLog& log = *leader->log(tp);
-    auto& committed = logs.committed[tp];
+    std::vector<models::RecordBatch> below_hw;
+    bool transactions = false;
     for (const auto& batch : log.batches()) {
       if (batch.next_offset() > log.high_watermark()) break;
-      committed.push_back(batch);
+      below_hw.push_back(batch);
+      transactions |= batch.transactional || batch.is_control();
     }
+    if (!transactions) {
+      logs.committed[tp] = std::move(below_hw);
+      continue;
+    }
+    models::split_by_transaction(below_hw, logs.committed[tp], logs.aborted[tp], logs.open[tp]);
   }
   return logs;
 }

@@ -178,8 +178,9 @@ class Broker final : public Node, private CoordinatorHost {
   void update_follower(Replica& replica, BrokerId follower, Offset fetch_offset);
   void wake_fetches(TopicPartition tp);
   void wake_consumer_fetches(TopicPartition tp);
-  void read_for_consumer(const FetchRequest::PartitionData& p, const PartitionLog& log, const FetchRequest& request,
+  void read_for_consumer(const FetchRequest::PartitionData& p, const Replica& r, const FetchRequest& request,
                          FetchResponse::PartitionData& data, std::uint64_t& bytes, bool& must_answer);
+  Offset last_stable_offset(const Replica& r) const;
   void send_fetch_response(ConnectionId connection, BrokerId follower, std::unique_ptr<FetchResponse> response);
   void answer_fetch(std::uint64_t id);
   std::vector<BrokerId> maximal_isr(const Replica& replica) const;

@@ -50,7 +50,7 @@ std::unique_ptr<FetchResponse> Broker::read_for_fetch(const FetchRequest& reques
     const PartitionLog& log = r->log;
     const bool consumer = request.replica_id == kNoBroker;
     if (consumer) {
-      read_for_consumer(p, log, request, answer(p.partition), bytes, must_answer);
+      read_for_consumer(p, *r, request, answer(p.partition), bytes, must_answer);
       continue;
     }
     // Divergence (KIP-101, KIP-279, checked in the fetch since KAFKA-10554):
@@ -85,9 +85,11 @@ std::unique_ptr<FetchResponse> Broker::read_for_fetch(const FetchRequest& reques
 }
 
 // A consumer reads only what is committed: up to the high watermark.
-void Broker::read_for_consumer(const FetchRequest::PartitionData& p, const PartitionLog& log,
-                               const FetchRequest& request, FetchResponse::PartitionData& data, std::uint64_t& bytes,
-                               bool& must_answer) {
+// A consumer reads up to the high watermark, or with read_committed up to
+// the last stable offset, with the aborted transactions of the range.
+void Broker::read_for_consumer(const FetchRequest::PartitionData& p, const Replica& r, const FetchRequest& request,
+                               FetchResponse::PartitionData& data, std::uint64_t& bytes, bool& must_answer) {
+  const PartitionLog& log = r.log;
   data.high_watermark = log.high_watermark();
   // Out of range only past the log's end: a new leader's high watermark may
   // still lag the old one's, and the consumer then waits for it.
@@ -97,9 +99,21 @@ void Broker::read_for_consumer(const FetchRequest::PartitionData& p, const Parti
     return;
   }
   const std::uint64_t budget = request.max_bytes > bytes ? request.max_bytes - bytes : 0;
-  if (budget == 0 || p.fetch_offset >= log.high_watermark()) return;
-  data.batches = log.read(p.fetch_offset, std::min(request.partition_max_bytes, budget), log.high_watermark());
+  const Offset upper = request.read_committed ? last_stable_offset(r) : log.high_watermark();
+  if (budget == 0 || p.fetch_offset >= upper) return;
+  data.batches = log.read(p.fetch_offset, std::min(request.partition_max_bytes, budget), upper);
   for (const auto& b : data.batches) bytes += b.bytes;
+  if (request.read_committed && !data.batches.empty()) {
+    for (const auto& a : r.producers.aborted_between(data.batches.front().base_offset, data.batches.back().next_offset())) {
+      data.aborted_transactions.emplace_back(a.producer_id, a.first_offset);
+    }
+  }
+}
+
+// KIP-98: the high watermark, held back by the oldest open transaction.
+Offset Broker::last_stable_offset(const Replica& r) const {
+  const std::optional<Offset> unstable = r.producers.first_unstable_offset();
+  return unstable ? std::min(*unstable, r.log.high_watermark()) : r.log.high_watermark();
 }
 
 // A consumer's parked fetch completes once enough committed data is there.

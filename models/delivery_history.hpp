@@ -41,11 +41,23 @@ struct DeliveryHistory {
 };
 
 // The committed state at the end of a run: for each partition, the batches of
-// its log up to the high watermark of its leader; `offline` partitions had no
-// leader, so their records were unavailable rather than lost.
+// its log up to the high watermark of its leader that a read_committed
+// consumer would see (no markers, no aborted or still open transactions);
+// `aborted` holds the batches of aborted transactions, `open` those of
+// transactions still open at the end; `offline` partitions had no leader,
+// so their records were unavailable rather than lost.
 struct FinalLogs {
   std::map<TopicPartition, std::vector<RecordBatch>> committed;
+  std::map<TopicPartition, std::vector<RecordBatch>> aborted;
+  std::map<TopicPartition, std::vector<RecordBatch>> open;
   std::vector<TopicPartition> offline;
 };
+
+// Splits a log's batches up to the high watermark into what is committed
+// (non-transactional, or in a committed transaction), aborted, and open:
+// each transactional batch belongs to the transaction its producer's next
+// marker ends.
+void split_by_transaction(const std::vector<RecordBatch>& batches, std::vector<RecordBatch>& committed,
+                          std::vector<RecordBatch>& aborted, std::vector<RecordBatch>& open);
 
 }  // namespace ksim::models

@@ -38,6 +38,7 @@ struct ProduceRequest final : KafkaMessage<ProduceRequest> {
   std::int64_t correlation_id = 0;
   std::int16_t acks = -1;  // 0, 1 or -1 (all)
   SimTime timeout = seconds(30);
+  std::string transactional_id;  // set by a transactional producer (KIP-890 verification needs it)
   std::vector<PartitionData> partitions;
   std::uint64_t size_bytes() const override;
 };
@@ -69,6 +70,7 @@ struct FetchRequest final : KafkaMessage<FetchRequest> {
   std::uint64_t min_bytes = 1;              // replica.fetch.min.bytes
   std::uint64_t max_bytes = 10 * 1048576;   // replica.fetch.response.max.bytes
   std::uint64_t partition_max_bytes = 1048576;  // replica.fetch.max.bytes
+  bool read_committed = false;  // isolation.level: read up to the last stable offset, not the high watermark
   std::vector<PartitionData> partitions;
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes + kPartitionHeaderBytes * partitions.size(); }
 };
@@ -83,6 +85,8 @@ struct FetchResponse final : KafkaMessage<FetchResponse> {
     // must truncate to this epoch's end offset (KIP-101 and KIP-279 semantics).
     std::optional<EpochEndOffset> diverging_epoch;
     std::vector<RecordBatch> batches;
+    // read_committed: the transactions aborted in the fetched range, as (producer id, first offset).
+    std::vector<std::pair<ProducerId, Offset>> aborted_transactions;
   };
   std::int64_t correlation_id = 0;
   std::vector<PartitionData> partitions;

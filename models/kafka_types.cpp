@@ -29,6 +29,11 @@ std::string_view to_string(Error error) {
     case Error::InvalidSessionTimeout: return "INVALID_SESSION_TIMEOUT";
     case Error::FencedLeaderEpoch: return "FENCED_LEADER_EPOCH";
     case Error::UnknownLeaderEpoch: return "UNKNOWN_LEADER_EPOCH";
+    case Error::ConcurrentTransactions: return "CONCURRENT_TRANSACTIONS";
+    case Error::ProducerFenced: return "PRODUCER_FENCED";
+    case Error::InvalidTxnState: return "INVALID_TXN_STATE";
+    case Error::InvalidProducerIdMapping: return "INVALID_PRODUCER_ID_MAPPING";
+    case Error::TransactionAborted: return "TRANSACTION_ABORTED";
   }
   return "?";
 }
@@ -49,6 +54,7 @@ bool is_retriable(Error error) {
     case Error::CoordinatorLoadInProgress:
     case Error::FencedLeaderEpoch:
     case Error::UnknownLeaderEpoch:
+    case Error::ConcurrentTransactions:
       return true;
     case Error::None:
     case Error::OffsetOutOfRange:
@@ -63,6 +69,10 @@ bool is_retriable(Error error) {
     case Error::MemberIdRequired:
     case Error::FencedInstanceId:
     case Error::InvalidSessionTimeout:
+    case Error::ProducerFenced:
+    case Error::InvalidTxnState:
+    case Error::InvalidProducerIdMapping:
+    case Error::TransactionAborted:
       return false;
   }
   return false;

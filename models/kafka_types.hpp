@@ -54,9 +54,18 @@ enum class Error {
   InvalidSessionTimeout,         // session.timeout.ms outside group.min/max.session.timeout.ms
   FencedLeaderEpoch,             // KIP-320: the client's leader epoch is older than the leader's
   UnknownLeaderEpoch,            // KIP-320: the client's leader epoch is newer than the broker's
+  // transactions (KIP-98, KIP-890)
+  ConcurrentTransactions,        // the previous transaction of this transactional.id is still completing
+  ProducerFenced,                // a newer producer epoch took this transactional.id (zombie fencing)
+  InvalidTxnState,               // the request does not fit the transaction's state (KIP-890: not in the transaction)
+  InvalidProducerIdMapping,      // the transactional.id is not mapped to this producer id
+  TransactionAborted,            // client side: the record's transaction was aborted
 };
 std::string_view to_string(Error error);
 bool is_retriable(Error error);
+
+// A transaction marker (KIP-98): a control batch ending a producer's transaction on a partition.
+enum class ControlType : std::uint8_t { None, Commit, Abort };
 
 // A batch of records, as stored in a log. One batch stands for many records:
 // the workload ids it carries are (writer, partition, first_record + i).
@@ -66,12 +75,15 @@ struct RecordBatch {
   std::uint64_t bytes = 0;
   ProducerId producer_id = kNoProducerId;
   ProducerEpoch producer_epoch = -1;
+  bool transactional = false;              // written inside a transaction
+  ControlType control = ControlType::None; // a marker: one control record, no workload records
   std::int32_t base_sequence = -1;  // -1 without idempotence
   Epoch leader_epoch = 0;           // stamped by the leader that appended it
   std::uint32_t writer = 0;         // the workload producer that created the records
   std::uint64_t first_record = 0;   // that producer's per-partition number of the first record
   SimTime create_time = 0;          // when the producer closed the batch
 
+  bool is_control() const { return control != ControlType::None; }
   Offset last_offset() const { return base_offset + record_count - 1; }
   Offset next_offset() const { return base_offset + record_count; }
 };

@@ -1,5 +1,6 @@
 #include "models/producer_state.hpp"
 
+#include <algorithm>
 #include <cassert>
 #include <cstdint>
 #include <limits>
@@ -48,9 +49,28 @@ ProducerStateTable::Check ProducerStateTable::check(const RecordBatch& batch) co
   return {in_sequence ? Verdict::Append : Verdict::OutOfOrder};
 }
 
+bool ProducerStateTable::marker_allowed(ProducerId producer, ProducerEpoch epoch) const {
+  const auto found = entries_.find(producer);
+  return found == entries_.end() || epoch >= found->second.epoch;
+}
+
 // Kafka's ProducerStateEntry.addBatch: a new epoch forgets the old epoch's batches.
 void ProducerStateTable::record(const RecordBatch& batch) {
   if (batch.producer_id == kNoProducerId) return;
+  if (batch.is_control()) {
+    // A marker ends the transaction (Kafka's ProducerAppendInfo.appendEndTxnMarker) and may bump the epoch.
+    Entry& entry = entries_[batch.producer_id];
+    if (batch.producer_epoch > entry.epoch) {
+      entry.epoch = batch.producer_epoch;
+      entry.recent.clear();
+    }
+    const auto open = open_.find(batch.producer_id);
+    if (open == open_.end()) return;
+    if (batch.control == ControlType::Abort) aborted_.push_back({batch.producer_id, open->second, batch.base_offset});
+    open_.erase(open);
+    return;
+  }
+  if (batch.transactional) open_.try_emplace(batch.producer_id, batch.base_offset);
   Entry& entry = entries_[batch.producer_id];
   if (entry.epoch != batch.producer_epoch) {
     entry.recent.clear();
@@ -60,8 +80,24 @@ void ProducerStateTable::record(const RecordBatch& batch) {
   entry.recent.push_back({batch.base_sequence, last_sequence(batch), batch.base_offset});
 }
 
+std::optional<Offset> ProducerStateTable::first_unstable_offset() const {
+  std::optional<Offset> first;
+  for (const auto& [producer, offset] : open_) first = first ? std::min(*first, offset) : offset;
+  return first;
+}
+
+std::vector<ProducerStateTable::AbortedTransaction> ProducerStateTable::aborted_between(Offset from, Offset to) const {
+  std::vector<AbortedTransaction> result;
+  for (const AbortedTransaction& a : aborted_) {
+    if (a.last_offset >= from && a.first_offset < to) result.push_back(a);
+  }
+  return result;
+}
+
 void ProducerStateTable::rebuild(const PartitionLog& log) {
   entries_.clear();
+  open_.clear();
+  aborted_.clear();
   for (const RecordBatch& batch : log.batches()) {
     if (batch.producer_id != kNoProducerId) record(batch);
   }

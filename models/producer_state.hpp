@@ -2,11 +2,15 @@
 // A partition leader's memory of idempotent producers (KIP-98): per producer
 // id, its epoch and the metadata of its last five batches, so a retried
 // batch is recognised as a duplicate and a gap in sequence numbers is
-// rejected. It survives leader changes because it is rebuilt from the log.
+// rejected; and their transactions (KIP-98): where each open transaction
+// starts (the last stable offset is the lowest of these) and which ended in
+// an abort (the aborted-transaction index read_committed consumers need). It
+// survives leader changes because it is rebuilt from the log.
 #include <cstdint>
 #include <deque>
 #include <map>
 #include <optional>
+#include <vector>
 
 #include "models/kafka_types.hpp"
 #include "models/partition_log.hpp"
@@ -36,11 +40,28 @@ class ProducerStateTable {
   // - same epoch: Duplicate if (base_sequence, last sequence) equals one of the last five
   //   batches; else Append if base_sequence == last sequence + 1 (with int32 wrap to 0); else OutOfOrder.
   Check check(const RecordBatch& batch) const;
-  // Records an appended batch (with its base_offset assigned).
+  // Whether a transaction marker of (producer id, epoch) may be written: not from an older epoch.
+  bool marker_allowed(ProducerId producer, ProducerEpoch epoch) const;
+  // Records an appended batch (with its base_offset assigned): a transactional
+  // batch opens its producer's transaction, a marker ends it.
   void record(const RecordBatch& batch);
   // Forgets everything and replays the log's batches in order (after truncation or on becoming leader).
   void rebuild(const PartitionLog& log);
   std::size_t producers() const { return entries_.size(); }
+
+  // --- transactions ---
+  struct AbortedTransaction {
+    ProducerId producer_id;
+    Offset first_offset;
+    Offset last_offset;  // the abort marker's offset
+  };
+  bool in_transaction(ProducerId producer) const { return open_.contains(producer); }
+  // The first offset of the oldest open transaction; nullopt when none is open.
+  std::optional<Offset> first_unstable_offset() const;
+  // Aborted transactions overlapping [from, to): what a read_committed fetch of that range must skip.
+  std::vector<AbortedTransaction> aborted_between(Offset from, Offset to) const;
+  // The open transactions, by producer id: where each started.
+  const std::map<ProducerId, Offset>& open_transactions() const { return open_; }
 
  private:
   struct BatchInfo {
@@ -53,6 +74,8 @@ class ProducerStateTable {
     std::deque<BatchInfo> recent;  // newest at the back, at most kBatchesRemembered
   };
   std::map<ProducerId, Entry> entries_;
+  std::map<ProducerId, Offset> open_;          // producer id -> first offset of its open transaction
+  std::vector<AbortedTransaction> aborted_;    // in marker order
 };
 
 }  // namespace ksim::models

@@ -19,6 +19,10 @@ Broker::Broker(Simulation& sim, std::string name, HostId host, BrokerId id, Brok
     total += topic.partitions;
   }
   replica_index_.assign(static_cast<std::size_t>(total), nullptr);
+  if (directory_->transaction_topic >= 0) {
+    txn_coordinator_ = std::make_unique<TxnCoordinator>(static_cast<TxnCoordinatorHost&>(*this),
+                                                        config_.transaction_coordinator, *directory_->coordinator_records);
+  }
 }
 
 Broker::~Broker() = default;
@@ -46,6 +50,7 @@ void Broker::on_start() {
   heartbeat_tick();
   if (config_.log_flush_interval != kNever) flush_tick();
   isr_expiration_tick();
+  if (txn_coordinator_) txn_coordinator_->start();
 }
 
 // log.flush.interval.ms: the log flusher fsyncs logs whose last flush is too old.
@@ -84,7 +89,11 @@ void Broker::on_crash(CrashKind kind) {
   controller_connected_ = false;
   if (coordinator_) coordinator_->reset();
   coordinator_appends_.clear();
-  coordinator_leaders_.clear();
+  leaders_.clear();
+  if (txn_coordinator_) txn_coordinator_->reset();
+  broker_links_.clear();
+  broker_requests_.clear();
+  for (auto& [tp, r] : replicas_) r.verified.clear();
 }
 
 // Controlled shutdown: the broker tells the controller in its heartbeats,
@@ -127,6 +136,7 @@ void Broker::heartbeat_tick() {
 }
 
 void Broker::on_connection_closed(ConnectionId connection) {
+  broker_link_closed(connection);
   if (controller_connected_ && connection == controller_connection_) {
     controller_connected_ = false;
     // An AlterPartition lost with the connection is proposed again later.
@@ -152,7 +162,7 @@ void Broker::on_message(ConnectionId connection, MessagePtr message) {
     handle_fetch_response(connection, *response);
   } else if (auto* update = dynamic_cast<MetadataUpdate*>(m)) {
     live_brokers_ = update->live_brokers;
-    record_coordinator_leaders(update->partitions);
+    record_leaders(update->partitions);
     apply_metadata(update->partitions);
   } else if (auto* alter = dynamic_cast<AlterPartitionResponse*>(m)) {
     handle_alter_partition_response(*alter);
@@ -165,6 +175,8 @@ void Broker::on_message(ConnectionId connection, MessagePtr message) {
   } else if (auto* heartbeat = dynamic_cast<BrokerHeartbeatResponse*>(m)) {
     // Liveness is the controller's business; fencing shows in the metadata it pushes.
     if (shutting_down_ && heartbeat->shutdown_ready) finish_shutdown();
+  } else if (handle_txn_message(connection, message)) {
+    // transactions: InitProducerId with a transactional.id, AddPartitionsToTxn, EndTxn, markers
   } else if (handle_group_message(connection, *m)) {
     // FindCoordinator, the group requests, OffsetsForLeaderEpoch
   } else {
@@ -263,16 +275,20 @@ void Broker::handle_metadata_request(ConnectionId connection, const MetadataRequ
 }
 
 void Broker::handle_init_producer_id(ConnectionId connection, const InitProducerIdRequest& request) {
+  if (!request.transactional_id.empty() && txn_coordinator_) return txn_coordinator_->handle(connection, request);
   auto response = std::make_unique<InitProducerIdResponse>();
   response->correlation_id = request.correlation_id;
+  if (!request.transactional_id.empty()) {
+    response->error = Error::NotCoordinator;
+    send(connection, std::move(response));
+    return;
+  }
   if (request.producer_id != kNoProducerId) {
     // KIP-360: the producer bumps its epoch after an unresolved sequence error.
     response->producer_id = request.producer_id;
     response->producer_epoch = static_cast<ProducerEpoch>(request.producer_epoch + 1);
   } else {
-    // Unique across brokers and restarts: (broker, incarnation, counter).
-    response->producer_id = (static_cast<ProducerId>(id_) << 40) | (static_cast<ProducerId>(incarnation()) << 24) |
-                            next_producer_id_++;
+    response->producer_id = allocate_producer_id();
     response->producer_epoch = 0;
   }
   send(connection, std::move(response));

@@ -13,11 +13,13 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "models/delivery_history.hpp"
 #include "models/disk.hpp"
 #include "models/group_coordinator.hpp"
+#include "models/txn_coordinator.hpp"
 #include "models/kafka_config.hpp"
 #include "models/kafka_messages.hpp"
 #include "models/partition_log.hpp"
@@ -33,6 +35,7 @@ struct ClusterDirectory {
   std::vector<TopicSpec> topics;
   // Consumer groups: the __consumer_offsets topic (-1: none) and the content of its batches.
   std::int32_t offsets_topic = -1;
+  std::int32_t transaction_topic = -1;  // __transaction_state (-1: none)
   std::shared_ptr<CoordinatorRecordStore> coordinator_records;
 };
 
@@ -43,7 +46,7 @@ struct LogDirStats {
   bool online = true;
 };
 
-class Broker final : public Node, private CoordinatorHost {
+class Broker final : public Node, private TxnCoordinatorHost {
  public:
   Broker(Simulation& sim, std::string name, HostId host, BrokerId id, BrokerConfig config,
          std::shared_ptr<const ClusterDirectory> directory);
@@ -65,6 +68,9 @@ class Broker final : public Node, private CoordinatorHost {
   const PartitionLog* log(TopicPartition tp) const;
   bool is_leader(TopicPartition tp) const;
   std::optional<PartitionState> partition_state(TopicPartition tp) const;
+  // The last stable offset a leader serves read_committed consumers (KIP-98), and its open transactions.
+  Offset last_stable_offset(TopicPartition tp) const;
+  std::map<ProducerId, Offset> open_transactions(TopicPartition tp) const;
   std::vector<LogDirStats> log_dir_stats() const;
   std::vector<TopicPartition> hosted_partitions() const;
 
@@ -97,6 +103,7 @@ class Broker final : public Node, private CoordinatorHost {
     std::vector<std::pair<Offset, SimTime>> durability;  // (end offset, durable at), oldest first
     SimTime last_flush = 0;
     std::vector<std::uint64_t> waiting_produces;  // ids in the produce purgatory waiting on this partition
+    std::map<ProducerId, ProducerEpoch> verified;  // KIP-890: may open a transaction here (the coordinator said so)
   };
   struct LogDir {
     LogDirSpec spec;
@@ -162,9 +169,11 @@ class Broker final : public Node, private CoordinatorHost {
   const TopicSpec& topic(TopicPartition tp) const { return directory_->topics[static_cast<std::size_t>(tp.topic)]; }
 
   // broker_produce.cpp
-  void handle_produce(ConnectionId connection, std::unique_ptr<ProduceRequest> request);
+  void handle_produce(ConnectionId connection, std::unique_ptr<ProduceRequest> request,
+                      const std::set<TopicPartition>* rejected = nullptr);
   ProduceResponse::PartitionResponse append_produce(const ProduceRequest& request,
-                                                    const ProduceRequest::PartitionData& data, SimTime& returns_at);
+                                                    const ProduceRequest::PartitionData& data, SimTime& returns_at,
+                                                    const std::set<TopicPartition>* rejected);
   void complete_produces(TopicPartition tp);
   bool settle_produce(PendingProduce& pending, const Replica& replica);
   void expire_produce(std::uint64_t id);
@@ -190,11 +199,32 @@ class Broker final : public Node, private CoordinatorHost {
   void propose_isr(Replica& replica, std::vector<BrokerId> isr);
   void handle_alter_partition_response(const AlterPartitionResponse& response);
 
+  // broker_txn.cpp
+  struct BrokerLink {
+    ConnectionId connection = 0;
+    bool connected = false;
+  };
+  using BrokerResponse = std::function<void(Message*)>;  // nullptr: no answer (connection closed, timed out)
+  bool handle_txn_message(ConnectionId connection, MessagePtr& message);
+  void send_to_broker(BrokerId broker, MessagePtr request, std::int64_t correlation, BrokerResponse on_response);
+  void answer_broker_request(std::int64_t correlation, Message* response);
+  void broker_link_closed(ConnectionId connection);
+  void handle_write_txn_markers(ConnectionId connection, const WriteTxnMarkersRequest& request);
+  void write_marker(TopicPartition tp, ProducerId producer, ProducerEpoch epoch, bool commit, std::function<void(Error)> done);
+  bool verify_transactional_writes(ConnectionId connection, std::unique_ptr<ProduceRequest>& request);
+  void txn_append(std::int32_t partition, std::uint64_t record_id, std::function<void(Error)> done) override;
+  void write_markers(ProducerId producer, ProducerEpoch epoch, bool commit, const std::vector<TopicPartition>& partitions,
+                     std::function<void(const std::vector<std::pair<TopicPartition, Error>>&)> done) override;
+  ProducerId allocate_producer_id() override;
+
   // broker_group.cpp
   bool handle_group_message(ConnectionId connection, Message& message);
   void handle_find_coordinator(ConnectionId connection, const FindCoordinatorRequest& request);
   void handle_offsets_for_leader_epoch(ConnectionId connection, const OffsetsForLeaderEpochRequest& request);
-  void record_coordinator_leaders(const std::vector<PartitionState>& states);
+  void record_leaders(const std::vector<PartitionState>& states);
+  BrokerId leader_of(TopicPartition tp) const;
+  RecordBatch coordinator_batch(std::uint64_t record_id) const;
+  void internal_append(TopicPartition tp, RecordBatch batch, SimTime timeout, std::function<void(Error)> done);
   void coordinator_leadership(const Replica& replica);
   void complete_coordinator_appends(TopicPartition tp);
   void fail_coordinator_appends(TopicPartition tp, Error error);
@@ -238,7 +268,10 @@ class Broker final : public Node, private CoordinatorHost {
   std::int64_t next_correlation_id_ = 0;
   std::int64_t next_producer_id_ = 0;
   std::unique_ptr<GroupCoordinator> coordinator_;  // when the cluster has __consumer_offsets
-  std::vector<BrokerId> coordinator_leaders_;      // leader of each __consumer_offsets partition
+  std::unique_ptr<TxnCoordinator> txn_coordinator_;  // when it has __transaction_state
+  std::vector<BrokerId> leaders_;                  // every partition's leader, by global partition number
+  std::map<BrokerId, BrokerLink> broker_links_;    // to other brokers: markers, KIP-890 verification
+  std::map<std::int64_t, BrokerResponse> broker_requests_;
   std::map<std::uint64_t, CoordinatorAppend> coordinator_appends_;
 };
 

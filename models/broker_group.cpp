@@ -47,24 +47,29 @@ bool Broker::handle_group_message(ConnectionId connection, Message& message) {
 void Broker::handle_find_coordinator(ConnectionId connection, const FindCoordinatorRequest& request) {
   auto response = std::make_unique<FindCoordinatorResponse>();
   response->correlation_id = request.correlation_id;
-  if (directory_->offsets_topic < 0 || coordinator_leaders_.empty()) {
+  const std::int32_t internal = request.transaction ? directory_->transaction_topic : directory_->offsets_topic;
+  if (internal < 0) {
     response->error = Error::CoordinatorNotAvailable;
   } else {
-    const std::int32_t p = group_partition(request.group, static_cast<std::int32_t>(coordinator_leaders_.size()));
-    response->coordinator = coordinator_leaders_[static_cast<std::size_t>(p)];
+    const std::int32_t p = group_partition(request.group, topic({internal, 0}).partitions);
+    response->coordinator = leader_of({internal, p});
     if (response->coordinator == kNoBroker) response->error = Error::CoordinatorNotAvailable;
   }
   send(connection, std::move(response));
 }
 
-void Broker::record_coordinator_leaders(const std::vector<PartitionState>& states) {
-  if (directory_->offsets_topic < 0) return;
-  const auto partitions = static_cast<std::size_t>(topic({directory_->offsets_topic, 0}).partitions);
-  if (coordinator_leaders_.size() != partitions) coordinator_leaders_.assign(partitions, kNoBroker);
+// Every partition's leader, as the controller's metadata says: for FindCoordinator and transaction markers.
+void Broker::record_leaders(const std::vector<PartitionState>& states) {
+  if (leaders_.size() != replica_index_.size()) leaders_.assign(replica_index_.size(), kNoBroker);
   for (const PartitionState& state : states) {
-    if (state.partition.topic != directory_->offsets_topic) continue;
-    coordinator_leaders_[static_cast<std::size_t>(state.partition.partition)] = state.leader;
+    leaders_[static_cast<std::size_t>(topic_base_[static_cast<std::size_t>(state.partition.topic)] +
+                                      state.partition.partition)] = state.leader;
   }
+}
+
+BrokerId Broker::leader_of(TopicPartition tp) const {
+  const auto index = static_cast<std::size_t>(topic_base_[static_cast<std::size_t>(tp.topic)] + tp.partition);
+  return index < leaders_.size() ? leaders_[index] : kNoBroker;
 }
 
 // KIP-320: where the consumer's last epoch ends in this leader's log.
@@ -91,11 +96,20 @@ void Broker::handle_offsets_for_leader_epoch(ConnectionId connection, const Offs
 
 // Leading a __consumer_offsets partition makes this broker the coordinator of its groups.
 void Broker::coordinator_leadership(const Replica& r) {
-  if (!coordinator_ || r.tp.topic != directory_->offsets_topic) return;
-  if (r.role == Role::Leader && replica_online(r)) {
-    coordinator_->load(r.tp.partition, r.log);
-  } else {
-    coordinator_->unload(r.tp.partition);
+  const bool leads = r.role == Role::Leader && replica_online(r);
+  if (coordinator_ && r.tp.topic == directory_->offsets_topic) {
+    if (leads) {
+      coordinator_->load(r.tp.partition, r.log);
+    } else {
+      coordinator_->unload(r.tp.partition);
+    }
+  }
+  if (txn_coordinator_ && r.tp.topic == directory_->transaction_topic) {
+    if (leads) {
+      txn_coordinator_->load(r.tp.partition, r.log);
+    } else {
+      txn_coordinator_->unload(r.tp.partition);
+    }
   }
 }
 
@@ -108,14 +122,11 @@ void Broker::coordinator_trace(std::string_view kind, std::initializer_list<Trac
 }
 
 void Broker::coordinator_append(std::int32_t partition, std::uint64_t record_id, std::function<void(Error)> done) {
-  const TopicPartition tp{directory_->offsets_topic, partition};
-  const std::uint64_t id = next_pending_id_++;
-  coordinator_appends_[id] = CoordinatorAppend{tp, 0, std::move(done), TimerId{}};
-  Replica* r = replica(tp);
-  if (!r || r->role != Role::Leader || !replica_online(*r)) return finish_coordinator_append(id, Error::NotLeaderOrFollower);
-  if (static_cast<std::int32_t>(maximal_isr(*r).size()) < topic(tp).min_insync_replicas) {
-    return finish_coordinator_append(id, Error::NotEnoughReplicas);
-  }
+  internal_append({directory_->offsets_topic, partition}, coordinator_batch(record_id),
+                  config_.group_coordinator.offsets_commit_timeout, std::move(done));
+}
+
+RecordBatch Broker::coordinator_batch(std::uint64_t record_id) const {
   const CoordinatorRecord& record = directory_->coordinator_records->at(record_id);
   RecordBatch batch;
   batch.record_count = record.record_count();
@@ -123,15 +134,30 @@ void Broker::coordinator_append(std::int32_t partition, std::uint64_t record_id,
   batch.writer = kCoordinatorWriter;
   batch.first_record = record_id;
   batch.create_time = now();
+  return batch;
+}
+
+// A write of the broker's own (coordinator records, transaction markers) to a
+// partition it leads, answered once the high watermark passes it (acks=-1)
+// or `timeout` passes.
+void Broker::internal_append(TopicPartition tp, RecordBatch batch, SimTime timeout, std::function<void(Error)> done) {
+  const std::uint64_t id = next_pending_id_++;
+  coordinator_appends_[id] = CoordinatorAppend{tp, 0, std::move(done), TimerId{}};
+  Replica* r = replica(tp);
+  if (!r || r->role != Role::Leader || !replica_online(*r)) return finish_coordinator_append(id, Error::NotLeaderOrFollower);
+  if (static_cast<std::int32_t>(maximal_isr(*r).size()) < topic(tp).min_insync_replicas) {
+    return finish_coordinator_append(id, Error::NotEnoughReplicas);
+  }
   SimTime returns_at = now();
   if (!write_to_disk(*r, batch.bytes, batch.record_count, returns_at)) {
     return finish_coordinator_append(id, Error::KafkaStorageError);
   }
   const RecordBatch& stored = r->log.append_as_leader(batch, r->state.leader_epoch);
+  r->producers.record(stored);  // a marker ends its producer's transaction here
   maybe_flush(*r, returns_at);
   CoordinatorAppend& pending = coordinator_appends_.at(id);
   pending.required = stored.next_offset();
-  pending.timeout = set_timer(std::max(config_.group_coordinator.offsets_commit_timeout, returns_at - now()),
+  pending.timeout = set_timer(std::max(timeout, returns_at - now()),
                               [this, id] { finish_coordinator_append(id, Error::RequestTimedOut); });
   wake_fetches(tp);
   maybe_advance_high_watermark(*r);

@@ -52,6 +52,8 @@ class CoordinatorHost {
 
 // Kafka's Utils.abs(groupId.hashCode()) % partitions, with Java's String.hashCode.
 std::int32_t group_partition(std::string_view group, std::int32_t partitions);
+// What a coordinator answers when its append to its partition failed.
+Error coordinator_error(Error append_error);
 
 class GroupCoordinator {
  public:
@@ -137,7 +139,6 @@ class GroupCoordinator {
   void store_group(const Group& g, const Assignment& assignment, std::function<void(Error)> done);
   GroupMetadataRecord metadata_of(const Group& g, const Assignment& assignment) const;
   Error check_commit(const Group* g, const MemberIdentity& member) const;
-  static Error coordinator_error(Error append_error);
 
   CoordinatorHost& host_;
   GroupCoordinatorConfig config_;

@@ -31,7 +31,7 @@ GroupCoordinator::Group& GroupCoordinator::find_or_create(const std::string& gro
 }
 
 // Kafka maps storage errors of the coordinator's append to coordinator errors.
-Error GroupCoordinator::coordinator_error(Error append_error) {
+Error coordinator_error(Error append_error) {
   switch (append_error) {
     case Error::None: return Error::None;
     case Error::NotLeaderOrFollower:

@@ -17,8 +17,10 @@ struct GroupRequestBase {
   std::string group;
 };
 
+// `group` is the key: a group.id, or a transactional.id when `transaction`.
 struct FindCoordinatorRequest final : KafkaMessage<FindCoordinatorRequest>, GroupRequestBase {
   static constexpr std::string_view kName = "FindCoordinator";
+  bool transaction = false;
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes + group.size(); }
 };
 

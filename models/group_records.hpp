@@ -46,11 +46,28 @@ struct GroupMetadataRecord {
   std::vector<GroupMemberRecord> members;  // empty: the group is Empty
 };
 
+// Transaction metadata, as Kafka's TransactionLogValue: the state of a
+// transactional.id's current transaction, written to __transaction_state.
+enum class TxnState { Empty, Ongoing, PrepareCommit, PrepareAbort, CompleteCommit, CompleteAbort };
+std::string_view to_string(TxnState state);
+
+struct TransactionRecord {
+  ProducerId producer_id = kNoProducerId;
+  ProducerEpoch producer_epoch = 0;
+  SimTime timeout = 0;
+  TxnState state = TxnState::Empty;
+  std::vector<TopicPartition> partitions;
+  SimTime started = 0;  // when the transaction became Ongoing
+};
+
 struct CoordinatorRecord {
-  std::string group;
+  std::string group;                           // the key: a group.id, or a transactional.id
   std::vector<CommittedOffset> offsets;        // an offset commit
   std::optional<GroupMetadataRecord> metadata; // or the group's metadata
-  std::int32_t record_count() const { return metadata ? 1 : static_cast<std::int32_t>(offsets.size()); }
+  std::optional<TransactionRecord> transaction;  // or a transaction's state
+  std::int32_t record_count() const {
+    return metadata || transaction ? 1 : static_cast<std::int32_t>(offsets.size());
+  }
   std::uint64_t bytes() const;
 };
 

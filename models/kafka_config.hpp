@@ -29,6 +29,17 @@ struct GroupCoordinatorConfig {
   SimTime load_time_per_record = microseconds(2);
 };
 
+// The transaction coordinator of every broker, and its __transaction_state topic.
+struct TxnCoordinatorConfig {
+  std::int32_t partitions = 50;                          // transaction.state.log.num.partitions
+  std::int32_t replication_factor = 3;                   // transaction.state.log.replication.factor
+  std::int32_t min_isr = 2;                              // transaction.state.log.min.isr
+  SimTime abort_check_interval = seconds(10);  // transaction.abort.timed.out.transaction.cleanup.interval.ms
+  SimTime max_timeout = minutes(15);                     // transaction.max.timeout.ms
+  SimTime load_time_per_record = microseconds(2);        // replaying the log (not a Kafka config)
+  SimTime append_timeout = seconds(30);                  // request.timeout.ms of its own appends
+};
+
 struct BrokerConfig {
   SimTime replica_lag_time_max = seconds(30);             // replica.lag.time.max.ms
   int num_replica_fetchers = 1;                           // num.replica.fetchers
@@ -46,6 +57,10 @@ struct BrokerConfig {
   bool truncate_to_high_watermark = false;
   std::vector<LogDirSpec> log_dirs{{"/data/0", {}}};     // log.dirs
   GroupCoordinatorConfig group_coordinator;
+  TxnCoordinatorConfig transaction_coordinator;
+  // KIP-890 part 1: a partition leader checks with the transaction
+  // coordinator before it lets a transactional write open a transaction.
+  bool transaction_partition_verification_enable = true;  // transaction.partition.verification.enable
 };
 
 struct ControllerConfig {

@@ -157,12 +157,15 @@ struct InitProducerIdRequest final : KafkaMessage<InitProducerIdRequest> {
   std::int64_t correlation_id = 0;
   ProducerId producer_id = kNoProducerId;  // KIP-360: bump the epoch of this id
   ProducerEpoch producer_epoch = -1;
-  std::uint64_t size_bytes() const override { return kRequestHeaderBytes; }
+  std::string transactional_id;             // a transactional producer: sent to its transaction coordinator
+  SimTime transaction_timeout = 0;          // transaction.timeout.ms
+  std::uint64_t size_bytes() const override { return kRequestHeaderBytes + transactional_id.size(); }
 };
 
 struct InitProducerIdResponse final : KafkaMessage<InitProducerIdResponse> {
   static constexpr std::string_view kName = "InitProducerIdResponse";
   std::int64_t correlation_id = 0;
+  Error error = Error::None;
   ProducerId producer_id = kNoProducerId;
   ProducerEpoch producer_epoch = 0;
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes; }

@@ -77,6 +77,18 @@ models::TopicSpec Cluster::offsets_topic() const {
   return topic;
 }
 
+// __transaction_state, created with the cluster when a producer is transactional.
+models::TopicSpec Cluster::transaction_topic() const {
+  const KafkaSpec& kafka = *scenario_.kafka;
+  const auto& t = kafka.broker.transaction_coordinator;
+  models::TopicSpec topic;
+  topic.name = "__transaction_state";
+  topic.partitions = t.partitions;
+  topic.replication_factor = std::min(t.replication_factor, kafka.brokers.count);
+  topic.min_insync_replicas = std::min(t.min_isr, topic.replication_factor);
+  return topic;
+}
+
 void Cluster::spawn_kafka() {
   const KafkaSpec& kafka = *scenario_.kafka;
   auto directory = std::make_shared<models::ClusterDirectory>();
@@ -84,9 +96,18 @@ void Cluster::spawn_kafka() {
   if (!kafka.consumers.empty()) {
     directory->offsets_topic = static_cast<std::int32_t>(directory->topics.size());
     directory->topics.push_back(offsets_topic());
+  }
+  const bool transactions = std::any_of(kafka.producers.begin(), kafka.producers.end(),
+                                        [](const auto& p) { return !p.config.transactional_id.empty(); });
+  if (transactions) {
+    directory->transaction_topic = static_cast<std::int32_t>(directory->topics.size());
+    directory->topics.push_back(transaction_topic());
+  }
+  if (directory->offsets_topic >= 0 || transactions) {
     directory->coordinator_records = std::make_shared<models::CoordinatorRecordStore>();
   }
   offsets_topic_ = directory->offsets_topic;
+  transaction_topic_ = directory->transaction_topic;
   // Node ids follow creation order: brokers first, then the controller.
   for (int b = 0; b < kafka.brokers.count; ++b) directory->broker_nodes.push_back(static_cast<NodeId>(b));
   directory->controller_node = static_cast<NodeId>(kafka.brokers.count);
@@ -122,7 +143,10 @@ void Cluster::spawn_kafka() {
       if (p.group != group.name) continue;
       models::ProducerWorkload workload = group.workload;
       workload.stop = std::min(workload.stop, scenario_.duration);
-      producers_.push_back(&sim_->spawn<models::Producer>(p.name, *sim_->topology().find(p.name), index++, group.config,
+      models::ProducerConfig config = group.config;
+      const auto at = config.transactional_id.find("{name}");
+      if (at != std::string::npos) config.transactional_id.replace(at, 6, p.name);
+      producers_.push_back(&sim_->spawn<models::Producer>(p.name, *sim_->topology().find(p.name), index++, config,
                                                           workload, directory, history_));
     }
   }
@@ -287,7 +311,7 @@ models::FinalLogs Cluster::final_logs() const {
   models::FinalLogs logs;
   if (!controller_) return logs;
   for (const auto& [tp, state] : controller_->partitions()) {
-    if (tp.topic == offsets_topic_) continue;  // internal: the checkers read user topics
+    if (tp.topic == offsets_topic_ || tp.topic == transaction_topic_) continue;  // internal: the checkers read user topics
     const models::Broker* leader = state.leader == models::kNoBroker ? nullptr : brokers_[static_cast<std::size_t>(state.leader)];
     if (!leader || !leader->is_leader(tp)) {
       logs.offline.push_back(tp);

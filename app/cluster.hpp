@@ -55,6 +55,7 @@ class Cluster {
   Topology build_topology() const;
   SimTime start_time(NodeId node) const;
   models::TopicSpec offsets_topic() const;
+  models::TopicSpec transaction_topic() const;
   void spawn_kafka();
   void spawn_rpc();
   void register_disk_faults();
@@ -78,6 +79,7 @@ class Cluster {
   models::ConsumptionHistory consumption_;
   std::uint64_t invariant_violations_ = 0;
   std::int32_t offsets_topic_ = -1;
+  std::int32_t transaction_topic_ = -1;
   std::vector<std::vector<models::BrokerId>> offsets_replicas_;
   std::map<models::TopicPartition, std::pair<models::Epoch, models::Offset>> leader_high_watermarks_;
 };

@@ -74,6 +74,7 @@ nlohmann::ordered_json groups_json(const std::vector<GroupFigures>& groups) {
                    {"duplicates", r.duplicated},
                    {"unprocessed", r.unprocessed},
                    {"uncommitted_seen", r.uncommitted_seen},
+                   {"aborted_reads", r.aborted_reads},
                    {"out_of_order", r.out_of_order},
                    {"lag", r.lag},
                    {"commits", r.commits},
@@ -109,8 +110,8 @@ void print_groups(const std::vector<GroupFigures>& groups, std::ostream& out) {
     fmt::print(out, "\nconsumer group {} ({} members): {}, end to end {}\n", g.group, g.members.size(),
                guarantee_verdict(r.at_most_once(), r.at_least_once(), r.exactly_once()),
                guarantee_verdict(g.end_to_end_at_most_once, g.end_to_end_at_least_once, g.end_to_end_exactly_once()));
-    fmt::print(out, "  processed {} of {} committed  unprocessed {}  duplicates {}  uncommitted seen {}  out of order {}\n",
-               r.processed, r.committed, r.unprocessed, r.duplicated, r.uncommitted_seen, r.out_of_order);
+    fmt::print(out, "  processed {} of {} committed  unprocessed {}  duplicates {}  uncommitted seen {}  aborted reads {}  out of order {}\n",
+               r.processed, r.committed, r.unprocessed, r.duplicated, r.uncommitted_seen, r.aborted_reads, r.out_of_order);
     fmt::print(out, "  lag at the end {}  commits {} (failed {})  poll timeouts {}  crashes {}  coordinator loads {}\n",
                r.lag, r.commits, r.failed_commits, r.poll_timeouts, r.crashes, r.coordinator_loads);
     fmt::print(out, "  rebalances {}  total {:.3f}s  longest {:.3f}s  stop-the-world {:.3f} partition-s\n",
@@ -137,6 +138,7 @@ std::uint64_t group_count(const GroupFigures& g, const std::string& name) {
   if (name == "duplicates") return r.duplicated;
   if (name == "unprocessed") return r.unprocessed;
   if (name == "uncommitted_seen") return r.uncommitted_seen;
+  if (name == "aborted_reads") return r.aborted_reads;
   if (name == "out_of_order") return r.out_of_order;
   if (name == "lag") return r.lag;
   if (name == "commits") return r.commits;

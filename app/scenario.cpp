@@ -221,7 +221,7 @@ GroupExpectation read_group_expectation(MapReader in, std::string group) {
   }
   g.max_stop_the_world_partition_s = in.optional<double>("max_stop_the_world_partition_s", {0.0, 1e12});
   g.min_stop_the_world_partition_s = in.optional<double>("min_stop_the_world_partition_s", {0.0, 1e12});
-  for (const char* key : {"processed", "duplicates", "unprocessed", "uncommitted_seen", "out_of_order", "lag",
+  for (const char* key : {"processed", "duplicates", "unprocessed", "uncommitted_seen", "aborted_reads", "out_of_order", "lag",
                           "commits", "failed_commits", "rebalances", "poll_timeouts", "coordinator_loads"}) {
     if (in.has(key)) {
       g.counts.push_back(read_count_expectation(in, key));

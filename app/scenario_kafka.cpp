@@ -61,6 +61,18 @@ void read_group_coordinator_config(MapReader& in, models::GroupCoordinatorConfig
   g.group_max_session_timeout = in.get<Duration>("group.max.session.timeout.ms", g.group_max_session_timeout);
 }
 
+void read_txn_coordinator_config(MapReader& in, models::BrokerConfig& c) {
+  models::TxnCoordinatorConfig& t = c.transaction_coordinator;
+  t.partitions = in.get<int>("transaction.state.log.num.partitions", t.partitions, {1, 10000});
+  t.replication_factor = in.get<int>("transaction.state.log.replication.factor", t.replication_factor, {1, 1000});
+  t.min_isr = in.get<int>("transaction.state.log.min.isr", t.min_isr, {1, 1000});
+  t.max_timeout = in.get<Duration>("transaction.max.timeout.ms", t.max_timeout, {1, kNever});
+  t.abort_check_interval = in.get<Duration>("transaction.abort.timed.out.transaction.cleanup.interval.ms",
+                                            t.abort_check_interval, {1, kNever});
+  c.transaction_partition_verification_enable =
+      in.get<bool>("transaction.partition.verification.enable", c.transaction_partition_verification_enable);
+}
+
 models::BrokerConfig read_broker_config(MapReader& brokers, TopicDefaults& topic_defaults,
                                         models::ControllerConfig& controller) {
   models::BrokerConfig c;
@@ -83,6 +95,7 @@ models::BrokerConfig read_broker_config(MapReader& brokers, TopicDefaults& topic
   topic_defaults.min_insync_replicas = in.get<int>("min.insync.replicas", 1, {1, 1000});
   topic_defaults.unclean_leader_election = in.get<bool>("unclean.leader.election.enable", false);
   read_group_coordinator_config(in, c.group_coordinator);
+  read_txn_coordinator_config(in, c);
   c.truncate_to_high_watermark = brokers.get<bool>("truncate_to_high_watermark", false);
   c.log_dirs = read_log_dirs(brokers);
   return c;
@@ -137,6 +150,7 @@ std::int16_t read_acks(MapReader& config, std::int16_t default_value) {
 
 models::ProducerConfig read_producer_config(MapReader& group) {
   models::ProducerConfig c = producer_defaults(group);
+  bool idempotence_required = false;
   MapReader in = group.map("config");
   c.acks = read_acks(in, c.acks);
   const std::optional<bool> idempotence = in.optional<bool>("enable.idempotence");
@@ -154,6 +168,12 @@ models::ProducerConfig read_producer_config(MapReader& group) {
   c.max_request_size = in.get<Bytes>("max.request.size", c.max_request_size, {1, 1ULL << 31});
   c.metadata_max_age = in.get<Duration>("metadata.max.age.ms", c.metadata_max_age);
   c.reconnect_backoff = in.get<Duration>("reconnect.backoff.ms", c.reconnect_backoff);
+  c.transactional_id = in.get<std::string>("transactional.id", "");
+  c.transaction_timeout = in.get<Duration>("transaction.timeout.ms", c.transaction_timeout, {1, kNever});
+  if (!c.transactional_id.empty() && (c.acks != -1 || idempotence == false)) {
+    throw in.error("transactional.id", "a transactional producer needs acks=all and idempotence");
+  }
+  if (!c.transactional_id.empty()) idempotence_required = true;
   // Idempotence needs acks=all, at most 5 in flight and retries (Kafka's
   // ProducerConfig): asked for explicitly it is an error; left at its default
   // Kafka quietly turns it off.
@@ -161,7 +181,10 @@ models::ProducerConfig read_producer_config(MapReader& group) {
   if (idempotence.value_or(false) && !compatible) {
     throw in.error("enable.idempotence", "needs acks=all, max.in.flight.requests.per.connection <= 5 and retries > 0");
   }
-  c.enable_idempotence = idempotence.value_or(c.enable_idempotence) && compatible;
+  c.enable_idempotence = (idempotence.value_or(c.enable_idempotence) || idempotence_required) && compatible;
+  if (idempotence_required && !compatible) {
+    throw in.error("transactional.id", "needs acks=all, max.in.flight.requests.per.connection <= 5 and retries > 0");
+  }
   return c;
 }
 
@@ -200,6 +223,9 @@ models::ProducerWorkload read_workload(MapReader& in, const std::vector<models::
   }
   w.start = in.get<Duration>("start", 0);
   w.stop = in.get<Duration>("stop", kNever);
+  w.records_per_transaction =
+      in.get<std::uint64_t>("records_per_transaction", w.records_per_transaction, {1, 100000000});
+  w.abort_probability = in.get<double>("abort_probability", w.abort_probability, {0.0, 1.0});
   return w;
 }
 
@@ -252,6 +278,8 @@ models::ConsumerConfig read_consumer_config(MapReader in) {
   c.max_partition_fetch_bytes = in.get<Bytes>("max.partition.fetch.bytes", c.max_partition_fetch_bytes, {1, 1ULL << 31});
   c.fetch_max_bytes = in.get<Bytes>("fetch.max.bytes", c.fetch_max_bytes, {1, 1ULL << 31});
   c.max_poll_records = in.get<int>("max.poll.records", c.max_poll_records, {1, 1000000});
+  c.read_committed =
+      in.get_choice("isolation.level", {"read_uncommitted", "read_committed"}, "read_uncommitted") == "read_committed";
   const std::string reset = in.get_choice("auto.offset.reset", {"latest", "earliest", "none"}, "latest");
   c.auto_offset_reset = reset == "latest"     ? models::OffsetReset::Latest
                         : reset == "earliest" ? models::OffsetReset::Earliest

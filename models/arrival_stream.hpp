@@ -25,6 +25,10 @@ struct ProducerWorkload {
   std::uint64_t record_bytes_max = 1024;
   SimTime start = 0;
   SimTime stop = kNever;
+  // A transactional producer's application: a transaction per this many records,
+  // of which this fraction the application aborts instead of committing.
+  std::uint64_t records_per_transaction = 100;
+  double abort_probability = 0;
 };
 
 struct Arrival {

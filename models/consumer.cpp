@@ -467,6 +467,7 @@ void Consumer::send_fetches() {
       request->min_bytes = config_.fetch_min_bytes;
       request->max_bytes = config_.fetch_max_bytes;
       request->partition_max_bytes = config_.max_partition_fetch_bytes;
+      request->read_committed = config_.read_committed;
     }
     request->partitions.push_back({{workload_.topic, p}, state.position, state.validated_epoch, -1});
     state.fetching = true;
@@ -503,7 +504,29 @@ void Consumer::handle_fetch(const FetchResponse& response) {
       case Error::OffsetOutOfRange: state.position_state = PositionState::NeedsReset; continue;
       default: refresh = true; continue;  // NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH, ...
     }
+    // read_committed: skip the records of aborted transactions (Kafka's
+    // Fetcher: an aborted producer's batches are skipped from the first offset
+    // of its aborted transaction until its abort marker). Markers are never returned.
+    std::vector<std::pair<Offset, ProducerId>> aborted;  // by first offset
+    for (const auto& [producer, first] : data.aborted_transactions) aborted.emplace_back(first, producer);
+    std::sort(aborted.begin(), aborted.end());
+    std::size_t next_aborted = 0;
+    std::set<ProducerId> skipping;
     for (const RecordBatch& batch : data.batches) {
+      if (batch.is_control()) {
+        if (batch.control == ControlType::Abort) skipping.erase(batch.producer_id);
+        if (batch.next_offset() > state.position) state.position = batch.next_offset();
+        continue;
+      }
+      while (next_aborted < aborted.size() && aborted[next_aborted].first <= batch.base_offset) {
+        skipping.insert(aborted[next_aborted++].second);
+      }
+      if (config_.read_committed && batch.transactional) {
+        if (skipping.contains(batch.producer_id)) {
+          if (batch.next_offset() > state.position) state.position = batch.next_offset();
+          continue;
+        }
+      }
       for (std::int32_t i = 0; i < batch.record_count; ++i) {
         const Offset offset = batch.base_offset + i;
         if (offset < state.position) continue;  // a batch may start before the position

@@ -55,6 +55,7 @@ struct ConsumerConfig {
   std::uint64_t fetch_max_bytes = 52428800;          // fetch.max.bytes
   int max_poll_records = 500;                        // max.poll.records
   OffsetReset auto_offset_reset = OffsetReset::Latest;  // auto.offset.reset
+  bool read_committed = false;                       // isolation.level: read_committed (or read_uncommitted)
   SimTime request_timeout = seconds(30);             // request.timeout.ms
   SimTime default_api_timeout = seconds(60);         // default.api.timeout.ms (commitSync gives up then)
   SimTime retry_backoff = milliseconds(100);         // retry.backoff.ms

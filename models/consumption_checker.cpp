@@ -9,22 +9,24 @@ namespace ksim::models {
 namespace {
 
 struct CommittedRecord {
+  bool present = false;  // a record here (offsets of markers and aborted transactions are gaps)
   std::uint32_t writer = 0;
   std::uint64_t record = 0;
   std::uint32_t times_processed = 0;
   const ProcessedRecord* last = nullptr;  // the latest processing
 };
 
-// Every committed record of the topic, by partition and offset.
-std::map<std::int32_t, std::vector<CommittedRecord>> committed_records(const FinalLogs& logs, std::int32_t topic) {
+// Every record of the topic in these batches, by partition and offset.
+std::map<std::int32_t, std::vector<CommittedRecord>> records_by_offset(
+    const std::map<TopicPartition, std::vector<RecordBatch>>& logs, std::int32_t topic) {
   std::map<std::int32_t, std::vector<CommittedRecord>> result;
-  for (const auto& [tp, batches] : logs.committed) {
+  for (const auto& [tp, batches] : logs) {
     if (tp.topic != topic) continue;
     auto& records = result[tp.partition];
     for (const RecordBatch& b : batches) {
       records.resize(static_cast<std::size_t>(b.next_offset()));
       for (std::int32_t i = 0; i < b.record_count; ++i) {
-        records[static_cast<std::size_t>(b.base_offset + i)] = {b.writer, b.first_record + static_cast<std::uint64_t>(i)};
+        records[static_cast<std::size_t>(b.base_offset + i)] = {true, b.writer, b.first_record + static_cast<std::uint64_t>(i)};
       }
     }
   }
@@ -36,7 +38,10 @@ constexpr std::size_t kExamples = 10;
 class Checker {
  public:
   Checker(const ConsumptionHistory& history, const FinalLogs& logs, const ConsumerGroupSpec& group)
-      : history_(history), group_(group), committed_(committed_records(logs, group.topic)) {}
+      : history_(history),
+        group_(group),
+        committed_(records_by_offset(logs.committed, group.topic)),
+        aborted_(records_by_offset(logs.aborted, group.topic)) {}
 
   ConsumptionReport run() {
     for (const ProcessedRecord& run : history_.processed) {
@@ -44,9 +49,10 @@ class Checker {
       for (std::uint32_t i = 0; i < run.count; ++i) check_processed(run, run.offset + i, run.record + i);
     }
     for (const auto& [partition, records] : committed_) {
-      report_.committed += records.size();
       for (std::size_t offset = 0; offset < records.size(); ++offset) {
         const CommittedRecord& r = records[offset];
+        if (!r.present) continue;
+        ++report_.committed;
         if (r.times_processed > 0) continue;
         ++report_.unprocessed;
         if (report_.unprocessed_examples.size() < kExamples) {
@@ -81,14 +87,14 @@ class Checker {
   // One record of a run `p`: at `offset`, the writer's record number `record`.
   void check_processed(const ProcessedRecord& p, Offset offset, std::uint64_t record) {
     ++report_.processed;
-    const auto records = committed_.find(p.partition.partition);
-    const bool in_log = records != committed_.end() && offset < static_cast<Offset>(records->second.size()) &&
-                        records->second[static_cast<std::size_t>(offset)].writer == p.writer &&
-                        records->second[static_cast<std::size_t>(offset)].record == record;
-    if (!in_log) {
-      ++report_.uncommitted_seen;  // and no part of the order: the log it was read from is gone
+    if (!holds(committed_, p.partition.partition, offset, p.writer, record)) {
+      // Not committed: a record of an aborted transaction (read_uncommitted), or
+      // one lost since it was read (an unclean election). No part of the order.
+      ++(holds(aborted_, p.partition.partition, offset, p.writer, record) ? report_.aborted_reads
+                                                                          : report_.uncommitted_seen);
       return;
     }
+    const auto records = committed_.find(p.partition.partition);
     const auto key = std::tuple{p.consumer, p.incarnation, p.generation, p.partition.partition};
     const auto [it, fresh] = last_offset_.try_emplace(key, offset);
     if (!fresh) {
@@ -106,6 +112,14 @@ class Checker {
       }
     }
     r.last = &p;
+  }
+
+  static bool holds(const std::map<std::int32_t, std::vector<CommittedRecord>>& log, std::int32_t partition,
+                    Offset offset, std::uint32_t writer, std::uint64_t record) {
+    const auto it = log.find(partition);
+    if (it == log.end() || offset >= static_cast<Offset>(it->second.size())) return false;
+    const CommittedRecord& r = it->second[static_cast<std::size_t>(offset)];
+    return r.present && r.writer == writer && r.record == record;
   }
 
   // Why a record was processed again: the consumer restarted, or the
@@ -203,6 +217,7 @@ class Checker {
   const ConsumptionHistory& history_;
   const ConsumerGroupSpec& group_;
   std::map<std::int32_t, std::vector<CommittedRecord>> committed_;
+  std::map<std::int32_t, std::vector<CommittedRecord>> aborted_;
   std::map<std::tuple<std::uint32_t, std::uint32_t, std::int32_t, std::int32_t>, Offset> last_offset_;
   std::map<std::string, std::uint64_t> causes_;
   ConsumptionReport report_;

@@ -33,7 +33,8 @@ struct ConsumptionReport {
   std::uint64_t committed = 0;         // records in the committed logs of the topic
   std::uint64_t unprocessed = 0;       // committed, never processed: lost for the group
   std::uint64_t duplicated = 0;        // extra processings of a committed record
-  std::uint64_t uncommitted_seen = 0;  // processed but not in the committed log (read past the HW)
+  std::uint64_t uncommitted_seen = 0;  // processed but not in the committed log (read past the HW, or truncated since)
+  std::uint64_t aborted_reads = 0;     // processed records of aborted transactions (read_uncommitted)
   std::uint64_t out_of_order = 0;      // a lower offset than the one before, same consumer process and generation
   std::uint64_t lag = 0;               // committed records after the group's last committed offset
   std::uint64_t commits = 0;           // partition offsets committed
@@ -50,8 +51,8 @@ struct ConsumptionReport {
   double longest_rebalance_s = 0;
   double stop_the_world_partition_s = 0;    // partition-seconds with no live owner, after the first assignment
 
-  bool at_most_once() const { return duplicated == 0 && uncommitted_seen == 0; }
-  bool at_least_once() const { return unprocessed == 0 && uncommitted_seen == 0; }
+  bool at_most_once() const { return duplicated == 0 && uncommitted_seen == 0 && aborted_reads == 0; }
+  bool at_least_once() const { return unprocessed == 0 && uncommitted_seen == 0 && aborted_reads == 0; }
   bool exactly_once() const { return at_most_once() && at_least_once() && out_of_order == 0; }
 };
 

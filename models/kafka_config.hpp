@@ -96,6 +96,8 @@ struct ProducerConfig {
   std::uint64_t max_request_size = 1048576;           // max.request.size
   SimTime metadata_max_age = minutes(5);              // metadata.max.age.ms
   SimTime reconnect_backoff = milliseconds(50);       // reconnect.backoff.ms
+  std::string transactional_id;                       // transactional.id (empty: not transactional)
+  SimTime transaction_timeout = seconds(60);          // transaction.timeout.ms
 };
 
 }  // namespace ksim::models

@@ -21,14 +21,22 @@ Producer::Producer(Simulation& sim, std::string name, HostId host, std::uint32_t
       arrivals_(workload, directory_->topics[static_cast<std::size_t>(workload.topic)].partitions, config.batch_size,
                 sim.stream(this->name() + "/workload"), sim.stream(this->name() + "/partitioner")),
       queues_(static_cast<std::size_t>(directory_->topics[static_cast<std::size_t>(workload.topic)].partitions)),
-      sendable_after_(queues_.size(), 0) {}
+      sendable_after_(queues_.size(), 0),
+      txn_rng_(sim.stream(this->name() + "/transactions")) {
+  if (transactional()) config_.enable_idempotence = true;  // a transactional producer is idempotent
+}
 
 // ---------------------------------------------------------------- lifecycle
 
 void Producer::on_start() {
   arrivals_.restart(now());
   refresh_metadata();
-  if (config_.enable_idempotence) init_producer_id();
+  if (transactional()) {
+    txn_state_ = TxnState::Initializing;  // initTransactions()
+    txn_step();
+  } else if (config_.enable_idempotence) {
+    init_producer_id();
+  }
 }
 
 // The process is gone, and with it every batch not yet acknowledged: the
@@ -51,6 +59,16 @@ void Producer::on_crash(CrashKind) {
   sender_timer_at_ = kNever;
   arrival_timer_at_ = kNever;
   sender_wake_pending_ = false;
+  txn_state_ = TxnState::Uninitialized;
+  txn_coordinator_ = kNoBroker;
+  txn_correlation_ = -1;
+  txn_retry_pending_ = false;
+  txn_added_.clear();
+  txn_to_add_.clear();
+  txn_adding_.clear();
+  txn_records_ = 0;
+  txn_abortable_ = false;
+  txn_acks_.clear();  // neither acknowledged nor failed: the transaction is left to the coordinator
 }
 
 void Producer::on_message(ConnectionId connection, MessagePtr message) {
@@ -59,7 +77,17 @@ void Producer::on_message(ConnectionId connection, MessagePtr message) {
   } else if (auto* metadata = dynamic_cast<MetadataResponse*>(message.get())) {
     handle_metadata(*metadata);
   } else if (auto* init = dynamic_cast<InitProducerIdResponse*>(message.get())) {
-    handle_init_producer_id(*init);
+    if (transactional()) {
+      handle_txn_init(*init);
+    } else {
+      handle_init_producer_id(*init);
+    }
+  } else if (auto* found = dynamic_cast<FindCoordinatorResponse*>(message.get())) {
+    handle_find_coordinator(*found);
+  } else if (auto* added = dynamic_cast<AddPartitionsToTxnResponse*>(message.get())) {
+    handle_add_partitions(*added);
+  } else if (auto* ended = dynamic_cast<EndTxnResponse*>(message.get())) {
+    handle_end_txn(*ended);
   } else {
     assert(false && "unexpected message at a producer");
   }
@@ -68,7 +96,10 @@ void Producer::on_message(ConnectionId connection, MessagePtr message) {
 // Kafka's NetworkClient: a closed connection fails its in-flight requests
 // with a retriable NetworkException, and the client reconnects after a backoff.
 void Producer::on_connection_closed(ConnectionId connection) {
-  for (const BrokerId broker : connection_lost(connection)) fail_in_flight_on(broker);
+  for (const BrokerId broker : connection_lost(connection)) {
+    fail_in_flight_on(broker);
+    if (broker == txn_coordinator_ || txn_correlation_ >= 0) txn_coordinator_lost();
+  }
   if (awaiting_producer_id_) {
     awaiting_producer_id_ = false;
     set_timer(config_.retry_backoff, [this] { init_producer_id(); });
@@ -89,7 +120,7 @@ void Producer::before_event() { take_arrivals(); }
 void Producer::after_event() { plan_arrivals(); }
 
 void Producer::take_arrivals() {
-  while (!blocked_) {
+  while (!blocked_ && accepting()) {
     const Arrival* next = arrivals_.peek(0);
     if (!next || next->at > now()) return;
     const Arrival arrival = arrivals_.pop();
@@ -99,7 +130,8 @@ void Producer::take_arrivals() {
 }
 
 void Producer::plan_arrivals() {
-  if (blocked_ || (!plan_stale_ && arrival_timer_at_ != kNever)) return;
+  if (txn_state_ == TxnState::InTransaction && txn_records_ > 0 && !arrivals_.peek(0)) begin_end_txn();  // the last one
+  if (blocked_ || !accepting() || (!plan_stale_ && arrival_timer_at_ != kNever)) return;
   plan_stale_ = false;
   constexpr std::size_t kLookahead = 256;
   std::vector<std::pair<TopicPartition, std::uint64_t>> added;  // bytes the scanned arrivals add per partition
@@ -181,6 +213,7 @@ bool Producer::append(TopicPartition tp, std::uint64_t bytes, SimTime sent_at) {
     created = true;
   }
   history_.next_record(index_, tp);
+  if (transactional()) txn_counted_record();
   ++open->records.record_count;
   open->records.bytes += bytes;
   open->record_times.push_back(sent_at);
@@ -270,6 +303,7 @@ bool Producer::partition_ready(TopicPartition, const std::deque<BatchPtr>& queue
   if (first == queue.end()) return false;
   const Batch& b = **first;
   if (config_.enable_idempotence && producer_id_ == kNoProducerId) return false;
+  if (transactional() && !partition_in_txn(b.partition)) return false;  // AddPartitionsToTxn first
   // Idempotence keeps order: a retried batch waits until nothing of its partition is in flight.
   if (config_.enable_idempotence && b.attempts > 0 && first != queue.begin()) return false;
   const SimTime sendable_at =
@@ -294,6 +328,7 @@ bool Producer::send_to(BrokerId broker, const std::vector<BatchPtr>& batches) {
   request->correlation_id = next_correlation_id();
   request->acks = config_.acks;
   request->timeout = config_.request_timeout;
+  request->transactional_id = config_.transactional_id;
   std::uint64_t size = kRequestHeaderBytes;
   std::vector<BatchPtr> sent;
   for (const BatchPtr& b : batches) {
@@ -308,6 +343,7 @@ bool Producer::send_to(BrokerId broker, const std::vector<BatchPtr>& batches) {
       b->sequenced = true;
     }
     b->records.create_time = b->created;
+    b->records.transactional = transactional();
     b->in_flight = true;
     if (b->attempts++ > 0) ++stats_.retries;
     ++history_.produce_attempts;
@@ -347,6 +383,14 @@ void Producer::handle_result(const BatchPtr& b, Error error, Offset base_offset)
   b->in_flight = false;
   if (error == Error::None || error == Error::DuplicateSequenceNumber) {
     acknowledge(b, base_offset);
+    return;
+  }
+  if (transactional() && (error == Error::InvalidProducerEpoch || error == Error::ProducerFenced)) {
+    fail(b, Error::ProducerFenced);
+    return txn_fatal(Error::ProducerFenced);  // a newer instance has this transactional.id
+  }
+  if (transactional() && (error == Error::OutOfOrderSequenceNumber || error == Error::InvalidTxnState)) {
+    fail(b, error);  // an abortable error: the transaction will abort
     return;
   }
   if (error == Error::NotLeaderOrFollower || error == Error::UnknownTopicOrPartition ||
@@ -417,7 +461,13 @@ SimTime Producer::backoff(int attempts) {
 
 void Producer::acknowledge(const BatchPtr& b, Offset base_offset) {
   const RecordRange range{index_, b->partition, b->records.first_record, b->records.record_count};
-  history_.acks.push_back({range, base_offset, now()});
+  if (transactional() && txn_state_ == TxnState::Fatal) {
+    history_.failures.push_back({range, Error::ProducerFenced, now()});  // its transaction will never commit
+  } else if (transactional()) {
+    txn_acks_.push_back({range, base_offset, now()});  // final when the transaction commits
+  } else {
+    history_.acks.push_back({range, base_offset, now()});
+  }
   stats_.records_acked += static_cast<std::uint64_t>(b->records.record_count);
   stats_.bytes_acked += b->records.bytes;
   for (const SimTime t : b->record_times) stats_.latency.record(now() - t);
@@ -432,6 +482,7 @@ void Producer::fail(const BatchPtr& b, Error error) {
   const RecordRange range{index_, b->partition, b->records.first_record, b->records.record_count};
   history_.failures.push_back({range, error, now()});
   stats_.records_failed += static_cast<std::uint64_t>(b->records.record_count);
+  if (transactional()) txn_abortable_ = true;
   sim().trace().record(now(), name(), "producer.fail",
                        {{"topic", b->partition.topic}, {"partition", b->partition.partition},
                         {"records", b->records.record_count}, {"error", to_string(error)}});
@@ -445,6 +496,7 @@ void Producer::finish(const BatchPtr& b) {
   queue.erase(std::remove(queue.begin(), queue.end(), b), queue.end());
   memory_used_ -= b->reserved_bytes;
   unblock_if_possible();
+  if (transactional()) txn_step();  // a commit or abort waits for the last batch
 }
 
 // delivery.timeout.ms also bounds time spent waiting in the accumulator

@@ -4,8 +4,10 @@
 // (batch.size, linger.ms, buffer.memory with send() blocking up to
 // max.block.ms), and the sender (max.in.flight.requests.per.connection,
 // request.timeout.ms, retries with backoff, delivery.timeout.ms, acks),
-// with idempotence (KIP-98, KIP-360). Every record, acknowledgement and
-// failure goes to the delivery history for the checker.
+// with idempotence (KIP-98, KIP-360), and transactions (transactional.id:
+// the client's TransactionManager; producer_txn.cpp). Every record,
+// acknowledgement and failure goes to the delivery history for the checker;
+// a transaction's records count as acknowledged when it commits.
 #include <deque>
 #include <map>
 #include <memory>
@@ -19,6 +21,8 @@
 #include "models/kafka_config.hpp"
 #include "models/kafka_messages.hpp"
 #include "models/arrival_stream.hpp"
+#include "models/group_messages.hpp"
+#include "models/txn_messages.hpp"
 #include "sim/histogram.hpp"
 #include "sim/node.hpp"
 
@@ -34,6 +38,9 @@ struct ProducerStats {
   std::uint64_t blocked_sends = 0;       // send() had to wait for buffer memory
   std::uint64_t memory_peak_bytes = 0;   // buffer.memory in use, at its highest
   std::uint64_t epoch_bumps = 0;
+  std::uint64_t transactions_committed = 0;
+  std::uint64_t transactions_aborted = 0;
+  std::uint64_t fenced = 0;              // PRODUCER_FENCED: a newer instance took the transactional.id
   Histogram latency;                     // send() to acknowledgement, per record
 };
 
@@ -97,6 +104,24 @@ class Producer final : public KafkaClient {
   void request_timed_out(std::int64_t correlation_id);
   void fail_in_flight_on(BrokerId broker);
 
+  // transactions (producer_txn.cpp): Kafka's TransactionManager
+  enum class TxnState { Uninitialized, Initializing, Ready, InTransaction, Committing, Aborting, Fatal };
+  bool transactional() const { return !config_.transactional_id.empty(); }
+  bool accepting() const;  // may the application send now?
+  bool partition_in_txn(TopicPartition tp);
+  void txn_step();
+  void txn_retry(SimTime delay);
+  void txn_coordinator_lost();
+  void handle_find_coordinator(const FindCoordinatorResponse& response);
+  void handle_txn_init(const InitProducerIdResponse& response);
+  void handle_add_partitions(const AddPartitionsToTxnResponse& response);
+  void handle_end_txn(const EndTxnResponse& response);
+  void txn_counted_record();
+  void begin_end_txn();
+  void txn_completed(bool committed);
+  void txn_fatal(Error error);
+  void stash_ack(const BatchPtr& batch, Offset base_offset);
+
   // metadata and producer id
   void handle_metadata(const MetadataResponse& response);
   void init_producer_id();
@@ -135,6 +160,18 @@ class Producer final : public KafkaClient {
   TimerId sender_timer_;
   SimTime sender_timer_at_ = kNever;
   bool sender_wake_pending_ = false;
+  // transactions
+  TxnState txn_state_ = TxnState::Uninitialized;
+  BrokerId txn_coordinator_ = kNoBroker;
+  std::int64_t txn_correlation_ = -1;   // the one transaction request in flight
+  bool txn_retry_pending_ = false;
+  std::set<TopicPartition> txn_added_;  // partitions in the current transaction
+  std::set<TopicPartition> txn_to_add_; // waiting for AddPartitionsToTxn
+  std::set<TopicPartition> txn_adding_; // in the AddPartitionsToTxn in flight
+  std::uint64_t txn_records_ = 0;       // records sent in the current transaction
+  bool txn_abortable_ = false;          // a record of the transaction failed: it can only abort
+  std::vector<DeliveryHistory::Ack> txn_acks_;  // acknowledged, waiting for the outcome
+  RandomStream txn_rng_;
 };
 
 }  // namespace ksim::models

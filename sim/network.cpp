@@ -93,13 +93,13 @@ void Network::transmit(ConnectionId id, int direction, MessagePtr message) {
   const SimTime arrival = arrival_time(d, message->size_bytes());
   d.last_arrival = arrival;
   d.in_flight.push_back(std::move(message));
-  sim_.events().schedule_at(arrival, [this, id, direction, epoch = c.epoch] { on_arrival(id, direction, epoch); });
+  sim_.events().schedule_at(arrival, [this, id, direction, epoch = d.epoch] { on_arrival(id, direction, epoch); });
 }
 
 void Network::on_arrival(ConnectionId id, int direction, std::uint32_t epoch) {
   Connection& c = connections_[id];
-  if (c.epoch != epoch) return;  // the connection was reset; the message went with it
   Direction& d = c.directions[direction];
+  if (d.epoch != epoch) return;  // the connection was reset; the message went with it
   assert(!d.in_flight.empty());
   MessagePtr message = d.in_flight.pop_front();
   if (!d.held.empty() || faults_.is_cut(d.from, d.to)) {
@@ -153,6 +153,7 @@ void Network::reset(ConnectionId id, std::string_view reason, NodeId notify_exce
   ++c.epoch;
   ++stats_.connections_reset;
   for (Direction& d : c.directions) {
+    ++d.epoch;
     stats_.messages_dropped += d.in_flight.size() + d.held.size();
     d.in_flight.clear();
     d.held.clear();
@@ -169,7 +170,32 @@ void Network::reset(ConnectionId id, std::string_view reason, NodeId notify_exce
   }
 }
 
-void Network::close(ConnectionId id, NodeId by) { reset(id, "closed", by); }
+// A close by one end (a FIN): what that end already sent is still delivered,
+// then the other end learns of the close; what comes back is dropped.
+void Network::close(ConnectionId id, NodeId by) {
+  Connection& c = connections_[id];
+  if (!c.open) return;
+  c.open = false;
+  ++c.epoch;
+  ++stats_.connections_reset;
+  const int out = direction_of(c, by);
+  for (int direction = 0; direction < 2; ++direction) {
+    Direction& d = c.directions[direction];
+    stats_.messages_dropped += d.held.size() + (direction == out ? 0 : d.in_flight.size());
+    d.held.clear();
+    d.held_since = kNever;
+    if (direction == out) continue;
+    ++d.epoch;
+    d.in_flight.clear();
+  }
+  const Direction& sent = c.directions[out];
+  const NodeId peer = sent.to;
+  sim_.trace().record(sim_.now(), sim_.node(by).name(), "net.reset",
+                      {{"conn", id}, {"peer", sim_.node(peer).name()}, {"reason", "closed"}});
+  const SimTime delay = topology_.propagation_latency(sim_.node(by).host(), sim_.node(peer).host());
+  const SimTime notify_at = std::max(sim_.now() + delay, sent.in_flight.empty() ? SimTime{0} : sent.last_arrival);
+  sim_.events().schedule_at(notify_at, [this, id, peer] { sim_.node(peer).deliver_connection_closed(id); });
+}
 
 void Network::reset_connections_of(NodeId node) {
   for (ConnectionId id = 0; id < connections_.size(); ++id) {

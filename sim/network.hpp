@@ -63,6 +63,7 @@ class Network {
     RingQueue<MessagePtr> held;       // waiting for a cut to heal, in send order
     SimTime last_arrival = 0;          // arrivals on one connection never overtake
     SimTime held_since = kNever;
+    std::uint32_t epoch = 0;           // bumped when its data is dropped; stale deliveries are ignored
   };
   struct Connection {
     Direction directions[2];

@@ -55,11 +55,15 @@ Topology Cluster::build_topology() const {
   return topology;
 }
 
-// When a node starts: consumer entries may start later than the rest.
+// When a node starts: consumer entries may start later than the rest, and a
+// transactional producer's application calls initTransactions() when it starts sending.
 SimTime Cluster::start_time(NodeId node) const {
   if (!scenario_.kafka) return 0;
   for (const auto& group : scenario_.kafka->consumers) {
     if (placements_[node].group == group.name) return group.start;
+  }
+  for (const auto& group : scenario_.kafka->producers) {
+    if (placements_[node].group == group.name && !group.config.transactional_id.empty()) return group.workload.start;
   }
   return 0;
 }
@@ -274,6 +278,7 @@ void Cluster::run() {
     t = std::min(t + milliseconds(100), end);
     sim_->run_until(t);
     if (scenario_.kafka) check_invariants();
+    if (transaction_topic_ >= 0) track_open_transactions();
   }
 }
 
@@ -305,6 +310,67 @@ void Cluster::check_invariants() {
       }
     }
   }
+}
+
+void Cluster::track_open_transactions() {
+  for (const models::Broker* leader : brokers_) {
+    for (const models::TopicPartition tp : leader->hosted_partitions()) {
+      if (tp.topic == offsets_topic_ || tp.topic == transaction_topic_ || !leader->is_leader(tp)) continue;
+      const auto open = leader->open_transactions(tp);
+      auto& known = open_transactions_[tp];
+      std::erase_if(known, [&](const auto& entry) {
+        const auto it = open.find(entry.first);
+        return it == open.end() || it->second != entry.second.first_offset;
+      });
+      for (const auto& [producer, first] : open) known.try_emplace(producer, OpenTransaction{tp, producer, first, sim_->now()});
+    }
+  }
+}
+
+std::vector<Cluster::OpenTransaction> Cluster::hanging_transactions(SimTime threshold) const {
+  std::vector<OpenTransaction> hanging;
+  for (const auto& [tp, open] : open_transactions_) {
+    for (const auto& [producer, txn] : open) {
+      if (sim_->now() - txn.since > threshold) hanging.push_back(txn);
+    }
+  }
+  return hanging;
+}
+
+std::uint64_t Cluster::zombie_writes() const {
+  std::uint64_t zombies = 0;
+  for (const auto& [tp, state] : controller_->partitions()) {
+    if (tp.topic == offsets_topic_ || tp.topic == transaction_topic_ || state.leader == models::kNoBroker) continue;
+    const models::Broker* leader = brokers_[static_cast<std::size_t>(state.leader)];
+    if (!leader->is_leader(tp)) continue;
+    const models::PartitionLog& log = *leader->log(tp);
+    std::vector<const models::RecordBatch*> batches;
+    for (const auto& b : log.batches()) {
+      if (b.next_offset() > log.high_watermark()) break;
+      batches.push_back(&b);
+    }
+    // The marker that ends each batch's transaction (scanning back), then the epochs seen so far (forward).
+    std::vector<models::ControlType> ends(batches.size(), models::ControlType::None);
+    std::map<models::ProducerId, models::ControlType> next;
+    for (std::size_t i = batches.size(); i-- > 0;) {
+      if (batches[i]->is_control()) {
+        next[batches[i]->producer_id] = batches[i]->control;
+      } else if (batches[i]->transactional && next.contains(batches[i]->producer_id)) {
+        ends[i] = next[batches[i]->producer_id];
+      }
+    }
+    std::map<models::ProducerId, models::ProducerEpoch> marker_epoch;
+    for (std::size_t i = 0; i < batches.size(); ++i) {
+      const models::RecordBatch& b = *batches[i];
+      if (b.is_control()) {
+        marker_epoch[b.producer_id] = std::max(marker_epoch[b.producer_id], b.producer_epoch);
+      } else if (b.transactional && ends[i] == models::ControlType::Commit && marker_epoch.contains(b.producer_id) &&
+                 b.producer_epoch < marker_epoch[b.producer_id]) {
+        zombies += static_cast<std::uint64_t>(b.record_count);
+      }
+    }
+  }
+  return zombies;
 }
 
 models::FinalLogs Cluster::final_logs() const {

@@ -44,6 +44,18 @@ class Cluster {
   const models::ConsumptionHistory& consumption() const { return consumption_; }
   const std::vector<models::Consumer*>& consumers() const { return consumers_; }
   std::uint64_t invariant_violations() const { return invariant_violations_; }
+  // Transactions that stayed open on a partition (holding its last stable
+  // offset back) longer than `threshold`, as seen every 100ms by leaders.
+  struct OpenTransaction {
+    models::TopicPartition partition;
+    models::ProducerId producer_id = models::kNoProducerId;
+    models::Offset first_offset = 0;
+    SimTime since = 0;
+  };
+  std::vector<OpenTransaction> hanging_transactions(SimTime threshold) const;
+  // Committed records written by a producer epoch after a newer epoch's marker on the same partition.
+  std::uint64_t zombie_writes() const;
+  bool has_transactions() const { return transaction_topic_ >= 0; }
   // The broker leading a group's __consumer_offsets partition at the start (fault target "coordinator:GROUP").
   std::optional<models::BrokerId> coordinator_of(const std::string& group) const;
 
@@ -62,6 +74,7 @@ class Cluster {
   void schedule_faults();
   void plan_nemesis();
   void check_invariants();
+  void track_open_transactions();
   std::vector<NodeId> resolve_nodes(const std::vector<std::string>& names) const;
   std::vector<LinkId> resolve_links(const std::vector<std::string>& names) const;
 
@@ -80,6 +93,7 @@ class Cluster {
   std::uint64_t invariant_violations_ = 0;
   std::int32_t offsets_topic_ = -1;
   std::int32_t transaction_topic_ = -1;
+  std::map<models::TopicPartition, std::map<models::ProducerId, OpenTransaction>> open_transactions_;
   std::vector<std::vector<models::BrokerId>> offsets_replicas_;
   std::map<models::TopicPartition, std::pair<models::Epoch, models::Offset>> leader_high_watermarks_;
 };

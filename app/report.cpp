@@ -72,6 +72,23 @@ void check_kafka(const ExpectSpec& expect, const KafkaFigures& k, std::vector<Ex
     results.push_back({e.name, e.holds(actual), fmt::format("{} (expected {})", actual, e.text())});
   }
   check_groups(expect.groups, k.groups, results);
+  if (!k.transactions) return;
+  const TransactionFigures& t = *k.transactions;
+  if (expect.transactions_exactly_once) {
+    results.push_back({"transactions.exactly_once", t.exactly_once() == *expect.transactions_exactly_once,
+                       fmt::format("{} (expected {})", t.exactly_once(), *expect.transactions_exactly_once)});
+  }
+  for (const CountExpectation& e : expect.transaction_counts) {
+    const std::uint64_t actual = e.name == "committed"           ? t.committed
+                                 : e.name == "aborted"           ? t.aborted
+                                 : e.name == "fenced"            ? t.fenced
+                                 : e.name == "output_missing"    ? t.output_missing
+                                 : e.name == "output_duplicates" ? t.output_duplicates
+                                 : e.name == "aborted_reads"     ? t.aborted_reads
+                                 : e.name == "zombie_writes"     ? t.zombie_writes
+                                                                 : t.hanging.size();
+    results.push_back({"transactions." + e.name, e.holds(actual), fmt::format("{} (expected {})", actual, e.text())});
+  }
 }
 
 RpcFigures rpc_figures(const Cluster& cluster, double sim_time_s) {
@@ -125,6 +142,7 @@ KafkaFigures kafka_figures(const Cluster& cluster) {
   k.controller = cluster.controller()->stats();
   k.invariant_violations = cluster.invariant_violations();
   k.groups = group_figures(cluster, logs, k.delivery);
+  if (cluster.has_transactions()) k.transactions = transaction_figures(cluster, k.delivery, k.groups);
   return k;
 }
 
@@ -179,6 +197,7 @@ nlohmann::ordered_json kafka_json(const KafkaFigures& k) {
                      {"max_leaderless_ms", to_milliseconds(k.controller.max_leaderless)}};
   j["invariant_violations"] = k.invariant_violations;
   j["groups"] = groups_json(k.groups);
+  if (k.transactions) j["transactions"] = transactions_json(*k.transactions);
   return j;
 }
 
@@ -217,6 +236,7 @@ void print_kafka(const KafkaFigures& k, std::ostream& out) {
     }
   }
   print_groups(k.groups, out);
+  if (k.transactions) print_transactions(*k.transactions, out);
 }
 
 void print_rpc(const RpcFigures& r, std::ostream& out) {

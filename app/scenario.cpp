@@ -254,6 +254,17 @@ ExpectSpec read_expect(MapReader in, const std::vector<std::string>& groups) {
       in.ignore(key);
     }
   }
+  MapReader transactions = in.map("transactions");
+  expect.transactions_exactly_once = transactions.optional<bool>("exactly_once");
+  for (const char* key : {"committed", "aborted", "fenced", "output_missing", "output_duplicates", "aborted_reads",
+                          "zombie_writes", "hanging"}) {
+    if (transactions.has(key)) {
+      expect.transaction_counts.push_back(read_count_expectation(transactions, key));
+    } else {
+      transactions.ignore(key);
+    }
+  }
+  transactions.finish();
   MapReader by_group = in.map("groups");
   for (const std::string& name : by_group.keys()) {
     if (std::find(groups.begin(), groups.end(), name) == groups.end()) {

@@ -130,6 +130,9 @@ struct ExpectSpec {
   std::optional<std::string> delivery;
   std::vector<CountExpectation> counts;
   std::vector<GroupExpectation> groups;
+  // transactions: counts (committed, aborted, fenced, aborted_reads, zombie_writes, hanging, ...) and the verdict
+  std::vector<CountExpectation> transaction_counts;
+  std::optional<bool> transactions_exactly_once;
 };
 
 struct Scenario {

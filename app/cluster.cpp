@@ -141,6 +141,7 @@ void Cluster::spawn_kafka() {
   }
   controller_->create_partitions(replicas);
   if (offsets_topic_ >= 0) offsets_replicas_ = replicas[static_cast<std::size_t>(offsets_topic_)];
+  if (transaction_topic_ >= 0) transaction_replicas_ = replicas[static_cast<std::size_t>(transaction_topic_)];
   std::uint32_t index = 0;
   for (const auto& group : kafka.producers) {
     for (const auto& p : placements_) {
@@ -212,6 +213,10 @@ std::vector<NodeId> Cluster::resolve_nodes(const std::vector<std::string>& names
   for (const auto& name : names) {
     if (name.starts_with("coordinator:")) {
       if (const auto broker = coordinator_of(name.substr(12))) ids.insert(static_cast<NodeId>(*broker));
+      continue;
+    }
+    if (name.starts_with("txn-coordinator:")) {
+      if (const auto broker = txn_coordinator_of(name.substr(16))) ids.insert(static_cast<NodeId>(*broker));
       continue;
     }
     for (NodeId n = 0; n < placements_.size(); ++n) {
@@ -403,6 +408,14 @@ models::FinalLogs Cluster::final_logs() const {
 }  // namespace ksim::app
 
 namespace ksim::app {
+
+// The broker that leads the transactional.id's __transaction_state partition when the run starts.
+std::optional<models::BrokerId> Cluster::txn_coordinator_of(const std::string& transactional_id) const {
+  if (transaction_replicas_.empty()) return std::nullopt;
+  const std::int32_t p =
+      models::group_partition(transactional_id, static_cast<std::int32_t>(transaction_replicas_.size()));
+  return transaction_replicas_[static_cast<std::size_t>(p)].front();
+}
 
 // The broker that leads the group's __consumer_offsets partition when the run starts.
 std::optional<models::BrokerId> Cluster::coordinator_of(const std::string& group) const {

@@ -58,6 +58,8 @@ class Cluster {
   bool has_transactions() const { return transaction_topic_ >= 0; }
   // The broker leading a group's __consumer_offsets partition at the start (fault target "coordinator:GROUP").
   std::optional<models::BrokerId> coordinator_of(const std::string& group) const;
+  // The broker leading a transactional.id's __transaction_state partition at the start ("txn-coordinator:ID").
+  std::optional<models::BrokerId> txn_coordinator_of(const std::string& transactional_id) const;
 
   // The committed log of every partition: its leader's log up to the high
   // watermark; partitions without a live leader are offline.
@@ -95,6 +97,7 @@ class Cluster {
   std::int32_t transaction_topic_ = -1;
   std::map<models::TopicPartition, std::map<models::ProducerId, OpenTransaction>> open_transactions_;
   std::vector<std::vector<models::BrokerId>> offsets_replicas_;
+  std::vector<std::vector<models::BrokerId>> transaction_replicas_;
   std::map<models::TopicPartition, std::pair<models::Epoch, models::Offset>> leader_high_watermarks_;
 };
 

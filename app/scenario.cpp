@@ -363,6 +363,11 @@ std::vector<std::string> target_names(const Scenario& scenario) {
       const std::string name = "coordinator:" + c.config.group_id;  // the broker coordinating that group
       if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
     }
+    for (const auto& p : scenario.kafka->producers) {
+      if (p.config.transactional_id.empty() || p.config.transactional_id.find("{name}") != std::string::npos) continue;
+      const std::string name = "txn-coordinator:" + p.config.transactional_id;
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+    }
   }
   return names;
 }

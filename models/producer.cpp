@@ -59,6 +59,7 @@ void Producer::on_crash(CrashKind) {
   sender_timer_at_ = kNever;
   arrival_timer_at_ = kNever;
   sender_wake_pending_ = false;
+  reconnect_pending_ = false;
   txn_state_ = TxnState::Uninitialized;
   txn_coordinator_ = kNoBroker;
   txn_correlation_ = -1;
@@ -321,7 +322,18 @@ void Producer::touch(TopicPartition tp) { sendable_after_[static_cast<std::size_
 
 bool Producer::send_to(BrokerId broker, const std::vector<BatchPtr>& batches) {
   plan_stale_ = true;  // batches close as they are sent
-  if (!ensure_connected(broker)) return false;
+  if (!ensure_connected(broker)) {
+    // Not reachable now: look again after reconnect.backoff.ms, with fresh metadata (the leader may have moved).
+    if (!reconnect_pending_) {
+      reconnect_pending_ = true;
+      set_timer(config_.reconnect_backoff, [this] {
+        reconnect_pending_ = false;
+        refresh_metadata();
+        wake_sender();
+      });
+    }
+    return false;
+  }
   BrokerLink& l = link(broker);
   if (l.in_flight >= config_.max_in_flight_requests_per_connection) return false;
   auto request = std::make_unique<ProduceRequest>();

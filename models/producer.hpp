@@ -160,6 +160,7 @@ class Producer final : public KafkaClient {
   TimerId sender_timer_;
   SimTime sender_timer_at_ = kNever;
   bool sender_wake_pending_ = false;
+  bool reconnect_pending_ = false;  // the sender looks again after reconnect.backoff.ms
   // transactions
   TxnState txn_state_ = TxnState::Uninitialized;
   BrokerId txn_coordinator_ = kNoBroker;

@@ -169,11 +169,13 @@ class Broker final : public Node, private TxnCoordinatorHost {
   const TopicSpec& topic(TopicPartition tp) const { return directory_->topics[static_cast<std::size_t>(tp.topic)]; }
 
   // broker_produce.cpp
+  // `verdicts`: after KIP-890 verification, the error for each partition that may not be written.
+  using Verdicts = std::map<TopicPartition, Error>;
   void handle_produce(ConnectionId connection, std::unique_ptr<ProduceRequest> request,
-                      const std::set<TopicPartition>* rejected = nullptr);
+                      const Verdicts* verdicts = nullptr);
   ProduceResponse::PartitionResponse append_produce(const ProduceRequest& request,
                                                     const ProduceRequest::PartitionData& data, SimTime& returns_at,
-                                                    const std::set<TopicPartition>* rejected);
+                                                    const Verdicts* verdicts);
   void complete_produces(TopicPartition tp);
   bool settle_produce(PendingProduce& pending, const Replica& replica);
   void expire_produce(std::uint64_t id);
@@ -205,6 +207,10 @@ class Broker final : public Node, private TxnCoordinatorHost {
     bool connected = false;
   };
   using BrokerResponse = std::function<void(Message*)>;  // nullptr: no answer (connection closed, timed out)
+  struct BrokerRequest {
+    BrokerId broker;
+    BrokerResponse on_response;
+  };
   bool handle_txn_message(ConnectionId connection, MessagePtr& message);
   void send_to_broker(BrokerId broker, MessagePtr request, std::int64_t correlation, BrokerResponse on_response);
   void answer_broker_request(std::int64_t correlation, Message* response);
@@ -271,7 +277,7 @@ class Broker final : public Node, private TxnCoordinatorHost {
   std::unique_ptr<TxnCoordinator> txn_coordinator_;  // when it has __transaction_state
   std::vector<BrokerId> leaders_;                  // every partition's leader, by global partition number
   std::map<BrokerId, BrokerLink> broker_links_;    // to other brokers: markers, KIP-890 verification
-  std::map<std::int64_t, BrokerResponse> broker_requests_;
+  std::map<std::int64_t, BrokerRequest> broker_requests_;
   std::map<std::uint64_t, CoordinatorAppend> coordinator_appends_;
 };
 

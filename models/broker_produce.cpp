@@ -10,8 +10,8 @@
 namespace ksim::models {
 
 void Broker::handle_produce(ConnectionId connection, std::unique_ptr<ProduceRequest> request,
-                            const std::set<TopicPartition>* rejected) {
-  if (!rejected && verify_transactional_writes(connection, request)) return;  // KIP-890: back once verified
+                            const Verdicts* verdicts) {
+  if (!verdicts && verify_transactional_writes(connection, request)) return;  // KIP-890: back once verified
   auto response = std::make_unique<ProduceResponse>();
   response->correlation_id = request->correlation_id;
   response->partitions.reserve(request->partitions.size());
@@ -19,7 +19,7 @@ void Broker::handle_produce(ConnectionId connection, std::unique_ptr<ProduceRequ
   std::vector<std::pair<std::size_t, Offset>> waiting;
   bool any_error = false;
   for (const auto& data : request->partitions) {
-    response->partitions.push_back(append_produce(*request, data, returns_at, rejected));
+    response->partitions.push_back(append_produce(*request, data, returns_at, verdicts));
     const auto& result = response->partitions.back();
     any_error |= result.error != Error::None;
     if (request->acks == -1 && result.error == Error::None) {
@@ -55,13 +55,13 @@ void Broker::handle_produce(ConnectionId connection, std::unique_ptr<ProduceRequ
 
 ProduceResponse::PartitionResponse Broker::append_produce(const ProduceRequest& request,
                                                           const ProduceRequest::PartitionData& data,
-                                                          SimTime& returns_at, const std::set<TopicPartition>* rejected) {
+                                                          SimTime& returns_at, const Verdicts* verdicts) {
   ProduceResponse::PartitionResponse result{data.partition, Error::None, -1};
   Replica* r = replica(data.partition);
   if (!r) return result.error = Error::UnknownTopicOrPartition, result;
   if (!replica_online(*r)) return result.error = Error::KafkaStorageError, result;
   if (r->role != Role::Leader) return result.error = Error::NotLeaderOrFollower, result;
-  if (rejected && rejected->contains(data.partition)) return result.error = Error::InvalidTxnState, result;
+  if (verdicts && verdicts->contains(data.partition)) return result.error = verdicts->at(data.partition), result;
   if (request.acks == -1 &&
       static_cast<std::int32_t>(maximal_isr(*r).size()) < topic(r->tp).min_insync_replicas) {
     return result.error = Error::NotEnoughReplicas, result;  // min.insync.replicas, before the append

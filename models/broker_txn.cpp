@@ -52,7 +52,7 @@ void Broker::send_to_broker(BrokerId broker, MessagePtr request, std::int64_t co
     link.connection = connect(directory_->broker_nodes[static_cast<std::size_t>(broker)]);
     link.connected = true;
   }
-  broker_requests_[correlation] = std::move(on_response);
+  broker_requests_[correlation] = BrokerRequest{broker, std::move(on_response)};
   send(link.connection, std::move(request));
   set_timer(config_.transaction_coordinator.append_timeout, [this, correlation] { answer_broker_request(correlation, nullptr); });
 }
@@ -60,7 +60,7 @@ void Broker::send_to_broker(BrokerId broker, MessagePtr request, std::int64_t co
 void Broker::answer_broker_request(std::int64_t correlation, Message* response) {
   const auto it = broker_requests_.find(correlation);
   if (it == broker_requests_.end()) return;
-  BrokerResponse on_response = std::move(it->second);
+  BrokerResponse on_response = std::move(it->second.on_response);
   broker_requests_.erase(it);
   on_response(response);
 }
@@ -68,9 +68,14 @@ void Broker::answer_broker_request(std::int64_t correlation, Message* response) 
 // A closed link fails what was asked over it.
 void Broker::broker_link_closed(ConnectionId connection) {
   for (auto& [broker, link] : broker_links_) {
-    if (link.connected && link.connection == connection) link.connected = false;
+    if (!link.connected || link.connection != connection) continue;
+    link.connected = false;
+    std::vector<std::int64_t> failed;
+    for (const auto& [correlation, request] : broker_requests_) {
+      if (request.broker == broker) failed.push_back(correlation);
+    }
+    for (const std::int64_t correlation : failed) answer_broker_request(correlation, nullptr);
   }
-  // Requests carry no link id: the timeout answers them; a quicker answer would not change the outcome.
 }
 
 // ---- markers ----
@@ -203,16 +208,22 @@ bool Broker::verify_transactional_writes(ConnectionId connection, std::unique_pt
   verify->partitions = unverified;
   verify->verify_only = true;
   auto held = std::shared_ptr<ProduceRequest>(request.release());
+  // Not in the transaction: INVALID_TXN_STATE. No answer from the coordinator
+  // (unreachable, moving, loading): NOT_ENOUGH_REPLICAS, which the producer retries.
   auto resume = [this, connection, held, unverified, producer, epoch](Message* m) {
-    std::set<TopicPartition> rejected(unverified.begin(), unverified.end());
+    Verdicts verdicts;
+    for (const TopicPartition tp : unverified) verdicts[tp] = Error::NotEnoughReplicas;
     if (auto* answer = dynamic_cast<AddPartitionsToTxnResponse*>(m)) {
       for (const auto& [tp, error] : answer->partitions) {
-        if (error != Error::None) continue;
-        rejected.erase(tp);
-        if (Replica* r = replica(tp)) r->verified[producer] = epoch;
+        if (error == Error::None) {
+          verdicts.erase(tp);
+          if (Replica* r = replica(tp)) r->verified[producer] = epoch;
+        } else if (error == Error::InvalidTxnState || error == Error::ProducerFenced) {
+          verdicts[tp] = error == Error::ProducerFenced ? Error::InvalidProducerEpoch : Error::InvalidTxnState;
+        }
       }
     }
-    handle_produce(connection, std::make_unique<ProduceRequest>(*held), &rejected);
+    handle_produce(connection, std::make_unique<ProduceRequest>(*held), &verdicts);
   };
   if (coordinator == kNoBroker) {
     coordinator_timer(0, [resume] { resume(nullptr); });

@@ -114,10 +114,14 @@ AddPartitionsToTxnResponse TxnCoordinator::verify(const AddPartitionsToTxnReques
     response.error = txn ? check_producer(*txn, request.producer_id, request.producer_epoch) : Error::InvalidProducerIdMapping;
   }
   for (const TopicPartition tp : request.partitions) {
-    const bool in_txn = response.error == Error::None && txn->state.state == TxnState::Ongoing &&
-                        std::find(txn->state.partitions.begin(), txn->state.partitions.end(), tp) !=
-                            txn->state.partitions.end();
-    response.partitions.emplace_back(tp, in_txn ? Error::None : Error::InvalidTxnState);
+    Error verdict = response.error;  // the coordinator's own errors (loading, moved) are retriable for the leader
+    if (verdict == Error::None) {
+      const bool in_txn = txn->state.state == TxnState::Ongoing &&
+                          std::find(txn->state.partitions.begin(), txn->state.partitions.end(), tp) !=
+                              txn->state.partitions.end();
+      verdict = in_txn ? Error::None : Error::InvalidTxnState;
+    }
+    response.partitions.emplace_back(tp, verdict);
   }
   return response;
 }

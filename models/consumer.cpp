@@ -513,13 +513,14 @@ void Consumer::handle_fetch(const FetchResponse& response) {
     std::size_t next_aborted = 0;
     std::set<ProducerId> skipping;
     for (const RecordBatch& batch : data.batches) {
+      // Kafka's consumeAbortedTransactionsUpTo: every batch, markers included, first.
+      while (next_aborted < aborted.size() && aborted[next_aborted].first <= batch.last_offset()) {
+        skipping.insert(aborted[next_aborted++].second);
+      }
       if (batch.is_control()) {
         if (batch.control == ControlType::Abort) skipping.erase(batch.producer_id);
         if (batch.next_offset() > state.position) state.position = batch.next_offset();
         continue;
-      }
-      while (next_aborted < aborted.size() && aborted[next_aborted].first <= batch.base_offset) {
-        skipping.insert(aborted[next_aborted++].second);
       }
       if (config_.read_committed && batch.transactional) {
         if (skipping.contains(batch.producer_id)) {

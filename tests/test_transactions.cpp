@@ -117,3 +117,17 @@ TEST_CASE("txn-coordinator-failover: every transaction completes or aborts, none
     CHECK(run.report["transactions"]["committed"].get<int>() > 100);
   }
 }
+
+TEST_CASE("txn-chaos: transactions stay exactly-once under random crashes, pauses and delays, over 100 seeds",
+          "[scenarios][transactions]") {
+  std::uint64_t aborted = 0;
+  for (std::uint64_t seed = 1; seed <= 100; ++seed) {
+    const auto run = run_scenario("txn-chaos", seed);
+    INFO("seed " << seed);
+    CHECK(run.status == ksim::app::kExitOk);
+    CHECK(run.report["transactions"]["exactly_once"] == true);
+    CHECK(group_named(run, "rc")["exactly_once"] == true);
+    aborted += run.report["transactions"]["aborted"].get<std::uint64_t>();
+  }
+  CHECK(aborted > 1000);  // the application's aborts and the faults' happened
+}

@@ -101,8 +101,11 @@ void Cluster::spawn_kafka() {
     directory->offsets_topic = static_cast<std::int32_t>(directory->topics.size());
     directory->topics.push_back(offsets_topic());
   }
-  const bool transactions = std::any_of(kafka.producers.begin(), kafka.producers.end(),
-                                        [](const auto& p) { return !p.config.transactional_id.empty(); });
+  const bool transactions =
+      std::any_of(kafka.producers.begin(), kafka.producers.end(),
+                  [](const auto& p) { return !p.config.transactional_id.empty(); }) ||
+      std::any_of(kafka.consumers.begin(), kafka.consumers.end(),
+                  [](const auto& c) { return c.transform && !c.transform->transactional_id.empty(); });
   if (transactions) {
     directory->transaction_topic = static_cast<std::int32_t>(directory->topics.size());
     directory->topics.push_back(transaction_topic());
@@ -166,6 +169,24 @@ void Cluster::spawn_kafka() {
       }
       consumers_.push_back(&sim_->spawn<models::Consumer>(p.name, *sim_->topology().find(p.name), consumer_index++,
                                                           config, group.workload, directory, consumption_));
+    }
+    if (!group.transform) continue;
+    // Each consumer's producer: the same application, writing the outputs.
+    for (const auto& p : placements_) {
+      if (p.group != group.name + "-producer") continue;
+      models::ProducerConfig config = *group.transform;
+      const auto at = config.transactional_id.find("{name}");
+      if (at != std::string::npos) config.transactional_id.replace(at, 6, group.name + "-" + std::to_string(p.index));
+      models::ProducerWorkload workload;
+      workload.topic = group.workload.output_topic;
+      workload.external = true;
+      workload.stop = 0;  // no records of its own
+      auto& producer = sim_->spawn<models::Producer>(p.name, *sim_->topology().find(p.name), index++, config, workload,
+                                                     directory, history_);
+      producers_.push_back(&producer);
+      transform_producers_.push_back(&producer);
+      consumers_[consumers_.size() - static_cast<std::size_t>(group.nodes.count) + static_cast<std::size_t>(p.index)]
+          ->set_output(&producer);
     }
   }
 }

@@ -40,6 +40,7 @@ class Cluster {
   const std::vector<models::Broker*>& brokers() const { return brokers_; }
   const models::Controller* controller() const { return controller_; }
   const std::vector<models::Producer*>& producers() const { return producers_; }
+  const std::vector<models::Producer*>& transform_producers() const { return transform_producers_; }
   const models::DeliveryHistory& history() const { return history_; }
   const models::ConsumptionHistory& consumption() const { return consumption_; }
   const std::vector<models::Consumer*>& consumers() const { return consumers_; }
@@ -89,6 +90,7 @@ class Cluster {
   std::vector<models::Broker*> brokers_;
   models::Controller* controller_ = nullptr;
   std::vector<models::Producer*> producers_;
+  std::vector<models::Producer*> transform_producers_;  // consume-transform-produce applications' producers
   models::DeliveryHistory history_;
   std::vector<models::Consumer*> consumers_;
   models::ConsumptionHistory consumption_;

@@ -33,10 +33,20 @@ std::vector<GroupFigures> group_figures(const Cluster& cluster, const models::Fi
     }
   }
   for (const auto& spec : specs) {
-    GroupFigures g{spec.group, spec.consumer_names, models::check_consumption(cluster.consumption(), logs, spec)};
+    GroupFigures g;
+    g.group = spec.group;
+    g.members = spec.consumer_names;
+    g.report = models::check_consumption(cluster.consumption(), logs, spec);
     // A record the producer wrote twice is two log records: processing both is a duplicate end to end.
     g.end_to_end_at_most_once = g.report.at_most_once() && delivery.at_most_once();
     g.end_to_end_at_least_once = g.report.at_least_once() && delivery.at_least_once();
+    for (const auto& entry : cluster.scenario().kafka->consumers) {
+      if (entry.config.group_id != spec.group || !entry.transform) continue;
+      // A transform application: end to end means each input once in the committed output.
+      g.transform = models::check_transform(logs, cluster.history(), entry.workload.topic, entry.workload.output_topic);
+      g.end_to_end_at_most_once = g.transform->duplicates == 0 && delivery.at_most_once();
+      g.end_to_end_at_least_once = g.transform->missing == 0 && delivery.at_least_once();
+    }
     groups.push_back(std::move(g));
   }
   return groups;
@@ -96,6 +106,12 @@ nlohmann::ordered_json groups_json(const std::vector<GroupFigures>& groups) {
                      {"exactly_once", g.end_to_end_exactly_once()},
                      {"verdict", guarantee_verdict(g.end_to_end_at_most_once, g.end_to_end_at_least_once,
                                                    g.end_to_end_exactly_once())}}},
+                   {"output", g.transform ? nlohmann::ordered_json{{"inputs", g.transform->inputs},
+                                                                   {"outputs", g.transform->outputs},
+                                                                   {"missing", g.transform->missing},
+                                                                   {"duplicates", g.transform->duplicates},
+                                                                   {"exactly_once", g.transform->exactly_once()}}
+                                          : nlohmann::ordered_json()},
                    {"duplicate_causes", causes},
                    {"examples", {{"unprocessed", examples(r.unprocessed_examples)},
                                  {"duplicated", examples(r.duplicate_examples)}}},
@@ -116,6 +132,10 @@ void print_groups(const std::vector<GroupFigures>& groups, std::ostream& out) {
                r.lag, r.commits, r.failed_commits, r.poll_timeouts, r.crashes, r.coordinator_loads);
     fmt::print(out, "  rebalances {}  total {:.3f}s  longest {:.3f}s  stop-the-world {:.3f} partition-s\n",
                r.rebalances.size(), r.rebalance_time_s, r.longest_rebalance_s, r.stop_the_world_partition_s);
+    if (g.transform) {
+      fmt::print(out, "  output: {} records for {} committed inputs, missing {}, duplicated {}\n", g.transform->outputs,
+                 g.transform->inputs, g.transform->missing, g.transform->duplicates);
+    }
     for (const auto& c : r.duplicate_causes) fmt::print(out, "  {} duplicates after {}\n", c.count, c.cause);
     for (const auto& e : r.unprocessed_examples) {
       fmt::print(out, "  never processed: partition {} offset {}\n", e.partition.partition, e.offset);

@@ -10,6 +10,7 @@
 
 #include "models/consumption_checker.hpp"
 #include "models/delivery_checker.hpp"
+#include "models/transform_checker.hpp"
 
 namespace ksim::app {
 
@@ -21,10 +22,12 @@ struct GroupFigures {
   models::ConsumptionReport report;
   // End to end: each acknowledged record processed (at least once), no
   // record processed twice even if the producer wrote it twice (at most once).
+  std::optional<models::TransformReport> transform;  // a consume-transform-produce application's output
   bool end_to_end_at_most_once = false;
   bool end_to_end_at_least_once = false;
   bool end_to_end_exactly_once() const {
-    return end_to_end_at_most_once && end_to_end_at_least_once && report.out_of_order == 0;
+    // A transform's processing may go back after an abort: what counts is its committed output.
+    return end_to_end_at_most_once && end_to_end_at_least_once && (transform || report.out_of_order == 0);
   }
 };
 

@@ -22,6 +22,21 @@ TransactionFigures transaction_figures(const Cluster& cluster, const models::Del
   }
   t.output_missing = delivery.lost;
   t.output_duplicates = delivery.duplicated;
+  for (const models::Producer* p : cluster.transform_producers()) {
+    t.committed += p->stats().transactions_committed;
+    t.aborted += p->stats().transactions_aborted;
+    t.fenced += p->stats().fenced;
+  }
+  for (const auto& g : groups) {
+    if (!g.transform) continue;
+    t.output_missing += g.transform->missing;  // end to end: inputs without an output, outputs twice
+    t.output_duplicates += g.transform->duplicates;
+  }
+  for (const auto& entry : kafka.consumers) {
+    if (entry.transform && !entry.transform->transactional_id.empty()) {
+      timeout = std::max(timeout, entry.transform->transaction_timeout);
+    }
+  }
   for (const auto& entry : kafka.consumers) {
     for (const auto& g : groups) {
       if (g.group != entry.config.group_id) continue;

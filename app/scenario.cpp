@@ -343,6 +343,9 @@ std::vector<NodePlacement> node_placements(const Scenario& scenario) {
     nodes.push_back({"controller", "controller", scenario.kafka->controller_rack.value_or(racks.front()), 0});
     for (const auto& p : scenario.kafka->producers) add_group(p.nodes, p.name, p.name + "-");
     for (const auto& c : scenario.kafka->consumers) add_group(c.nodes, c.name, c.name + "-");
+    for (const auto& c : scenario.kafka->consumers) {
+      if (c.transform) add_group(c.nodes, c.name + "-producer", c.name + "-producer-");
+    }
   }
   if (scenario.rpc) {
     add_group(scenario.rpc->servers, "servers", "server-");

@@ -70,6 +70,8 @@ struct KafkaSpec {
     models::ConsumerConfig config;
     models::ConsumerWorkload workload;
     SimTime start = 0;  // when these consumers start
+    // Consume-transform-produce: each consumer's own producer (nodes NAME-producer-i, one per consumer).
+    std::optional<models::ProducerConfig> transform;
   };
   std::vector<ConsumerGroup> consumers;
 };

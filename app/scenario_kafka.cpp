@@ -305,10 +305,29 @@ KafkaSpec::ConsumerGroup read_consumer(MapReader in, const std::vector<models::T
   }
   group.start = in.get<Duration>("start", 0);
   const std::string commit = in.get_choice(
-      "commit", {"none", "sync-before-process", "sync-after-process", "async-after-process"}, "none");
+      "commit", {"none", "sync-before-process", "sync-after-process", "async-after-process", "transactional"}, "none");
   for (const auto strategy : {models::CommitStrategy::None, models::CommitStrategy::SyncBeforeProcess,
-                              models::CommitStrategy::SyncAfterProcess, models::CommitStrategy::AsyncAfterProcess}) {
+                              models::CommitStrategy::SyncAfterProcess, models::CommitStrategy::AsyncAfterProcess,
+                              models::CommitStrategy::Transactional}) {
     if (commit == models::to_string(strategy)) group.workload.commit = strategy;
+  }
+  if (in.has_map("transform")) {
+    MapReader transform = in.map("transform");
+    group.workload.output_topic = read_topic_index(transform, topics);
+    group.workload.output_record_bytes = transform.get<Bytes>("record_size", group.workload.output_record_bytes, {1, 1ULL << 30});
+    group.transform = read_producer_config(transform);
+    if (group.workload.commit == models::CommitStrategy::Transactional && group.transform->transactional_id.empty()) {
+      throw transform.error("config", "commit: transactional needs a transactional.id for the producer");
+    }
+    if (!group.transform->transactional_id.empty() && group.nodes.count > 1 &&
+        group.transform->transactional_id.find("{name}") == std::string::npos) {
+      throw transform.map("config").error("transactional.id", "each instance needs its own: include {name}");
+    }
+  } else {
+    in.ignore("transform");
+    if (group.workload.commit == models::CommitStrategy::Transactional) {
+      throw in.error("commit", "transactional needs a transform (a producer writing the output)");
+    }
   }
   group.workload.topic = read_topic_index(in, topics);
   ListReader partitions = in.list("partitions");

@@ -29,6 +29,9 @@ struct ProducerWorkload {
   // of which this fraction the application aborts instead of committing.
   std::uint64_t records_per_transaction = 100;
   double abort_probability = 0;
+  // Records come from an application (a consume-transform-produce app calls
+  // send_output), not from a rate; it also decides when transactions end.
+  bool external = false;
 };
 
 struct Arrival {

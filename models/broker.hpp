@@ -222,6 +222,7 @@ class Broker final : public Node, private TxnCoordinatorHost {
   void write_markers(ProducerId producer, ProducerEpoch epoch, bool commit, const std::vector<TopicPartition>& partitions,
                      std::function<void(const std::vector<std::pair<TopicPartition, Error>>&)> done) override;
   ProducerId allocate_producer_id() override;
+  TopicPartition offsets_partition_of(const std::string& group) const override;
 
   // broker_group.cpp
   bool handle_group_message(ConnectionId connection, Message& message);

@@ -37,6 +37,8 @@ bool Broker::handle_group_message(ConnectionId connection, Message& message) {
     coordinator_->handle(connection, *commit);
   } else if (auto* fetch = dynamic_cast<OffsetFetchRequest*>(&message)) {
     coordinator_->handle(connection, *fetch);
+  } else if (auto* txn_commit = dynamic_cast<TxnOffsetCommitRequest*>(&message)) {
+    coordinator_->handle(connection, *txn_commit);
   } else {
     return false;
   }
@@ -134,6 +136,11 @@ RecordBatch Broker::coordinator_batch(std::uint64_t record_id) const {
   batch.writer = kCoordinatorWriter;
   batch.first_record = record_id;
   batch.create_time = now();
+  if (record.producer_id != kNoProducerId) {  // a transactional offset commit
+    batch.producer_id = record.producer_id;
+    batch.producer_epoch = record.producer_epoch;
+    batch.transactional = true;
+  }
   return batch;
 }
 

@@ -14,6 +14,11 @@
 namespace ksim::models {
 
 // Unique across brokers and restarts: (broker, incarnation, counter).
+TopicPartition Broker::offsets_partition_of(const std::string& group) const {
+  const std::int32_t partitions = topic({directory_->offsets_topic, 0}).partitions;
+  return {directory_->offsets_topic, group_partition(group, partitions)};
+}
+
 ProducerId Broker::allocate_producer_id() {
   return (static_cast<ProducerId>(id_) << 40) | (static_cast<ProducerId>(incarnation()) << 24) | next_producer_id_++;
 }
@@ -24,6 +29,12 @@ bool Broker::handle_txn_message(ConnectionId connection, MessagePtr& message) {
     if (txn_coordinator_) return txn_coordinator_->handle(connection, *add), true;
     auto response = std::make_unique<AddPartitionsToTxnResponse>();
     response->correlation_id = add->correlation_id;
+    response->error = Error::NotCoordinator;
+    send(connection, std::move(response));
+  } else if (auto* offsets = dynamic_cast<AddOffsetsToTxnRequest*>(m)) {
+    if (txn_coordinator_ && directory_->offsets_topic >= 0) return txn_coordinator_->handle(connection, *offsets), true;
+    auto response = std::make_unique<AddOffsetsToTxnResponse>();
+    response->correlation_id = offsets->correlation_id;
     response->error = Error::NotCoordinator;
     send(connection, std::move(response));
   } else if (auto* end = dynamic_cast<EndTxnRequest*>(m)) {
@@ -164,6 +175,13 @@ void Broker::write_marker(TopicPartition tp, ProducerId producer, ProducerEpoch 
   if (r) r->verified.erase(producer);
   sim().trace().record(now(), name(), "txn.marker",
                        {{"topic", tp.topic}, {"partition", tp.partition}, {"producer", producer}, {"commit", commit ? 1 : 0}});
+  if (tp.topic == directory_->offsets_topic && coordinator_) {
+    // On __consumer_offsets the marker also settles the transaction's offsets (KIP-98, KIP-447).
+    done = [this, tp, producer, commit, done = std::move(done)](Error error) {
+      if (error == Error::None && coordinator_) coordinator_->complete_transaction(tp.partition, producer, commit);
+      done(error);
+    };
+  }
   internal_append(tp, marker, config_.transaction_coordinator.append_timeout, std::move(done));
 }
 

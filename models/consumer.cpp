@@ -14,6 +14,7 @@ std::string_view to_string(CommitStrategy strategy) {
     case CommitStrategy::SyncBeforeProcess: return "sync-before-process";
     case CommitStrategy::SyncAfterProcess: return "sync-after-process";
     case CommitStrategy::AsyncAfterProcess: return "async-after-process";
+    case CommitStrategy::Transactional: return "transactional";
   }
   return "?";
 }
@@ -37,6 +38,7 @@ Consumer::Consumer(Simulation& sim, std::string name, HostId host, std::uint32_t
 
 void Consumer::on_start() {
   if (incarnation() > 1) history_.consumer_events.push_back({index_, ConsumerEventKind::Restarted, now()});
+  if (output_ && output_->state() == NodeState::Crashed) output_->restart();
   next_auto_commit_ = now() + config_.auto_commit_interval;
   for (const std::int32_t p : workload_.partitions) own(p);
   refresh_metadata();
@@ -48,6 +50,7 @@ void Consumer::on_start() {
 // member comes back as a new member, a static one with its group.instance.id.
 void Consumer::on_crash(CrashKind kind) {
   if (kind != CrashKind::Shutdown) history_.consumer_events.push_back({index_, ConsumerEventKind::Crashed, now()});
+  if (output_ && output_->state() != NodeState::Crashed) output_->crash(kind);
   lose_all_partitions();
   forget_connections_and_metadata();
   app_ = AppState::Polling;
@@ -167,6 +170,15 @@ void Consumer::retry_soon() {
   });
 }
 
+// One process: its producer stalls with it.
+void Consumer::on_pause() {
+  if (output_ && output_->state() == NodeState::Running) output_->pause();
+}
+
+void Consumer::on_resume() {
+  if (output_ && output_->state() == NodeState::Paused) output_->resume();
+}
+
 // ---- the application ----
 
 void Consumer::wake_app() {
@@ -193,6 +205,19 @@ void Consumer::poll() {
     if (!coordinator_ready()) find_coordinator();
     if (maybe_rejoin()) return;
   }
+  if (output_ && workload_.commit == CommitStrategy::Transactional && !output_->ready_for_transactions()) {
+    if (output_->fenced()) {
+      // As Kafka Streams does: a fenced producer is closed and a new one
+      // created (initTransactions again), and processing goes back to the
+      // committed offsets.
+      sim().trace().record(now(), name(), "consumer.new_producer");
+      output_->crash(CrashKind::Shutdown);
+      output_->restart();
+      rewind_to_committed();
+    }
+    set_timer(config_.retry_backoff, [this] { wake_app(); });  // initTransactions() has not returned yet
+    return;
+  }
   maybe_auto_commit();
   update_positions();
   send_fetches();
@@ -211,6 +236,7 @@ void Consumer::poll() {
 // commitSync() store).
 bool Consumer::take_records() {
   in_process_.clear();
+  poll_offsets_.clear();
   next_to_process_ = 0;
   const auto limit = static_cast<std::size_t>(config_.max_poll_records);
   auto it = partitions_.lower_bound(next_poll_partition_);
@@ -222,6 +248,7 @@ bool Consumer::take_records() {
       state.buffer.pop_front();
       state.consumed = b.offset + 1;
       state.consumed_epoch = b.epoch;
+      poll_offsets_[p] = {{workload_.topic, p}, b.offset + 1, b.epoch};
       in_process_.push_back({index_, {workload_.topic, p}, b.offset, b.writer, b.record, 1, 0, generation_, incarnation()});
     }
     next_poll_partition_ = state.buffer.empty() ? p + 1 : p;  // a partition not drained goes on next time
@@ -251,6 +278,11 @@ void Consumer::process_next() {
 void Consumer::record_processed() {
   const ProcessedRecord& record = in_process_[next_to_process_++];
   ++processed_;
+  if (output_) {
+    const std::int32_t partitions = directory().topics[static_cast<std::size_t>(workload_.output_topic)].partitions;
+    output_->send_output({workload_.output_topic, record.partition.partition % partitions}, workload_.output_record_bytes,
+                         {record.writer, record.partition, record.record});
+  }
   if (!history_.processed.empty()) {
     ProcessedRecord& run = history_.processed.back();
     const bool continues = run.consumer == record.consumer && run.partition == record.partition &&
@@ -270,13 +302,58 @@ void Consumer::finished_processing() {
   app_ = AppState::Polling;
   in_process_.clear();
   next_to_process_ = 0;
+  if (output_ && (workload_.commit == CommitStrategy::Transactional || workload_.commit == CommitStrategy::SyncAfterProcess)) {
+    return end_transform_batch();
+  }
   switch (workload_.commit) {
+    case CommitStrategy::Transactional:
     case CommitStrategy::SyncAfterProcess: return commit_sync(consumed_offsets(), AfterCommit::Poll);
     case CommitStrategy::AsyncAfterProcess: commit_async(consumed_offsets()); break;
     case CommitStrategy::None:
     case CommitStrategy::SyncBeforeProcess: break;
   }
   wake_app();
+}
+
+// Consume-transform-produce, after a poll's records: with transactions, the
+// consumed positions go into the producer's transaction and it commits
+// (KIP-447); if it aborts, the application goes back to the committed
+// offsets. Without, it flushes the outputs, then commits the offsets.
+void Consumer::end_transform_batch() {
+  app_ = AppState::Committing;
+  const std::uint32_t process = incarnation();
+  if (workload_.commit == CommitStrategy::SyncAfterProcess) {
+    output_->flush([this, process] {
+      if (incarnation() != process || app_ != AppState::Committing) return;
+      app_ = AppState::Polling;
+      commit_sync(consumed_offsets(), AfterCommit::Poll);
+    });
+    return;
+  }
+  // The positions after the records this transaction's outputs were made from (whatever
+  // happened to the partitions meanwhile): the group coordinator fences a stale member on them.
+  std::vector<CommittedOffset> offsets;
+  for (const auto& [p, o] : poll_offsets_) offsets.push_back(o);
+  output_->send_offsets_to_transaction(config_.group_id, identity(), offsets);
+  output_->commit_transaction([this, process, offsets, generation = generation_](bool committed) {
+    if (incarnation() != process || app_ != AppState::Committing) return;
+    for (const CommittedOffset& o : offsets) {
+      history_.commits.push_back({index_, o.partition, o.offset, generation, now(),
+                                  committed ? Error::None : Error::TransactionAborted});
+    }
+    if (!committed) rewind_to_committed();
+    app_ = AppState::Polling;
+    wake_app();
+  });
+}
+
+// After an aborted transaction: read again from the group's committed offsets.
+void Consumer::rewind_to_committed() {
+  for (auto& [p, state] : partitions_) {
+    state.position_state = PositionState::Unknown;
+    state.buffer.clear();
+    state.fetching = false;
+  }
 }
 
 // KIP-62: the background thread notices when the application has not called

@@ -33,6 +33,7 @@
 #include "models/consumption_history.hpp"
 #include "models/group_messages.hpp"
 #include "models/kafka_client.hpp"
+#include "models/producer.hpp"
 #include "sim/distribution.hpp"
 #include "sim/node.hpp"
 
@@ -68,6 +69,7 @@ enum class CommitStrategy {
   SyncBeforeProcess,  // commitSync() right after poll(): at-most-once
   SyncAfterProcess,   // commitSync() after processing the poll's records: at-least-once
   AsyncAfterProcess,  // commitAsync() after processing: at-least-once, fewer stalls, more duplicates
+  Transactional,      // consume-transform-produce: outputs and offsets in one transaction (KIP-447)
 };
 std::string_view to_string(CommitStrategy strategy);
 
@@ -76,6 +78,10 @@ struct ConsumerWorkload {
   std::vector<std::int32_t> partitions;  // assigned (KafkaConsumer.assign); empty: subscribe with the group
   Distribution processing_time = Distribution::constant(0);  // per record
   CommitStrategy commit = CommitStrategy::None;
+  // Consume-transform-produce: each record processed sends one record of this size to
+  // output_topic (same partition number, modulo), through the consumer's producer.
+  std::int32_t output_topic = -1;
+  std::uint64_t output_record_bytes = 200;
 };
 
 class Consumer final : public KafkaClient {
@@ -86,6 +92,8 @@ class Consumer final : public KafkaClient {
   std::uint64_t records_processed() const { return processed_; }
   const ConsumerConfig& config() const { return config_; }
   bool in_group() const { return group_mode_; }
+  // The application's producer (the same process: it crashes, pauses and restarts with the consumer).
+  void set_output(Producer* producer) { output_ = producer; }
 
  private:
   enum class PositionState { Unknown, FetchingCommitted, NeedsReset, Resetting, NeedsValidation, Validating, Valid };
@@ -120,6 +128,10 @@ class Consumer final : public KafkaClient {
   void on_start() override;
   void on_crash(CrashKind kind) override;
   void on_shutdown_requested() override;
+  void on_pause() override;
+  void on_resume() override;
+  void end_transform_batch();
+  void rewind_to_committed();
   void on_message(ConnectionId connection, MessagePtr message) override;
   void on_connection_closed(ConnectionId connection) override;
   void begin_close();
@@ -193,6 +205,7 @@ class Consumer final : public KafkaClient {
   ConsumerConfig config_;
   ConsumerWorkload workload_;
   ConsumptionHistory& history_;
+  Producer* output_ = nullptr;
   bool group_mode_;
   RebalanceProtocol protocol_kind_;  // from partition.assignment.strategy (KIP-429)
   std::uint64_t processed_ = 0;
@@ -206,6 +219,7 @@ class Consumer final : public KafkaClient {
   std::vector<ProcessedRecord> in_process_;  // this poll's records, processed one after another
   std::size_t next_to_process_ = 0;
   std::int32_t next_poll_partition_ = 0;  // where the next poll starts collecting
+  std::map<std::int32_t, CommittedOffset> poll_offsets_;  // the positions after this poll's records
   SimTime last_poll_ = 0;
   SimTime next_auto_commit_ = 0;
   std::int64_t offset_fetch_correlation_ = -1;

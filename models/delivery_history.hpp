@@ -36,6 +36,15 @@ struct DeliveryHistory {
   std::vector<Failure> failures;
   std::uint64_t produce_attempts = 0;  // produce requests' batches sent, retries included
 
+  // Consume-transform-produce: the input record each output record was made
+  // from, by (writer, output partition) and output record number.
+  struct InputRecord {
+    std::uint32_t writer = 0;
+    TopicPartition partition;
+    std::uint64_t record = 0;
+  };
+  std::map<std::pair<std::uint32_t, TopicPartition>, std::vector<InputRecord>> made_from;
+
   // Numbers the next record of `writer` for `partition`.
   std::uint64_t next_record(std::uint32_t writer, TopicPartition partition) { return produced[{writer, partition}]++; }
 };

@@ -71,6 +71,10 @@ class GroupCoordinator {
   void handle(ConnectionId c, const LeaveGroupRequest& request);
   void handle(ConnectionId c, const OffsetCommitRequest& request);
   void handle(ConnectionId c, const OffsetFetchRequest& request);
+  void handle(ConnectionId c, const TxnOffsetCommitRequest& request);
+  // A transaction marker was written on one of its partitions: the producer's
+  // pending transactional offsets take effect (commit) or are dropped (abort).
+  void complete_transaction(std::int32_t partition, ProducerId producer, bool commit);
 
  private:
   enum class GroupState { Empty, PreparingRebalance, CompletingRebalance, Stable };
@@ -97,6 +101,7 @@ class GroupCoordinator {
     std::map<std::string, std::string> static_members;  // group.instance.id -> member id
     std::set<std::string> pending_members;             // KIP-394: given an id, not joined yet
     std::map<TopicPartition, CommittedOffset> offsets;
+    std::map<ProducerId, std::map<TopicPartition, CommittedOffset>> pending_offsets;  // in open transactions
     std::map<TopicPartition, std::string> owners;      // client id per partition, as last stored
     TimerId join_timer;
     bool initial_delay = false;
@@ -135,6 +140,7 @@ class GroupCoordinator {
   Group* find(const std::string& group);
   Group& find_or_create(const std::string& group);
   void replay(Group& g, const CoordinatorRecord& record);
+  void settle(Group& g, ProducerId producer, bool commit);
   void finish_load(std::int32_t partition, std::uint64_t generation);
   void store_group(const Group& g, const Assignment& assignment, std::function<void(Error)> done);
   GroupMetadataRecord metadata_of(const Group& g, const Assignment& assignment) const;

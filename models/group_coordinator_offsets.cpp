@@ -48,6 +48,12 @@ void GroupCoordinator::load(std::int32_t partition, const PartitionLog& log) {
   partitions_[partition] = PartitionLoad{LoadState::Loading, generation};
   std::int64_t records = 0;
   for (const RecordBatch& batch : log.batches()) {
+    if (batch.is_control()) {  // a transaction marker: pending transactional offsets settle
+      for (auto& [id, g] : groups_) {
+        if (g.partition == partition) settle(g, batch.producer_id, batch.control == ControlType::Commit);
+      }
+      continue;
+    }
     if (batch.writer != kCoordinatorWriter) continue;
     const CoordinatorRecord& record = records_.at(batch.first_record);
     replay(find_or_create(record.group), record);
@@ -59,7 +65,13 @@ void GroupCoordinator::load(std::int32_t partition, const PartitionLog& log) {
 }
 
 void GroupCoordinator::replay(Group& g, const CoordinatorRecord& record) {
-  for (const CommittedOffset& o : record.offsets) g.offsets[o.partition] = o;
+  for (const CommittedOffset& o : record.offsets) {
+    if (record.producer_id != kNoProducerId) {
+      g.pending_offsets[record.producer_id][o.partition] = o;
+    } else {
+      g.offsets[o.partition] = o;
+    }
+  }
   if (!record.metadata) return;
   const GroupMetadataRecord& meta = *record.metadata;
   g.generation = meta.generation;
@@ -178,10 +190,66 @@ void GroupCoordinator::handle(ConnectionId c, const OffsetCommitRequest& request
   });
 }
 
+void GroupCoordinator::settle(Group& g, ProducerId producer, bool commit) {
+  const auto it = g.pending_offsets.find(producer);
+  if (it == g.pending_offsets.end()) return;
+  if (commit) {
+    for (const auto& [tp, o] : it->second) g.offsets[tp] = o;
+  }
+  g.pending_offsets.erase(it);
+}
+
+void GroupCoordinator::complete_transaction(std::int32_t partition, ProducerId producer, bool commit) {
+  for (auto& [id, g] : groups_) {
+    if (g.partition == partition) settle(g, producer, commit);
+  }
+}
+
+// KIP-447: offsets that count only if the producer's transaction commits;
+// a member of an older generation (a zombie) is rejected like any commit.
+void GroupCoordinator::handle(ConnectionId c, const TxnOffsetCommitRequest& request) {
+  Error error = check_coordinator(request.group);
+  Group* g = error == Error::None ? find(request.group) : nullptr;
+  if (error == Error::None && request.member.generation >= 0) error = check_commit(g, request.member);
+  const std::int64_t correlation = request.correlation_id;
+  if (error != Error::None) {
+    auto response = std::make_unique<TxnOffsetCommitResponse>();
+    response->correlation_id = correlation;
+    response->error = error;
+    return host_.coordinator_send(c, std::move(response));
+  }
+  Group& group = g ? *g : find_or_create(request.group);
+  CoordinatorRecord record;
+  record.group = request.group;
+  record.offsets = request.offsets;
+  record.producer_id = request.producer_id;
+  record.producer_epoch = request.producer_epoch;
+  const std::uint64_t id = records_.add(std::move(record));
+  const std::string name = request.group;
+  host_.coordinator_append(group.partition, id, [this, c, correlation, name, id](Error append_error) {
+    if (Group* pending = append_error == Error::None ? find(name) : nullptr) {
+      const CoordinatorRecord& r = records_.at(id);
+      for (const CommittedOffset& o : r.offsets) pending->pending_offsets[r.producer_id][o.partition] = o;
+    }
+    auto response = std::make_unique<TxnOffsetCommitResponse>();
+    response->correlation_id = correlation;
+    response->error = coordinator_error(append_error);
+    host_.coordinator_send(c, std::move(response));
+  });
+}
+
 void GroupCoordinator::handle(ConnectionId c, const OffsetFetchRequest& request) {
   auto response = std::make_unique<OffsetFetchResponse>();
   response->correlation_id = request.correlation_id;
   response->error = check_coordinator(request.group);
+  if (const Group* g = response->error == Error::None ? find(request.group) : nullptr) {
+    // KIP-447 (require_stable): an offset still in an open transaction is not given out.
+    for (const auto& [producer, pending] : g->pending_offsets) {
+      for (const TopicPartition tp : request.partitions) {
+        if (pending.contains(tp)) response->error = Error::UnstableOffsetCommit;
+      }
+    }
+  }
   if (response->error == Error::None) {
     const Group* g = find(request.group);
     for (const TopicPartition tp : request.partitions) {

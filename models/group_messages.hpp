@@ -120,6 +120,26 @@ struct OffsetCommitResponse final : KafkaMessage<OffsetCommitResponse> {
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 16; }
 };
 
+// sendOffsetsToTransaction(), second step, to the group coordinator: offsets
+// that take effect only if the transaction commits. KIP-447: with the
+// consumer's generation and member id, so a zombie member is fenced.
+struct TxnOffsetCommitRequest final : KafkaMessage<TxnOffsetCommitRequest>, GroupRequestBase {
+  static constexpr std::string_view kName = "TxnOffsetCommit";
+  std::string transactional_id;
+  ProducerId producer_id = kNoProducerId;
+  ProducerEpoch producer_epoch = -1;
+  MemberIdentity member;
+  std::vector<CommittedOffset> offsets;
+  std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 64 + 24 * offsets.size(); }
+};
+
+struct TxnOffsetCommitResponse final : KafkaMessage<TxnOffsetCommitResponse> {
+  static constexpr std::string_view kName = "TxnOffsetCommitResponse";
+  std::int64_t correlation_id = 0;
+  Error error = Error::None;
+  std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 16; }
+};
+
 struct OffsetFetchRequest final : KafkaMessage<OffsetFetchRequest>, GroupRequestBase {
   static constexpr std::string_view kName = "OffsetFetch";
   std::vector<TopicPartition> partitions;

@@ -65,6 +65,9 @@ struct CoordinatorRecord {
   std::vector<CommittedOffset> offsets;        // an offset commit
   std::optional<GroupMetadataRecord> metadata; // or the group's metadata
   std::optional<TransactionRecord> transaction;  // or a transaction's state
+  // A transactional offset commit (TxnOffsetCommit): written by this producer, in its transaction.
+  ProducerId producer_id = kNoProducerId;
+  ProducerEpoch producer_epoch = -1;
   std::int32_t record_count() const {
     return metadata || transaction ? 1 : static_cast<std::int32_t>(offsets.size());
   }

@@ -34,6 +34,7 @@ std::string_view to_string(Error error) {
     case Error::InvalidTxnState: return "INVALID_TXN_STATE";
     case Error::InvalidProducerIdMapping: return "INVALID_PRODUCER_ID_MAPPING";
     case Error::TransactionAborted: return "TRANSACTION_ABORTED";
+    case Error::UnstableOffsetCommit: return "UNSTABLE_OFFSET_COMMIT";
   }
   return "?";
 }
@@ -55,6 +56,7 @@ bool is_retriable(Error error) {
     case Error::FencedLeaderEpoch:
     case Error::UnknownLeaderEpoch:
     case Error::ConcurrentTransactions:
+    case Error::UnstableOffsetCommit:
       return true;
     case Error::None:
     case Error::OffsetOutOfRange:

@@ -60,6 +60,7 @@ enum class Error {
   InvalidTxnState,               // the request does not fit the transaction's state (KIP-890: not in the transaction)
   InvalidProducerIdMapping,      // the transactional.id is not mapped to this producer id
   TransactionAborted,            // client side: the record's transaction was aborted
+  UnstableOffsetCommit,          // KIP-447: a transactional offset commit for the partition is pending
 };
 std::string_view to_string(Error error);
 bool is_retriable(Error error);

@@ -70,6 +70,11 @@ void Producer::on_crash(CrashKind) {
   txn_records_ = 0;
   txn_abortable_ = false;
   txn_acks_.clear();  // neither acknowledged nor failed: the transaction is left to the coordinator
+  txn_offsets_.reset();
+  group_coordinator_ = kNoBroker;
+  finding_group_coordinator_ = false;
+  txn_done_ = nullptr;
+  flush_done_ = nullptr;
 }
 
 void Producer::on_message(ConnectionId connection, MessagePtr message) {
@@ -89,6 +94,10 @@ void Producer::on_message(ConnectionId connection, MessagePtr message) {
     handle_add_partitions(*added);
   } else if (auto* ended = dynamic_cast<EndTxnResponse*>(message.get())) {
     handle_end_txn(*ended);
+  } else if (auto* offsets = dynamic_cast<AddOffsetsToTxnResponse*>(message.get())) {
+    handle_add_offsets(*offsets);
+  } else if (auto* committed = dynamic_cast<TxnOffsetCommitResponse*>(message.get())) {
+    handle_txn_offset_commit(*committed);
   } else {
     assert(false && "unexpected message at a producer");
   }
@@ -131,7 +140,9 @@ void Producer::take_arrivals() {
 }
 
 void Producer::plan_arrivals() {
-  if (txn_state_ == TxnState::InTransaction && txn_records_ > 0 && !arrivals_.peek(0)) begin_end_txn();  // the last one
+  if (!workload_.external && txn_state_ == TxnState::InTransaction && txn_records_ > 0 && !arrivals_.peek(0)) {
+    begin_end_txn();  // the last one
+  }
   if (blocked_ || !accepting() || (!plan_stale_ && arrival_timer_at_ != kNever)) return;
   plan_stale_ = false;
   constexpr std::size_t kLookahead = 256;
@@ -509,6 +520,7 @@ void Producer::finish(const BatchPtr& b) {
   memory_used_ -= b->reserved_bytes;
   unblock_if_possible();
   if (transactional()) txn_step();  // a commit or abort waits for the last batch
+  maybe_flushed();
 }
 
 // delivery.timeout.ms also bounds time spent waiting in the accumulator

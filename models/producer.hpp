@@ -52,7 +52,25 @@ class Producer final : public KafkaClient {
   const ProducerStats& stats() const { return stats_; }
   std::uint64_t memory_in_use() const { return memory_used_; }
 
+  // --- driven by a consume-transform-produce application (workload.external) ---
+  bool ready_for_transactions() const { return txn_state_ == TxnState::Ready || txn_state_ == TxnState::InTransaction; }
+  bool fenced() const { return txn_state_ == TxnState::Fatal; }
+  void send_output(TopicPartition tp, std::uint64_t bytes, const DeliveryHistory::InputRecord& input);
+  // sendOffsetsToTransaction(): the consumer's positions, committed with the transaction (KIP-447).
+  void send_offsets_to_transaction(std::string group, MemberIdentity member, std::vector<CommittedOffset> offsets);
+  // commitTransaction(): `done(true)` once committed, `done(false)` if it aborted or the producer is fenced.
+  void commit_transaction(std::function<void(bool)> done);
+  // flush(): `done` once every record sent so far is answered.
+  void flush(std::function<void()> done);
+
  private:
+  enum class TxnOffsetsStage { ToAdd, ToCommit, Done };
+  struct TxnOffsets {
+    std::string group;
+    MemberIdentity member;
+    std::vector<CommittedOffset> offsets;
+    TxnOffsetsStage stage = TxnOffsetsStage::ToAdd;
+  };
   struct Batch {
     RecordBatch records;
     TopicPartition partition;
@@ -116,6 +134,9 @@ class Producer final : public KafkaClient {
   void handle_txn_init(const InitProducerIdResponse& response);
   void handle_add_partitions(const AddPartitionsToTxnResponse& response);
   void handle_end_txn(const EndTxnResponse& response);
+  void handle_add_offsets(const AddOffsetsToTxnResponse& response);
+  void handle_txn_offset_commit(const TxnOffsetCommitResponse& response);
+  void maybe_flushed();
   void txn_counted_record();
   void begin_end_txn();
   void txn_completed(bool committed);
@@ -173,6 +194,11 @@ class Producer final : public KafkaClient {
   bool txn_abortable_ = false;          // a record of the transaction failed: it can only abort
   std::vector<DeliveryHistory::Ack> txn_acks_;  // acknowledged, waiting for the outcome
   RandomStream txn_rng_;
+  std::optional<TxnOffsets> txn_offsets_;  // sendOffsetsToTransaction() in progress
+  BrokerId group_coordinator_ = kNoBroker;
+  bool finding_group_coordinator_ = false;
+  std::function<void(bool)> txn_done_;
+  std::function<void()> flush_done_;
 };
 
 }  // namespace ksim::models

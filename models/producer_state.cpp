@@ -71,6 +71,7 @@ void ProducerStateTable::record(const RecordBatch& batch) {
     return;
   }
   if (batch.transactional) open_.try_emplace(batch.producer_id, batch.base_offset);
+  if (batch.base_sequence < 0) return;  // a coordinator's transactional offset commit: no sequence
   Entry& entry = entries_[batch.producer_id];
   if (entry.epoch != batch.producer_epoch) {
     entry.recent.clear();

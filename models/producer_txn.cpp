@@ -14,6 +14,29 @@
 
 namespace ksim::models {
 
+// Errors every transaction request shares: false when the caller is done with the response.
+namespace {
+enum class TxnErrorAction { Proceed, Retry, Rediscover, Fatal, Other };
+TxnErrorAction txn_error_action(Error error) {
+  switch (error) {
+    case Error::None: return TxnErrorAction::Proceed;
+    case Error::ConcurrentTransactions:
+    case Error::CoordinatorLoadInProgress:
+    case Error::RequestTimedOut:
+      return TxnErrorAction::Retry;
+    case Error::NotCoordinator:
+    case Error::CoordinatorNotAvailable:
+      return TxnErrorAction::Rediscover;
+    case Error::ProducerFenced:
+    case Error::InvalidProducerEpoch:
+    case Error::InvalidProducerIdMapping:
+    case Error::InvalidTxnState:
+      return TxnErrorAction::Fatal;
+    default: return TxnErrorAction::Other;
+  }
+}
+}  // namespace
+
 bool Producer::accepting() const {
   if (!transactional()) return true;
   return txn_state_ == TxnState::Ready || txn_state_ == TxnState::InTransaction;
@@ -28,7 +51,56 @@ bool Producer::partition_in_txn(TopicPartition tp) {
 
 void Producer::txn_counted_record() {
   if (txn_state_ == TxnState::Ready) txn_state_ = TxnState::InTransaction;  // beginTransaction()
-  if (++txn_records_ >= workload_.records_per_transaction) begin_end_txn();
+  ++txn_records_;
+  if (!workload_.external && txn_records_ >= workload_.records_per_transaction) begin_end_txn();
+}
+
+// ---- the application's calls (consume-transform-produce) ----
+
+void Producer::send_output(TopicPartition tp, std::uint64_t bytes, const DeliveryHistory::InputRecord& input) {
+  auto& made_from = history_.made_from[{index_, tp}];
+  const std::uint64_t number = history_.produced[{index_, tp}];
+  if (!append(tp, bytes, now())) return;  // buffer.memory exhausted: the record is not sent
+  if (made_from.size() <= number) made_from.resize(number + 1);
+  made_from[number] = input;
+}
+
+void Producer::send_offsets_to_transaction(std::string group, MemberIdentity member, std::vector<CommittedOffset> offsets) {
+  if (!transactional() || offsets.empty()) return;
+  if (txn_state_ == TxnState::Ready) txn_state_ = TxnState::InTransaction;
+  txn_offsets_ = TxnOffsets{std::move(group), std::move(member), std::move(offsets), TxnOffsetsStage::ToAdd};
+  txn_step();
+}
+
+void Producer::commit_transaction(std::function<void(bool)> done) {
+  if (txn_state_ == TxnState::Fatal) return done(false);
+  txn_done_ = std::move(done);
+  if (txn_state_ == TxnState::Ready) {  // nothing was sent in it
+    auto finished = std::move(txn_done_);
+    txn_done_ = nullptr;
+    return finished(true);
+  }
+  begin_end_txn();
+}
+
+void Producer::flush(std::function<void()> done) {
+  flush_done_ = std::move(done);
+  wake_sender();
+  for (auto& queue : queues_) {
+    for (const BatchPtr& b : queue) b->closed = true;
+  }
+  std::fill(sendable_after_.begin(), sendable_after_.end(), 0);
+  maybe_flushed();
+}
+
+void Producer::maybe_flushed() {
+  if (!flush_done_ || !in_flight_.empty() ||
+      !std::all_of(queues_.begin(), queues_.end(), [](const auto& q) { return q.empty(); })) {
+    return;
+  }
+  auto done = std::move(flush_done_);
+  flush_done_ = nullptr;
+  done();
 }
 
 // commitTransaction() or abortTransaction(): the application sends nothing more until it returns.
@@ -50,7 +122,9 @@ void Producer::txn_step() {
       txn_state_ == TxnState::Uninitialized) {
     return;
   }
-  if (txn_coordinator_ == kNoBroker) {
+  const bool offsets_to_commit = txn_offsets_ && txn_offsets_->stage == TxnOffsetsStage::ToCommit;
+  if (txn_coordinator_ == kNoBroker || (offsets_to_commit && group_coordinator_ == kNoBroker)) {
+    finding_group_coordinator_ = txn_coordinator_ != kNoBroker;
     const auto brokers = static_cast<BrokerId>(directory().broker_nodes.size());
     for (BrokerId attempt = 0; attempt < brokers; ++attempt) {
       const BrokerId broker = static_cast<BrokerId>((index_ + static_cast<std::uint32_t>(attempt) +
@@ -58,9 +132,13 @@ void Producer::txn_step() {
       if (!ensure_connected(broker)) continue;
       auto request = std::make_unique<FindCoordinatorRequest>();
       txn_correlation_ = request->correlation_id = next_correlation_id();
-      request->group = config_.transactional_id;
-      request->transaction = true;
+      request->group = finding_group_coordinator_ ? txn_offsets_->group : config_.transactional_id;
+      request->transaction = !finding_group_coordinator_;
       send(link(broker).connection, std::move(request));
+      const std::int64_t correlation = txn_correlation_;
+      set_timer(config_.request_timeout, [this, correlation] {
+        if (txn_correlation_ == correlation) txn_coordinator_lost();  // no answer: ask again
+      });
       break;
     }
     if (txn_correlation_ < 0) txn_retry(config_.retry_backoff);
@@ -86,7 +164,31 @@ void Producer::txn_step() {
     txn_adding_ = std::move(txn_to_add_);
     txn_to_add_.clear();
     request = std::move(add);
-  } else if (ending && in_flight_.empty() &&
+  } else if (txn_offsets_ && txn_offsets_->stage == TxnOffsetsStage::ToAdd) {
+    auto add = std::make_unique<AddOffsetsToTxnRequest>();
+    add->correlation_id = correlation;
+    add->transactional_id = config_.transactional_id;
+    add->producer_id = producer_id_;
+    add->producer_epoch = producer_epoch_;
+    add->group = txn_offsets_->group;
+    request = std::move(add);
+  } else if (offsets_to_commit) {
+    if (!ensure_connected(group_coordinator_)) return txn_retry(config_.retry_backoff);
+    auto commit = std::make_unique<TxnOffsetCommitRequest>();
+    commit->correlation_id = correlation;
+    commit->group = txn_offsets_->group;
+    commit->transactional_id = config_.transactional_id;
+    commit->producer_id = producer_id_;
+    commit->producer_epoch = producer_epoch_;
+    commit->member = txn_offsets_->member;
+    commit->offsets = txn_offsets_->offsets;
+    txn_correlation_ = correlation;
+    send(link(group_coordinator_).connection, std::move(commit));
+    set_timer(config_.request_timeout, [this, correlation] {
+      if (txn_correlation_ == correlation) txn_coordinator_lost();
+    });
+    return;
+  } else if (ending && (!txn_offsets_ || txn_offsets_->stage == TxnOffsetsStage::Done) && in_flight_.empty() &&
              std::all_of(queues_.begin(), queues_.end(), [](const auto& q) { return q.empty(); })) {
     if (txn_added_.empty()) return txn_completed(txn_state_ == TxnState::Committing && !txn_abortable_);  // nothing was written
     auto end = std::make_unique<EndTxnRequest>();
@@ -119,6 +221,7 @@ void Producer::txn_retry(SimTime delay) {
 void Producer::txn_coordinator_lost() {
   txn_correlation_ = -1;
   txn_coordinator_ = kNoBroker;
+  group_coordinator_ = kNoBroker;
   for (const TopicPartition tp : txn_adding_) txn_to_add_.insert(tp);
   txn_adding_.clear();
   txn_retry(config_.retry_backoff);
@@ -128,32 +231,47 @@ void Producer::handle_find_coordinator(const FindCoordinatorResponse& response) 
   if (response.correlation_id != txn_correlation_) return;
   txn_correlation_ = -1;
   if (response.error != Error::None) return txn_retry(config_.retry_backoff);
-  txn_coordinator_ = response.coordinator;
+  (finding_group_coordinator_ ? group_coordinator_ : txn_coordinator_) = response.coordinator;
   txn_step();
 }
 
-// Errors every transaction request shares: false when the caller is done with the response.
-namespace {
-enum class TxnErrorAction { Proceed, Retry, Rediscover, Fatal, Other };
-TxnErrorAction txn_error_action(Error error) {
-  switch (error) {
-    case Error::None: return TxnErrorAction::Proceed;
-    case Error::ConcurrentTransactions:
-    case Error::CoordinatorLoadInProgress:
-    case Error::RequestTimedOut:
-      return TxnErrorAction::Retry;
-    case Error::NotCoordinator:
-    case Error::CoordinatorNotAvailable:
-      return TxnErrorAction::Rediscover;
-    case Error::ProducerFenced:
-    case Error::InvalidProducerEpoch:
-    case Error::InvalidProducerIdMapping:
-    case Error::InvalidTxnState:
-      return TxnErrorAction::Fatal;
-    default: return TxnErrorAction::Other;
+void Producer::handle_add_offsets(const AddOffsetsToTxnResponse& response) {
+  if (response.correlation_id != txn_correlation_) return;
+  txn_correlation_ = -1;
+  switch (txn_error_action(response.error)) {
+    case TxnErrorAction::Proceed:
+      if (txn_offsets_) txn_offsets_->stage = TxnOffsetsStage::ToCommit;
+      return txn_step();
+    case TxnErrorAction::Retry: return txn_retry(milliseconds(20));
+    case TxnErrorAction::Rediscover: return txn_coordinator_lost();
+    case TxnErrorAction::Fatal: return txn_fatal(response.error);
+    case TxnErrorAction::Other: return txn_retry(config_.retry_backoff);
   }
 }
-}  // namespace
+
+// KIP-447: a rejected offset commit (the consumer's generation is gone) aborts the transaction.
+void Producer::handle_txn_offset_commit(const TxnOffsetCommitResponse& response) {
+  if (response.correlation_id != txn_correlation_) return;
+  txn_correlation_ = -1;
+  switch (response.error) {
+    case Error::None: break;
+    case Error::CoordinatorLoadInProgress:
+    case Error::RequestTimedOut:
+      return txn_retry(config_.retry_backoff);
+    case Error::NotCoordinator:
+    case Error::CoordinatorNotAvailable:
+      group_coordinator_ = kNoBroker;
+      return txn_retry(config_.retry_backoff);
+    default:  // ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, REBALANCE_IN_PROGRESS, FENCED_INSTANCE_ID: abortable
+      sim().trace().record(now(), name(), "producer.txn_offsets_rejected", {{"error", to_string(response.error)}});
+      txn_abortable_ = true;
+      if (txn_state_ == TxnState::Committing) txn_state_ = TxnState::Aborting;
+      break;
+  }
+  if (txn_offsets_) txn_offsets_->stage = TxnOffsetsStage::Done;
+  txn_step();
+}
+
 
 void Producer::handle_txn_init(const InitProducerIdResponse& response) {
   if (response.correlation_id != txn_correlation_) return;
@@ -235,9 +353,15 @@ void Producer::txn_completed(bool committed) {
   txn_to_add_.clear();
   txn_records_ = 0;
   txn_abortable_ = false;
+  txn_offsets_.reset();
   txn_state_ = TxnState::Ready;
   arrivals_.restart(now());  // the application was blocked in commitTransaction() until now
   plan_stale_ = true;
+  if (txn_done_) {
+    auto done = std::move(txn_done_);
+    txn_done_ = nullptr;
+    done(committed);
+  }
 }
 
 // PRODUCER_FENCED and the like: the producer is unusable; what it had not
@@ -253,6 +377,11 @@ void Producer::txn_fatal(Error error) {
   for (const auto& queue : queues_) left.insert(left.end(), queue.begin(), queue.end());
   for (const BatchPtr& b : left) {
     if (!b->in_flight) fail(b, error);
+  }
+  if (txn_done_) {
+    auto done = std::move(txn_done_);
+    txn_done_ = nullptr;
+    done(false);
   }
 }
 

@@ -128,20 +128,24 @@ AddPartitionsToTxnResponse TxnCoordinator::verify(const AddPartitionsToTxnReques
 
 void TxnCoordinator::handle(ConnectionId c, const AddPartitionsToTxnRequest& request) {
   if (request.verify_only) return host_.coordinator_send(c, std::make_unique<AddPartitionsToTxnResponse>(verify(request)));
-  auto response = std::make_unique<AddPartitionsToTxnResponse>();
-  response->correlation_id = request.correlation_id;
-  response->error = check_coordinator(request.transactional_id);
-  Txn* txn = response->error == Error::None ? find(request.transactional_id) : nullptr;
-  if (response->error == Error::None) {
-    response->error = txn ? check_producer(*txn, request.producer_id, request.producer_epoch)
-                          : Error::InvalidProducerIdMapping;
+  add_partitions(request, [this, c, correlation = request.correlation_id](Error error) {
+    reply<AddPartitionsToTxnResponse>(c, correlation, error);
+  });
+}
+
+// The partitions join the transaction (which becomes Ongoing), once written.
+void TxnCoordinator::add_partitions(const AddPartitionsToTxnRequest& request, std::function<void(Error)> done) {
+  Error error = check_coordinator(request.transactional_id);
+  Txn* txn = error == Error::None ? find(request.transactional_id) : nullptr;
+  if (error == Error::None) {
+    error = txn ? check_producer(*txn, request.producer_id, request.producer_epoch) : Error::InvalidProducerIdMapping;
   }
-  if (response->error == Error::None && txn->writing) response->error = Error::ConcurrentTransactions;
-  if (response->error == Error::None &&
+  if (error == Error::None && txn->writing) error = Error::ConcurrentTransactions;
+  if (error == Error::None &&
       (txn->state.state == TxnState::PrepareCommit || txn->state.state == TxnState::PrepareAbort)) {
-    response->error = Error::ConcurrentTransactions;
+    error = Error::ConcurrentTransactions;
   }
-  if (response->error != Error::None) return host_.coordinator_send(c, std::move(response));
+  if (error != Error::None) return done(error);
   TransactionRecord next = txn->state;
   if (next.state != TxnState::Ongoing) {
     next.partitions.clear();
@@ -154,12 +158,18 @@ void TxnCoordinator::handle(ConnectionId c, const AddPartitionsToTxnRequest& req
     }
   }
   std::sort(next.partitions.begin(), next.partitions.end());
-  auto shared = std::shared_ptr<AddPartitionsToTxnResponse>(response.release());
-  write(*txn, next, [this, c, shared](Error error) {
-    auto out = std::make_unique<AddPartitionsToTxnResponse>(*shared);
-    out->error = coordinator_error(error);
-    host_.coordinator_send(c, std::move(out));
-  });
+  write(*txn, next, [done = std::move(done)](Error e) { done(coordinator_error(e)); });
+}
+
+// AddOffsetsToTxn: the group's __consumer_offsets partition joins the transaction, as AddPartitionsToTxn would add it.
+void TxnCoordinator::handle(ConnectionId c, const AddOffsetsToTxnRequest& request) {
+  AddPartitionsToTxnRequest add;
+  static_cast<TxnRequestBase&>(add) = request;
+  add.partitions = {host_.offsets_partition_of(request.group)};
+  auto relay = [this, c, correlation = request.correlation_id](Error error) {
+    reply<AddOffsetsToTxnResponse>(c, correlation, error);
+  };
+  add_partitions(add, relay);
 }
 
 // ---- EndTxn: commit or abort ----

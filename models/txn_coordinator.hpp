@@ -33,6 +33,7 @@ class TxnCoordinatorHost : public CoordinatorHost {
                              const std::vector<TopicPartition>& partitions,
                              std::function<void(const std::vector<std::pair<TopicPartition, Error>>&)> done) = 0;
   virtual ProducerId allocate_producer_id() = 0;
+  virtual TopicPartition offsets_partition_of(const std::string& group) const = 0;  // the group's __consumer_offsets partition
 };
 
 class TxnCoordinator {
@@ -47,6 +48,7 @@ class TxnCoordinator {
   void handle(ConnectionId c, const InitProducerIdRequest& request);
   void handle(ConnectionId c, const AddPartitionsToTxnRequest& request);
   void handle(ConnectionId c, const EndTxnRequest& request);
+  void handle(ConnectionId c, const AddOffsetsToTxnRequest& request);
   // KIP-890: is each partition part of the producer's ongoing transaction?
   AddPartitionsToTxnResponse verify(const AddPartitionsToTxnRequest& request);
 
@@ -63,6 +65,7 @@ class TxnCoordinator {
   Error check_coordinator(const std::string& id) const;
   Txn* find(const std::string& id);
   Error check_producer(const Txn& txn, ProducerId producer, ProducerEpoch epoch) const;
+  void add_partitions(const AddPartitionsToTxnRequest& request, std::function<void(Error)> done);
   // Writes `next` for the transaction; it becomes its state once replicated, then `done` runs.
   void write(Txn& txn, TransactionRecord next, std::function<void(Error)> done);
   void prepare_end(Txn& txn, bool commit, bool bump_epoch, std::function<void(Error)> done);

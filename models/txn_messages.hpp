@@ -31,6 +31,20 @@ struct AddPartitionsToTxnResponse final : KafkaMessage<AddPartitionsToTxnRespons
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 12 * partitions.size(); }
 };
 
+// sendOffsetsToTransaction(), first step: the group's __consumer_offsets partition joins the transaction.
+struct AddOffsetsToTxnRequest final : KafkaMessage<AddOffsetsToTxnRequest>, TxnRequestBase {
+  static constexpr std::string_view kName = "AddOffsetsToTxn";
+  std::string group;
+  std::uint64_t size_bytes() const override { return kRequestHeaderBytes + group.size(); }
+};
+
+struct AddOffsetsToTxnResponse final : KafkaMessage<AddOffsetsToTxnResponse> {
+  static constexpr std::string_view kName = "AddOffsetsToTxnResponse";
+  std::int64_t correlation_id = 0;
+  Error error = Error::None;
+  std::uint64_t size_bytes() const override { return kRequestHeaderBytes; }
+};
+
 struct EndTxnRequest final : KafkaMessage<EndTxnRequest>, TxnRequestBase {
   static constexpr std::string_view kName = "EndTxn";
   bool commit = true;

@@ -131,3 +131,36 @@ TEST_CASE("txn-chaos: transactions stay exactly-once under random crashes, pause
   }
   CHECK(aborted > 1000);  // the application's aborts and the faults' happened
 }
+
+TEST_CASE("eos-transform: every committed input is in the committed output exactly once, over 200 seeds",
+          "[scenarios][transactions]") {
+  std::uint64_t aborted = 0, reprocessed = 0;
+  for (std::uint64_t seed = 1; seed <= 200; ++seed) {
+    const auto run = run_scenario("eos-transform", seed);
+    INFO("seed " << seed);
+    const auto& enricher = group_named(run, "enricher");
+    REQUIRE(run.status == ksim::app::kExitOk);
+    CHECK(enricher["output"]["missing"] == 0);
+    CHECK(enricher["output"]["duplicates"] == 0);
+    CHECK(enricher["end_to_end"]["exactly_once"] == true);
+    CHECK(group_named(run, "ledger")["exactly_once"] == true);  // read_committed, downstream
+    aborted += run.report["transactions"]["aborted"].get<std::uint64_t>();
+    reprocessed += enricher["duplicates"].get<std::uint64_t>();
+  }
+  CHECK(aborted > 500);       // transactions did abort under the faults...
+  CHECK(reprocessed > 1000);  // ...and inputs were processed again, yet never output twice
+}
+
+TEST_CASE("alo-transform: without transactions the output has duplicates, never gaps", "[scenarios][transactions]") {
+  int seeds_with_duplicates = 0;
+  for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+    const auto run = run_scenario("alo-transform", seed);
+    INFO("seed " << seed);
+    const auto& enricher = group_named(run, "enricher");
+    CHECK(run.status == ksim::app::kExitOk);
+    CHECK(enricher["output"]["missing"] == 0);
+    CHECK(enricher["end_to_end"]["at_least_once"] == true);
+    seeds_with_duplicates += enricher["output"]["duplicates"].get<int>() > 0 ? 1 : 0;
+  }
+  CHECK(seeds_with_duplicates >= 8);
+}

@@ -343,6 +343,7 @@ void Cluster::track_open_transactions() {
     for (const models::TopicPartition tp : leader->hosted_partitions()) {
       if (tp.topic == offsets_topic_ || tp.topic == transaction_topic_ || !leader->is_leader(tp)) continue;
       const auto open = leader->open_transactions(tp);
+      max_lso_lag_ = std::max(max_lso_lag_, leader->log(tp)->high_watermark() - leader->last_stable_offset(tp));
       auto& known = open_transactions_[tp];
       std::erase_if(known, [&](const auto& entry) {
         const auto it = open.find(entry.first);

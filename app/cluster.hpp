@@ -57,6 +57,8 @@ class Cluster {
   // Committed records written by a producer epoch after a newer epoch's marker on the same partition.
   std::uint64_t zombie_writes() const;
   bool has_transactions() const { return transaction_topic_ >= 0; }
+  // The largest gap seen between a leader's high watermark and its last stable offset (records).
+  std::int64_t max_lso_lag() const { return max_lso_lag_; }
   // The broker leading a group's __consumer_offsets partition at the start (fault target "coordinator:GROUP").
   std::optional<models::BrokerId> coordinator_of(const std::string& group) const;
   // The broker leading a transactional.id's __transaction_state partition at the start ("txn-coordinator:ID").
@@ -98,6 +100,7 @@ class Cluster {
   std::int32_t offsets_topic_ = -1;
   std::int32_t transaction_topic_ = -1;
   std::map<models::TopicPartition, std::map<models::ProducerId, OpenTransaction>> open_transactions_;
+  std::int64_t max_lso_lag_ = 0;
   std::vector<std::vector<models::BrokerId>> offsets_replicas_;
   std::vector<std::vector<models::BrokerId>> transaction_replicas_;
   std::map<models::TopicPartition, std::pair<models::Epoch, models::Offset>> leader_high_watermarks_;

@@ -44,6 +44,7 @@ TransactionFigures transaction_figures(const Cluster& cluster, const models::Del
     }
   }
   t.zombie_writes = cluster.zombie_writes();
+  t.max_lso_lag = cluster.max_lso_lag();
   // A transaction the coordinator knows is aborted within its timeout (and the next abort check).
   t.hanging_threshold = timeout + kafka.broker.transaction_coordinator.abort_check_interval;
   t.hanging = cluster.hanging_transactions(t.hanging_threshold);
@@ -64,6 +65,7 @@ nlohmann::ordered_json transactions_json(const TransactionFigures& t) {
           {"aborted_reads", t.aborted_reads},
           {"aborted_reads_read_uncommitted", t.aborted_reads_uncommitted},
           {"zombie_writes", t.zombie_writes},
+          {"max_lso_lag", t.max_lso_lag},
           {"hanging", t.hanging.size()},
           {"hanging_transactions", hanging},
           {"exactly_once", t.exactly_once()}};
@@ -76,7 +78,8 @@ void print_transactions(const TransactionFigures& t, std::ostream& out) {
              t.zombie_writes);
   fmt::print(out, "  aborted records read: by read_committed consumers {}, by read_uncommitted ones {}\n",
              t.aborted_reads, t.aborted_reads_uncommitted);
-  fmt::print(out, "  hanging transactions {} (open longer than {:.0f}s)\n", t.hanging.size(), to_seconds(t.hanging_threshold));
+  fmt::print(out, "  largest LSO lag {} records  hanging transactions {} (open longer than {:.0f}s)\n", t.max_lso_lag,
+             t.hanging.size(), to_seconds(t.hanging_threshold));
   for (const auto& h : t.hanging) {
     fmt::print(out, "    partition {}-{}: producer {} since offset {}, open since {:.3f}s\n", h.partition.topic,
                h.partition.partition, h.producer_id, h.first_offset, to_seconds(h.since));

@@ -334,7 +334,8 @@ void Consumer::end_transform_batch() {
   // happened to the partitions meanwhile): the group coordinator fences a stale member on them.
   std::vector<CommittedOffset> offsets;
   for (const auto& [p, o] : poll_offsets_) offsets.push_back(o);
-  output_->send_offsets_to_transaction(config_.group_id, identity(), offsets);
+  output_->send_offsets_to_transaction(config_.group_id, workload_.send_group_metadata ? identity() : MemberIdentity{},
+                                       offsets);
   output_->commit_transaction([this, process, offsets, generation = generation_](bool committed) {
     if (incarnation() != process || app_ != AppState::Committing) return;
     for (const CommittedOffset& o : offsets) {

@@ -82,6 +82,9 @@ struct ConsumerWorkload {
   // output_topic (same partition number, modulo), through the consumer's producer.
   std::int32_t output_topic = -1;
   std::uint64_t output_record_bytes = 200;
+  // sendOffsetsToTransaction with the consumer's group metadata (KIP-447, Kafka 2.5+);
+  // false: the older API with only the group id, which cannot fence a zombie member.
+  bool send_group_metadata = true;
 };
 
 class Consumer final : public KafkaClient {

@@ -210,6 +210,7 @@ void GroupCoordinator::complete_transaction(std::int32_t partition, ProducerId p
 void GroupCoordinator::handle(ConnectionId c, const TxnOffsetCommitRequest& request) {
   Error error = check_coordinator(request.group);
   Group* g = error == Error::None ? find(request.group) : nullptr;
+  // Without group metadata (the API before KIP-447) there is nothing to check the sender against.
   if (error == Error::None && request.member.generation >= 0) error = check_commit(g, request.member);
   const std::int64_t correlation = request.correlation_id;
   if (error != Error::None) {

@@ -164,3 +164,16 @@ TEST_CASE("alo-transform: without transactions the output has duplicates, never 
   }
   CHECK(seeds_with_duplicates >= 8);
 }
+
+TEST_CASE("eos-transform without group metadata (before KIP-447): evicted zombies commit duplicates",
+          "[scenarios][transactions]") {
+  int seeds_with_duplicates = 0;
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    const auto run = run_scenario("eos-transform", seed, {"consumers.0.transform.send_group_metadata=false"});
+    INFO("seed " << seed);
+    const auto& enricher = group_named(run, "enricher");
+    CHECK(enricher["output"]["missing"] == 0);
+    seeds_with_duplicates += enricher["output"]["duplicates"].get<int>() > 0 ? 1 : 0;
+  }
+  CHECK(seeds_with_duplicates >= 3);  // with the group metadata: never (the 200-seed test above)
+}

@@ -147,6 +147,7 @@ void Broker::on_connection_closed(ConnectionId connection) {
     if (fetcher->connected && fetcher->connection == connection) {
       fetcher->connected = false;
       fetcher->in_flight = false;
+      cancel_timer(fetcher->request_timeout);
       retry_fetcher_later(*fetcher);
     }
   }

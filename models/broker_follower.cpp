@@ -60,9 +60,11 @@ void Broker::send_fetch(Fetcher& f) {
   }
   f.in_flight = true;
   Fetcher* fp = &f;
-  f.request_timeout = set_timer(config_.replica_socket_timeout + config_.replica_fetch_wait_max, [this, fp] {
-    // No answer: give up on the connection and start again after a backoff.
-    if (!fp->in_flight) return;
+  const std::int64_t correlation = f.correlation_id;
+  f.request_timeout = set_timer(config_.replica_socket_timeout + config_.replica_fetch_wait_max, [this, fp, correlation] {
+    // No answer to this request: give up on the connection and start again after a backoff.
+    // (A timer of an earlier request, failed with its connection, must not cut a newer one.)
+    if (!fp->in_flight || fp->correlation_id != correlation) return;
     fp->in_flight = false;
     if (fp->connected) close(fp->connection);
     fp->connected = false;
@@ -104,6 +106,11 @@ void Broker::apply_fetched(Replica& r, const FetchResponse::PartitionData& data)
     if (data.diverging_epoch->epoch >= 0) {
       if (const auto own = r.log.end_offset_for_epoch(data.diverging_epoch->epoch)) {
         truncate_at = std::min(truncate_at, own->end_offset);
+      } else if (!r.log.epoch_cache().empty()) {
+        // Every epoch this log has is newer than the leader's: the logs part
+        // where this log's first epoch starts (otherwise it would keep data
+        // the leader never had, and diverge again on every fetch).
+        truncate_at = std::min(truncate_at, r.log.epoch_cache().front().second);
       }
     }
     truncate_at = std::min(truncate_at, r.log.log_end_offset());

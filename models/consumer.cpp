@@ -334,9 +334,7 @@ void Consumer::end_transform_batch() {
   // happened to the partitions meanwhile): the group coordinator fences a stale member on them.
   std::vector<CommittedOffset> offsets;
   for (const auto& [p, o] : poll_offsets_) offsets.push_back(o);
-  output_->send_offsets_to_transaction(config_.group_id, workload_.send_group_metadata ? identity() : MemberIdentity{},
-                                       offsets);
-  output_->commit_transaction([this, process, offsets, generation = generation_](bool committed) {
+  auto finished = [this, process, offsets, generation = generation_](bool committed) {
     if (incarnation() != process || app_ != AppState::Committing) return;
     for (const CommittedOffset& o : offsets) {
       history_.commits.push_back({index_, o.partition, o.offset, generation, now(),
@@ -345,7 +343,15 @@ void Consumer::end_transform_batch() {
     if (!committed) rewind_to_committed();
     app_ = AppState::Polling;
     wake_app();
-  });
+  };
+  if (workload_.send_group_metadata && group_mode_ && generation_ < 0) {
+    // The member lost its generation (evicted, or it left): its partitions are
+    // lost, so the transaction aborts (Kafka Streams' onPartitionsLost).
+    return output_->abort_transaction(finished);
+  }
+  output_->send_offsets_to_transaction(config_.group_id, workload_.send_group_metadata ? identity() : MemberIdentity{},
+                                       offsets);
+  output_->commit_transaction(finished);
 }
 
 // After an aborted transaction: read again from the group's committed offsets.

@@ -60,6 +60,8 @@ class Producer final : public KafkaClient {
   void send_offsets_to_transaction(std::string group, MemberIdentity member, std::vector<CommittedOffset> offsets);
   // commitTransaction(): `done(true)` once committed, `done(false)` if it aborted or the producer is fenced.
   void commit_transaction(std::function<void(bool)> done);
+  // abortTransaction(): `done(false)` once aborted.
+  void abort_transaction(std::function<void(bool)> done);
   // flush(): `done` once every record sent so far is answered.
   void flush(std::function<void()> done);
 

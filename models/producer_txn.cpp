@@ -83,6 +83,11 @@ void Producer::commit_transaction(std::function<void(bool)> done) {
   begin_end_txn();
 }
 
+void Producer::abort_transaction(std::function<void(bool)> done) {
+  txn_abortable_ = true;  // the outcome can only be an abort now
+  commit_transaction(std::move(done));
+}
+
 void Producer::flush(std::function<void()> done) {
   flush_done_ = std::move(done);
   wake_sender();

@@ -316,6 +316,8 @@ KafkaSpec::ConsumerGroup read_consumer(MapReader in, const std::vector<models::T
     group.workload.output_topic = read_topic_index(transform, topics);
     group.workload.output_record_bytes = transform.get<Bytes>("record_size", group.workload.output_record_bytes, {1, 1ULL << 30});
     group.workload.send_group_metadata = transform.get<bool>("send_group_metadata", true);
+    group.workload.records_per_transaction = transform.get<std::uint64_t>("records_per_transaction", 0, {0, 100000000});
+    group.workload.commit_interval = transform.get<Duration>("commit_interval", 0);
     group.transform = read_producer_config(transform);
     if (group.workload.commit == models::CommitStrategy::Transactional && group.transform->transactional_id.empty()) {
       throw transform.error("config", "commit: transactional needs a transactional.id for the producer");

@@ -51,6 +51,7 @@ void Consumer::on_start() {
 void Consumer::on_crash(CrashKind kind) {
   if (kind != CrashKind::Shutdown) history_.consumer_events.push_back({index_, ConsumerEventKind::Crashed, now()});
   if (output_ && output_->state() != NodeState::Crashed) output_->crash(kind);
+  forget_transaction();
   lose_all_partitions();
   forget_connections_and_metadata();
   app_ = AppState::Polling;
@@ -195,6 +196,10 @@ void Consumer::poll() {
   if (app_ != AppState::Polling || stopped()) return;
   last_poll_ = now();
   if (close_requested_) return begin_close();
+  if (output_ && workload_.commit == CommitStrategy::Transactional && !poll_offsets_.empty() &&
+      (new_assignment_ || rejoin_needed_)) {
+    return end_transform_batch();  // partitions may move: the open transaction ends first
+  }
   if (group_mode_) {
     if (new_assignment_) {  // onJoinComplete: the rebalance callbacks run in the application's thread
       const std::vector<TopicPartition> assignment = std::move(*new_assignment_);
@@ -221,7 +226,14 @@ void Consumer::poll() {
   maybe_auto_commit();
   update_positions();
   send_fetches();
-  if (!take_records()) return;
+  if (!take_records()) {
+    // Nothing new: an open transaction still ends when its time is up.
+    if (output_ && workload_.commit == CommitStrategy::Transactional && !poll_offsets_.empty()) {
+      if (!transaction_may_go_on()) return end_transform_batch();
+      set_timer(txn_started_ + workload_.commit_interval - now(), [this] { wake_app(); });
+    }
+    return;
+  }
   arm_poll_timer();
   if (workload_.commit == CommitStrategy::SyncBeforeProcess) {
     return commit_sync(consumed_offsets(), AfterCommit::Process);
@@ -236,7 +248,6 @@ void Consumer::poll() {
 // commitSync() store).
 bool Consumer::take_records() {
   in_process_.clear();
-  poll_offsets_.clear();
   next_to_process_ = 0;
   const auto limit = static_cast<std::size_t>(config_.max_poll_records);
   auto it = partitions_.lower_bound(next_poll_partition_);
@@ -249,6 +260,8 @@ bool Consumer::take_records() {
       state.consumed = b.offset + 1;
       state.consumed_epoch = b.epoch;
       poll_offsets_[p] = {{workload_.topic, p}, b.offset + 1, b.epoch};
+      if (txn_started_ == kNever) txn_started_ = now();
+      ++txn_records_;
       in_process_.push_back({index_, {workload_.topic, p}, b.offset, b.writer, b.record, 1, 0, generation_, incarnation()});
     }
     next_poll_partition_ = state.buffer.empty() ? p + 1 : p;  // a partition not drained goes on next time
@@ -302,6 +315,7 @@ void Consumer::finished_processing() {
   app_ = AppState::Polling;
   in_process_.clear();
   next_to_process_ = 0;
+  if (output_ && workload_.commit == CommitStrategy::Transactional && transaction_may_go_on()) return wake_app();
   if (output_ && (workload_.commit == CommitStrategy::Transactional || workload_.commit == CommitStrategy::SyncAfterProcess)) {
     return end_transform_batch();
   }
@@ -313,6 +327,22 @@ void Consumer::finished_processing() {
     case CommitStrategy::SyncBeforeProcess: break;
   }
   wake_app();
+}
+
+// The open transaction takes the next poll's records too, unless it is full,
+// old enough, or a rebalance is coming (it must end before partitions move).
+bool Consumer::transaction_may_go_on() const {
+  if (workload_.records_per_transaction == 0 && workload_.commit_interval == 0) return false;
+  if (rejoin_needed_ || new_assignment_ || member_ != MemberState::Stable || close_requested_) return false;
+  const bool full = workload_.records_per_transaction > 0 && txn_records_ >= workload_.records_per_transaction;
+  const bool old = workload_.commit_interval > 0 && now() - txn_started_ >= workload_.commit_interval;
+  return !full && !old;
+}
+
+void Consumer::forget_transaction() {
+  poll_offsets_.clear();
+  txn_records_ = 0;
+  txn_started_ = kNever;
 }
 
 // Consume-transform-produce, after a poll's records: with transactions, the
@@ -334,6 +364,7 @@ void Consumer::end_transform_batch() {
   // happened to the partitions meanwhile): the group coordinator fences a stale member on them.
   std::vector<CommittedOffset> offsets;
   for (const auto& [p, o] : poll_offsets_) offsets.push_back(o);
+  forget_transaction();
   auto finished = [this, process, offsets, generation = generation_](bool committed) {
     if (incarnation() != process || app_ != AppState::Committing) return;
     for (const CommittedOffset& o : offsets) {
@@ -356,6 +387,7 @@ void Consumer::end_transform_batch() {
 
 // After an aborted transaction: read again from the group's committed offsets.
 void Consumer::rewind_to_committed() {
+  forget_transaction();
   for (auto& [p, state] : partitions_) {
     state.position_state = PositionState::Unknown;
     state.buffer.clear();

@@ -85,6 +85,10 @@ struct ConsumerWorkload {
   // sendOffsetsToTransaction with the consumer's group metadata (KIP-447, Kafka 2.5+);
   // false: the older API with only the group id, which cannot fence a zombie member.
   bool send_group_metadata = true;
+  // A transaction commits after this many records or this much time (as Kafka
+  // Streams' commit.interval.ms), whichever comes first; 0 and 0: after every poll.
+  std::uint64_t records_per_transaction = 0;
+  SimTime commit_interval = 0;
 };
 
 class Consumer final : public KafkaClient {
@@ -134,6 +138,8 @@ class Consumer final : public KafkaClient {
   void on_pause() override;
   void on_resume() override;
   void end_transform_batch();
+  bool transaction_may_go_on() const;
+  void forget_transaction();
   void rewind_to_committed();
   void on_message(ConnectionId connection, MessagePtr message) override;
   void on_connection_closed(ConnectionId connection) override;
@@ -222,7 +228,9 @@ class Consumer final : public KafkaClient {
   std::vector<ProcessedRecord> in_process_;  // this poll's records, processed one after another
   std::size_t next_to_process_ = 0;
   std::int32_t next_poll_partition_ = 0;  // where the next poll starts collecting
-  std::map<std::int32_t, CommittedOffset> poll_offsets_;  // the positions after this poll's records
+  std::map<std::int32_t, CommittedOffset> poll_offsets_;  // the positions after the open transaction's records
+  std::uint64_t txn_records_ = 0;                          // records processed in the open transaction
+  SimTime txn_started_ = kNever;
   SimTime last_poll_ = 0;
   SimTime next_auto_commit_ = 0;
   std::int64_t offset_fetch_correlation_ = -1;

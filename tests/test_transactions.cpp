@@ -177,3 +177,21 @@ TEST_CASE("eos-transform without group metadata (before KIP-447): evicted zombie
   }
   CHECK(seeds_with_duplicates >= 3);  // with the group metadata: never (the 200-seed test above)
 }
+
+TEST_CASE("eos-transform with transactions spanning polls (commit interval): still exactly-once, over 50 seeds",
+          "[scenarios][transactions]") {
+  std::uint64_t committed = 0;
+  for (std::uint64_t seed = 1; seed <= 50; ++seed) {
+    const auto run = run_scenario("eos-transform", seed,
+                                  {"consumers.0.transform.commit_interval=200ms",
+                                   "consumers.0.transform.records_per_transaction=1000"});
+    INFO("seed " << seed);
+    const auto& enricher = group_named(run, "enricher");
+    CHECK(run.status == ksim::app::kExitOk);
+    CHECK(enricher["output"]["missing"] == 0);
+    CHECK(enricher["output"]["duplicates"] == 0);
+    committed += run.report["transactions"]["committed"].get<std::uint64_t>();
+  }
+  // Fewer, larger transactions than one per poll (the 200-seed run above commits far more per seed).
+  CHECK(committed < 50 * 150);
+}

@@ -17,10 +17,14 @@ Cluster::Cluster(const Scenario& scenario, const RunOptions& options)
   if (scenario.kafka) spawn_kafka();
   if (scenario.rpc) spawn_rpc();
   register_disk_faults();
+  for (NodeId n = 0; n < sim_->node_count(); ++n) {
+    assert(sim_->node(n).name() == placements_[n].name && "nodes are spawned in placement order");
+  }
   if (controller_) controller_->start();  // brokers register with it as they start
   for (NodeId n = 0; n < sim_->node_count(); ++n) {
     if (sim_->node(n).state() != NodeState::Crashed) continue;
     const SimTime start = start_time(n);
+    if (start == kNever) continue;
     if (start == 0) {
       sim_->node(n).start();
     } else {
@@ -55,6 +59,36 @@ Topology Cluster::build_topology() const {
   return topology;
 }
 
+// EOS-v1: for consumer i, a producer per input partition p, with transactional.id's
+// {partition} = p and {name} = the consumer's name.
+void Cluster::spawn_task_producers(const KafkaSpec::ConsumerGroup& group, std::size_t first_consumer,
+                                   std::uint32_t& index, const std::shared_ptr<models::ClusterDirectory>& directory) {
+  const std::int32_t partitions = directory->topics[static_cast<std::size_t>(group.workload.topic)].partitions;
+  for (int i = 0; i < group.nodes.count; ++i) {
+    std::vector<models::Producer*> tasks;
+    for (std::int32_t p = 0; p < partitions; ++p) {
+      const std::string name = group.name + "-producer-" + std::to_string(i) + "-" + std::to_string(p);
+      models::ProducerConfig config = *group.transform;
+      const auto replace = [&](std::string_view key, const std::string& value) {
+        const auto at = config.transactional_id.find(key);
+        if (at != std::string::npos) config.transactional_id.replace(at, key.size(), value);
+      };
+      replace("{partition}", std::to_string(p));
+      replace("{name}", group.name + "-" + std::to_string(i));
+      models::ProducerWorkload workload;
+      workload.topic = group.workload.output_topic;
+      workload.external = true;
+      workload.stop = 0;
+      auto& producer =
+          sim_->spawn<models::Producer>(name, *sim_->topology().find(name), index++, config, workload, directory, history_);
+      producers_.push_back(&producer);
+      transform_producers_.push_back(&producer);
+      tasks.push_back(&producer);
+    }
+    consumers_[first_consumer + static_cast<std::size_t>(i)]->set_task_producers(std::move(tasks));
+  }
+}
+
 // When a node starts: consumer entries may start later than the rest, and a
 // transactional producer's application calls initTransactions() when it starts sending.
 SimTime Cluster::start_time(NodeId node) const {
@@ -64,6 +98,10 @@ SimTime Cluster::start_time(NodeId node) const {
   }
   for (const auto& group : scenario_.kafka->producers) {
     if (placements_[node].group == group.name && !group.config.transactional_id.empty()) return group.workload.start;
+  }
+  for (const auto& group : scenario_.kafka->consumers) {
+    // EOS-v1 task producers start when their consumer is assigned the partition.
+    if (group.producer_per_partition && placements_[node].group == group.name + "-producer") return kNever;
   }
   return 0;
 }
@@ -159,7 +197,9 @@ void Cluster::spawn_kafka() {
     }
   }
   std::uint32_t consumer_index = 0;
+  std::vector<std::size_t> first_consumer;  // of each consumer entry
   for (const auto& group : kafka.consumers) {
+    first_consumer.push_back(consumers_.size());
     for (const auto& p : placements_) {
       if (p.group != group.name) continue;
       models::ConsumerConfig config = group.config;
@@ -170,7 +210,15 @@ void Cluster::spawn_kafka() {
       consumers_.push_back(&sim_->spawn<models::Consumer>(p.name, *sim_->topology().find(p.name), consumer_index++,
                                                           config, group.workload, directory, consumption_));
     }
+  }
+  // The transform applications' producers come after every consumer, as node_placements lists them.
+  for (std::size_t g = 0; g < kafka.consumers.size(); ++g) {
+    const auto& group = kafka.consumers[g];
     if (!group.transform) continue;
+    if (group.producer_per_partition) {
+      spawn_task_producers(group, first_consumer[g], index, directory);
+      continue;
+    }
     // Each consumer's producer: the same application, writing the outputs.
     for (const auto& p : placements_) {
       if (p.group != group.name + "-producer") continue;
@@ -185,8 +233,7 @@ void Cluster::spawn_kafka() {
                                                      directory, history_);
       producers_.push_back(&producer);
       transform_producers_.push_back(&producer);
-      consumers_[consumers_.size() - static_cast<std::size_t>(group.nodes.count) + static_cast<std::size_t>(p.index)]
-          ->set_output(&producer);
+      consumers_[first_consumer[g] + static_cast<std::size_t>(p.index)]->set_output(&producer);
     }
   }
 }

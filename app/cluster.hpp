@@ -73,6 +73,8 @@ class Cluster {
   SimTime start_time(NodeId node) const;
   models::TopicSpec offsets_topic() const;
   models::TopicSpec transaction_topic() const;
+  void spawn_task_producers(const KafkaSpec::ConsumerGroup& group, std::size_t first_consumer, std::uint32_t& index,
+                            const std::shared_ptr<models::ClusterDirectory>& directory);
   void spawn_kafka();
   void spawn_rpc();
   void register_disk_faults();

@@ -344,7 +344,19 @@ std::vector<NodePlacement> node_placements(const Scenario& scenario) {
     for (const auto& p : scenario.kafka->producers) add_group(p.nodes, p.name, p.name + "-");
     for (const auto& c : scenario.kafka->consumers) add_group(c.nodes, c.name, c.name + "-");
     for (const auto& c : scenario.kafka->consumers) {
-      if (c.transform) add_group(c.nodes, c.name + "-producer", c.name + "-producer-");
+      if (!c.transform) continue;
+      if (!c.producer_per_partition) {
+        add_group(c.nodes, c.name + "-producer", c.name + "-producer-");
+        continue;
+      }
+      const std::int32_t partitions = scenario.kafka->topics[static_cast<std::size_t>(c.workload.topic)].partitions;
+      for (int i = 0; i < c.nodes.count; ++i) {
+        const std::string rack = c.nodes.rack ? *c.nodes.rack : racks[static_cast<std::size_t>(i) % racks.size()];
+        for (std::int32_t p = 0; p < partitions; ++p) {
+          nodes.push_back({c.name + "-producer-" + std::to_string(i) + "-" + std::to_string(p), c.name + "-producer", rack,
+                           i * partitions + p});
+        }
+      }
     }
   }
   if (scenario.rpc) {
@@ -367,7 +379,8 @@ std::vector<std::string> target_names(const Scenario& scenario) {
       if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
     }
     for (const auto& p : scenario.kafka->producers) {
-      if (p.config.transactional_id.empty() || p.config.transactional_id.find("{name}") != std::string::npos) continue;
+      const std::string& id = p.config.transactional_id;
+      if (id.empty() || id.find("{name}") != std::string::npos || id.find("{partition}") != std::string::npos) continue;
       const std::string name = "txn-coordinator:" + p.config.transactional_id;
       if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
     }

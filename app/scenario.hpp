@@ -72,6 +72,7 @@ struct KafkaSpec {
     SimTime start = 0;  // when these consumers start
     // Consume-transform-produce: each consumer's own producer (nodes NAME-producer-i, one per consumer).
     std::optional<models::ProducerConfig> transform;
+    bool producer_per_partition = false;  // EOS-v1: nodes NAME-producer-i-p, one per input partition p
   };
   std::vector<ConsumerGroup> consumers;
 };

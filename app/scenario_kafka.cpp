@@ -316,14 +316,18 @@ KafkaSpec::ConsumerGroup read_consumer(MapReader in, const std::vector<models::T
     group.workload.output_topic = read_topic_index(transform, topics);
     group.workload.output_record_bytes = transform.get<Bytes>("record_size", group.workload.output_record_bytes, {1, 1ULL << 30});
     group.workload.send_group_metadata = transform.get<bool>("send_group_metadata", true);
+    group.producer_per_partition = transform.get<bool>("producer_per_partition", false);
     group.workload.records_per_transaction = transform.get<std::uint64_t>("records_per_transaction", 0, {0, 100000000});
     group.workload.commit_interval = transform.get<Duration>("commit_interval", 0);
     group.transform = read_producer_config(transform);
     if (group.workload.commit == models::CommitStrategy::Transactional && group.transform->transactional_id.empty()) {
       throw transform.error("config", "commit: transactional needs a transactional.id for the producer");
     }
-    if (!group.transform->transactional_id.empty() && group.nodes.count > 1 &&
-        group.transform->transactional_id.find("{name}") == std::string::npos) {
+    const std::string& id = group.transform->transactional_id;
+    if (group.producer_per_partition && !id.empty() && id.find("{partition}") == std::string::npos) {
+      throw transform.map("config").error("transactional.id", "a producer per partition needs {partition} in it");
+    }
+    if (!group.producer_per_partition && !id.empty() && group.nodes.count > 1 && id.find("{name}") == std::string::npos) {
       throw transform.map("config").error("transactional.id", "each instance needs its own: include {name}");
     }
   } else {

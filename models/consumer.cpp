@@ -38,7 +38,7 @@ Consumer::Consumer(Simulation& sim, std::string name, HostId host, std::uint32_t
 
 void Consumer::on_start() {
   if (incarnation() > 1) history_.consumer_events.push_back({index_, ConsumerEventKind::Restarted, now()});
-  if (output_ && output_->state() == NodeState::Crashed) output_->restart();
+  if (output_ && output_->state() == NodeState::Crashed) output_->restart();  // task producers start with their partitions
   next_auto_commit_ = now() + config_.auto_commit_interval;
   for (const std::int32_t p : workload_.partitions) own(p);
   refresh_metadata();
@@ -50,7 +50,9 @@ void Consumer::on_start() {
 // member comes back as a new member, a static one with its group.instance.id.
 void Consumer::on_crash(CrashKind kind) {
   if (kind != CrashKind::Shutdown) history_.consumer_events.push_back({index_, ConsumerEventKind::Crashed, now()});
-  if (output_ && output_->state() != NodeState::Crashed) output_->crash(kind);
+  for (Producer* p : all_outputs()) {
+    if (p->state() != NodeState::Crashed) p->crash(kind);
+  }
   forget_transaction();
   lose_all_partitions();
   forget_connections_and_metadata();
@@ -173,11 +175,15 @@ void Consumer::retry_soon() {
 
 // One process: its producer stalls with it.
 void Consumer::on_pause() {
-  if (output_ && output_->state() == NodeState::Running) output_->pause();
+  for (Producer* p : all_outputs()) {
+    if (p->state() == NodeState::Running) p->pause();
+  }
 }
 
 void Consumer::on_resume() {
-  if (output_ && output_->state() == NodeState::Paused) output_->resume();
+  for (Producer* p : all_outputs()) {
+    if (p->state() == NodeState::Paused) p->resume();
+  }
 }
 
 // ---- the application ----
@@ -196,7 +202,7 @@ void Consumer::poll() {
   if (app_ != AppState::Polling || stopped()) return;
   last_poll_ = now();
   if (close_requested_) return begin_close();
-  if (output_ && workload_.commit == CommitStrategy::Transactional && !poll_offsets_.empty() &&
+  if (transforms() && workload_.commit == CommitStrategy::Transactional && !poll_offsets_.empty() &&
       (new_assignment_ || rejoin_needed_)) {
     return end_transform_batch();  // partitions may move: the open transaction ends first
   }
@@ -210,16 +216,7 @@ void Consumer::poll() {
     if (!coordinator_ready()) find_coordinator();
     if (maybe_rejoin()) return;
   }
-  if (output_ && workload_.commit == CommitStrategy::Transactional && !output_->ready_for_transactions()) {
-    if (output_->fenced()) {
-      // As Kafka Streams does: a fenced producer is closed and a new one
-      // created (initTransactions again), and processing goes back to the
-      // committed offsets.
-      sim().trace().record(now(), name(), "consumer.new_producer");
-      output_->crash(CrashKind::Shutdown);
-      output_->restart();
-      rewind_to_committed();
-    }
+  if (transforms() && workload_.commit == CommitStrategy::Transactional && !outputs_ready()) {
     set_timer(config_.retry_backoff, [this] { wake_app(); });  // initTransactions() has not returned yet
     return;
   }
@@ -228,7 +225,7 @@ void Consumer::poll() {
   send_fetches();
   if (!take_records()) {
     // Nothing new: an open transaction still ends when its time is up.
-    if (output_ && workload_.commit == CommitStrategy::Transactional && !poll_offsets_.empty()) {
+    if (transforms() && workload_.commit == CommitStrategy::Transactional && !poll_offsets_.empty()) {
       if (!transaction_may_go_on()) return end_transform_batch();
       set_timer(txn_started_ + workload_.commit_interval - now(), [this] { wake_app(); });
     }
@@ -291,9 +288,9 @@ void Consumer::process_next() {
 void Consumer::record_processed() {
   const ProcessedRecord& record = in_process_[next_to_process_++];
   ++processed_;
-  if (output_) {
+  if (transforms()) {
     const std::int32_t partitions = directory().topics[static_cast<std::size_t>(workload_.output_topic)].partitions;
-    output_->send_output({workload_.output_topic, record.partition.partition % partitions}, workload_.output_record_bytes,
+    output_for(record.partition.partition)->send_output({workload_.output_topic, record.partition.partition % partitions}, workload_.output_record_bytes,
                          {record.writer, record.partition, record.record});
   }
   if (!history_.processed.empty()) {
@@ -315,8 +312,8 @@ void Consumer::finished_processing() {
   app_ = AppState::Polling;
   in_process_.clear();
   next_to_process_ = 0;
-  if (output_ && workload_.commit == CommitStrategy::Transactional && transaction_may_go_on()) return wake_app();
-  if (output_ && (workload_.commit == CommitStrategy::Transactional || workload_.commit == CommitStrategy::SyncAfterProcess)) {
+  if (transforms() && workload_.commit == CommitStrategy::Transactional && transaction_may_go_on()) return wake_app();
+  if (transforms() && (workload_.commit == CommitStrategy::Transactional || workload_.commit == CommitStrategy::SyncAfterProcess)) {
     return end_transform_batch();
   }
   switch (workload_.commit) {
@@ -375,6 +372,7 @@ void Consumer::end_transform_batch() {
     app_ = AppState::Polling;
     wake_app();
   };
+  if (!task_producers_.empty()) return end_task_transactions(offsets, finished);
   if (workload_.send_group_metadata && group_mode_ && generation_ < 0) {
     // The member lost its generation (evicted, or it left): its partitions are
     // lost, so the transaction aborts (Kafka Streams' onPartitionsLost).
@@ -383,6 +381,47 @@ void Consumer::end_transform_batch() {
   output_->send_offsets_to_transaction(config_.group_id, workload_.send_group_metadata ? identity() : MemberIdentity{},
                                        offsets);
   output_->commit_transaction(finished);
+}
+
+std::vector<Producer*> Consumer::all_outputs() const {
+  std::vector<Producer*> all = task_producers_;
+  if (output_) all.push_back(output_);
+  return all;
+}
+
+// initTransactions() has returned for every producer the owned partitions use.
+// A fenced one is closed and made again, as Kafka Streams does (for a task
+// producer, the partition has most likely moved: the member rejoins).
+bool Consumer::outputs_ready() {
+  bool ready = true;
+  for (const auto& [p, state] : partitions_) {
+    Producer* producer = output_for(p);
+    if (producer->fenced()) {
+      sim().trace().record(now(), name(), "consumer.new_producer", {{"partition", p}});
+      producer->crash(CrashKind::Shutdown);
+      producer->restart();
+      rewind_to_committed();
+      if (!task_producers_.empty()) request_rejoin("a task producer was fenced");
+    }
+    ready &= producer->ready_for_transactions();
+  }
+  return ready;
+}
+
+// EOS-v1: each partition's producer commits its outputs with that partition's
+// offset (no group metadata: the producer's epoch does the fencing).
+void Consumer::end_task_transactions(std::vector<CommittedOffset> offsets, std::function<void(bool)> finished) {
+  auto left = std::make_shared<std::size_t>(offsets.size());
+  auto all_committed = std::make_shared<bool>(true);
+  for (const CommittedOffset& o : offsets) {
+    Producer* producer = output_for(o.partition.partition);
+    producer->send_offsets_to_transaction(config_.group_id, MemberIdentity{}, {o});
+    producer->commit_transaction([left, all_committed, finished](bool committed) {
+      *all_committed = *all_committed && committed;
+      if (--*left == 0) finished(*all_committed);
+    });
+  }
+  if (offsets.empty()) finished(true);
 }
 
 // After an aborted transaction: read again from the group's committed offsets.
@@ -405,11 +444,16 @@ void Consumer::arm_poll_timer() {
 
 void Consumer::own(std::int32_t partition) {
   partitions_[partition] = PartitionState{};
+  if (!task_producers_.empty()) task_producers_[static_cast<std::size_t>(partition)]->restart();  // initTransactions()
   history_.ownership.push_back({index_, {workload_.topic, partition}, true, now()});
 }
 
 void Consumer::disown(std::int32_t partition, bool lost) {
   if (partitions_.erase(partition) == 0) return;
+  if (!task_producers_.empty()) {  // the task is closed with its producer
+    Producer* producer = task_producers_[static_cast<std::size_t>(partition)];
+    if (producer->state() != NodeState::Crashed) producer->crash(CrashKind::Shutdown);
+  }
   history_.ownership.push_back({index_, {workload_.topic, partition}, false, now()});
   sim().trace().record(now(), name(), lost ? "consumer.partition_lost" : "consumer.partition_revoked",
                        {{"partition", partition}});

@@ -101,6 +101,9 @@ class Consumer final : public KafkaClient {
   bool in_group() const { return group_mode_; }
   // The application's producer (the same process: it crashes, pauses and restarts with the consumer).
   void set_output(Producer* producer) { output_ = producer; }
+  // EOS-v1 (Kafka Streams before KIP-447): a producer per input partition, created when
+  // the partition is assigned (initTransactions fences the previous owner's), closed when it goes.
+  void set_task_producers(std::vector<Producer*> producers) { task_producers_ = std::move(producers); }
 
  private:
   enum class PositionState { Unknown, FetchingCommitted, NeedsReset, Resetting, NeedsValidation, Validating, Valid };
@@ -215,6 +218,14 @@ class Consumer final : public KafkaClient {
   ConsumerWorkload workload_;
   ConsumptionHistory& history_;
   Producer* output_ = nullptr;
+  std::vector<Producer*> task_producers_;  // EOS-v1: by input partition
+  bool transforms() const { return output_ || !task_producers_.empty(); }
+  Producer* output_for(std::int32_t partition) const {
+    return task_producers_.empty() ? output_ : task_producers_[static_cast<std::size_t>(partition)];
+  }
+  std::vector<Producer*> all_outputs() const;
+  bool outputs_ready();
+  void end_task_transactions(std::vector<CommittedOffset> offsets, std::function<void(bool)> finished);
   bool group_mode_;
   RebalanceProtocol protocol_kind_;  // from partition.assignment.strategy (KIP-429)
   std::uint64_t processed_ = 0;

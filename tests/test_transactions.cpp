@@ -195,3 +195,30 @@ TEST_CASE("eos-transform with transactions spanning polls (commit interval): sti
   // Fewer, larger transactions than one per poll (the 200-seed run above commits far more per seed).
   CHECK(committed < 50 * 150);
 }
+
+TEST_CASE("txn-zombie in a consume-transform-produce application (EOS-v1): a stable transactional.id fences the "
+          "zombie and one per instance lets it commit duplicates",
+          "[scenarios][transactions]") {
+  // EOS-v1: a producer per input partition, created when the partition is assigned; no group metadata.
+  const auto run = [](std::uint64_t seed, const std::string& transactional_id) {
+    return run_scenario("eos-transform", seed,
+                        {"consumers.0.transform.producer_per_partition=true",
+                         "consumers.0.transform.config[transactional.id]=" + transactional_id,
+                         "nemesis.pause.rate=0.25/s"});  // more instances paused past their session: more zombies
+  };
+  std::uint64_t fenced = 0;
+  int seeds_with_duplicates = 0;
+  for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+    INFO("seed " << seed);
+    const auto stable = run(seed, "enricher-{partition}");  // the partition's next owner has the same id
+    CHECK(group_named(stable, "enricher")["output"]["duplicates"] == 0);
+    CHECK(group_named(stable, "enricher")["output"]["missing"] == 0);
+    fenced += stable.report["transactions"]["fenced"].get<std::uint64_t>();
+    const auto unstable = run(seed, "enricher-{name}-{partition}");  // a new id with every instance
+    CHECK(group_named(unstable, "enricher")["output"]["missing"] == 0);
+    CHECK(unstable.report["transactions"]["fenced"] == 0);
+    seeds_with_duplicates += group_named(unstable, "enricher")["output"]["duplicates"].get<int>() > 0 ? 1 : 0;
+  }
+  CHECK(fenced > 0);                  // the stable ids did fence zombies
+  CHECK(seeds_with_duplicates >= 3);  // the unstable ones let them commit
+}

@@ -20,7 +20,8 @@
 // sync or async). Rebalance callbacks run inside poll(), as in Kafka.
 //
 // Files: consumer.cpp (application loop, positions, fetching),
-// consumer_group.cpp (membership), consumer_commit.cpp (offset commits).
+// consumer_group.cpp (membership), consumer_commit.cpp (offset commits),
+// consumer_transform.cpp (the consume-transform-produce application).
 #include <deque>
 #include <map>
 #include <memory>

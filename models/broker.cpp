@@ -23,6 +23,7 @@ Broker::Broker(Simulation& sim, std::string name, HostId host, BrokerId id, Brok
     txn_coordinator_ = std::make_unique<TxnCoordinator>(static_cast<TxnCoordinatorHost&>(*this),
                                                         config_.transaction_coordinator, *directory_->coordinator_records);
   }
+  start_threads();
 }
 
 Broker::~Broker() = default;
@@ -94,6 +95,7 @@ void Broker::on_crash(CrashKind kind) {
   broker_links_.clear();
   broker_requests_.clear();
   for (auto& [tp, r] : replicas_) r.verified.clear();
+  reset_threads();
 }
 
 // Controlled shutdown: the broker tells the controller in its heartbeats,
@@ -136,6 +138,7 @@ void Broker::heartbeat_tick() {
 }
 
 void Broker::on_connection_closed(ConnectionId connection) {
+  channel_closed(connection);
   broker_link_closed(connection);
   if (controller_connected_ && connection == controller_connection_) {
     controller_connected_ = false;
@@ -153,7 +156,7 @@ void Broker::on_connection_closed(ConnectionId connection) {
   }
 }
 
-void Broker::on_message(ConnectionId connection, MessagePtr message) {
+void Broker::dispatch(ConnectionId connection, MessagePtr message) {
   Message* m = message.get();
   if (dynamic_cast<ProduceRequest*>(m)) {
     handle_produce(connection, std::unique_ptr<ProduceRequest>(static_cast<ProduceRequest*>(message.release())));
@@ -334,7 +337,8 @@ void Broker::take_log_dir_offline(std::size_t index, std::string_view reason) {
 
 bool Broker::write_to_disk(Replica& r, std::uint64_t bytes, std::int32_t records, SimTime& returns_at) {
   LogDir& dir = log_dirs_[r.log_dir];
-  const Disk::Write write = dir.disk.write(bytes, now());
+  const auto file = static_cast<std::uint64_t>(topic_base_[static_cast<std::size_t>(r.tp.topic)] + r.tp.partition);
+  const Disk::Write write = dir.disk.write(bytes, now(), file);
   switch (write.status) {
     case Disk::Status::Ok: break;
     case Disk::Status::Full: take_log_dir_offline(r.log_dir, "disk full"); return false;

@@ -10,6 +10,7 @@
 // broker_follower.cpp (replica fetchers and truncation), broker_group.cpp
 // (hosting the group coordinator: FindCoordinator, group requests, appends
 // to __consumer_offsets).
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -24,6 +25,7 @@
 #include "models/kafka_messages.hpp"
 #include "models/partition_log.hpp"
 #include "models/producer_state.hpp"
+#include "sim/cpu.hpp"
 #include "sim/node.hpp"
 
 namespace ksim::models {
@@ -37,6 +39,17 @@ struct ClusterDirectory {
   std::int32_t offsets_topic = -1;
   std::int32_t transaction_topic = -1;  // __transaction_state (-1: none)
   std::shared_ptr<CoordinatorRecordStore> coordinator_records;
+};
+
+// CPU time a broker spent, by thread pool (all zero without a CPU model).
+struct BrokerCpuUsage {
+  int cores = 0;
+  SimTime busy_ns = 0;
+  SimTime network_threads_busy_ns = 0;
+  int network_threads = 0;
+  SimTime io_threads_busy_ns = 0;
+  int io_threads = 0;
+  SimTime other_busy_ns = 0;  // replica fetchers and the metadata thread
 };
 
 struct LogDirStats {
@@ -72,6 +85,7 @@ class Broker final : public Node, private TxnCoordinatorHost {
   Offset last_stable_offset(TopicPartition tp) const;
   std::map<ProducerId, Offset> open_transactions(TopicPartition tp) const;
   std::vector<LogDirStats> log_dir_stats() const;
+  BrokerCpuUsage cpu_usage() const;
   std::vector<TopicPartition> hosted_partitions() const;
 
  private:
@@ -167,6 +181,22 @@ class Broker final : public Node, private TxnCoordinatorHost {
   void maybe_flush(Replica& replica, SimTime& returns_at);
   void mark_durable(Replica& replica);
   const TopicSpec& topic(TopicPartition tp) const { return directory_->topics[static_cast<std::size_t>(tp.topic)]; }
+
+  // broker_threads.cpp: network threads, request handlers, muted connections
+  struct RequestChannel {
+    std::deque<MessagePtr> waiting;  // read from the socket, not yet in the broker
+    bool in_broker = false;          // a request is being handled or awaits its response (the channel is muted)
+  };
+  void start_threads();
+  void reset_threads();
+  void dispatch(ConnectionId connection, MessagePtr message);
+  void receive_as_client(ConnectionId connection, MessagePtr message);
+  void start_request(ConnectionId connection, RequestChannel& channel);
+  void handle_request(ConnectionId connection);
+  void request_done(ConnectionId connection);
+  void on_send(ConnectionId connection, const Message& message) override;
+  SimTime handler_cost(const Message& request) const;
+  void channel_closed(ConnectionId connection);
 
   // broker_produce.cpp
   // `verdicts`: after KIP-890 verification, the error for each partition that may not be written.
@@ -280,6 +310,10 @@ class Broker final : public Node, private TxnCoordinatorHost {
   std::map<BrokerId, BrokerLink> broker_links_;    // to other brokers: markers, KIP-890 verification
   std::map<std::int64_t, BrokerRequest> broker_requests_;
   std::map<std::uint64_t, CoordinatorAppend> coordinator_appends_;
+  // CPU (broker_threads.cpp): the machine's cores and the broker's threads; null without a CPU model
+  std::unique_ptr<Cpu> cpu_;
+  std::unique_ptr<ThreadPool> network_threads_, io_threads_, fetcher_threads_, metadata_thread_;
+  std::map<ConnectionId, RequestChannel> channels_;
 };
 
 }  // namespace ksim::models

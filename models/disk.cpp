@@ -6,7 +6,7 @@
 
 namespace ksim::models {
 
-Disk::Write Disk::write(std::uint64_t bytes, SimTime now) {
+Disk::Write Disk::write(std::uint64_t bytes, SimTime now, std::uint64_t file) {
   if (failed_) return {Status::Failed, now, now};
   if (full_ || used_bytes_ + bytes > spec_.capacity_bytes) return {Status::Full, now, now};
   // Dirty data already waiting for the device, in bytes.
@@ -15,7 +15,12 @@ Disk::Write Disk::write(std::uint64_t bytes, SimTime now) {
   const double over_limit = backlog_bytes + static_cast<double>(bytes) - static_cast<double>(spec_.dirty_limit_bytes);
   const SimTime returns_at = over_limit > 0 ? now + static_cast<SimTime>(std::ceil(over_limit / bytes_per_ns())) : now;
 
-  const SimTime service = spec_.write_latency + static_cast<SimTime>(std::ceil(static_cast<double>(bytes) / bytes_per_ns()));
+  SimTime service = spec_.write_latency + static_cast<SimTime>(std::ceil(static_cast<double>(bytes) / bytes_per_ns()));
+  if (spec_.seek_time > 0 && file != last_file_) {
+    service += spec_.seek_time;
+    ++seeks_;
+  }
+  last_file_ = file;
   device_free_at_ = std::max(now, device_free_at_) + service;
   busy_ns_ += service;
   used_bytes_ += bytes;

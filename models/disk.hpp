@@ -6,6 +6,10 @@
 // writes back in FIFO order at its bandwidth after a per-write latency. A
 // write is durable once written back and at most `writeback_delay` after it
 // was made (Linux's vm.dirty_expire_centisecs, 30s), or when fsync'd.
+// A hard disk also pays a seek whenever the write-back moves from one file
+// to another: many partitions on one spindle interleave their appends.
+// (Simplification: Linux's per-inode write-back and the I/O elevator would
+// merge some of them; every switch costs a full seek here.)
 #include <cstdint>
 
 #include "sim/time.hpp"
@@ -16,7 +20,8 @@ struct DiskSpec {
   std::uint64_t capacity_bytes = 1ULL << 40;       // 1 TiB
   double write_bytes_per_s = 500e6;                // sequential write bandwidth
   double read_bytes_per_s = 1000e6;                // sequential read bandwidth (reads are served by the page cache today)
-  SimTime write_latency = microseconds(50);        // per write: SSD access (an HDD seek is ~8ms)
+  SimTime write_latency = microseconds(50);        // per write: SSD access, or an HDD's controller overhead
+  SimTime seek_time = 0;                           // per switch between files: an HDD's seek plus rotation (~8ms)
   std::uint64_t dirty_limit_bytes = 1ULL << 30;    // page cache dirty data before writers wait
   SimTime writeback_delay = seconds(30);           // vm.dirty_expire_centisecs
 };
@@ -31,7 +36,8 @@ class Disk {
     SimTime returns_at = 0;  // when the append call returns
     SimTime durable_at = 0;  // when it survives a power loss without fsync
   };
-  Write write(std::uint64_t bytes, SimTime now);
+  // `file` identifies the file appended to (a partition), for seeks.
+  Write write(std::uint64_t bytes, SimTime now, std::uint64_t file = 0);
   // fsync of everything written so far: when it completes.
   SimTime flush(SimTime now);
   void release(std::uint64_t bytes);  // a replica deleted
@@ -44,6 +50,7 @@ class Disk {
   const DiskSpec& spec() const { return spec_; }
   std::uint64_t used_bytes() const { return used_bytes_; }
   std::uint64_t bytes_written() const { return bytes_written_; }
+  std::uint64_t seeks() const { return seeks_; }
   SimTime busy_ns() const { return busy_ns_; }
 
  private:
@@ -57,6 +64,8 @@ class Disk {
   std::uint64_t used_bytes_ = 0;
   std::uint64_t bytes_written_ = 0;
   SimTime busy_ns_ = 0;
+  std::uint64_t last_file_ = 0;
+  std::uint64_t seeks_ = 0;
 };
 
 }  // namespace ksim::models

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "models/cpu_costs.hpp"
 #include "models/disk.hpp"
 #include "models/kafka_types.hpp"
 
@@ -61,6 +62,9 @@ struct BrokerConfig {
   // KIP-890 part 1: a partition leader checks with the transaction
   // coordinator before it lets a transactional write open a transaction.
   bool transaction_partition_verification_enable = true;  // transaction.partition.verification.enable
+  BrokerThreading threading;
+  BrokerCpuCosts cpu_costs;
+  std::uint64_t page_cache_bytes = 0;  // memory left to the page cache (0: every read is served from it)
 };
 
 struct ControllerConfig {

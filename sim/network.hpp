@@ -45,6 +45,7 @@ class Network {
   void close(ConnectionId connection, NodeId by);
   bool is_open(ConnectionId connection) const { return connections_[connection].open; }
   NodeId peer_of(ConnectionId connection, NodeId self) const;
+  NodeId server_of(ConnectionId connection) const { return connections_[connection].directions[0].to; }
   void reset_connections_of(NodeId node);
 
   NetworkFaults& faults() { return faults_; }

@@ -132,8 +132,10 @@ void Node::deliver_connection_closed(ConnectionId connection) {
 
 ConnectionId Node::connect(NodeId peer) { return sim_.network().connect(id_, peer); }
 bool Node::send(ConnectionId connection, MessagePtr message) {
+  on_send(connection, *message);
   return sim_.network().send(connection, id_, std::move(message));
 }
+bool Node::accepted(ConnectionId connection) const { return sim_.network().server_of(connection) == id_; }
 void Node::close(ConnectionId connection) { sim_.network().close(connection, id_); }
 
 }  // namespace ksim

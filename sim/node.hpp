@@ -67,6 +67,7 @@ class Node {
 
   ConnectionId connect(NodeId peer);
   bool send(ConnectionId connection, MessagePtr message);
+  bool accepted(ConnectionId connection) const;  // this node is the connection's server side
   void close(ConnectionId connection);
 
   virtual void on_start() {}     // first start and every restart
@@ -76,6 +77,8 @@ class Node {
   virtual void on_resume() {}
   virtual void on_message(ConnectionId /*connection*/, MessagePtr /*message*/) {}
   virtual void on_connection_closed(ConnectionId /*connection*/) {}
+  // Every message the node sends passes here first (a server's response path, say).
+  virtual void on_send(ConnectionId /*connection*/, const Message& /*message*/) {}
   // Around every handler the node runs (message, timer, closed connection, start).
   virtual void before_event() {}
   virtual void after_event() {}

@@ -47,8 +47,9 @@ LinkSpec read_link(MapReader in, LinkSpec spec) {
   return spec;
 }
 
-NetworkSpec read_network(MapReader in) {
+NetworkSpec read_network(MapReader in, const std::optional<HardwareProfile>& profile) {
   NetworkSpec net;
+  if (profile) net.host_link.bandwidth_bytes_per_s = profile->nic_bytes_per_s;
   net.racks = read_names(in, "racks", net.racks);
   net.host_link = read_link(in.map("host_link"), net.host_link);
   net.spine_link = read_link(in.map("spine_link"), net.spine_link);
@@ -304,13 +305,14 @@ Scenario read_scenario(const config::Document& document) {
   s.seed = root.get<std::uint64_t>("seed", s.seed);
   s.duration = root.get<Duration>("duration", s.duration, {1, kNever / 2});
   s.drain = root.get<Duration>("drain", s.drain);
-  s.network = read_network(root.map("network"));
+  s.profile = read_profile(root, s.file);
+  s.network = read_network(root.map("network"), s.profile);
   if (root.has("rpc")) {
     s.rpc = read_rpc(root.map("rpc"), s.network.racks);
   } else {
     root.ignore("rpc");
   }
-  s.kafka = read_kafka(root, s.network.racks);
+  s.kafka = read_kafka(root, s.network.racks, s.profile);
   check_explicit_links(s);
   KnownNames known{target_names(s), link_names(s), {}};
   if (s.kafka) {

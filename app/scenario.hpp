@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "app/profile.hpp"
 #include "models/consumer.hpp"
 #include "models/kafka_config.hpp"
 #include "models/producer.hpp"
@@ -145,6 +146,7 @@ struct Scenario {
   std::uint64_t seed = 1;
   SimTime duration = seconds(10);
   SimTime drain = seconds(30);  // after `duration`: producers stop, in-flight work settles
+  std::optional<HardwareProfile> profile;  // the machines, when the scenario names a profile
   NetworkSpec network;
   std::optional<RpcSpec> rpc;
   std::optional<KafkaSpec> kafka;
@@ -156,7 +158,8 @@ struct Scenario {
 // Reads and validates the whole document; throws config::ConfigError.
 Scenario read_scenario(const config::Document& document);
 // The Kafka sections (scenario_kafka.cpp).
-std::optional<KafkaSpec> read_kafka(config::MapReader& root, const std::vector<std::string>& racks);
+std::optional<KafkaSpec> read_kafka(config::MapReader& root, const std::vector<std::string>& racks,
+                                    const std::optional<HardwareProfile>& profile);
 CountExpectation read_count_expectation(config::MapReader& in, std::string_view key);
 NodeGroupSpec read_group(config::MapReader& in, NodeGroupSpec group, const std::vector<std::string>& racks);
 

@@ -25,10 +25,25 @@ models::DiskSpec read_disk(MapReader in, models::DiskSpec disk) {
   return disk;
 }
 
-std::vector<models::LogDirSpec> read_log_dirs(MapReader& brokers) {
-  const models::DiskSpec defaults = read_disk(brokers.map("disk"), {});
+// A profile's disks: a log dir per disk (JBOD), or one over all of them (RAID-0 stripes their bandwidth).
+std::vector<models::LogDirSpec> profile_log_dirs(const HardwareProfile& p, const models::DiskSpec& disk) {
+  if (!p.raid) {
+    std::vector<models::LogDirSpec> dirs;
+    for (int i = 0; i < p.disk_count; ++i) dirs.push_back({"/data/" + std::to_string(i), disk});
+    return dirs;
+  }
+  models::DiskSpec striped = disk;
+  striped.write_bytes_per_s *= p.disk_count;
+  striped.read_bytes_per_s *= p.disk_count;
+  striped.capacity_bytes *= static_cast<std::uint64_t>(p.disk_count);
+  return {{"/data/0", striped}};
+}
+
+std::vector<models::LogDirSpec> read_log_dirs(MapReader& brokers, const std::optional<HardwareProfile>& profile) {
+  const models::DiskSpec defaults = read_disk(brokers.map("disk"), profile ? profile->disk : models::DiskSpec{});
   if (!brokers.has("log_dirs")) {
     brokers.ignore("log_dirs");
+    if (profile) return profile_log_dirs(*profile, defaults);
     return {{"/data/0", defaults}};
   }
   ListReader list = brokers.list("log_dirs");
@@ -73,10 +88,24 @@ void read_txn_coordinator_config(MapReader& in, models::BrokerConfig& c) {
       in.get<bool>("transaction.partition.verification.enable", c.transaction_partition_verification_enable);
 }
 
+// The machine: threads and CPU costs, page cache (Kafka's num.network.threads
+// and num.io.threads in brokers.config win over the profile's).
+void read_broker_machine(MapReader& in, const std::optional<HardwareProfile>& profile, models::BrokerConfig& c) {
+  if (profile) {
+    c.threading = profile->threads;
+    c.cpu_costs = profile->broker_costs;
+    c.page_cache_bytes = profile->page_cache_bytes();
+  }
+  c.threading.num_network_threads = in.get<int>("num.network.threads", c.threading.num_network_threads, {1, 256});
+  c.threading.num_io_threads = in.get<int>("num.io.threads", c.threading.num_io_threads, {1, 256});
+}
+
 models::BrokerConfig read_broker_config(MapReader& brokers, TopicDefaults& topic_defaults,
-                                        models::ControllerConfig& controller) {
+                                        models::ControllerConfig& controller,
+                                        const std::optional<HardwareProfile>& profile) {
   models::BrokerConfig c;
   MapReader in = brokers.map("config");
+  read_broker_machine(in, profile, c);
   c.replica_lag_time_max = in.get<Duration>("replica.lag.time.max.ms", c.replica_lag_time_max, {1, kNever});
   c.num_replica_fetchers = in.get<int>("num.replica.fetchers", c.num_replica_fetchers, {1, 64});
   c.replica_fetch_max_bytes = in.get<Bytes>("replica.fetch.max.bytes", c.replica_fetch_max_bytes, {1, 1ULL << 31});
@@ -97,7 +126,7 @@ models::BrokerConfig read_broker_config(MapReader& brokers, TopicDefaults& topic
   read_group_coordinator_config(in, c.group_coordinator);
   read_txn_coordinator_config(in, c);
   c.truncate_to_high_watermark = brokers.get<bool>("truncate_to_high_watermark", false);
-  c.log_dirs = read_log_dirs(brokers);
+  c.log_dirs = read_log_dirs(brokers, profile);
   return c;
 }
 
@@ -204,7 +233,9 @@ std::int32_t read_topic_index(MapReader& in, const std::vector<models::TopicSpec
 models::ProducerWorkload read_workload(MapReader& in, const std::vector<models::TopicSpec>& topics) {
   models::ProducerWorkload w;
   w.topic = read_topic_index(in, topics);
-  w.rate_per_s = in.get<Rate>("rate", w.rate_per_s, {1e-6, 1e9});
+  // rate: max is a closed loop (kafka-producer-perf-test --throughput -1).
+  w.closed_loop = in.has("rate") && !in.has_map("rate") && in.get<std::string>("rate", "") == "max";
+  if (!w.closed_loop) w.rate_per_s = in.get<Rate>("rate", w.rate_per_s, {1e-6, 1e9});
   w.poisson = in.get_choice("arrival", {"poisson", "constant"}, "poisson") == "poisson";
   MapReader keys = in.map("keys");
   const std::string key_kind = keys.get_choice("distribution", {"none", "uniform", "zipf"}, "none");
@@ -346,7 +377,8 @@ KafkaSpec::ConsumerGroup read_consumer(MapReader in, const std::vector<models::T
 
 }  // namespace
 
-std::optional<KafkaSpec> read_kafka(MapReader& root, const std::vector<std::string>& racks) {
+std::optional<KafkaSpec> read_kafka(MapReader& root, const std::vector<std::string>& racks,
+                                    const std::optional<HardwareProfile>& profile) {
   if (!root.has("brokers")) {
     for (const char* key : {"brokers", "controller", "topics", "producers", "consumers"}) {
       if (root.has(key)) throw root.error(key, "needs a 'brokers' section");
@@ -358,7 +390,8 @@ std::optional<KafkaSpec> read_kafka(MapReader& root, const std::vector<std::stri
   MapReader brokers = root.map("brokers");
   kafka.brokers = read_group(brokers, kafka.brokers, racks);
   TopicDefaults topic_defaults;
-  kafka.broker = read_broker_config(brokers, topic_defaults, kafka.controller);
+  kafka.broker = read_broker_config(brokers, topic_defaults, kafka.controller, profile);
+  if (profile) kafka.controller.election_time_per_partition = profile->leader_election;
   MapReader controller = root.map("controller");
   kafka.controller_rack = controller.optional<std::string>("rack");
   kafka.controller.election_time_per_partition =
@@ -379,6 +412,10 @@ std::optional<KafkaSpec> read_kafka(MapReader& root, const std::vector<std::stri
     group.nodes = read_group(in, group.nodes, racks);
     group.config = read_producer_config(in);
     group.workload = read_workload(in, kafka.topics);
+    if (profile) group.workload.cpu = profile->client_costs;
+    if (group.workload.closed_loop && !group.workload.cpu.enabled()) {
+      throw in.error("rate", "'max' (a closed loop) needs client CPU costs: name a profile");
+    }
     for (const auto& other : kafka.producers) {
       if (other.name == group.name) throw in.error("name", "another producer group has this name");
     }
@@ -388,6 +425,7 @@ std::optional<KafkaSpec> read_kafka(MapReader& root, const std::vector<std::stri
   if (!consumers.empty() && kafka.topics.empty()) throw root.error("consumers", "need a topic to consume from");
   for (std::size_t i = 0; i < consumers.size(); ++i) {
     kafka.consumers.push_back(read_consumer(consumers.map_at(i), kafka.topics, racks));
+    if (profile) kafka.consumers.back().workload.cpu = profile->client_costs;
     for (std::size_t j = 0; j + 1 < kafka.consumers.size(); ++j) {
       if (kafka.consumers[j].name == kafka.consumers.back().name) throw consumers.error(i, "duplicate consumer name");
     }

@@ -50,14 +50,22 @@ Arrival ArrivalStream::pop() {
 
 bool ArrivalStream::draw_one() {
   if (exhausted_) return false;
-  const double mean_gap_ns = 1e9 / workload_.rate_per_s;
-  const auto gap = static_cast<SimTime>(workload_.poisson ? rng_.exponential(mean_gap_ns) : mean_gap_ns);
+  SimTime gap = 0;
+  if (!workload_.closed_loop) {
+    const double mean_gap_ns = 1e9 / workload_.rate_per_s;
+    gap = static_cast<SimTime>(workload_.poisson ? rng_.exponential(mean_gap_ns) : mean_gap_ns);
+  }
   if (last_ + gap >= workload_.stop) {
     exhausted_ = true;  // the application has stopped
     return false;
   }
-  last_ += gap;
   const std::uint64_t bytes = draw_bytes();
+  gap = std::max({gap, workload_.cpu.record_cost(bytes), SimTime{workload_.closed_loop ? 1 : 0}});  // the application thread's send() takes this long
+  if (last_ + gap >= workload_.stop) {
+    exhausted_ = true;
+    return false;
+  }
+  last_ += gap;
   const auto key = draw_key();
   const std::string key_text = key ? std::to_string(*key) : std::string();
   const std::int32_t partition =

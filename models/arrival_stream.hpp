@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "models/cpu_costs.hpp"
 #include "models/kafka_types.hpp"
 #include "models/partitioner.hpp"
 #include "sim/random.hpp"
@@ -17,6 +18,12 @@ struct ProducerWorkload {
   std::int32_t topic = 0;
   double rate_per_s = 1000;
   bool poisson = true;  // exponential gaps; false: constant gaps
+  // Closed loop, as kafka-producer-perf-test --throughput -1: the application
+  // calls send() again as soon as the last call returned, so records come as
+  // fast as its thread's CPU allows (and send() blocking on buffer.memory
+  // holds them back). Needs client CPU costs.
+  bool closed_loop = false;
+  ClientCpuCosts cpu;  // the client machine's costs: send() is never faster than these
   enum class Keys { None, Uniform, Zipf };
   Keys keys = Keys::None;
   std::uint64_t key_count = 1000;

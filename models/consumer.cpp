@@ -224,7 +224,14 @@ void Consumer::poll() {
     return commit_sync(consumed_offsets(), AfterCommit::Process);
   }
   app_ = AppState::Processing;
-  process_next();
+  // With client CPU costs, deserialising the records takes the application thread this long first.
+  const ClientCpuCosts& c = workload_.cpu;
+  const SimTime cpu = c.enabled() ? c.request + static_cast<SimTime>(in_process_.size()) * c.record +
+                                        static_cast<SimTime>(c.ns_per_byte * static_cast<double>(poll_bytes_))
+                                  : 0;
+  if (cpu == 0) return process_next();
+  cpu_ns_ += cpu;
+  set_timer(cpu, [this] { process_next(); });
 }
 
 // Up to max.poll.records, as Kafka's Fetcher collects them: the fetched
@@ -234,6 +241,7 @@ void Consumer::poll() {
 bool Consumer::take_records() {
   in_process_.clear();
   next_to_process_ = 0;
+  poll_bytes_ = 0;
   const auto limit = static_cast<std::size_t>(config_.max_poll_records);
   auto it = partitions_.lower_bound(next_poll_partition_);
   for (std::size_t visited = 0; visited < partitions_.size() && in_process_.size() < limit; ++visited, ++it) {
@@ -247,6 +255,7 @@ bool Consumer::take_records() {
       poll_offsets_[p] = {{workload_.topic, p}, b.offset + 1, b.epoch};
       if (txn_started_ == kNever) txn_started_ = now();
       ++txn_records_;
+      poll_bytes_ += b.bytes;
       in_process_.push_back({index_, {workload_.topic, p}, b.offset, b.writer, b.record, 1, 0, generation_, incarnation()});
     }
     next_poll_partition_ = state.buffer.empty() ? p + 1 : p;  // a partition not drained goes on next time
@@ -572,7 +581,8 @@ void Consumer::handle_fetch(const FetchResponse& response) {
       for (std::int32_t i = 0; i < batch.record_count; ++i) {
         const Offset offset = batch.base_offset + i;
         if (offset < state.position) continue;  // a batch may start before the position
-        state.buffer.push_back({offset, batch.leader_epoch, batch.writer, batch.first_record + static_cast<std::uint64_t>(i)});
+        state.buffer.push_back({offset, batch.leader_epoch, batch.writer, batch.first_record + static_cast<std::uint64_t>(i),
+                                static_cast<std::uint32_t>(batch.bytes / static_cast<std::uint64_t>(batch.record_count))});
         state.position = offset + 1;
       }
     }

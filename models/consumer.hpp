@@ -78,6 +78,7 @@ struct ConsumerWorkload {
   std::int32_t topic = 0;
   std::vector<std::int32_t> partitions;  // assigned (KafkaConsumer.assign); empty: subscribe with the group
   Distribution processing_time = Distribution::constant(0);  // per record
+  ClientCpuCosts cpu;  // the client machine: poll() deserialises each record and parses each fetch response
   CommitStrategy commit = CommitStrategy::None;
   // Consume-transform-produce: each record processed sends one record of this size to
   // output_topic (same partition number, modulo), through the consumer's producer.
@@ -98,6 +99,7 @@ class Consumer final : public KafkaClient {
            ConsumerWorkload workload, std::shared_ptr<const ClusterDirectory> directory, ConsumptionHistory& history);
 
   std::uint64_t records_processed() const { return processed_; }
+  SimTime cpu_ns() const { return cpu_ns_; }  // poll()'s work with client CPU costs
   const ConsumerConfig& config() const { return config_; }
   bool in_group() const { return group_mode_; }
   // The application's producer (the same process: it crashes, pauses and restarts with the consumer).
@@ -116,6 +118,7 @@ class Consumer final : public KafkaClient {
     Epoch epoch;
     std::uint32_t writer;
     std::uint64_t record;
+    std::uint32_t bytes;
   };
   struct PartitionState {
     PositionState position_state = PositionState::Unknown;
@@ -238,6 +241,7 @@ class Consumer final : public KafkaClient {
   bool wake_scheduled_ = false;
   bool retry_pending_ = false;
   std::vector<ProcessedRecord> in_process_;  // this poll's records, processed one after another
+  std::uint64_t poll_bytes_ = 0;             // their size
   std::size_t next_to_process_ = 0;
   std::int32_t next_poll_partition_ = 0;  // where the next poll starts collecting
   std::map<std::int32_t, CommittedOffset> poll_offsets_;  // the positions after the open transaction's records
@@ -272,6 +276,7 @@ class Consumer final : public KafkaClient {
   std::int64_t heartbeat_correlation_ = -1;
   std::int32_t heartbeat_generation_ = -1;
   SimTime last_heartbeat_response_ = 0;
+  SimTime cpu_ns_ = 0;
 };
 
 }  // namespace ksim::models

@@ -57,6 +57,7 @@ void Producer::on_crash(CrashKind) {
   memory_used_ = 0;
   blocked_.reset();
   sender_timer_at_ = kNever;
+  sender_busy_until_ = 0;
   arrival_timer_at_ = kNever;
   sender_wake_pending_ = false;
   reconnect_pending_ = false;
@@ -134,6 +135,7 @@ void Producer::take_arrivals() {
     const Arrival* next = arrivals_.peek(0);
     if (!next || next->at > now()) return;
     const Arrival arrival = arrivals_.pop();
+    stats_.app_cpu_ns += workload_.cpu.record_cost(arrival.bytes);
     plan_stale_ = true;
     if (!append(arrival.partition, arrival.bytes, arrival.at)) block(arrival);
   }
@@ -260,6 +262,7 @@ void Producer::run_sender() {
     expire_batches();
     next_expiry_check_ = now() + kExpiryCheckInterval;
   }
+  if (sender_busy_until_ > now()) return run_sender_at(sender_busy_until_);  // the thread is still at work
   SimTime next_check = kNever;
   auto& ready = ready_by_broker_;  // reused: no allocation per pass
   ready.resize(directory_->broker_nodes.size());
@@ -297,14 +300,27 @@ void Producer::run_sender() {
     ready[broker].clear();
   }
   if (sent) wake_sender();  // one request per broker per pass: drain the rest next
-  if (next_check < sender_timer_at_) {
-    cancel_timer(sender_timer_);
-    sender_timer_at_ = next_check;
-    sender_timer_ = set_timer(std::max<SimTime>(0, next_check - now()), [this] {
-      sender_timer_at_ = kNever;
-      run_sender();
-    });
-  }
+  run_sender_at(next_check);
+}
+
+void Producer::run_sender_at(SimTime at) {
+  if (at >= sender_timer_at_) return;
+  cancel_timer(sender_timer_);
+  sender_timer_at_ = at;
+  sender_timer_ = set_timer(std::max<SimTime>(0, at - now()), [this] {
+    sender_timer_at_ = kNever;
+    run_sender();
+  });
+}
+
+// The single sender thread builds each request and completes each response:
+// with client CPU costs it is busy that long, and sends nothing meanwhile.
+void Producer::charge_sender(std::size_t batches) {
+  const ClientCpuCosts& c = workload_.cpu;
+  if (!c.enabled()) return;
+  const SimTime cost = c.request + static_cast<SimTime>(batches) * c.batch;
+  sender_busy_until_ = std::max(sender_busy_until_, now()) + cost;
+  stats_.sender_cpu_ns += cost;
 }
 
 // The partition's first unsent batch may go if it is full or has lingered,
@@ -375,6 +391,7 @@ bool Producer::send_to(BrokerId broker, const std::vector<BatchPtr>& batches) {
     sent.push_back(b);
   }
   ++stats_.requests;
+  charge_sender(sent.size());
   const std::int64_t correlation = request->correlation_id;
   send(l.connection, std::move(request));
   if (config_.acks == 0) {
@@ -394,6 +411,7 @@ void Producer::handle_produce_response(ConnectionId, const ProduceResponse& resp
   in_flight_.erase(it);
   cancel_timer(request.timeout);
   --link(request.broker).in_flight;
+  charge_sender(request.batches.size());
   for (const auto& result : response.partitions) {
     for (const BatchPtr& b : request.batches) {
       if (b->partition == result.partition) handle_result(b, result.error, result.base_offset);

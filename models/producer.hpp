@@ -41,6 +41,8 @@ struct ProducerStats {
   std::uint64_t transactions_committed = 0;
   std::uint64_t transactions_aborted = 0;
   std::uint64_t fenced = 0;              // PRODUCER_FENCED: a newer instance took the transactional.id
+  SimTime app_cpu_ns = 0;                // the application thread in send() (with client CPU costs)
+  SimTime sender_cpu_ns = 0;             // the sender thread
   Histogram latency;                     // send() to acknowledgement, per record
 };
 
@@ -110,6 +112,8 @@ class Producer final : public KafkaClient {
   // sender
   void wake_sender();
   void run_sender();
+  void run_sender_at(SimTime at);
+  void charge_sender(std::size_t batches);
   bool partition_ready(TopicPartition tp, const std::deque<BatchPtr>& queue, SimTime& next_check, SimTime& not_before);
   void touch(TopicPartition tp);
   bool send_to(BrokerId broker, const std::vector<BatchPtr>& batches);
@@ -183,6 +187,7 @@ class Producer final : public KafkaClient {
   TimerId sender_timer_;
   SimTime sender_timer_at_ = kNever;
   bool sender_wake_pending_ = false;
+  SimTime sender_busy_until_ = 0;  // the sender thread's CPU work (client CPU costs)
   bool reconnect_pending_ = false;  // the sender looks again after reconnect.backoff.ms
   // transactions
   TxnState txn_state_ = TxnState::Uninitialized;

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include "app/driver.hpp"
+#include "app/sweep.hpp"
 
 namespace {
 
@@ -34,6 +35,22 @@ int main(int argc, char** argv) {
   CLI::App* validate = app.add_subcommand("validate", "Check a scenario file without running it");
   validate->add_option("scenario", validate_args.scenario, "Scenario file")->required();
   add_scenario_options(*validate, validate_args);
+
+  ksim::app::SweepArgs sweep_args;
+  CLI::App* sweep = app.add_subcommand("sweep", "Run a scenario over lists of values and seeds; one CSV row per run");
+  sweep->add_option("scenario", sweep_args.scenario, "Scenario file (default: scenarios/quickstart.yaml)");
+  sweep->add_option("--set", sweep_args.sets, "KEY=v1,v2,...: the values a scenario key takes (repeatable)")
+      ->allow_extra_args(false);
+  sweep->add_option("--seeds", sweep_args.seeds, "Seeds: 1-5, 1,3,7 or 7 (default: the scenario's seed)");
+  sweep->add_option("-j,--jobs", sweep_args.jobs, "Runs at once, each in a process of its own (0: one per CPU)");
+  sweep->add_option("--out", sweep_args.out, "Write the CSV to FILE and a sidecar to FILE.json (default: stdout)");
+  sweep->add_option("--shard", sweep_args.shard, "K/N: only the runs whose index % N == K-1");
+  sweep->add_flag("--quiet", sweep_args.quiet, "No progress bar, even on a terminal");
+
+  ksim::app::MergeArgs merge_args;
+  CLI::App* merge = app.add_subcommand("merge", "Join the CSVs of a sweep's shards into one");
+  merge->add_option("out", merge_args.out, "The merged CSV")->required();
+  merge->add_option("shards", merge_args.shards, "The shards' CSVs")->required();
 
   CLI::App* bench = app.add_subcommand("bench", "Measure the engine");
   bench->require_subcommand(1);
@@ -78,6 +95,8 @@ int main(int argc, char** argv) {
 
   if (*run) return ksim::app::run_command(run_args, std::cout, std::cerr);
   if (*validate) return ksim::app::validate_command(validate_args, std::cout, std::cerr);
+  if (*sweep) return ksim::app::sweep_command(sweep_args, std::cout, std::cerr);
+  if (*merge) return ksim::app::merge_command(merge_args, std::cerr);
   if (*engine) return ksim::app::bench_engine_command(phold, phold_json, std::cout);
   if (*produce_bench) return ksim::app::bench_produce_command(produce, produce_json, std::cout);
   if (*net) {

@@ -92,8 +92,8 @@ std::optional<Sidecar> common_sidecar(const std::vector<ShardFile>& shards, std:
   for (const ShardFile& shard : shards) {
     if (!shard.sidecar) continue;
     if (described && !described->sidecar->same_sweep(*shard.sidecar)) {
-      throw SweepError(fmt::format("{} and {} are from different sweeps (their sidecars differ in scenario, --set "
-                                   "lists, seeds or columns)",
+      throw SweepError(fmt::format("{} and {} are from different sweeps (their sidecars differ in ksim version, "
+                                   "scenario, --set lists, seeds or columns)",
                                    described->path, shard.path));
     }
     if (!described) described = &shard;

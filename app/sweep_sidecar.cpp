@@ -50,7 +50,7 @@ Sidecar from_json(const nlohmann::json& j) {
 }  // namespace
 
 bool Sidecar::same_sweep(const Sidecar& other) const {
-  return scenario == other.scenario && parameters == other.parameters && seeds == other.seeds &&
+  return ksim_version == other.ksim_version && scenario == other.scenario && parameters == other.parameters && seeds == other.seeds &&
          total_runs == other.total_runs && columns == other.columns;
 }
 

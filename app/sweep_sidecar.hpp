@@ -41,7 +41,7 @@ struct Sidecar {
   std::vector<RunTiming> runs;
   std::vector<std::string> merged_from;
 
-  // Same scenario, lists, seeds and columns: rows of the two can be merged.
+  // Same version, scenario, lists, seeds and columns: rows of the two can be merged.
   bool same_sweep(const Sidecar& other) const;
 };
 

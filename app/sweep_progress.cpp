@@ -33,7 +33,7 @@ void Progress::set_done(std::size_t done) {
 }
 
 void Progress::redraw() {
-  if (!enabled_) return;
+  if (!enabled_ || finished_) return;
   constexpr std::size_t kWidth = 30;
   const std::size_t filled = total_ == 0 ? kWidth : done_ * kWidth / total_;
   const double elapsed = elapsed_s();
@@ -46,9 +46,10 @@ void Progress::redraw() {
 }
 
 void Progress::finish() {
-  if (!enabled_) return;
+  if (!enabled_ || finished_) return;
   redraw();
   err_ << '\n';
+  finished_ = true;
 }
 
 }  // namespace ksim::app::sweep

@@ -13,9 +13,14 @@ Cluster::Cluster(const Scenario& scenario, const RunOptions& options)
     : scenario_(scenario), placements_(node_placements(scenario)) {
   sim_ = std::make_unique<Simulation>(scenario.seed, build_topology(), scenario.network.options, options.log_level);
   sim_->trace().write_to(options.trace_out);
+  sim_->trace().add_observer([this](SimTime t, std::string_view node, std::string_view kind,
+                                    std::initializer_list<TraceField> fields) { failover_.observe(t, node, kind, fields); });
   faults_ = std::make_unique<FaultInjector>(*sim_);
   if (scenario.kafka) spawn_kafka();
   if (scenario.rpc) spawn_rpc();
+  for (const std::int32_t internal : {offsets_topic_, transaction_topic_}) {
+    if (internal >= 0) failover_.ignore_topic(internal);
+  }
   register_disk_faults();
   for (NodeId n = 0; n < sim_->node_count(); ++n) {
     assert(sim_->node(n).name() == placements_[n].name && "nodes are spawned in placement order");
@@ -352,6 +357,25 @@ void Cluster::run() {
     sim_->run_until(t);
     if (scenario_.kafka) check_invariants();
     if (transaction_topic_ >= 0) track_open_transactions();
+    if (scenario_.kafka && t % seconds(1) == 0) track_replication_lag();
+    if (t == scenario_.duration) {
+      resources_ = sample_resources(brokers_, producers_, consumers_, sim_->network().topology());
+    }
+  }
+}
+
+void Cluster::track_replication_lag() {
+  for (const models::Broker* leader : brokers_) {
+    for (const models::TopicPartition tp : leader->hosted_partitions()) {
+      const auto state = leader->partition_state(tp);
+      if (!leader->is_leader(tp) || !state || !leader->log(tp)) continue;
+      const models::Offset end = leader->log(tp)->log_end_offset();
+      for (const models::BrokerId b : state->replicas) {
+        const models::Broker* follower = brokers_[static_cast<std::size_t>(b)];
+        if (follower == leader || follower->state() != NodeState::Running || !follower->log(tp)) continue;
+        max_replication_lag_ = std::max(max_replication_lag_, end - follower->log(tp)->log_end_offset());
+      }
+    }
   }
 }
 

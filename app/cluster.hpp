@@ -6,6 +6,8 @@
 #include <ostream>
 #include <vector>
 
+#include "app/failover_tracker.hpp"
+#include "app/resource_usage.hpp"
 #include "app/scenario.hpp"
 #include "models/broker.hpp"
 #include "models/consumer.hpp"
@@ -59,6 +61,11 @@ class Cluster {
   bool has_transactions() const { return transaction_topic_ >= 0; }
   // The largest gap seen between a leader's high watermark and its last stable offset (records).
   std::int64_t max_lso_lag() const { return max_lso_lag_; }
+  // Busy time of every resource at the end of `duration` (before the drain).
+  const ResourceSample& resources_at_end_of_workload() const { return resources_; }
+  FailoverFigures failover() const { return failover_.figures(sim_->now()); }
+  // The largest gap between a leader's log end and a follower's, in records, sampled every second.
+  std::int64_t max_replication_lag() const { return max_replication_lag_; }
   // The broker leading a group's __consumer_offsets partition at the start (fault target "coordinator:GROUP").
   std::optional<models::BrokerId> coordinator_of(const std::string& group) const;
   // The broker leading a transactional.id's __transaction_state partition at the start ("txn-coordinator:ID").
@@ -82,6 +89,7 @@ class Cluster {
   void plan_nemesis();
   void check_invariants();
   void track_open_transactions();
+  void track_replication_lag();
   std::vector<NodeId> resolve_nodes(const std::vector<std::string>& names) const;
   std::vector<LinkId> resolve_links(const std::vector<std::string>& names) const;
 
@@ -103,6 +111,9 @@ class Cluster {
   std::int32_t transaction_topic_ = -1;
   std::map<models::TopicPartition, std::map<models::ProducerId, OpenTransaction>> open_transactions_;
   std::int64_t max_lso_lag_ = 0;
+  std::int64_t max_replication_lag_ = 0;
+  ResourceSample resources_;
+  FailoverTracker failover_;
   std::vector<std::vector<models::BrokerId>> offsets_replicas_;
   std::vector<std::vector<models::BrokerId>> transaction_replicas_;
   std::map<models::TopicPartition, std::pair<models::Epoch, models::Offset>> leader_high_watermarks_;

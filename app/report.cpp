@@ -143,6 +143,7 @@ KafkaFigures kafka_figures(const Cluster& cluster) {
   k.invariant_violations = cluster.invariant_violations();
   k.groups = group_figures(cluster, logs, k.delivery);
   if (cluster.has_transactions()) k.transactions = transaction_figures(cluster, k.delivery, k.groups);
+  k.performance = performance_figures(cluster);
   return k;
 }
 
@@ -198,6 +199,7 @@ nlohmann::ordered_json kafka_json(const KafkaFigures& k) {
   j["invariant_violations"] = k.invariant_violations;
   j["groups"] = groups_json(k.groups);
   if (k.transactions) j["transactions"] = transactions_json(*k.transactions);
+  add_performance_json(k.performance, j);
   return j;
 }
 
@@ -220,6 +222,7 @@ void print_kafka(const KafkaFigures& k, std::ostream& out) {
              k.latency_p99_ms, k.latency_p999_ms, k.latency_max_ms);
   fmt::print(out, "  requests {}  retries {}  blocked sends {}  producer memory peak {}\n", k.producer_requests,
              k.producer_retries, k.blocked_sends, units::format_bytes(k.producer_memory_peak_bytes));
+  print_performance(k.performance, out);
   fmt::print(out, "\ncluster\n");
   fmt::print(out, "  elections {}  unclean {}  ISR changes {}  fencings {}  longest leaderless {:.1f}ms\n",
              k.controller.elections, k.controller.unclean_elections, k.controller.isr_changes, k.controller.fencings,

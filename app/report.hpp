@@ -11,6 +11,7 @@
 
 #include "app/cluster.hpp"
 #include "app/report_groups.hpp"
+#include "app/report_resources.hpp"
 #include "app/report_transactions.hpp"
 #include "models/consumption_checker.hpp"
 #include "models/delivery_checker.hpp"
@@ -47,6 +48,7 @@ struct KafkaFigures {
   std::uint64_t invariant_violations = 0;
   std::vector<GroupFigures> groups;
   std::optional<TransactionFigures> transactions;  // when a producer is transactional
+  PerformanceFigures performance;
 };
 
 struct RunReport {

@@ -335,6 +335,12 @@ void Broker::take_log_dir_offline(std::size_t index, std::string_view reason) {
   send_heartbeat();
 }
 
+std::vector<std::pair<std::string, SimTime>> Broker::disk_busy() const {
+  std::vector<std::pair<std::string, SimTime>> busy;
+  for (const LogDir& d : log_dirs_) busy.emplace_back(d.spec.path, d.disk.busy_ns());
+  return busy;
+}
+
 bool Broker::write_to_disk(Replica& r, std::uint64_t bytes, std::int32_t records, SimTime& returns_at) {
   LogDir& dir = log_dirs_[r.log_dir];
   const auto file = static_cast<std::uint64_t>(topic_base_[static_cast<std::size_t>(r.tp.topic)] + r.tp.partition);

@@ -86,6 +86,7 @@ class Broker final : public Node, private TxnCoordinatorHost {
   std::map<ProducerId, Offset> open_transactions(TopicPartition tp) const;
   std::vector<LogDirStats> log_dir_stats() const;
   BrokerCpuUsage cpu_usage() const;
+  std::vector<std::pair<std::string, SimTime>> disk_busy() const;  // by log dir path
   std::vector<TopicPartition> hosted_partitions() const;
 
  private:

@@ -256,6 +256,7 @@ bool Consumer::take_records() {
       if (txn_started_ == kNever) txn_started_ = now();
       ++txn_records_;
       poll_bytes_ += b.bytes;
+      e2e_latency_.record(now() - b.created);
       in_process_.push_back({index_, {workload_.topic, p}, b.offset, b.writer, b.record, 1, 0, generation_, incarnation()});
     }
     next_poll_partition_ = state.buffer.empty() ? p + 1 : p;  // a partition not drained goes on next time
@@ -582,7 +583,8 @@ void Consumer::handle_fetch(const FetchResponse& response) {
         const Offset offset = batch.base_offset + i;
         if (offset < state.position) continue;  // a batch may start before the position
         state.buffer.push_back({offset, batch.leader_epoch, batch.writer, batch.first_record + static_cast<std::uint64_t>(i),
-                                static_cast<std::uint32_t>(batch.bytes / static_cast<std::uint64_t>(batch.record_count))});
+                                static_cast<std::uint32_t>(batch.bytes / static_cast<std::uint64_t>(batch.record_count)),
+                                batch.create_time});
         state.position = offset + 1;
       }
     }

@@ -100,6 +100,8 @@ class Consumer final : public KafkaClient {
 
   std::uint64_t records_processed() const { return processed_; }
   SimTime cpu_ns() const { return cpu_ns_; }  // poll()'s work with client CPU costs
+  // From the producer's batch to poll() returning the record (kafka-e2e-latency's measure).
+  const Histogram& end_to_end_latency() const { return e2e_latency_; }
   const ConsumerConfig& config() const { return config_; }
   bool in_group() const { return group_mode_; }
   // The application's producer (the same process: it crashes, pauses and restarts with the consumer).
@@ -119,6 +121,7 @@ class Consumer final : public KafkaClient {
     std::uint32_t writer;
     std::uint64_t record;
     std::uint32_t bytes;
+    SimTime created;  // the batch's create time: the producer closed it then
   };
   struct PartitionState {
     PositionState position_state = PositionState::Unknown;
@@ -277,6 +280,7 @@ class Consumer final : public KafkaClient {
   std::int32_t heartbeat_generation_ = -1;
   SimTime last_heartbeat_response_ = 0;
   SimTime cpu_ns_ = 0;
+  Histogram e2e_latency_;
 };
 
 }  // namespace ksim::models

@@ -1,0 +1,79 @@
+#include "app/report_resources.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include "sim/histogram.hpp"
+
+namespace ksim::app {
+
+PerformanceFigures performance_figures(const Cluster& cluster) {
+  PerformanceFigures f;
+  const double seconds = to_seconds(cluster.scenario().duration);
+  Histogram e2e;
+  std::uint64_t consumed = 0;
+  for (const models::Consumer* c : cluster.consumers()) {
+    consumed += c->records_processed();
+    e2e.merge(c->end_to_end_latency());
+  }
+  f.consumed_records_per_s = static_cast<double>(consumed) / seconds;
+  f.e2e_samples = e2e.count();
+  f.e2e_latency_p50_ms = to_milliseconds(e2e.percentile(50));
+  f.e2e_latency_p99_ms = to_milliseconds(e2e.percentile(99));
+  f.e2e_latency_p999_ms = to_milliseconds(e2e.percentile(99.9));
+  if (cluster.scenario().profile) {
+    f.profile = cluster.scenario().profile->name;
+    f.utilization = utilization(cluster.resources_at_end_of_workload(), cluster.scenario().duration);
+  }
+  f.max_replication_lag = cluster.max_replication_lag();
+  f.failover = cluster.failover();
+  return f;
+}
+
+void add_performance_json(const PerformanceFigures& f, nlohmann::ordered_json& j) {
+  j["throughput"]["consumed_records_per_s"] = f.consumed_records_per_s;
+  if (f.e2e_samples > 0) {
+    j["end_to_end_latency_ms"] = {{"p50", f.e2e_latency_p50_ms}, {"p99", f.e2e_latency_p99_ms}, {"p999", f.e2e_latency_p999_ms}};
+  }
+  if (f.utilization) {
+    const Utilization& u = *f.utilization;
+    j["profile"] = f.profile;
+    j["utilization"] = {{"broker_cpu", u.broker_cpu},
+                        {"broker_network_threads", u.broker_network_threads},
+                        {"broker_io_threads", u.broker_io_threads},
+                        {"disk", u.disk},
+                        {"nic", u.nic},
+                        {"client_cpu", u.client_cpu},
+                        {"bottleneck", u.bottleneck},
+                        {"bottleneck_at", u.bottleneck_node}};
+  }
+  j["replication"] = {{"max_lag_records", f.max_replication_lag}};
+  j["failover"] = {{"partitions", f.failover.partitions_failed_over},
+                   {"unavailability_ms", to_milliseconds(f.failover.max_unavailability)},
+                   {"unavailable_partition_s", f.failover.unavailable_partition_s},
+                   {"still_unavailable", f.failover.still_unavailable}};
+}
+
+void print_performance(const PerformanceFigures& f, std::ostream& out) {
+  fmt::print(out, "  consumed {:.0f} records/s", f.consumed_records_per_s);
+  if (f.e2e_samples > 0) {
+    fmt::print(out, "  end-to-end latency p50 {:.3f}ms  p99 {:.3f}ms  p99.9 {:.3f}ms", f.e2e_latency_p50_ms,
+               f.e2e_latency_p99_ms, f.e2e_latency_p999_ms);
+  }
+  fmt::print(out, "\n  replication lag max {} records\n", f.max_replication_lag);
+  if (f.failover.partitions_failed_over + f.failover.still_unavailable > 0) {
+    fmt::print(out, "  failover: {} partitions, longest without a leader {:.1f}ms, {:.2f} partition-s in all{}\n",
+               f.failover.partitions_failed_over, to_milliseconds(f.failover.max_unavailability),
+               f.failover.unavailable_partition_s,
+               f.failover.still_unavailable ? fmt::format(", {} still without one", f.failover.still_unavailable) : "");
+  }
+  if (!f.utilization) return;
+  const Utilization& u = *f.utilization;
+  fmt::print(out, "\nresources (profile {})\n", f.profile);
+  fmt::print(out, "  broker CPU {:.1f}%  network threads {:.1f}%  request handlers {:.1f}%\n", 100 * u.broker_cpu,
+             100 * u.broker_network_threads, 100 * u.broker_io_threads);
+  fmt::print(out, "  disk {:.1f}%  NIC {:.1f}%  client CPU {:.1f}%\n", 100 * u.disk, 100 * u.nic, 100 * u.client_cpu);
+  fmt::print(out, "  bottleneck: {} ({})\n", u.bottleneck, u.bottleneck_node);
+}
+
+}  // namespace ksim::app

@@ -1,0 +1,40 @@
+#pragma once
+// How busy each resource was over the workload's duration: brokers' CPU and
+// thread pools, disks, network links and the clients' threads. Read at the
+// end of `duration` (before the drain), from the busy time each resource
+// accumulated; the busiest of each kind is reported, and the bottleneck is
+// the kind whose busiest instance is nearest saturation.
+#include <string>
+#include <vector>
+
+#include "models/broker.hpp"
+#include "models/consumer.hpp"
+#include "models/producer.hpp"
+#include "sim/topology.hpp"
+
+namespace ksim::app {
+
+struct Utilization {
+  double broker_cpu = 0;              // the busiest broker: CPU time over cores x time
+  double broker_network_threads = 0;  // ... over its network threads
+  double broker_io_threads = 0;       // ... over its request handlers
+  double disk = 0;                    // the busiest disk
+  double nic = 0;                     // the busiest direction of any host's link
+  double client_cpu = 0;              // the busiest client thread (a producer's application or sender thread, a consumer)
+  std::string bottleneck;             // broker_cpu, disk, nic or client_cpu; "" without CPU costs
+  std::string bottleneck_node;        // where: a broker, a host or a client
+};
+
+struct ResourceSample {
+  std::vector<std::pair<std::string, models::BrokerCpuUsage>> brokers;
+  std::vector<std::pair<std::string, SimTime>> disks;           // busy time per log dir
+  std::vector<std::pair<std::string, SimTime>> links;           // busy time per directed link, named by host
+  std::vector<std::pair<std::string, SimTime>> client_threads;  // busy time per client thread
+};
+
+ResourceSample sample_resources(const std::vector<models::Broker*>& brokers,
+                                const std::vector<models::Producer*>& producers,
+                                const std::vector<models::Consumer*>& consumers, const Topology& topology);
+Utilization utilization(const ResourceSample& sample, SimTime duration);
+
+}  // namespace ksim::app

@@ -12,11 +12,16 @@ PerformanceFigures performance_figures(const Cluster& cluster) {
   const double seconds = to_seconds(cluster.scenario().duration);
   Histogram e2e;
   std::uint64_t consumed = 0;
+  SimTime first = kNever, last = 0;
   for (const models::Consumer* c : cluster.consumers()) {
     consumed += c->records_processed();
     e2e.merge(c->end_to_end_latency());
+    first = std::min(first, c->first_record_at());
+    last = std::max(last, c->last_record_at());
   }
-  f.consumed_records_per_s = static_cast<double>(consumed) / seconds;
+  // Over the time the consumers were reading (a backlog read from `start`, or the whole run).
+  const double reading_s = last > first ? to_seconds(last - first) : seconds;
+  f.consumed_records_per_s = static_cast<double>(consumed) / std::max(reading_s, 1e-3);
   f.e2e_samples = e2e.count();
   f.e2e_latency_p50_ms = to_milliseconds(e2e.percentile(50));
   f.e2e_latency_p99_ms = to_milliseconds(e2e.percentile(99));

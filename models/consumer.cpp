@@ -62,6 +62,7 @@ void Consumer::on_crash(CrashKind kind) {
   retry_pending_ = false;
   in_process_.clear();
   next_to_process_ = 0;
+  fetch_in_flight_.clear();
   offset_fetch_correlation_ = -1;
   sync_commit_correlation_ = -1;
   commits_.clear();
@@ -143,6 +144,7 @@ void Consumer::on_connection_closed(ConnectionId connection) {
     find_correlation_ = -1;  // the FindCoordinator in flight failed with it
     set_timer(config_.retry_backoff, [this] { find_coordinator(); });
   }
+  fetch_in_flight_.clear();
   for (auto& [p, state] : partitions_) {
     state.fetching = false;
     if (state.position_state == PositionState::Resetting) state.position_state = PositionState::NeedsReset;
@@ -210,8 +212,11 @@ void Consumer::poll() {
   }
   maybe_auto_commit();
   update_positions();
-  send_fetches();
+  // Kafka's pollForFetches: buffered records are returned first (take_records
+  // then fetches again for the drained partitions); only with nothing buffered
+  // does poll() send fetches and wait.
   if (!take_records()) {
+    send_fetches();
     // Nothing new: an open transaction still ends when its time is up.
     if (transforms() && workload_.commit == CommitStrategy::Transactional && !poll_offsets_.empty()) {
       if (!transaction_may_go_on()) return end_transform_batch();
@@ -262,6 +267,8 @@ bool Consumer::take_records() {
     next_poll_partition_ = state.buffer.empty() ? p + 1 : p;  // a partition not drained goes on next time
   }
   if (in_process_.empty()) return false;
+  first_record_at_ = std::min(first_record_at_, now());
+  last_record_at_ = now();
   send_fetches();  // partitions drained by this poll fetch again while it is processed
   return true;
 }
@@ -508,7 +515,7 @@ void Consumer::send_fetches() {
   for (auto& [p, state] : partitions_) {
     if (state.position_state != PositionState::Valid || state.fetching || !state.buffer.empty()) continue;
     const BrokerId leader = leader_of({workload_.topic, p});
-    if (leader == kNoBroker) continue;
+    if (leader == kNoBroker || fetch_in_flight_.count(leader)) continue;
     auto& request = requests[leader];
     if (!request) {
       request = std::make_unique<FetchRequest>();
@@ -527,6 +534,7 @@ void Consumer::send_fetches() {
   for (auto& [broker, request] : requests) {
     const std::int64_t correlation = request->correlation_id;
     const auto give_up = [this](std::int64_t c) {
+      fetch_answered(c);
       for (auto& [p, state] : partitions_) {
         if (state.fetching && state.request_correlation == c) state.fetching = false;
       }
@@ -535,6 +543,7 @@ void Consumer::send_fetches() {
       give_up(correlation);
       continue;
     }
+    fetch_in_flight_[broker] = correlation;
     set_timer(config_.request_timeout + config_.fetch_max_wait, [this, correlation, give_up] {
       give_up(correlation);
       send_fetches();
@@ -542,7 +551,12 @@ void Consumer::send_fetches() {
   }
 }
 
+void Consumer::fetch_answered(std::int64_t correlation) {
+  std::erase_if(fetch_in_flight_, [&](const auto& entry) { return entry.second == correlation; });
+}
+
 void Consumer::handle_fetch(const FetchResponse& response) {
+  fetch_answered(response.correlation_id);
   bool refresh = false;
   for (const auto& data : response.partitions) {
     const auto it = partitions_.find(data.partition.partition);
@@ -591,7 +605,12 @@ void Consumer::handle_fetch(const FetchResponse& response) {
   }
   if (refresh) retry_soon();
   update_positions();
-  send_fetches();
+  // Records wait for the application's poll(), which fetches again once it has
+  // drained them (Kafka's consumer sends fetches from poll(), for partitions
+  // with nothing buffered); an empty answer is fetched again at once.
+  if (std::all_of(partitions_.begin(), partitions_.end(), [](const auto& e) { return e.second.buffer.empty(); })) {
+    send_fetches();
+  }
   wake_app();
 }
 

@@ -102,6 +102,9 @@ class Consumer final : public KafkaClient {
   SimTime cpu_ns() const { return cpu_ns_; }  // poll()'s work with client CPU costs
   // From the producer's batch to poll() returning the record (kafka-e2e-latency's measure).
   const Histogram& end_to_end_latency() const { return e2e_latency_; }
+  // When poll() first and last returned records (kNever, 0 before any).
+  SimTime first_record_at() const { return first_record_at_; }
+  SimTime last_record_at() const { return last_record_at_; }
   const ConsumerConfig& config() const { return config_; }
   bool in_group() const { return group_mode_; }
   // The application's producer (the same process: it crashes, pauses and restarts with the consumer).
@@ -245,6 +248,10 @@ class Consumer final : public KafkaClient {
   bool retry_pending_ = false;
   std::vector<ProcessedRecord> in_process_;  // this poll's records, processed one after another
   std::uint64_t poll_bytes_ = 0;             // their size
+  // One fetch at a time per broker, as Kafka's consumer (AbstractFetch skips
+  // nodes with a pending fetch request): by broker, the correlation id in flight.
+  std::map<BrokerId, std::int64_t> fetch_in_flight_;
+  void fetch_answered(std::int64_t correlation);
   std::size_t next_to_process_ = 0;
   std::int32_t next_poll_partition_ = 0;  // where the next poll starts collecting
   std::map<std::int32_t, CommittedOffset> poll_offsets_;  // the positions after the open transaction's records
@@ -281,6 +288,8 @@ class Consumer final : public KafkaClient {
   SimTime last_heartbeat_response_ = 0;
   SimTime cpu_ns_ = 0;
   Histogram e2e_latency_;
+  SimTime first_record_at_ = kNever;
+  SimTime last_record_at_ = 0;
 };
 
 }  // namespace ksim::models

@@ -39,6 +39,7 @@ void read_broker_costs(MapReader in, HardwareProfile& p) {
   c.metadata_partition = in.get<Duration>("metadata_partition", c.metadata_partition);
   c.follower_ns_per_byte = in.get<double>("follower_ns_per_byte", c.follower_ns_per_byte, {0.0, 1e6});
   p.leader_election = in.get<Duration>("leader_election", p.leader_election);
+  p.controller_load = in.get<Duration>("controller_load", p.controller_load);
 }
 
 void read_client_costs(MapReader in, HardwareProfile& p) {

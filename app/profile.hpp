@@ -27,6 +27,7 @@ struct HardwareProfile {
   models::BrokerThreading threads;
   models::BrokerCpuCosts broker_costs;
   SimTime leader_election = microseconds(200);  // the controller's work per partition elected
+  SimTime controller_load = 0;                   // a new active controller's load time per partition
   models::ClientCpuCosts client_costs;
 
   std::uint64_t page_cache_bytes() const { return memory_bytes > heap_bytes ? memory_bytes - heap_bytes : 0; }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
+#include <fmt/ranges.h>
 
 #include "sim/histogram.hpp"
 
@@ -21,7 +22,8 @@ PerformanceFigures performance_figures(const Cluster& cluster) {
   }
   // Over the time the consumers were reading (a backlog read from `start`, or the whole run).
   const double reading_s = last > first ? to_seconds(last - first) : seconds;
-  f.consumed_records_per_s = static_cast<double>(consumed) / std::max(reading_s, 1e-3);
+  f.consumer_read_records_per_s = static_cast<double>(consumed) / std::max(reading_s, 1e-3);
+  f.consumed_records_per_s = static_cast<double>(consumed) / seconds;
   f.e2e_samples = e2e.count();
   f.e2e_latency_p50_ms = to_milliseconds(e2e.percentile(50));
   f.e2e_latency_p99_ms = to_milliseconds(e2e.percentile(99));
@@ -37,6 +39,7 @@ PerformanceFigures performance_figures(const Cluster& cluster) {
 
 void add_performance_json(const PerformanceFigures& f, nlohmann::ordered_json& j) {
   j["throughput"]["consumed_records_per_s"] = f.consumed_records_per_s;
+  j["throughput"]["consumer_read_records_per_s"] = f.consumer_read_records_per_s;
   if (f.e2e_samples > 0) {
     j["end_to_end_latency_ms"] = {{"p50", f.e2e_latency_p50_ms}, {"p99", f.e2e_latency_p99_ms}, {"p999", f.e2e_latency_p999_ms}};
   }
@@ -53,24 +56,33 @@ void add_performance_json(const PerformanceFigures& f, nlohmann::ordered_json& j
                         {"bottleneck_at", u.bottleneck_node}};
   }
   j["replication"] = {{"max_lag_records", f.max_replication_lag}};
-  j["failover"] = {{"partitions", f.failover.partitions_failed_over},
-                   {"unavailability_ms", to_milliseconds(f.failover.max_unavailability)},
+  nlohmann::ordered_json incidents = nlohmann::ordered_json::array();
+  for (const FailoverIncident& i : f.failover.incidents) {
+    incidents.push_back({{"at_ms", to_milliseconds(i.at)},
+                         {"nodes", i.nodes},
+                         {"partitions", i.partitions},
+                         {"unavailability_ms", to_milliseconds(i.max_unavailability)},
+                         {"unavailable_partition_s", i.unavailable_partition_s},
+                         {"still_unavailable", i.still_unavailable}});
+  }
+  j["failover"] = {{"unavailability_ms", to_milliseconds(f.failover.max_unavailability)},
                    {"unavailable_partition_s", f.failover.unavailable_partition_s},
-                   {"still_unavailable", f.failover.still_unavailable}};
+                   {"incidents", incidents}};
 }
 
 void print_performance(const PerformanceFigures& f, std::ostream& out) {
-  fmt::print(out, "  consumed {:.0f} records/s", f.consumed_records_per_s);
+  fmt::print(out, "  consumed {:.0f} records/s ({:.0f} records/s while reading)", f.consumed_records_per_s,
+             f.consumer_read_records_per_s);
   if (f.e2e_samples > 0) {
     fmt::print(out, "  end-to-end latency p50 {:.3f}ms  p99 {:.3f}ms  p99.9 {:.3f}ms", f.e2e_latency_p50_ms,
                f.e2e_latency_p99_ms, f.e2e_latency_p999_ms);
   }
   fmt::print(out, "\n  replication lag max {} records\n", f.max_replication_lag);
-  if (f.failover.partitions_failed_over + f.failover.still_unavailable > 0) {
-    fmt::print(out, "  failover: {} partitions, longest without a leader {:.1f}ms, {:.2f} partition-s in all{}\n",
-               f.failover.partitions_failed_over, to_milliseconds(f.failover.max_unavailability),
-               f.failover.unavailable_partition_s,
-               f.failover.still_unavailable ? fmt::format(", {} still without one", f.failover.still_unavailable) : "");
+  for (const FailoverIncident& i : f.failover.incidents) {
+    if (i.partitions == 0) continue;
+    fmt::print(out, "  failover at {:.3f}s ({}): {} partitions, longest without a leader {:.1f}ms, {:.2f} partition-s{}\n",
+               to_seconds(i.at), fmt::join(i.nodes, ", "), i.partitions, to_milliseconds(i.max_unavailability),
+               i.unavailable_partition_s, i.still_unavailable ? fmt::format(", {} still without one", i.still_unavailable) : "");
   }
   if (!f.utilization) return;
   const Utilization& u = *f.utilization;

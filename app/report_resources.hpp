@@ -13,7 +13,8 @@
 namespace ksim::app {
 
 struct PerformanceFigures {
-  double consumed_records_per_s = 0;
+  double consumed_records_per_s = 0;       // over the workload's duration, like the produced rate
+  double consumer_read_records_per_s = 0;  // over the time the consumers were returning records (reading a backlog)
   double e2e_latency_p50_ms = 0, e2e_latency_p99_ms = 0, e2e_latency_p999_ms = 0;
   std::uint64_t e2e_samples = 0;
   std::string profile;                        // "" without one

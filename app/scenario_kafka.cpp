@@ -391,11 +391,16 @@ std::optional<KafkaSpec> read_kafka(MapReader& root, const std::vector<std::stri
   kafka.brokers = read_group(brokers, kafka.brokers, racks);
   TopicDefaults topic_defaults;
   kafka.broker = read_broker_config(brokers, topic_defaults, kafka.controller, profile);
-  if (profile) kafka.controller.election_time_per_partition = profile->leader_election;
+  if (profile) {
+    kafka.controller.election_time_per_partition = profile->leader_election;
+    kafka.controller.metadata_load_time_per_partition = profile->controller_load;
+  }
   MapReader controller = root.map("controller");
   kafka.controller_rack = controller.optional<std::string>("rack");
   kafka.controller.election_time_per_partition =
       controller.get<Duration>("election_time_per_partition", kafka.controller.election_time_per_partition);
+  kafka.controller.metadata_load_time_per_partition =
+      controller.get<Duration>("metadata_load_time_per_partition", kafka.controller.metadata_load_time_per_partition);
   ListReader topics = root.list("topics");
   for (std::size_t i = 0; i < topics.size(); ++i) {
     kafka.topics.push_back(read_topic(topics.map_at(i), topic_defaults, kafka.brokers.count));

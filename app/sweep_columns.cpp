@@ -21,6 +21,7 @@ constexpr auto kMetricColumns = std::to_array<MetricColumn>({
     {"records_per_s", "/throughput/records_per_s"},
     {"bytes_per_s", "/throughput/bytes_per_s"},
     {"consumed_records_per_s", "/throughput/consumed_records_per_s"},
+    {"consumer_read_records_per_s", "/throughput/consumer_read_records_per_s"},
     {"latency_p50_ms", "/latency_ms/p50"},
     {"latency_p99_ms", "/latency_ms/p99"},
     {"latency_p999_ms", "/latency_ms/p999"},
@@ -41,6 +42,8 @@ constexpr auto kMetricColumns = std::to_array<MetricColumn>({
     {"elections", "/controller/elections"},
     {"failover_unavailability_ms", "/failover/unavailability_ms"},
     {"failover_unavailable_partition_s", "/failover/unavailable_partition_s"},
+    {"first_failover_ms", "/failover/incidents/0/unavailability_ms"},
+    {"second_failover_ms", "/failover/incidents/1/unavailability_ms"},
     {"expectations_held", "/expectations_held"},
 });
 

@@ -31,7 +31,24 @@ void Controller::create_partitions(const std::vector<std::vector<std::vector<Bro
   }
 }
 
+// A restart is a failover to a new active controller, which first loads the
+// metadata (metadata_load_time_per_partition); then it acts.
 void Controller::on_start() {
+  const SimTime load =
+      incarnation() > 0 ? static_cast<SimTime>(partitions_.size()) * config_.metadata_load_time_per_partition : 0;
+  if (load == 0) return activate();
+  loading_ = true;
+  sim().trace().record(now(), name(), "controller.loading", {{"partitions", partitions_.size()}, {"load_ns", load}});
+  set_timer(load, [this] { activate(); });
+}
+
+void Controller::on_crash(CrashKind) {
+  loading_ = false;
+  waiting_.clear();
+}
+
+void Controller::activate() {
+  loading_ = false;
   // Restarted with its metadata intact: brokers get a grace period to heartbeat.
   for (Registration& r : brokers_) {
     r.last_heartbeat = now();
@@ -40,9 +57,18 @@ void Controller::on_start() {
   electing_ = false;
   if (!election_queue_.empty()) run_next_election();
   set_timer(milliseconds(250), [this] { session_tick(); });
+  while (!waiting_.empty()) {
+    auto [connection, message] = std::move(waiting_.front());
+    waiting_.pop_front();
+    on_message(connection, std::move(message));
+  }
 }
 
 void Controller::on_message(ConnectionId connection, MessagePtr message) {
+  if (loading_) {
+    waiting_.emplace_back(connection, std::move(message));
+    return;
+  }
   if (auto* heartbeat = dynamic_cast<BrokerHeartbeat*>(message.get())) {
     handle_heartbeat(connection, *heartbeat);
   } else if (auto* alter = dynamic_cast<AlterPartitionRequest*>(message.get())) {

@@ -54,6 +54,8 @@ class Controller final : public Node {
   };
 
   void on_start() override;
+  void on_crash(CrashKind kind) override;
+  void activate();
   void on_message(ConnectionId connection, MessagePtr message) override;
   void on_connection_closed(ConnectionId connection) override;
 
@@ -83,6 +85,9 @@ class Controller final : public Node {
   std::deque<std::pair<TopicPartition, BrokerId>> election_queue_;  // and the leader being replaced
   std::set<TopicPartition> queued_;
   bool electing_ = false;
+  // Loading the metadata after a failover: what arrives meanwhile waits, in order.
+  bool loading_ = false;
+  std::deque<std::pair<ConnectionId, MessagePtr>> waiting_;
   ControllerStats stats_;
 };
 

@@ -90,6 +90,7 @@ class Cluster {
   void check_invariants();
   void track_open_transactions();
   void track_replication_lag();
+  SimTime invariant_period() const;
   std::vector<NodeId> resolve_nodes(const std::vector<std::string>& names) const;
   std::vector<LinkId> resolve_links(const std::vector<std::string>& names) const;
 

@@ -88,6 +88,7 @@ class Broker final : public Node, private TxnCoordinatorHost {
   BrokerCpuUsage cpu_usage() const;
   std::vector<std::pair<std::string, SimTime>> disk_busy() const;  // by log dir path
   std::vector<TopicPartition> hosted_partitions() const;
+  std::size_t hosted_partition_count() const { return replicas_.size(); }
 
  private:
   enum class Role { None, Leader, Follower };

@@ -147,8 +147,8 @@ void Consumer::on_connection_closed(ConnectionId connection) {
   fetch_in_flight_.clear();
   for (auto& [p, state] : partitions_) {
     state.fetching = false;
-    if (state.position_state == PositionState::Resetting) state.position_state = PositionState::NeedsReset;
-    if (state.position_state == PositionState::Validating) state.position_state = PositionState::NeedsValidation;
+    if (state.position_state == PositionState::Resetting) set_position_state(state, PositionState::NeedsReset);
+    if (state.position_state == PositionState::Validating) set_position_state(state, PositionState::NeedsValidation);
   }
   retry_soon();
 }
@@ -248,10 +248,12 @@ bool Consumer::take_records() {
   next_to_process_ = 0;
   poll_bytes_ = 0;
   const auto limit = static_cast<std::size_t>(config_.max_poll_records);
-  auto it = partitions_.lower_bound(next_poll_partition_);
-  for (std::size_t visited = 0; visited < partitions_.size() && in_process_.size() < limit; ++visited, ++it) {
-    if (it == partitions_.end()) it = partitions_.begin();
-    auto& [p, state] = *it;
+  // Round the partitions with buffered records, from where the last poll stopped.
+  const std::vector<std::int32_t> ready(buffered_.begin(), buffered_.end());
+  const auto start = std::lower_bound(ready.begin(), ready.end(), next_poll_partition_) - ready.begin();
+  for (std::size_t visited = 0; visited < ready.size() && in_process_.size() < limit; ++visited) {
+    const std::int32_t p = ready[(static_cast<std::size_t>(start) + visited) % ready.size()];
+    PartitionState& state = partitions_.at(p);
     while (!state.buffer.empty() && in_process_.size() < limit) {
       const Buffered b = state.buffer.front();
       state.buffer.pop_front();
@@ -265,6 +267,7 @@ bool Consumer::take_records() {
       in_process_.push_back({index_, {workload_.topic, p}, b.offset, b.writer, b.record, 1, 0, generation_, incarnation()});
     }
     next_poll_partition_ = state.buffer.empty() ? p + 1 : p;  // a partition not drained goes on next time
+    if (state.buffer.empty()) buffered_.erase(p);
   }
   if (in_process_.empty()) return false;
   first_record_at_ = std::min(first_record_at_, now());
@@ -342,11 +345,13 @@ void Consumer::arm_poll_timer() {
 
 void Consumer::own(std::int32_t partition) {
   partitions_[partition] = PartitionState{};
+  positions_pending_ = true;
   if (!task_producers_.empty()) task_producers_[static_cast<std::size_t>(partition)]->restart();  // initTransactions()
   history_.ownership.push_back({index_, {workload_.topic, partition}, true, now()});
 }
 
 void Consumer::disown(std::int32_t partition, bool lost) {
+  buffered_.erase(partition);
   if (partitions_.erase(partition) == 0) return;
   if (!task_producers_.empty()) {  // the task is closed with its producer
     Producer* producer = task_producers_[static_cast<std::size_t>(partition)];
@@ -360,9 +365,15 @@ void Consumer::disown(std::int32_t partition, bool lost) {
 // ---- positions: committed offsets, auto.offset.reset, KIP-320 validation ----
 
 void Consumer::update_positions() {
+  if (!positions_pending_ && positions_metadata_ == metadata_version()) return;
+  positions_pending_ = false;
+  positions_metadata_ = metadata_version();
   fetch_committed_offsets();
   reset_positions();
   validate_positions();
+  for (const auto& [p, state] : partitions_) {
+    if (state.position_state != PositionState::Valid) positions_pending_ = true;
+  }
 }
 
 // auto.offset.reset: ask each leader where its log starts or what its high watermark is.
@@ -383,7 +394,7 @@ void Consumer::reset_positions() {
       request->latest = config_.auto_offset_reset == OffsetReset::Latest;
     }
     request->partitions.push_back({workload_.topic, p});
-    state.position_state = PositionState::Resetting;
+    set_position_state(state, PositionState::Resetting);
     state.request_correlation = request->correlation_id;
     state.fetching = false;  // a fetch in flight is answered for the old position: ignored
   }
@@ -394,7 +405,7 @@ void Consumer::reset_positions() {
       expire_request(correlation, PositionState::Resetting, PositionState::NeedsReset);
       continue;
     }
-    for (const TopicPartition tp : asked) partitions_[tp.partition].position_state = PositionState::NeedsReset;
+    for (const TopicPartition tp : asked) set_position_state(partitions_[tp.partition], PositionState::NeedsReset);
   }
 }
 
@@ -404,7 +415,7 @@ void Consumer::expire_request(std::int64_t correlation, PositionState waiting, P
     bool expired = false;
     for (auto& [p, state] : partitions_) {
       if (state.position_state != waiting || state.request_correlation != correlation) continue;
-      state.position_state = again;
+      set_position_state(state, again);
       expired = true;
     }
     if (expired) retry_soon();
@@ -420,7 +431,7 @@ void Consumer::handle_list_offsets(const ListOffsetsResponse& response) {
     }
     PartitionState& state = it->second;
     if (answer.error != Error::None) {
-      state.position_state = PositionState::NeedsReset;
+      set_position_state(state, PositionState::NeedsReset);
       retry_soon();
       continue;
     }
@@ -428,7 +439,7 @@ void Consumer::handle_list_offsets(const ListOffsetsResponse& response) {
     sim().trace().record(now(), name(), "consumer.reset", {{"partition", answer.partition.partition}, {"offset", answer.offset}});
     state.consumed_epoch = -1;
     state.validated_epoch = leader_epoch_of(answer.partition);
-    state.position_state = PositionState::Valid;
+    set_position_state(state, PositionState::Valid);
   }
   send_fetches();
 }
@@ -441,17 +452,18 @@ void Consumer::validate_positions() {
     const TopicPartition tp{workload_.topic, p};
     const Epoch current = leader_epoch_of(tp);
     if (state.position_state == PositionState::Valid && current > state.validated_epoch) {
-      state.position_state = PositionState::NeedsValidation;
+      set_position_state(state, PositionState::NeedsValidation);
     }
     if (state.position_state != PositionState::NeedsValidation) continue;
     const BrokerId leader = leader_of(tp);
     if (state.consumed_epoch < 0) {
       state.validated_epoch = current;
-      state.position_state = PositionState::Valid;
+      set_position_state(state, PositionState::Valid);
       continue;
     }
     if (leader == kNoBroker) continue;
     state.buffer.clear();  // a seek back to the consumed position
+    buffered_.erase(p);
     state.position = state.consumed;
     auto& request = requests[leader];
     if (!request) {
@@ -460,7 +472,7 @@ void Consumer::validate_positions() {
     }
     request->partitions.push_back({tp, current, state.consumed_epoch});
     sim().trace().record(now(), name(), "consumer.validate", {{"partition", p}, {"epoch", current}, {"position", state.consumed}});
-    state.position_state = PositionState::Validating;
+    set_position_state(state, PositionState::Validating);
     state.request_correlation = request->correlation_id;
     state.fetching = false;  // a fetch in flight is answered for the old position: ignored
   }
@@ -472,7 +484,7 @@ void Consumer::validate_positions() {
       expire_request(correlation, PositionState::Validating, PositionState::NeedsValidation);
       continue;
     }
-    for (const std::int32_t p : asked) partitions_[p].position_state = PositionState::NeedsValidation;
+    for (const std::int32_t p : asked) set_position_state(partitions_[p], PositionState::NeedsValidation);
   }
 }
 
@@ -485,12 +497,12 @@ void Consumer::handle_offsets_for_leader_epoch(const OffsetsForLeaderEpochRespon
     }
     PartitionState& state = it->second;
     if (answer.error != Error::None) {
-      state.position_state = PositionState::NeedsValidation;
+      set_position_state(state, PositionState::NeedsValidation);
       retry_soon();
       continue;
     }
     if (answer.end_offset < 0) {  // the epoch is unknown there: auto.offset.reset
-      state.position_state = PositionState::NeedsReset;
+      set_position_state(state, PositionState::NeedsReset);
       continue;
     }
     if (answer.end_offset < state.consumed) {
@@ -502,7 +514,7 @@ void Consumer::handle_offsets_for_leader_epoch(const OffsetsForLeaderEpochRespon
       state.consumed_epoch = answer.leader_epoch;
     }
     state.validated_epoch = leader_epoch_of(answer.partition);
-    state.position_state = PositionState::Valid;
+    set_position_state(state, PositionState::Valid);
   }
   send_fetches();
 }
@@ -566,7 +578,7 @@ void Consumer::handle_fetch(const FetchResponse& response) {
     state.fetching = false;
     switch (data.error) {
       case Error::None: break;
-      case Error::OffsetOutOfRange: state.position_state = PositionState::NeedsReset; continue;
+      case Error::OffsetOutOfRange: set_position_state(state, PositionState::NeedsReset); continue;
       default: refresh = true; continue;  // NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH, ...
     }
     // read_committed: skip the records of aborted transactions (Kafka's
@@ -601,6 +613,7 @@ void Consumer::handle_fetch(const FetchResponse& response) {
                                 batch.create_time});
         state.position = offset + 1;
       }
+      if (!state.buffer.empty()) buffered_.insert(data.partition.partition);
     }
   }
   if (refresh) retry_soon();
@@ -608,7 +621,7 @@ void Consumer::handle_fetch(const FetchResponse& response) {
   // Records wait for the application's poll(), which fetches again once it has
   // drained them (Kafka's consumer sends fetches from poll(), for partitions
   // with nothing buffered); an empty answer is fetched again at once.
-  if (std::all_of(partitions_.begin(), partitions_.end(), [](const auto& e) { return e.second.buffer.empty(); })) {
+  if (buffered_.empty()) {
     send_fetches();
   }
   wake_app();

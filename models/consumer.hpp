@@ -248,12 +248,22 @@ class Consumer final : public KafkaClient {
   bool retry_pending_ = false;
   std::vector<ProcessedRecord> in_process_;  // this poll's records, processed one after another
   std::uint64_t poll_bytes_ = 0;             // their size
+  // Some partition's position needs work (a committed offset, a reset, a
+  // validation): update_positions() looks at every partition only then, or
+  // when the metadata changed.
+  bool positions_pending_ = true;
+  std::uint64_t positions_metadata_ = ~0ULL;
+  void set_position_state(PartitionState& state, PositionState s) {
+    state.position_state = s;
+    if (s != PositionState::Valid) positions_pending_ = true;
+  }
   // One fetch at a time per broker, as Kafka's consumer (AbstractFetch skips
   // nodes with a pending fetch request): by broker, the correlation id in flight.
   std::map<BrokerId, std::int64_t> fetch_in_flight_;
   void fetch_answered(std::int64_t correlation);
   std::size_t next_to_process_ = 0;
   std::int32_t next_poll_partition_ = 0;  // where the next poll starts collecting
+  std::set<std::int32_t> buffered_;       // partitions with fetched records not yet returned by poll()
   std::map<std::int32_t, CommittedOffset> poll_offsets_;  // the positions after the open transaction's records
   std::uint64_t txn_records_ = 0;                          // records processed in the open transaction
   SimTime txn_started_ = kNever;

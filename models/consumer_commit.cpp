@@ -159,7 +159,7 @@ void Consumer::fetch_committed_offsets() {
   for (auto& [p, state] : partitions_) {
     if (state.position_state != PositionState::Unknown) continue;
     if (!can_commit()) {
-      state.position_state = PositionState::NeedsReset;
+      set_position_state(state, PositionState::NeedsReset);
       continue;
     }
     wanted.push_back({workload_.topic, p});
@@ -171,7 +171,7 @@ void Consumer::fetch_committed_offsets() {
   request->group = config_.group_id;
   request->partitions = wanted;
   for (const TopicPartition tp : wanted) {
-    partitions_[tp.partition].position_state = PositionState::FetchingCommitted;
+    set_position_state(partitions_[tp.partition], PositionState::FetchingCommitted);
     partitions_[tp.partition].request_correlation = offset_fetch_correlation_;
   }
   send_to_coordinator(std::move(request));
@@ -184,7 +184,7 @@ void Consumer::handle_offset_fetch(const OffsetFetchResponse& response) {
     if (state.position_state != PositionState::FetchingCommitted || state.request_correlation != response.correlation_id) {
       continue;
     }
-    state.position_state = PositionState::Unknown;  // asked again unless answered below
+    set_position_state(state, PositionState::Unknown);  // asked again unless answered below
   }
   if (response.error != Error::None) {
     if (response.error == Error::NotCoordinator) coordinator_unknown(models::to_string(response.error));
@@ -196,12 +196,12 @@ void Consumer::handle_offset_fetch(const OffsetFetchResponse& response) {
     if (it == partitions_.end() || it->second.position_state != PositionState::Unknown) continue;
     PartitionState& state = it->second;
     if (o.offset < 0) {
-      state.position_state = PositionState::NeedsReset;
+      set_position_state(state, PositionState::NeedsReset);
       continue;
     }
     state.position = state.consumed = o.offset;
     state.consumed_epoch = o.leader_epoch;
-    state.position_state = PositionState::NeedsValidation;  // KIP-320: committed with the epoch
+    set_position_state(state, PositionState::NeedsValidation);  // KIP-320: committed with the epoch
   }
   update_positions();
   send_fetches();

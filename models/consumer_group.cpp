@@ -86,7 +86,7 @@ void Consumer::coordinator_unknown(std::string_view why) {
   group_correlation_ = -1;
   offset_fetch_correlation_ = -1;
   for (auto& [p, state] : partitions_) {
-    if (state.position_state == PositionState::FetchingCommitted) state.position_state = PositionState::Unknown;
+    if (state.position_state == PositionState::FetchingCommitted) set_position_state(state, PositionState::Unknown);
   }
   std::vector<std::int64_t> async_failed;
   for (auto& [correlation, commit] : commits_) {

@@ -125,8 +125,9 @@ void Consumer::end_task_transactions(std::vector<CommittedOffset> offsets, std::
 void Consumer::rewind_to_committed() {
   forget_transaction();
   for (auto& [p, state] : partitions_) {
-    state.position_state = PositionState::Unknown;
+    set_position_state(state, PositionState::Unknown);
     state.buffer.clear();
+    buffered_.erase(p);
     state.fetching = false;
   }
 }

@@ -40,7 +40,15 @@ Epoch KafkaClient::leader_epoch_of(TopicPartition tp) const {
 
 // Asks any broker (bootstrap.servers, in turn) for the partitions' leaders.
 void KafkaClient::refresh_metadata() {
-  if (metadata_in_flight_) return;
+  if (metadata_in_flight_ || metadata_refresh_scheduled_) return;
+  if (last_metadata_request_ != kNever && now() < last_metadata_request_ + timeouts_.retry_backoff) {
+    metadata_refresh_scheduled_ = true;
+    set_timer(last_metadata_request_ + timeouts_.retry_backoff - now(), [this] {
+      metadata_refresh_scheduled_ = false;
+      refresh_metadata();
+    });
+    return;
+  }
   const auto brokers = directory_->broker_nodes.size();
   for (std::size_t attempt = 0; attempt < brokers; ++attempt) {
     const auto broker = static_cast<BrokerId>(next_bootstrap_++ % brokers);
@@ -50,6 +58,7 @@ void KafkaClient::refresh_metadata() {
     send(link(broker).connection, std::move(request));
     metadata_in_flight_ = true;
     metadata_correlation_ = correlation;
+    last_metadata_request_ = now();
     // request.timeout.ms applies to every request: give up on this one and ask another broker.
     set_timer(timeouts_.request_timeout, [this, correlation] {
       if (!metadata_in_flight_ || metadata_correlation_ != correlation) return;
@@ -66,7 +75,10 @@ void KafkaClient::apply_metadata(const MetadataResponse& response) {
   bool leaderless = false;
   for (const PartitionState& state : response.partitions) {
     auto& known = metadata_[state.partition];
-    if (state.leader_epoch >= known.leader_epoch) known = state;  // never go back to an older leader
+    if (state.leader_epoch >= known.leader_epoch) {  // never go back to an older leader
+      if (state.leader_epoch != known.leader_epoch || state.leader != known.leader) ++metadata_version_;
+      known = state;
+    }
     leaderless |= known.leader == kNoBroker;
     if (state.partition.topic == main_topic_) {
       main_topic_leaders_[static_cast<std::size_t>(state.partition.partition)] = known.leader;
@@ -94,9 +106,12 @@ std::vector<BrokerId> KafkaClient::connection_lost(ConnectionId connection) {
 void KafkaClient::forget_connections_and_metadata() {
   links_.clear();
   metadata_.clear();
+  ++metadata_version_;
   std::fill(main_topic_leaders_.begin(), main_topic_leaders_.end(), kNoBroker);
   std::fill(main_topic_epochs_.begin(), main_topic_epochs_.end(), 0);
   metadata_in_flight_ = false;
+  last_metadata_request_ = kNever;
+  metadata_refresh_scheduled_ = false;  // its timer died with the process
 }
 
 }  // namespace ksim::models

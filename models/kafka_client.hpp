@@ -40,6 +40,8 @@ class KafkaClient : public Node {
   void apply_metadata(const MetadataResponse& response);
   BrokerId leader_of(TopicPartition tp) const;
   Epoch leader_epoch_of(TopicPartition tp) const;
+  // Bumped whenever a leader or leader epoch the client knows changes.
+  std::uint64_t metadata_version() const { return metadata_version_; }
   // The brokers whose connection this was: marked down with a backoff.
   std::vector<BrokerId> connection_lost(ConnectionId connection);
   void forget_connections_and_metadata();  // on a crash
@@ -57,6 +59,10 @@ class KafkaClient : public Node {
   std::vector<BrokerId> main_topic_leaders_;  // a fast path for leader_of on the client's own topic
   std::vector<Epoch> main_topic_epochs_;      // and for leader_epoch_of
   bool metadata_in_flight_ = false;
+  std::uint64_t metadata_version_ = 0;
+  // Kafka's Metadata: a refresh comes at most once per retry.backoff.ms (refreshBackoffMs).
+  SimTime last_metadata_request_ = kNever;
+  bool metadata_refresh_scheduled_ = false;
   std::int64_t metadata_correlation_ = -1;
   std::int64_t next_correlation_id_ = 0;
   std::size_t next_bootstrap_ = 0;

@@ -351,16 +351,17 @@ void Cluster::plan_nemesis() {
 
 void Cluster::run() {
   const SimTime end = scenario_.duration + (scenario_.kafka ? scenario_.drain : 0);
-  SimTime t = 0;
-  while (t < end) {
-    t = std::min(t + milliseconds(100), end);
-    sim_->run_until(t);
+  for (SimTime t = 0; t < end;) {
+    const SimTime next = std::min(t + milliseconds(100), end);
+    if (t < scenario_.duration && next >= scenario_.duration) {  // the workload ends: how busy was everything?
+      sim_->run_until(scenario_.duration);
+      resources_ = sample_resources(brokers_, producers_, consumers_, sim_->network().topology());
+    }
+    sim_->run_until(next);
+    t = next;
     if (scenario_.kafka && t % invariant_period() == 0) check_invariants();
     if (transaction_topic_ >= 0) track_open_transactions();
     if (scenario_.kafka && t % seconds(1) == 0) track_replication_lag();
-    if (t == scenario_.duration) {
-      resources_ = sample_resources(brokers_, producers_, consumers_, sim_->network().topology());
-    }
   }
 }
 

@@ -31,6 +31,7 @@ PerformanceFigures performance_figures(const Cluster& cluster) {
   if (cluster.scenario().profile) {
     f.profile = cluster.scenario().profile->name;
     f.utilization = utilization(cluster.resources_at_end_of_workload(), cluster.scenario().duration);
+    f.analytic = analytic_figures(cluster);
   }
   f.max_replication_lag = cluster.max_replication_lag();
   f.failover = cluster.failover();
@@ -54,6 +55,20 @@ void add_performance_json(const PerformanceFigures& f, nlohmann::ordered_json& j
                         {"client_cpu", u.client_cpu},
                         {"bottleneck", u.bottleneck},
                         {"bottleneck_at", u.bottleneck_node}};
+  }
+  if (f.analytic) {
+    const Utilization& u = f.analytic->utilization;
+    j["analytic"] = {{"records_per_s", f.analytic->records_per_s},
+                     {"max_records_per_s", f.analytic->max_records_per_s},
+                     {"offered_records_per_s", f.analytic->offered_records_per_s},
+                     {"bottleneck", u.bottleneck},
+                     {"bottleneck_at", u.bottleneck_node},
+                     {"utilization", {{"broker_cpu", u.broker_cpu},
+                                      {"broker_network_threads", u.broker_network_threads},
+                                      {"broker_io_threads", u.broker_io_threads},
+                                      {"disk", u.disk},
+                                      {"nic", u.nic},
+                                      {"client_cpu", u.client_cpu}}}};
   }
   j["replication"] = {{"max_lag_records", f.max_replication_lag}};
   nlohmann::ordered_json incidents = nlohmann::ordered_json::array();
@@ -86,11 +101,23 @@ void print_performance(const PerformanceFigures& f, std::ostream& out) {
   }
   if (!f.utilization) return;
   const Utilization& u = *f.utilization;
-  fmt::print(out, "\nresources (profile {})\n", f.profile);
-  fmt::print(out, "  broker CPU {:.1f}%  network threads {:.1f}%  request handlers {:.1f}%\n", 100 * u.broker_cpu,
-             100 * u.broker_network_threads, 100 * u.broker_io_threads);
-  fmt::print(out, "  disk {:.1f}%  NIC {:.1f}%  client CPU {:.1f}%\n", 100 * u.disk, 100 * u.nic, 100 * u.client_cpu);
-  fmt::print(out, "  bottleneck: {} ({})\n", u.bottleneck, u.bottleneck_node);
+  const Utilization a = f.analytic ? f.analytic->utilization : Utilization{};
+  fmt::print(out, "\nresources (profile {}), busiest of each kind   simulated   analytic\n", f.profile);
+  const auto row = [&](const char* name, double sim, double model) {
+    fmt::print(out, "  {:<40} {:>8.1f}%  {:>8.1f}%\n", name, 100 * sim, 100 * model);
+  };
+  row("broker CPU", u.broker_cpu, a.broker_cpu);
+  row("broker network threads", u.broker_network_threads, a.broker_network_threads);
+  row("broker request handlers", u.broker_io_threads, a.broker_io_threads);
+  row("disk", u.disk, a.disk);
+  row("NIC", u.nic, a.nic);
+  row("client CPU (busiest thread)", u.client_cpu, a.client_cpu);
+  fmt::print(out, "  bottleneck: {} ({}); analytic: {} ({})\n", u.bottleneck, u.bottleneck_node, a.bottleneck,
+             a.bottleneck_node);
+  if (f.analytic) {
+    fmt::print(out, "  analytic throughput {:.0f} records/s (saturates at {:.0f})\n", f.analytic->records_per_s,
+               f.analytic->max_records_per_s);
+  }
 }
 
 }  // namespace ksim::app

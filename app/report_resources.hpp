@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/analytic_model.hpp"
 #include "app/cluster.hpp"
 
 namespace ksim::app {
@@ -19,6 +20,7 @@ struct PerformanceFigures {
   std::uint64_t e2e_samples = 0;
   std::string profile;                        // "" without one
   std::optional<Utilization> utilization;     // with a profile
+  std::optional<AnalyticFigures> analytic;    // the analytic cross-check, with a profile
   std::int64_t max_replication_lag = 0;       // records
   FailoverFigures failover;
 };

@@ -36,10 +36,17 @@ ResourceSample sample_resources(const std::vector<models::Broker*>& brokers,
     s.links.emplace_back(topology.name(host), link.busy_ns);
   }
   for (const models::Producer* p : producers) {
+    s.records_acked += p->stats().records_acked;
+    s.bytes_acked += p->stats().bytes_acked;
+    s.batches_sent += p->stats().batches;
+    s.produce_requests += p->stats().requests;
     s.client_threads.emplace_back(p->name() + ":application", p->stats().app_cpu_ns);
     s.client_threads.emplace_back(p->name() + ":sender", p->stats().sender_cpu_ns);
   }
-  for (const models::Consumer* c : consumers) s.client_threads.emplace_back(c->name(), c->cpu_ns());
+  for (const models::Consumer* c : consumers) {
+    s.client_threads.emplace_back(c->name(), c->cpu_ns());
+    s.records_consumed += c->records_processed();
+  }
   return s;
 }
 

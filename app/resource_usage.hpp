@@ -30,6 +30,11 @@ struct ResourceSample {
   std::vector<std::pair<std::string, SimTime>> disks;           // busy time per log dir
   std::vector<std::pair<std::string, SimTime>> links;           // busy time per directed link, named by host
   std::vector<std::pair<std::string, SimTime>> client_threads;  // busy time per client thread
+  std::uint64_t records_acked = 0;  // by the producers, so far
+  std::uint64_t bytes_acked = 0;
+  std::uint64_t batches_sent = 0;     // in produce requests
+  std::uint64_t produce_requests = 0;
+  std::uint64_t records_consumed = 0;
 };
 
 ResourceSample sample_resources(const std::vector<models::Broker*>& brokers,

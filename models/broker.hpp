@@ -50,6 +50,8 @@ struct BrokerCpuUsage {
   SimTime io_threads_busy_ns = 0;
   int io_threads = 0;
   SimTime other_busy_ns = 0;  // replica fetchers and the metadata thread
+  std::uint64_t follower_fetches = 0;  // fetch requests served, from followers
+  std::uint64_t consumer_fetches = 0;  // and from consumers
 };
 
 struct LogDirStats {
@@ -316,6 +318,8 @@ class Broker final : public Node, private TxnCoordinatorHost {
   std::unique_ptr<Cpu> cpu_;
   std::unique_ptr<ThreadPool> network_threads_, io_threads_, fetcher_threads_, metadata_thread_;
   std::map<ConnectionId, RequestChannel> channels_;
+  std::uint64_t follower_fetches_ = 0;
+  std::uint64_t consumer_fetches_ = 0;
 };
 
 }  // namespace ksim::models

@@ -10,6 +10,7 @@
 namespace ksim::models {
 
 void Broker::handle_fetch(ConnectionId connection, std::unique_ptr<FetchRequest> request) {
+  ++(request->replica_id == kNoBroker ? consumer_fetches_ : follower_fetches_);
   std::uint64_t bytes = 0;
   bool must_answer = false;
   auto response = read_for_fetch(*request, true, bytes, must_answer);

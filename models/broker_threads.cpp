@@ -46,9 +46,16 @@ void Broker::reset_threads() {
 }
 
 BrokerCpuUsage Broker::cpu_usage() const {
-  if (!cpu_) return {};
-  return {cpu_->cores(), cpu_->busy_ns(), network_threads_->busy_ns(), network_threads_->threads(),
-          io_threads_->busy_ns(), io_threads_->threads(), fetcher_threads_->busy_ns() + metadata_thread_->busy_ns()};
+  if (!cpu_) return {0, 0, 0, 0, 0, 0, 0, follower_fetches_, consumer_fetches_};
+  return {cpu_->cores(),
+          cpu_->busy_ns(),
+          network_threads_->busy_ns(),
+          network_threads_->threads(),
+          io_threads_->busy_ns(),
+          io_threads_->threads(),
+          fetcher_threads_->busy_ns() + metadata_thread_->busy_ns(),
+          follower_fetches_,
+          consumer_fetches_};
 }
 
 void Broker::on_message(ConnectionId connection, MessagePtr message) {

@@ -391,6 +391,7 @@ bool Producer::send_to(BrokerId broker, const std::vector<BatchPtr>& batches) {
     sent.push_back(b);
   }
   ++stats_.requests;
+  stats_.batches += sent.size();
   charge_sender(sent.size());
   const std::int64_t correlation = request->correlation_id;
   send(l.connection, std::move(request));

@@ -34,6 +34,7 @@ struct ProducerStats {
   std::uint64_t records_failed = 0;
   std::uint64_t bytes_acked = 0;
   std::uint64_t requests = 0;
+  std::uint64_t batches = 0;            // sent in produce requests (retries included)
   std::uint64_t retries = 0;
   std::uint64_t blocked_sends = 0;       // send() had to wait for buffer memory
   std::uint64_t memory_peak_bytes = 0;   // buffer.memory in use, at its highest

@@ -371,12 +371,10 @@ void Broker::maybe_flush(Replica& r, SimTime& returns_at) {
 
 // Moves the durable prefix forward to what has reached the disk by now.
 void Broker::mark_durable(Replica& r) {
-  std::size_t done = 0;
-  while (done < r.durability.size() && r.durability[done].second <= now()) {
-    r.log.mark_flushed(r.durability[done].first);
-    ++done;
+  while (!r.durability.empty() && r.durability.front().second <= now()) {
+    r.log.mark_flushed(r.durability.front().first);
+    r.durability.pop_front();
   }
-  r.durability.erase(r.durability.begin(), r.durability.begin() + static_cast<std::ptrdiff_t>(done));
 }
 
 bool Broker::has_log_dir(const std::string& path) const {

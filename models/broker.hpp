@@ -118,7 +118,7 @@ class Broker final : public Node, private TxnCoordinatorHost {
     const FollowerState* follower(BrokerId b) const { return const_cast<Replica*>(this)->follower(b); }
     std::optional<std::vector<BrokerId>> pending_isr;  // AlterPartition in flight (KIP-497)
     ProducerStateTable producers;
-    std::vector<std::pair<Offset, SimTime>> durability;  // (end offset, durable at), oldest first
+    std::deque<std::pair<Offset, SimTime>> durability;  // (end offset, durable at), oldest first: a deque, trimmed at the front
     SimTime last_flush = 0;
     std::vector<std::uint64_t> waiting_produces;  // ids in the produce purgatory waiting on this partition
     std::map<ProducerId, ProducerEpoch> verified;  // KIP-890: may open a transaction here (the coordinator said so)

@@ -185,7 +185,8 @@ nlohmann::ordered_json kafka_json(const KafkaFigures& k) {
   nlohmann::ordered_json dirs = nlohmann::ordered_json::array();
   for (const auto& d2 : k.log_dirs) {
     dirs.push_back({{"broker", d2.broker}, {"path", d2.stats.path}, {"partitions", d2.stats.partitions},
-                    {"bytes", d2.stats.bytes}, {"online", d2.stats.online}});
+                    {"bytes", d2.stats.bytes}, {"online", d2.stats.online},
+                    {"bytes_read_from_disk", d2.stats.bytes_read_from_disk}});
   }
   j["log_dirs"] = dirs;
   nlohmann::ordered_json offline = nlohmann::ordered_json::array();

@@ -72,6 +72,7 @@ void Broker::isr_expiration_tick() {
 void Broker::on_crash(CrashKind kind) {
   for (auto& [tp, r] : replicas_) {
     if (kind == CrashKind::Machine) {
+      cache_floor_ = appended_bytes_;  // the page cache is gone
       mark_durable(r);
       r.log.lose_unflushed();  // power loss: the page cache is gone
       r.durability.clear();
@@ -343,6 +344,8 @@ std::vector<std::pair<std::string, SimTime>> Broker::disk_busy() const {
 
 bool Broker::write_to_disk(Replica& r, std::uint64_t bytes, std::int32_t records, SimTime& returns_at) {
   LogDir& dir = log_dirs_[r.log_dir];
+  note_cache_position(r, r.log.log_end_offset());
+  appended_bytes_ += bytes;
   const auto file = static_cast<std::uint64_t>(topic_base_[static_cast<std::size_t>(r.tp.topic)] + r.tp.partition);
   const Disk::Write write = dir.disk.write(bytes, now(), file);
   switch (write.status) {
@@ -420,7 +423,7 @@ std::optional<PartitionState> Broker::partition_state(TopicPartition tp) const {
 std::vector<LogDirStats> Broker::log_dir_stats() const {
   std::vector<LogDirStats> stats;
   for (std::size_t i = 0; i < log_dirs_.size(); ++i) {
-    LogDirStats s{log_dirs_[i].spec.path, log_dirs_[i].partitions, 0, log_dirs_[i].online};
+    LogDirStats s{log_dirs_[i].spec.path, log_dirs_[i].partitions, 0, log_dirs_[i].online, log_dirs_[i].disk.bytes_read()};
     for (const auto& [tp, r] : replicas_) {
       if (r.log_dir == i) s.bytes += r.log.size_bytes();
     }

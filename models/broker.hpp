@@ -59,6 +59,7 @@ struct LogDirStats {
   std::int32_t partitions = 0;
   std::uint64_t bytes = 0;
   bool online = true;
+  std::uint64_t bytes_read_from_disk = 0;  // reads that missed the page cache
 };
 
 class Broker final : public Node, private TxnCoordinatorHost {
@@ -122,6 +123,10 @@ class Broker final : public Node, private TxnCoordinatorHost {
     SimTime last_flush = 0;
     std::vector<std::uint64_t> waiting_produces;  // ids in the produce purgatory waiting on this partition
     std::map<ProducerId, ProducerEpoch> verified;  // KIP-890: may open a transaction here (the coordinator said so)
+    // Where the log sits in the broker's stream of appends, every MiB or so:
+    // (first offset after the mark, bytes the broker had appended by then).
+    // Data older than the page cache's size in that stream is read from disk.
+    std::deque<std::pair<Offset, std::uint64_t>> cache_marks;
   };
   struct LogDir {
     LogDirSpec spec;
@@ -182,6 +187,11 @@ class Broker final : public Node, private TxnCoordinatorHost {
   void take_log_dir_offline(std::size_t index, std::string_view reason);
   // Appends to the log through the disk; false when the log dir failed. `returns_at` is when the append call returns.
   bool write_to_disk(Replica& replica, std::uint64_t bytes, std::int32_t records, SimTime& returns_at);
+  // The page cache (BrokerConfig::page_cache_bytes): a read of `bytes` at `offset`
+  // that missed it goes to the disk; the fetch is answered once all its reads are done.
+  void note_cache_position(Replica& replica, Offset first_offset);
+  void read_through_cache(const Replica& replica, Offset offset, std::uint64_t bytes);
+  void send_fetch_when_read(ConnectionId connection, BrokerId follower, std::unique_ptr<FetchResponse> response);
   void maybe_flush(Replica& replica, SimTime& returns_at);
   void mark_durable(Replica& replica);
   const TopicSpec& topic(TopicPartition tp) const { return directory_->topics[static_cast<std::size_t>(tp.topic)]; }
@@ -318,6 +328,10 @@ class Broker final : public Node, private TxnCoordinatorHost {
   std::unique_ptr<Cpu> cpu_;
   std::unique_ptr<ThreadPool> network_threads_, io_threads_, fetcher_threads_, metadata_thread_;
   std::map<ConnectionId, RequestChannel> channels_;
+  std::uint64_t appended_bytes_ = 0;  // everything this broker appended, for the page cache
+  std::uint64_t cache_floor_ = 0;     // appended before a power loss: no longer cached
+  SimTime reads_done_at_ = 0;         // when the disk reads of the fetch being answered are done
+  bool answering_ = false;            // reading to answer (not to check whether a parked fetch could be)
   std::uint64_t follower_fetches_ = 0;
   std::uint64_t consumer_fetches_ = 0;
 };

@@ -13,9 +13,11 @@ void Broker::handle_fetch(ConnectionId connection, std::unique_ptr<FetchRequest>
   ++(request->replica_id == kNoBroker ? consumer_fetches_ : follower_fetches_);
   std::uint64_t bytes = 0;
   bool must_answer = false;
+  answering_ = true;
   auto response = read_for_fetch(*request, true, bytes, must_answer);
+  answering_ = false;
   if (must_answer || bytes >= request->min_bytes || request->max_wait == 0) {
-    send_fetch_response(connection, request->replica_id, std::move(response));
+    send_fetch_when_read(connection, request->replica_id, std::move(response));
     return;
   }
   const std::uint64_t id = next_pending_id_++;
@@ -27,6 +29,7 @@ void Broker::handle_fetch(ConnectionId connection, std::unique_ptr<FetchRequest>
 
 std::unique_ptr<FetchResponse> Broker::read_for_fetch(const FetchRequest& request, bool record_fetch,
                                                       std::uint64_t& bytes, bool& must_answer) {
+  reads_done_at_ = now();
   auto response = std::make_unique<FetchResponse>();
   response->correlation_id = request.correlation_id;
   response->partitions.reserve(request.partitions.size());
@@ -80,6 +83,7 @@ std::unique_ptr<FetchResponse> Broker::read_for_fetch(const FetchRequest& reques
     FetchResponse::PartitionData& data = answer(p.partition);
     if (has_data) data.batches = log.read(p.fetch_offset, std::min(request.partition_max_bytes, budget));
     for (const auto& b : data.batches) bytes += b.bytes;
+    if (!data.batches.empty()) read_through_cache(*r, p.fetch_offset, bytes);
     data.high_watermark = log.high_watermark();
   }
   return response;
@@ -103,7 +107,10 @@ void Broker::read_for_consumer(const FetchRequest::PartitionData& p, const Repli
   const Offset upper = request.read_committed ? last_stable_offset(r) : log.high_watermark();
   if (budget == 0 || p.fetch_offset >= upper) return;
   data.batches = log.read(p.fetch_offset, std::min(request.partition_max_bytes, budget), upper);
-  for (const auto& b : data.batches) bytes += b.bytes;
+  std::uint64_t read = 0;
+  for (const auto& b : data.batches) read += b.bytes;
+  bytes += read;
+  if (read > 0) read_through_cache(r, p.fetch_offset, read);
   if (request.read_committed && !data.batches.empty()) {
     for (const auto& a : r.producers.aborted_between(data.batches.front().base_offset, data.batches.back().next_offset())) {
       data.aborted_transactions.emplace_back(a.producer_id, a.first_offset);
@@ -186,8 +193,10 @@ void Broker::answer_fetch(std::uint64_t id) {
   cancel_timer(it->second.timeout);
   std::uint64_t bytes = 0;
   bool must_answer = false;
+  answering_ = true;
   auto response = read_for_fetch(*it->second.request, false, bytes, must_answer);
-  send_fetch_response(it->second.connection, it->second.request->replica_id, std::move(response));
+  answering_ = false;
+  send_fetch_when_read(it->second.connection, it->second.request->replica_id, std::move(response));
   if (it->second.request->replica_id == kNoBroker) --consumer_fetches_waiting_;
   fetch_purgatory_.erase(it);
 }
@@ -281,6 +290,38 @@ void Broker::handle_alter_partition_response(const AlterPartitionResponse& respo
   if (response.error == Error::None) apply_partition_state(*r, response.state);
   maybe_advance_high_watermark(*r);
   complete_produces(r->tp);
+}
+
+// --- the page cache ---------------------------------------------------
+
+void Broker::note_cache_position(Replica& r, Offset first_offset) {
+  if (config_.page_cache_bytes == 0) return;
+  constexpr std::uint64_t kMarkEvery = 1 << 20;
+  if (r.cache_marks.empty() || appended_bytes_ - r.cache_marks.back().second >= kMarkEvery) {
+    r.cache_marks.emplace_back(first_offset, appended_bytes_);
+  }
+  // Marks wholly out of the cache are not needed, but the newest of them.
+  const std::uint64_t cold_below = appended_bytes_ > config_.page_cache_bytes ? appended_bytes_ - config_.page_cache_bytes : 0;
+  while (r.cache_marks.size() > 1 && r.cache_marks[1].second < cold_below) r.cache_marks.pop_front();
+}
+
+// Data is in the page cache if less than page_cache_bytes were appended to
+// this broker after it (Linux evicts the least recently written first; reads
+// do not refresh it here). A miss reads from the log dir's disk.
+void Broker::read_through_cache(const Replica& r, Offset offset, std::uint64_t bytes) {
+  if (!answering_ || config_.page_cache_bytes == 0) return;
+  const auto after = std::upper_bound(r.cache_marks.begin(), r.cache_marks.end(), offset,
+                                      [](Offset o, const auto& mark) { return o < mark.first; });
+  const std::uint64_t position = after == r.cache_marks.begin() ? 0 : std::prev(after)->second;
+  if (appended_bytes_ - position <= config_.page_cache_bytes && position >= cache_floor_) return;
+  reads_done_at_ = std::max(reads_done_at_, log_dirs_[r.log_dir].disk.read(bytes, now()));
+}
+
+void Broker::send_fetch_when_read(ConnectionId connection, BrokerId follower, std::unique_ptr<FetchResponse> response) {
+  if (reads_done_at_ <= now()) return send_fetch_response(connection, follower, std::move(response));
+  set_timer(reads_done_at_ - now(), [this, connection, follower, r = std::move(response)]() mutable {
+    send_fetch_response(connection, follower, std::move(r));
+  });
 }
 
 }  // namespace ksim::models

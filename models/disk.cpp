@@ -28,6 +28,15 @@ Disk::Write Disk::write(std::uint64_t bytes, SimTime now, std::uint64_t file) {
   return {Status::Ok, returns_at, std::max(device_free_at_, now + spec_.writeback_delay)};
 }
 
+SimTime Disk::read(std::uint64_t bytes, SimTime now) {
+  const double per_ns = spec_.read_bytes_per_s * bandwidth_factor_ / 1e9;
+  const SimTime service = spec_.seek_time + spec_.write_latency + static_cast<SimTime>(std::ceil(static_cast<double>(bytes) / per_ns));
+  read_free_at_ = std::max(now, read_free_at_) + service;
+  busy_ns_ += service;
+  bytes_read_ += bytes;
+  return read_free_at_;
+}
+
 SimTime Disk::flush(SimTime now) {
   const SimTime done = std::max(now, device_free_at_) + spec_.write_latency;
   device_free_at_ = done;

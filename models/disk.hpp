@@ -38,6 +38,10 @@ class Disk {
   };
   // `file` identifies the file appended to (a partition), for seeks.
   Write write(std::uint64_t bytes, SimTime now, std::uint64_t file = 0);
+  // A read that missed the page cache: when its data is in memory. Reads
+  // queue among themselves (Linux serves them ahead of write-back), and a
+  // hard disk seeks to the file first.
+  SimTime read(std::uint64_t bytes, SimTime now);
   // fsync of everything written so far: when it completes.
   SimTime flush(SimTime now);
   void release(std::uint64_t bytes);  // a replica deleted
@@ -51,6 +55,7 @@ class Disk {
   std::uint64_t used_bytes() const { return used_bytes_; }
   std::uint64_t bytes_written() const { return bytes_written_; }
   std::uint64_t seeks() const { return seeks_; }
+  std::uint64_t bytes_read() const { return bytes_read_; }
   SimTime busy_ns() const { return busy_ns_; }
 
  private:
@@ -66,6 +71,8 @@ class Disk {
   SimTime busy_ns_ = 0;
   std::uint64_t last_file_ = 0;
   std::uint64_t seeks_ = 0;
+  SimTime read_free_at_ = 0;
+  std::uint64_t bytes_read_ = 0;
 };
 
 }  // namespace ksim::models

@@ -153,3 +153,20 @@ TEST_CASE("a profile scenario replays bit for bit", "[throughput][determinism]")
   const auto c = run_scenario("steady-state", 8, {"duration=3s"});
   CHECK(a.report["trace_hash"] != c.report["trace_hash"]);
 }
+
+TEST_CASE("page-cache-miss: a consumer that fell behind the page cache reads from disk; with enough RAM nothing is read",
+          "[throughput][page-cache]") {
+  const auto disk_reads = [](const ScenarioRun& run) {
+    std::uint64_t bytes = 0;
+    for (const auto& dir : run.report["log_dirs"]) bytes += dir["bytes_read_from_disk"].get<std::uint64_t>();
+    return bytes;
+  };
+  const auto small = run_scenario("page-cache-miss", 1);
+  const auto large = run_scenario("page-cache-miss", 1, {"profile.memory=32GiB"});
+  for (const auto* run : {&small, &large}) {
+    CHECK(run->status == ksim::app::kExitOk);  // both groups read everything
+    CHECK(run->report["groups"][1]["unprocessed"] == 0);
+  }
+  CHECK(disk_reads(small) > 500'000'000);  // most of what the late group read
+  CHECK(disk_reads(large) == 0);
+}

@@ -54,7 +54,8 @@ void add_performance_json(const PerformanceFigures& f, nlohmann::ordered_json& j
                         {"nic", u.nic},
                         {"client_cpu", u.client_cpu},
                         {"bottleneck", u.bottleneck},
-                        {"bottleneck_at", u.bottleneck_node}};
+                        {"bottleneck_at", u.bottleneck_node},
+                        {"saturated", u.saturated()}};
   }
   if (f.analytic) {
     const Utilization& u = f.analytic->utilization;
@@ -112,8 +113,9 @@ void print_performance(const PerformanceFigures& f, std::ostream& out) {
   row("disk", u.disk, a.disk);
   row("NIC", u.nic, a.nic);
   row("client CPU (busiest thread)", u.client_cpu, a.client_cpu);
-  fmt::print(out, "  bottleneck: {} ({}); analytic: {} ({})\n", u.bottleneck, u.bottleneck_node, a.bottleneck,
-             a.bottleneck_node);
+  fmt::print(out, "  bottleneck: {} ({}){}; analytic: {} ({})\n", u.bottleneck, u.bottleneck_node,
+             u.saturated() ? "" : ", not saturated: bound by round trips, the offered rate or buffer.memory",
+             a.bottleneck, a.bottleneck_node);
   if (f.analytic) {
     fmt::print(out, "  analytic throughput {:.0f} records/s (saturates at {:.0f})\n", f.analytic->records_per_s,
                f.analytic->max_records_per_s);

@@ -22,6 +22,10 @@ std::pair<double, std::string> busiest(const std::vector<std::pair<std::string, 
 
 }  // namespace
 
+bool Utilization::saturated() const {
+  return std::max({broker_cpu, broker_network_threads, broker_io_threads, disk, nic, client_cpu}) >= 0.9;
+}
+
 ResourceSample sample_resources(const std::vector<models::Broker*>& brokers,
                                 const std::vector<models::Producer*>& producers,
                                 const std::vector<models::Consumer*>& consumers, const Topology& topology) {

@@ -23,6 +23,10 @@ struct Utilization {
   double client_cpu = 0;              // the busiest client thread (a producer's application or sender thread, a consumer)
   std::string bottleneck;             // broker_cpu, disk, nic or client_cpu; "" without CPU costs
   std::string bottleneck_node;        // where: a broker, a host or a client
+  // The busiest resource is at least 90% busy. Otherwise the run is bound by
+  // something else: round trips (a connection's one request at a time), the
+  // offered rate, or buffer.memory.
+  bool saturated() const;
 };
 
 struct ResourceSample {

@@ -35,6 +35,7 @@ constexpr auto kMetricColumns = std::to_array<MetricColumn>({
     {"nic_utilization", "/utilization/nic"},
     {"client_cpu_utilization", "/utilization/client_cpu"},
     {"bottleneck", "/utilization/bottleneck"},
+    {"saturated", "/utilization/saturated"},
     {"analytic_records_per_s", "/analytic/records_per_s"},
     {"analytic_bottleneck", "/analytic/bottleneck"},
     {"replication_max_lag_records", "/replication/max_lag_records"},

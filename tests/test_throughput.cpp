@@ -41,6 +41,7 @@ TEST_CASE("steady-state: simulated and analytic utilisations agree within 10%, w
     CHECK(simulated["bottleneck"] == analytic["bottleneck"]);
     CHECK(simulated["bottleneck_at"] == analytic["bottleneck_at"]);
     CHECK(number(simulated[std::string(simulated["bottleneck"])]) < 0.5);  // unsaturated
+    CHECK(simulated["saturated"] == false);
   }
 }
 
@@ -50,6 +51,7 @@ TEST_CASE("linkedin-2014: the calibrated row makes 821,557 records/s, and the an
   REQUIRE(run.status == ksim::app::kExitOk);
   CHECK(relative_gap(produced(run), 821557) < 0.02);
   CHECK(run.report["utilization"]["bottleneck"] == "client_cpu");
+  CHECK(run.report["utilization"]["saturated"] == true);
   CHECK(run.report["analytic"]["bottleneck"] == "client_cpu");
   CHECK(relative_gap(produced(run), number(run.report["analytic"]["records_per_s"])) < 0.10);
 }

@@ -43,6 +43,21 @@ inline app::RunReport run_inline(const std::string& yaml, std::uint64_t seed = 1
   return app::make_report(cluster, 0);
 }
 
+// Reads a scenario given as text, as if from `file` (profiles are looked up beside it).
+inline app::Scenario parse_scenario(const std::string& yaml, const std::string& file = "test.yaml") {
+  return app::read_scenario(config::Document::from_string(yaml, file));
+}
+
+// The error reading a scenario gives, or "no error".
+inline std::string scenario_error(const std::string& yaml, const std::string& file = "test.yaml") {
+  try {
+    parse_scenario(yaml, file);
+  } catch (const config::ConfigError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
 inline std::uint64_t delivery(const ScenarioRun& run, const char* field) {
   return run.report["delivery"][field].get<std::uint64_t>();
 }

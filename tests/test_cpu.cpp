@@ -6,23 +6,16 @@
 #include "models/disk.hpp"
 #include "models/flow_model.hpp"
 #include "sim/cpu.hpp"
+#include "tests/scenario_runner.hpp"
 
 using namespace ksim;
 
 namespace {
 
-app::Scenario parse(const std::string& yaml) {
-  return app::read_scenario(config::Document::from_string(yaml, std::string(KSIM_SOURCE_DIR) + "/scenarios/test.yaml"));
-}
-
-std::string error_of(const std::string& yaml) {
-  try {
-    parse(yaml);
-  } catch (const config::ConfigError& e) {
-    return e.what();
-  }
-  return "no error";
-}
+// As if the scenario were a file of scenarios/, so its profile is found there.
+const std::string kScenarioFile = std::string(KSIM_SOURCE_DIR) + "/scenarios/test.yaml";
+app::Scenario parse(const std::string& yaml) { return testing::parse_scenario(yaml, kScenarioFile); }
+std::string error_of(const std::string& yaml) { return testing::scenario_error(yaml, kScenarioFile); }
 
 }  // namespace
 

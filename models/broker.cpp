@@ -19,6 +19,7 @@ Broker::Broker(Simulation& sim, std::string name, HostId host, BrokerId id, Brok
     total += topic.partitions;
   }
   replica_index_.assign(static_cast<std::size_t>(total), nullptr);
+  partition_changes_.assign(static_cast<std::size_t>(total), 0);
   if (directory_->transaction_topic >= 0) {
     txn_coordinator_ = std::make_unique<TxnCoordinator>(static_cast<TxnCoordinatorHost&>(*this),
                                                         config_.transaction_coordinator, *directory_->coordinator_records);
@@ -86,6 +87,7 @@ void Broker::on_crash(CrashKind kind) {
   }
   produce_purgatory_.clear();
   fetch_purgatory_.clear();
+  fetch_sessions_.clear();
   consumer_fetches_waiting_ = 0;
   fetchers_.clear();
   controller_connected_ = false;
@@ -140,11 +142,15 @@ void Broker::heartbeat_tick() {
 
 void Broker::on_connection_closed(ConnectionId connection) {
   channel_closed(connection);
+  close_session(connection);
   broker_link_closed(connection);
   if (controller_connected_ && connection == controller_connection_) {
     controller_connected_ = false;
     // An AlterPartition lost with the connection is proposed again later.
-    for (auto& [tp, r] : replicas_) r.pending_isr.reset();
+    for (auto& [tp, r] : replicas_) {
+      r.pending_isr.reset();
+      changed(r);
+    }
     set_timer(milliseconds(50), [this] { send_heartbeat(); });  // reconnect.backoff.ms
   }
   for (auto& fetcher : fetchers_) {
@@ -199,6 +205,7 @@ void Broker::apply_partition_state(Replica& r, const PartitionState& state) {
   const bool stale = state.leader_epoch < r.state.leader_epoch ||
                      (state.leader_epoch == r.state.leader_epoch && state.partition_epoch < r.state.partition_epoch);
   if (stale) return;
+  changed(r);
   const bool new_epoch = state.leader_epoch > r.state.leader_epoch || r.role == Role::None;
   if (!replica_online(r)) {
     r.state = state;
@@ -331,6 +338,7 @@ void Broker::take_log_dir_offline(std::size_t index, std::string_view reason) {
     fail_produces_of(tp, Error::KafkaStorageError);
     remove_from_fetchers(tp);
     r.role = Role::None;
+    changed(r);
     coordinator_leadership(r);
   }
   send_heartbeat();

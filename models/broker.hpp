@@ -19,6 +19,7 @@
 
 #include "models/delivery_history.hpp"
 #include "models/disk.hpp"
+#include "models/fetch_session.hpp"
 #include "models/group_coordinator.hpp"
 #include "models/txn_coordinator.hpp"
 #include "models/kafka_config.hpp"
@@ -228,9 +229,13 @@ class Broker final : public Node, private TxnCoordinatorHost {
 
   // broker_leader.cpp
   void handle_fetch(ConnectionId connection, std::unique_ptr<FetchRequest> request);
-  std::unique_ptr<FetchResponse> read_for_fetch(const FetchRequest& request, bool record_fetch, std::uint64_t& bytes,
-                                               bool& must_answer);
-  void update_follower(Replica& replica, BrokerId follower, Offset fetch_offset);
+  // `session`: the follower's fetch session, whose quiet partitions are skipped (null: read every partition).
+  std::unique_ptr<FetchResponse> read_for_fetch(const FetchRequest& request, FetchSession* session, bool record_fetch,
+                                               std::uint64_t& bytes, bool& must_answer);
+  // A follower's partition; true when it is quiet (fetch_session.hpp).
+  bool read_for_follower(const FetchRequest::PartitionData& p, Replica& replica, const FetchRequest& request,
+                         bool record_fetch, FetchResponse& response, std::uint64_t& bytes, bool& must_answer);
+  bool update_follower(Replica& replica, BrokerId follower, Offset fetch_offset);  // true if its position moved
   void wake_fetches(TopicPartition tp);
   void wake_consumer_fetches(TopicPartition tp);
   void read_for_consumer(const FetchRequest::PartitionData& p, const Replica& r, const FetchRequest& request,
@@ -238,6 +243,15 @@ class Broker final : public Node, private TxnCoordinatorHost {
   Offset last_stable_offset(const Replica& r) const;
   void send_fetch_response(ConnectionId connection, BrokerId follower, std::unique_ptr<FetchResponse> response);
   void answer_fetch(std::uint64_t id);
+  // broker_fetch_sessions.cpp: KIP-227 sessions of the followers fetching from this leader
+  FetchSession& session_for(ConnectionId connection, const FetchRequest& request);
+  FetchSession* existing_session(ConnectionId connection, const FetchRequest& request);
+  void close_session(ConnectionId connection);
+  void catch_up(const FetchSession& session, std::size_t slot);
+  void catch_up_all_sessions();
+  // Something a follower's fetch reads changed in this partition: its sessions read it again.
+  void changed(const Replica& replica) { ++partition_changes_[static_cast<std::size_t>(global_index(replica.tp))]; }
+  std::int32_t global_index(TopicPartition tp) const { return topic_base_[static_cast<std::size_t>(tp.topic)] + tp.partition; }
   std::vector<BrokerId> maximal_isr(const Replica& replica) const;
   void maybe_advance_high_watermark(Replica& replica);
   void maybe_expand_isr(Replica& replica, BrokerId follower);
@@ -293,6 +307,8 @@ class Broker final : public Node, private TxnCoordinatorHost {
   Fetcher& fetcher_for(BrokerId leader, TopicPartition tp);
   void add_to_fetcher(Replica& replica);
   void remove_from_fetchers(TopicPartition tp);
+  FetchRequest::PartitionData fetch_position(const Replica& replica) const;
+  void update_fetch_position(Fetcher& fetcher, const Replica& replica, std::size_t& cursor);
   void send_fetch(Fetcher& fetcher);
   void handle_fetch_response(ConnectionId connection, const FetchResponse& response);
   void apply_fetched(Replica& replica, const FetchResponse::PartitionData& data);
@@ -315,6 +331,8 @@ class Broker final : public Node, private TxnCoordinatorHost {
   std::map<std::uint64_t, PendingFetch> fetch_purgatory_;
   int consumer_fetches_waiting_ = 0;
   std::vector<std::unique_ptr<Fetcher>> fetchers_;
+  std::map<ConnectionId, FetchSession> fetch_sessions_;  // as a leader, by follower connection
+  std::vector<std::uint32_t> partition_changes_;         // by global partition number (FetchSession)
   std::uint64_t next_pending_id_ = 0;
   std::int64_t next_correlation_id_ = 0;
   std::int64_t next_producer_id_ = 0;

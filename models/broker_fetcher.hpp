@@ -11,7 +11,11 @@ namespace ksim::models {
 struct Broker::Fetcher {
   BrokerId leader = kNoBroker;
   int index = 0;  // partition hash % num.replica.fetchers
-  std::vector<TopicPartition> partitions;
+  // What the next request asks for each partition (KIP-227: the session's
+  // partitions, in order; kept up to date as fetched data is applied).
+  std::vector<FetchRequest::PartitionData> partitions;
+  std::vector<std::uint32_t> changed;  // positions changed since the last request
+  bool session_open = false;           // the leader has this list: the next request may be incremental
   ConnectionId connection = 0;
   bool connected = false;
   bool in_flight = false;

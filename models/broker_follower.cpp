@@ -26,12 +26,43 @@ Broker::Fetcher& Broker::fetcher_for(BrokerId leader, TopicPartition tp) {
 
 void Broker::add_to_fetcher(Replica& r) {
   Fetcher& f = fetcher_for(r.state.leader, r.tp);
-  f.partitions.push_back(r.tp);
+  f.partitions.push_back(fetch_position(r));
+  f.session_open = false;  // a new list of partitions: a full request
   if (!f.in_flight && !f.backing_off) send_fetch(f);
 }
 
 void Broker::remove_from_fetchers(TopicPartition tp) {
-  for (auto& f : fetchers_) std::erase(f->partitions, tp);
+  for (auto& f : fetchers_) {
+    if (std::erase_if(f->partitions, [tp](const auto& p) { return p.partition == tp; }) > 0) f->session_open = false;
+  }
+}
+
+// Where a follower's replica fetches from: its log end, in its leader's epoch.
+FetchRequest::PartitionData Broker::fetch_position(const Replica& r) const {
+  FetchRequest::PartitionData p;
+  p.partition = r.tp;
+  p.fetch_offset = r.log.log_end_offset();
+  p.current_leader_epoch = r.state.leader_epoch;
+  // Without KIP-101 there is no epoch to compare: the follower trusts its log.
+  p.last_fetched_epoch = config_.truncate_to_high_watermark || r.log.empty() ? -1 : r.log.batches().back().leader_epoch;
+  return p;
+}
+
+// After applying fetched data: the partition's next request, if it asks for something else.
+void Broker::update_fetch_position(Fetcher& f, const Replica& r, std::size_t& cursor) {
+  // Responses list partitions in request order: look from the previous one on.
+  const auto is_it = [&](const FetchRequest::PartitionData& p) { return p.partition == r.tp; };
+  auto it = std::find_if(f.partitions.begin() + static_cast<std::ptrdiff_t>(std::min(cursor, f.partitions.size())),
+                         f.partitions.end(), is_it);
+  if (it == f.partitions.end()) it = std::find_if(f.partitions.begin(), f.partitions.end(), is_it);
+  if (it == f.partitions.end()) return;  // no longer fetched here
+  cursor = static_cast<std::size_t>(it - f.partitions.begin());
+  const FetchRequest::PartitionData now = fetch_position(r);
+  const bool same = now.fetch_offset == it->fetch_offset && now.current_leader_epoch == it->current_leader_epoch &&
+                    now.last_fetched_epoch == it->last_fetched_epoch;
+  if (same) return;
+  *it = now;
+  f.changed.push_back(static_cast<std::uint32_t>(cursor));
 }
 
 void Broker::send_fetch(Fetcher& f) {
@@ -39,6 +70,7 @@ void Broker::send_fetch(Fetcher& f) {
   if (!f.connected) {
     f.connection = connect(directory_->broker_nodes[static_cast<std::size_t>(f.leader)]);
     f.connected = true;
+    f.session_open = false;  // a new connection: a new session
   }
   auto request = std::make_unique<FetchRequest>();
   request->correlation_id = f.correlation_id = next_correlation_id_++;
@@ -47,17 +79,11 @@ void Broker::send_fetch(Fetcher& f) {
   request->min_bytes = config_.replica_fetch_min_bytes;
   request->max_bytes = config_.replica_fetch_response_max_bytes;
   request->partition_max_bytes = config_.replica_fetch_max_bytes;
-  request->partitions.reserve(f.partitions.size());
-  for (const TopicPartition tp : f.partitions) {
-    const Replica& r = *replica(tp);
-    FetchRequest::PartitionData p;
-    p.partition = tp;
-    p.fetch_offset = r.log.log_end_offset();
-    p.current_leader_epoch = r.state.leader_epoch;
-    // Without KIP-101 there is no epoch to compare: the follower trusts its log.
-    p.last_fetched_epoch = config_.truncate_to_high_watermark || r.log.empty() ? -1 : r.log.batches().back().leader_epoch;
-    request->partitions.push_back(p);
-  }
+  request->partitions = f.partitions;
+  request->incremental = f.session_open;
+  if (f.session_open) std::swap(request->changed, f.changed);
+  f.changed.clear();
+  f.session_open = true;
   f.in_flight = true;
   Fetcher* fp = &f;
   const std::int64_t correlation = f.correlation_id;
@@ -85,11 +111,13 @@ void Broker::handle_fetch_response(ConnectionId connection, const FetchResponse&
   cancel_timer(f->request_timeout);
   // Partitions left out of the response had nothing new (KIP-227).
   bool all_failed = !response.partitions.empty();
+  std::size_t cursor = 0;
   for (const auto& data : response.partitions) {
     Replica* r = replica(data.partition);
     if (!r || r->role != Role::Follower || r->state.leader != f->leader || !replica_online(*r)) continue;
     if (data.error != Error::None) continue;  // wait for new metadata from the controller
     apply_fetched(*r, data);
+    update_fetch_position(*f, *r, cursor);
     all_failed = false;
   }
   if (!all_failed) {

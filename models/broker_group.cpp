@@ -160,6 +160,7 @@ void Broker::internal_append(TopicPartition tp, RecordBatch batch, SimTime timeo
     return finish_coordinator_append(id, Error::KafkaStorageError);
   }
   const RecordBatch& stored = r->log.append_as_leader(batch, r->state.leader_epoch);
+  changed(*r);
   r->producers.record(stored);  // a marker ends its producer's transaction here
   maybe_flush(*r, returns_at);
   CoordinatorAppend& pending = coordinator_appends_.at(id);

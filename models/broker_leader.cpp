@@ -11,10 +11,11 @@ namespace ksim::models {
 
 void Broker::handle_fetch(ConnectionId connection, std::unique_ptr<FetchRequest> request) {
   ++(request->replica_id == kNoBroker ? consumer_fetches_ : follower_fetches_);
+  FetchSession* session = request->replica_id == kNoBroker ? nullptr : &session_for(connection, *request);
   std::uint64_t bytes = 0;
   bool must_answer = false;
   answering_ = true;
-  auto response = read_for_fetch(*request, true, bytes, must_answer);
+  auto response = read_for_fetch(*request, session, true, bytes, must_answer);
   answering_ = false;
   if (must_answer || bytes >= request->min_bytes || request->max_wait == 0) {
     send_fetch_when_read(connection, request->replica_id, std::move(response));
@@ -27,66 +28,83 @@ void Broker::handle_fetch(ConnectionId connection, std::unique_ptr<FetchRequest>
   fetch_purgatory_.at(id).timeout = set_timer(wait, [this, id] { answer_fetch(id); });
 }
 
-std::unique_ptr<FetchResponse> Broker::read_for_fetch(const FetchRequest& request, bool record_fetch,
-                                                      std::uint64_t& bytes, bool& must_answer) {
+// `record_fetch`: the fetch as it arrives, which records the follower's
+// position; a parked fetch read again when it may complete does not.
+std::unique_ptr<FetchResponse> Broker::read_for_fetch(const FetchRequest& request, FetchSession* session,
+                                                      bool record_fetch, std::uint64_t& bytes, bool& must_answer) {
   reads_done_at_ = now();
   auto response = std::make_unique<FetchResponse>();
   response->correlation_id = request.correlation_id;
-  response->partitions.reserve(request.partitions.size());
-  const auto answer = [&](TopicPartition tp) -> FetchResponse::PartitionData& {
-    FetchResponse::PartitionData& data = response->partitions.emplace_back();
-    data.partition = tp;
-    return data;
-  };
-  for (const auto& p : request.partitions) {
+  for (std::size_t i = 0; i < request.partitions.size(); ++i) {
+    if (session && session->skips(i, partition_changes_)) continue;
+    if (session && record_fetch && session->owes_catch_up(i)) catch_up(*session, i);
+    const auto& p = request.partitions[i];
     Replica* r = replica(p.partition);
     if (!r || !replica_online(*r) || r->role != Role::Leader) {
-      answer(p.partition).error = Error::NotLeaderOrFollower;
+      response->partitions.emplace_back().partition = p.partition;
+      response->partitions.back().error = Error::NotLeaderOrFollower;
       must_answer = true;
-      continue;
-    }
-    if (p.current_leader_epoch != r->state.leader_epoch) {  // KIP-320: the fetcher's view of the leader is stale or ahead
-      answer(p.partition).error =
+    } else if (p.current_leader_epoch != r->state.leader_epoch) {  // KIP-320: the fetcher's view of the leader is stale or ahead
+      response->partitions.emplace_back().partition = p.partition;
+      response->partitions.back().error =
           p.current_leader_epoch < r->state.leader_epoch ? Error::FencedLeaderEpoch : Error::UnknownLeaderEpoch;
       must_answer = true;
+    } else if (request.replica_id == kNoBroker) {
+      FetchResponse::PartitionData& data = response->partitions.emplace_back();
+      data.partition = p.partition;
+      read_for_consumer(p, *r, request, data, bytes, must_answer);
+    } else {
+      const bool quiet = read_for_follower(p, *r, request, record_fetch, *response, bytes, must_answer);
+      if (session && record_fetch) session->settle(i, quiet, partition_changes_[static_cast<std::size_t>(session->partition(i))]);
       continue;
     }
-    const PartitionLog& log = r->log;
-    const bool consumer = request.replica_id == kNoBroker;
-    if (consumer) {
-      read_for_consumer(p, *r, request, answer(p.partition), bytes, must_answer);
-      continue;
-    }
-    // Divergence (KIP-101, KIP-279, checked in the fetch since KAFKA-10554):
-    // where does the follower's last epoch end in the leader's log?
-    const bool same_epoch = p.last_fetched_epoch == log.latest_epoch() && p.fetch_offset <= log.log_end_offset();
-    if (p.last_fetched_epoch >= 0 && !same_epoch) {
-      const auto end = log.end_offset_for_epoch(p.last_fetched_epoch);
-      if (!end || end->epoch != p.last_fetched_epoch || end->end_offset < p.fetch_offset) {
-        answer(p.partition).diverging_epoch = end ? *end : EpochEndOffset{-1, log.log_start_offset()};
-        must_answer = true;
-        continue;
-      }
-    }
-    if (p.fetch_offset > log.log_end_offset()) {
-      // OFFSET_OUT_OF_RANGE: the follower has more than the leader; it truncates to the leader's end.
-      answer(p.partition).diverging_epoch = EpochEndOffset{log.latest_epoch(), log.log_end_offset()};
-      must_answer = true;
-      continue;
-    }
-    if (record_fetch) update_follower(*r, request.replica_id, p.fetch_offset);
-    const std::uint64_t budget = request.max_bytes > bytes ? request.max_bytes - bytes : 0;
-    const bool has_data = budget > 0 && p.fetch_offset < log.log_end_offset();
-    // Incremental fetch sessions (KIP-227): a partition with no news is left out.
-    const FollowerState* follower = r->follower(request.replica_id);
-    if (!has_data && follower && follower->high_watermark_sent == log.high_watermark()) continue;
-    FetchResponse::PartitionData& data = answer(p.partition);
-    if (has_data) data.batches = log.read(p.fetch_offset, std::min(request.partition_max_bytes, budget));
-    for (const auto& b : data.batches) bytes += b.bytes;
-    if (!data.batches.empty()) read_through_cache(*r, p.fetch_offset, bytes);
-    data.high_watermark = log.high_watermark();
+    if (session && record_fetch) session->settle(i, false, 0);
   }
+  if (session && record_fetch) session->fetched(now());
   return response;
+}
+
+bool Broker::read_for_follower(const FetchRequest::PartitionData& p, Replica& r, const FetchRequest& request,
+                               bool record_fetch, FetchResponse& response, std::uint64_t& bytes, bool& must_answer) {
+  const auto answer = [&]() -> FetchResponse::PartitionData& {
+    FetchResponse::PartitionData& data = response.partitions.emplace_back();
+    data.partition = p.partition;
+    return data;
+  };
+  const PartitionLog& log = r.log;
+  // Divergence (KIP-101, KIP-279, checked in the fetch since KAFKA-10554):
+  // where does the follower's last epoch end in the leader's log?
+  const bool same_epoch = p.last_fetched_epoch == log.latest_epoch() && p.fetch_offset <= log.log_end_offset();
+  if (p.last_fetched_epoch >= 0 && !same_epoch) {
+    const auto end = log.end_offset_for_epoch(p.last_fetched_epoch);
+    if (!end || end->epoch != p.last_fetched_epoch || end->end_offset < p.fetch_offset) {
+      answer().diverging_epoch = end ? *end : EpochEndOffset{-1, log.log_start_offset()};
+      must_answer = true;
+      return false;
+    }
+  }
+  if (p.fetch_offset > log.log_end_offset()) {
+    // OFFSET_OUT_OF_RANGE: the follower has more than the leader; it truncates to the leader's end.
+    answer().diverging_epoch = EpochEndOffset{log.latest_epoch(), log.log_end_offset()};
+    must_answer = true;
+    return false;
+  }
+  const bool moved = record_fetch && update_follower(r, request.replica_id, p.fetch_offset);
+  const std::uint64_t budget = request.max_bytes > bytes ? request.max_bytes - bytes : 0;
+  const bool has_data = budget > 0 && p.fetch_offset < log.log_end_offset();
+  // Incremental fetch sessions (KIP-227): a partition with no news is left out.
+  const FollowerState* follower = r.follower(request.replica_id);
+  if (!has_data && follower && follower->high_watermark_sent == log.high_watermark()) {
+    const auto& isr = r.state.isr;
+    const bool in_isr = std::find(isr.begin(), isr.end(), request.replica_id) != isr.end();
+    return !moved && in_isr && p.fetch_offset == log.log_end_offset();
+  }
+  FetchResponse::PartitionData& data = answer();
+  if (has_data) data.batches = log.read(p.fetch_offset, std::min(request.partition_max_bytes, budget));
+  for (const auto& b : data.batches) bytes += b.bytes;
+  if (!data.batches.empty()) read_through_cache(r, p.fetch_offset, bytes);
+  data.high_watermark = log.high_watermark();
+  return false;
 }
 
 // A consumer reads only what is committed: up to the high watermark.
@@ -133,7 +151,7 @@ void Broker::wake_consumer_fetches(TopicPartition tp) {
     if (std::none_of(partitions.begin(), partitions.end(), [&](const auto& p) { return p.partition == tp; })) continue;
     std::uint64_t bytes = 0;
     bool must_answer = false;
-    (void)read_for_fetch(*pending.request, false, bytes, must_answer);
+    (void)read_for_fetch(*pending.request, nullptr, false, bytes, must_answer);
     if (must_answer || bytes >= pending.request->min_bytes) ready.push_back(id);
   }
   for (const std::uint64_t id : ready) answer_fetch(id);
@@ -150,9 +168,9 @@ void Broker::send_fetch_response(ConnectionId connection, BrokerId follower, std
 
 // Kafka's Replica.updateFetchStateOrThrow: a follower is caught up if it
 // fetched from the leader's end, or from where the end was at its previous fetch.
-void Broker::update_follower(Replica& r, BrokerId follower, Offset fetch_offset) {
+bool Broker::update_follower(Replica& r, BrokerId follower, Offset fetch_offset) {
   FollowerState* found = r.follower(follower);
-  if (!found) return;
+  if (!found) return false;
   FollowerState& f = *found;
   const Offset leader_end = r.log.log_end_offset();
   if (fetch_offset >= leader_end) {
@@ -169,6 +187,7 @@ void Broker::update_follower(Replica& r, BrokerId follower, Offset fetch_offset)
   // when a follower's position does.
   maybe_expand_isr(r, follower);
   if (moved) maybe_advance_high_watermark(r);
+  return moved;
 }
 
 // New data in the log completes the parked fetches of followers (consumers
@@ -177,12 +196,11 @@ void Broker::wake_fetches(TopicPartition tp) {
   std::vector<std::uint64_t> ready;
   for (const auto& [id, pending] : fetch_purgatory_) {
     if (pending.request->replica_id == kNoBroker) continue;
-    for (const auto& p : pending.request->partitions) {
-      if (p.partition == tp) {
-        ready.push_back(id);
-        break;
-      }
-    }
+    const FetchSession* session = existing_session(pending.connection, *pending.request);
+    const auto& partitions = pending.request->partitions;
+    const bool fetched = session ? session->contains(global_index(tp))
+                                 : std::any_of(partitions.begin(), partitions.end(), [&](const auto& p) { return p.partition == tp; });
+    if (fetched) ready.push_back(id);
   }
   for (const std::uint64_t id : ready) answer_fetch(id);
 }
@@ -194,7 +212,8 @@ void Broker::answer_fetch(std::uint64_t id) {
   std::uint64_t bytes = 0;
   bool must_answer = false;
   answering_ = true;
-  auto response = read_for_fetch(*it->second.request, false, bytes, must_answer);
+  auto response = read_for_fetch(*it->second.request, existing_session(it->second.connection, *it->second.request),
+                                 false, bytes, must_answer);
   answering_ = false;
   send_fetch_when_read(it->second.connection, it->second.request->replica_id, std::move(response));
   if (it->second.request->replica_id == kNoBroker) --consumer_fetches_waiting_;
@@ -229,6 +248,7 @@ void Broker::maybe_advance_high_watermark(Replica& r) {
   }
   if (hw <= r.log.high_watermark()) return;
   r.log.set_high_watermark(hw);
+  changed(r);
   sim().trace().record(now(), name(), "broker.high_watermark",
                        {{"topic", r.tp.topic}, {"partition", r.tp.partition}, {"hw", hw}, {"epoch", r.state.leader_epoch}});
   complete_produces(r.tp);
@@ -253,6 +273,7 @@ void Broker::maybe_expand_isr(Replica& r, BrokerId follower) {
 
 // Drops followers that have not caught up for replica.lag.time.max.ms.
 void Broker::shrink_isrs() {
+  catch_up_all_sessions();
   for (auto& [tp, r] : replicas_) {
     if (r.role != Role::Leader || r.pending_isr || !replica_online(r)) continue;
     std::vector<BrokerId> kept;
@@ -270,6 +291,7 @@ void Broker::propose_isr(Replica& r, std::vector<BrokerId> isr) {
                        {{"topic", r.tp.topic}, {"partition", r.tp.partition}, {"from", r.state.isr.size()},
                         {"to", isr.size()}});
   r.pending_isr = isr;
+  changed(r);
   auto request = std::make_unique<AlterPartitionRequest>();
   request->leader = id_;
   request->partition = r.tp;
@@ -287,6 +309,7 @@ void Broker::handle_alter_partition_response(const AlterPartitionResponse& respo
   Replica* r = replica(response.state.partition);
   if (!r) return;
   r->pending_isr.reset();
+  changed(*r);
   if (response.error == Error::None) apply_partition_state(*r, response.state);
   maybe_advance_high_watermark(*r);
   complete_produces(r->tp);

@@ -82,6 +82,7 @@ ProduceResponse::PartitionResponse Broker::append_produce(const ProduceRequest& 
     return result.error = Error::KafkaStorageError, result;
   }
   const RecordBatch& stored = r->log.append_as_leader(data.batch, r->state.leader_epoch);
+  changed(*r);
   r->producers.record(stored);
   maybe_flush(*r, returns_at);
   result.base_offset = stored.base_offset;

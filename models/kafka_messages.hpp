@@ -72,6 +72,12 @@ struct FetchRequest final : KafkaMessage<FetchRequest> {
   std::uint64_t partition_max_bytes = 1048576;  // replica.fetch.max.bytes
   bool read_committed = false;  // isolation.level: read up to the last stable offset, not the high watermark
   std::vector<PartitionData> partitions;
+  // KIP-227 fetch sessions (replica fetchers): `incremental` says this request
+  // lists the same partitions, in the same order, as the previous one on its
+  // connection, and `changed` which of them (by position) now ask for something
+  // else. The leader reads only those and the partitions that changed on its side.
+  bool incremental = false;
+  std::vector<std::uint32_t> changed;
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes + kPartitionHeaderBytes * partitions.size(); }
 };
 

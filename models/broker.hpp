@@ -238,8 +238,9 @@ class Broker final : public Node, private TxnCoordinatorHost {
   bool update_follower(Replica& replica, BrokerId follower, Offset fetch_offset);  // true if its position moved
   void wake_fetches(TopicPartition tp);
   void wake_consumer_fetches(TopicPartition tp);
-  void read_for_consumer(const FetchRequest::PartitionData& p, const Replica& r, const FetchRequest& request,
-                         FetchResponse::PartitionData& data, std::uint64_t& bytes, bool& must_answer);
+  bool read_for_consumer(const FetchRequest::PartitionData& p, const Replica& r, const FetchRequest& request,
+                         FetchResponse& response, std::uint64_t& bytes, bool& must_answer);
+  void answer_error(FetchResponse& response, TopicPartition tp, Error error);
   Offset last_stable_offset(const Replica& r) const;
   void send_fetch_response(ConnectionId connection, BrokerId follower, std::unique_ptr<FetchResponse> response);
   void answer_fetch(std::uint64_t id);
@@ -247,7 +248,8 @@ class Broker final : public Node, private TxnCoordinatorHost {
   FetchSession& session_for(ConnectionId connection, const FetchRequest& request);
   FetchSession* existing_session(ConnectionId connection, const FetchRequest& request);
   void close_session(ConnectionId connection);
-  void catch_up(const FetchSession& session, std::size_t slot);
+  void catch_up(const FetchSession& session, std::int32_t partition);
+  void catch_up_all(const FetchSession& session);
   void catch_up_all_sessions();
   // Something a follower's fetch reads changed in this partition: its sessions read it again.
   void changed(const Replica& replica) { ++partition_changes_[static_cast<std::size_t>(global_index(replica.tp))]; }

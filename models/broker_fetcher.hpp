@@ -14,7 +14,6 @@ struct Broker::Fetcher {
   // What the next request asks for each partition (KIP-227: the session's
   // partitions, in order; kept up to date as fetched data is applied).
   std::vector<FetchRequest::PartitionData> partitions;
-  std::vector<std::uint32_t> changed;  // positions changed since the last request
   bool session_open = false;           // the leader has this list: the next request may be incremental
   ConnectionId connection = 0;
   bool connected = false;

@@ -57,12 +57,7 @@ void Broker::update_fetch_position(Fetcher& f, const Replica& r, std::size_t& cu
   if (it == f.partitions.end()) it = std::find_if(f.partitions.begin(), f.partitions.end(), is_it);
   if (it == f.partitions.end()) return;  // no longer fetched here
   cursor = static_cast<std::size_t>(it - f.partitions.begin());
-  const FetchRequest::PartitionData now = fetch_position(r);
-  const bool same = now.fetch_offset == it->fetch_offset && now.current_leader_epoch == it->current_leader_epoch &&
-                    now.last_fetched_epoch == it->last_fetched_epoch;
-  if (same) return;
-  *it = now;
-  f.changed.push_back(static_cast<std::uint32_t>(cursor));
+  *it = fetch_position(r);
 }
 
 void Broker::send_fetch(Fetcher& f) {
@@ -81,8 +76,6 @@ void Broker::send_fetch(Fetcher& f) {
   request->partition_max_bytes = config_.replica_fetch_max_bytes;
   request->partitions = f.partitions;
   request->incremental = f.session_open;
-  if (f.session_open) std::swap(request->changed, f.changed);
-  f.changed.clear();
   f.session_open = true;
   f.in_flight = true;
   Fetcher* fp = &f;

@@ -11,7 +11,7 @@ namespace ksim::models {
 
 void Broker::handle_fetch(ConnectionId connection, std::unique_ptr<FetchRequest> request) {
   ++(request->replica_id == kNoBroker ? consumer_fetches_ : follower_fetches_);
-  FetchSession* session = request->replica_id == kNoBroker ? nullptr : &session_for(connection, *request);
+  FetchSession* session = &session_for(connection, *request);
   std::uint64_t bytes = 0;
   bool must_answer = false;
   answering_ = true;
@@ -35,33 +35,41 @@ std::unique_ptr<FetchResponse> Broker::read_for_fetch(const FetchRequest& reques
   reads_done_at_ = now();
   auto response = std::make_unique<FetchResponse>();
   response->correlation_id = request.correlation_id;
-  for (std::size_t i = 0; i < request.partitions.size(); ++i) {
-    if (session && session->skips(i, partition_changes_)) continue;
-    if (session && record_fetch && session->owes_catch_up(i)) catch_up(*session, i);
-    const auto& p = request.partitions[i];
-    Replica* r = replica(p.partition);
-    if (!r || !replica_online(*r) || r->role != Role::Leader) {
-      response->partitions.emplace_back().partition = p.partition;
-      response->partitions.back().error = Error::NotLeaderOrFollower;
-      must_answer = true;
-    } else if (p.current_leader_epoch != r->state.leader_epoch) {  // KIP-320: the fetcher's view of the leader is stale or ahead
-      response->partitions.emplace_back().partition = p.partition;
-      response->partitions.back().error =
-          p.current_leader_epoch < r->state.leader_epoch ? Error::FencedLeaderEpoch : Error::UnknownLeaderEpoch;
-      must_answer = true;
-    } else if (request.replica_id == kNoBroker) {
-      FetchResponse::PartitionData& data = response->partitions.emplace_back();
-      data.partition = p.partition;
-      read_for_consumer(p, *r, request, data, bytes, must_answer);
-    } else {
-      const bool quiet = read_for_follower(p, *r, request, record_fetch, *response, bytes, must_answer);
-      if (session && record_fetch) session->settle(i, quiet, partition_changes_[static_cast<std::size_t>(session->partition(i))]);
+  const bool consumer = request.replica_id == kNoBroker;
+  // A follower session learns only from reads that record the follower's position.
+  const bool learn = session && (consumer || record_fetch);
+  for (const auto& p : request.partitions) {
+    const std::int32_t global = global_index(p.partition);
+    const std::uint32_t change = partition_changes_[static_cast<std::size_t>(global)];
+    if (session && session->skips(global, p, change)) {
+      if (consumer) ++response->unlisted_partitions;
       continue;
     }
-    if (session && record_fetch) session->settle(i, false, 0);
+    if (learn && session->owes_catch_up(global)) catch_up(*session, global);
+    bool quiet = false;
+    Replica* r = replica(p.partition);
+    if (!r || !replica_online(*r) || r->role != Role::Leader) {
+      answer_error(*response, p.partition, Error::NotLeaderOrFollower);
+      must_answer = true;
+    } else if (p.current_leader_epoch != r->state.leader_epoch) {  // KIP-320: the fetcher's view of the leader is stale or ahead
+      answer_error(*response, p.partition,
+                   p.current_leader_epoch < r->state.leader_epoch ? Error::FencedLeaderEpoch : Error::UnknownLeaderEpoch);
+      must_answer = true;
+    } else if (consumer) {
+      quiet = read_for_consumer(p, *r, request, *response, bytes, must_answer);
+    } else {
+      quiet = read_for_follower(p, *r, request, record_fetch, *response, bytes, must_answer);
+    }
+    if (learn) session->settle(global, p, quiet, partition_changes_[static_cast<std::size_t>(global)]);
   }
-  if (session && record_fetch) session->fetched(now());
+  if (learn && !consumer) session->fetched(now());
   return response;
+}
+
+void Broker::answer_error(FetchResponse& response, TopicPartition tp, Error error) {
+  FetchResponse::PartitionData& data = response.partitions.emplace_back();
+  data.partition = tp;
+  data.error = error;
 }
 
 bool Broker::read_for_follower(const FetchRequest::PartitionData& p, Replica& r, const FetchRequest& request,
@@ -107,23 +115,30 @@ bool Broker::read_for_follower(const FetchRequest::PartitionData& p, Replica& r,
   return false;
 }
 
-// A consumer reads only what is committed: up to the high watermark.
 // A consumer reads up to the high watermark, or with read_committed up to
-// the last stable offset, with the aborted transactions of the range.
-void Broker::read_for_consumer(const FetchRequest::PartitionData& p, const Replica& r, const FetchRequest& request,
-                               FetchResponse::PartitionData& data, std::uint64_t& bytes, bool& must_answer) {
+// the last stable offset, with the aborted transactions of the range. True
+// when there is nothing to read: the response does not list the partition
+// (it counts it among the unlisted, which still take room on the wire).
+bool Broker::read_for_consumer(const FetchRequest::PartitionData& p, const Replica& r, const FetchRequest& request,
+                               FetchResponse& response, std::uint64_t& bytes, bool& must_answer) {
   const PartitionLog& log = r.log;
-  data.high_watermark = log.high_watermark();
   // Out of range only past the log's end: a new leader's high watermark may
   // still lag the old one's, and the consumer then waits for it.
   if (p.fetch_offset > log.log_end_offset()) {
-    data.error = Error::OffsetOutOfRange;
+    answer_error(response, p.partition, Error::OffsetOutOfRange);
     must_answer = true;
-    return;
+    return false;
   }
   const std::uint64_t budget = request.max_bytes > bytes ? request.max_bytes - bytes : 0;
   const Offset upper = request.read_committed ? last_stable_offset(r) : log.high_watermark();
-  if (budget == 0 || p.fetch_offset >= upper) return;
+  if (p.fetch_offset >= upper) {
+    ++response.unlisted_partitions;
+    return true;
+  }
+  FetchResponse::PartitionData& data = response.partitions.emplace_back();
+  data.partition = p.partition;
+  data.high_watermark = log.high_watermark();
+  if (budget == 0) return false;
   data.batches = log.read(p.fetch_offset, std::min(request.partition_max_bytes, budget), upper);
   std::uint64_t read = 0;
   for (const auto& b : data.batches) read += b.bytes;
@@ -134,6 +149,7 @@ void Broker::read_for_consumer(const FetchRequest::PartitionData& p, const Repli
       data.aborted_transactions.emplace_back(a.producer_id, a.first_offset);
     }
   }
+  return false;
 }
 
 // KIP-98: the high watermark, held back by the oldest open transaction.
@@ -151,7 +167,8 @@ void Broker::wake_consumer_fetches(TopicPartition tp) {
     if (std::none_of(partitions.begin(), partitions.end(), [&](const auto& p) { return p.partition == tp; })) continue;
     std::uint64_t bytes = 0;
     bool must_answer = false;
-    (void)read_for_fetch(*pending.request, nullptr, false, bytes, must_answer);
+    (void)read_for_fetch(*pending.request, existing_session(pending.connection, *pending.request), false, bytes,
+                         must_answer);
     if (must_answer || bytes >= pending.request->min_bytes) ready.push_back(id);
   }
   for (const std::uint64_t id : ready) answer_fetch(id);
@@ -196,11 +213,10 @@ void Broker::wake_fetches(TopicPartition tp) {
   std::vector<std::uint64_t> ready;
   for (const auto& [id, pending] : fetch_purgatory_) {
     if (pending.request->replica_id == kNoBroker) continue;
-    const FetchSession* session = existing_session(pending.connection, *pending.request);
     const auto& partitions = pending.request->partitions;
-    const bool fetched = session ? session->contains(global_index(tp))
-                                 : std::any_of(partitions.begin(), partitions.end(), [&](const auto& p) { return p.partition == tp; });
-    if (fetched) ready.push_back(id);
+    if (std::any_of(partitions.begin(), partitions.end(), [&](const auto& p) { return p.partition == tp; })) {
+      ready.push_back(id);
+    }
   }
   for (const std::uint64_t id : ready) answer_fetch(id);
 }

@@ -146,7 +146,6 @@ void Consumer::on_connection_closed(ConnectionId connection) {
   }
   fetch_in_flight_.clear();
   for (auto& [p, state] : partitions_) {
-    state.fetching = false;
     if (state.position_state == PositionState::Resetting) set_position_state(state, PositionState::NeedsReset);
     if (state.position_state == PositionState::Validating) set_position_state(state, PositionState::NeedsValidation);
   }
@@ -345,6 +344,7 @@ void Consumer::arm_poll_timer() {
 
 void Consumer::own(std::int32_t partition) {
   partitions_[partition] = PartitionState{};
+  ++assignment_version_;
   positions_pending_ = true;
   if (!task_producers_.empty()) task_producers_[static_cast<std::size_t>(partition)]->restart();  // initTransactions()
   history_.ownership.push_back({index_, {workload_.topic, partition}, true, now()});
@@ -353,6 +353,7 @@ void Consumer::own(std::int32_t partition) {
 void Consumer::disown(std::int32_t partition, bool lost) {
   buffered_.erase(partition);
   if (partitions_.erase(partition) == 0) return;
+  ++assignment_version_;
   if (!task_producers_.empty()) {  // the task is closed with its producer
     Producer* producer = task_producers_[static_cast<std::size_t>(partition)];
     if (producer->state() != NodeState::Crashed) producer->crash(CrashKind::Shutdown);
@@ -395,8 +396,7 @@ void Consumer::reset_positions() {
     }
     request->partitions.push_back({workload_.topic, p});
     set_position_state(state, PositionState::Resetting);
-    state.request_correlation = request->correlation_id;
-    state.fetching = false;  // a fetch in flight is answered for the old position: ignored
+    state.request_correlation = request->correlation_id;  // a fetch in flight is answered for the old position: ignored
   }
   for (auto& [broker, request] : requests) {
     const std::vector<TopicPartition> asked = request->partitions;
@@ -473,8 +473,7 @@ void Consumer::validate_positions() {
     request->partitions.push_back({tp, current, state.consumed_epoch});
     sim().trace().record(now(), name(), "consumer.validate", {{"partition", p}, {"epoch", current}, {"position", state.consumed}});
     set_position_state(state, PositionState::Validating);
-    state.request_correlation = request->correlation_id;
-    state.fetching = false;  // a fetch in flight is answered for the old position: ignored
+    state.request_correlation = request->correlation_id;  // a fetch in flight is answered for the old position: ignored
   }
   for (auto& [broker, request] : requests) {
     std::vector<std::int32_t> asked;
@@ -522,60 +521,93 @@ void Consumer::handle_offsets_for_leader_epoch(const OffsetsForLeaderEpochRespon
 // ---- fetching ----
 
 // One fetch per leader for the partitions with a valid position and nothing buffered.
+// Kafka's fetcher: each leader without a fetch in flight gets one for its
+// partitions whose position is valid and whose fetched records poll() has
+// returned. Correlation ids go out in partition order, requests in broker order.
 void Consumer::send_fetches() {
-  std::map<BrokerId, std::unique_ptr<FetchRequest>> requests;
-  for (auto& [p, state] : partitions_) {
-    if (state.position_state != PositionState::Valid || state.fetching || !state.buffer.empty()) continue;
-    const BrokerId leader = leader_of({workload_.topic, p});
-    if (leader == kNoBroker || fetch_in_flight_.count(leader)) continue;
-    auto& request = requests[leader];
-    if (!request) {
-      request = std::make_unique<FetchRequest>();
-      request->correlation_id = next_correlation_id();
-      request->replica_id = kNoBroker;  // a consumer
-      request->max_wait = config_.fetch_max_wait;
-      request->min_bytes = config_.fetch_min_bytes;
-      request->max_bytes = config_.fetch_max_bytes;
-      request->partition_max_bytes = config_.max_partition_fetch_bytes;
-      request->read_committed = config_.read_committed;
+  const FetchPlan& plan = fetch_plan();
+  struct Fetch {
+    BrokerId broker;
+    std::unique_ptr<FetchRequest> request;
+    std::vector<PartitionState*> states;
+  };
+  std::vector<Fetch> fetches;
+  for (std::size_t broker = 0; broker < plan.size(); ++broker) {
+    if (fetch_in_flight_.count(static_cast<BrokerId>(broker))) continue;
+    Fetch fetch{static_cast<BrokerId>(broker), nullptr, {}};
+    for (const auto& [p, state] : plan[broker]) {
+      if (state->position_state != PositionState::Valid || !state->buffer.empty() || fetching(*state)) continue;
+      if (!fetch.request) fetch.request = new_fetch_request();
+      fetch.request->partitions.push_back({{workload_.topic, p}, state->position, state->validated_epoch, -1});
+      fetch.states.push_back(state);
     }
-    request->partitions.push_back({{workload_.topic, p}, state.position, state.validated_epoch, -1});
-    state.fetching = true;
-    state.request_correlation = request->correlation_id;
+    if (fetch.request) fetches.push_back(std::move(fetch));
   }
-  for (auto& [broker, request] : requests) {
-    const std::int64_t correlation = request->correlation_id;
-    const auto give_up = [this](std::int64_t c) {
-      fetch_answered(c);
-      for (auto& [p, state] : partitions_) {
-        if (state.fetching && state.request_correlation == c) state.fetching = false;
-      }
-    };
-    if (!send_to(broker, std::move(request))) {
-      give_up(correlation);
-      continue;
-    }
-    fetch_in_flight_[broker] = correlation;
-    set_timer(config_.request_timeout + config_.fetch_max_wait, [this, correlation, give_up] {
-      give_up(correlation);
+  std::vector<Fetch*> by_first_partition;
+  for (Fetch& f : fetches) by_first_partition.push_back(&f);
+  std::sort(by_first_partition.begin(), by_first_partition.end(), [](const Fetch* a, const Fetch* b) {
+    return a->request->partitions.front().partition < b->request->partitions.front().partition;
+  });
+  for (Fetch* f : by_first_partition) f->request->correlation_id = next_correlation_id();
+  for (Fetch& f : fetches) {
+    const std::int64_t correlation = f.request->correlation_id;
+    for (PartitionState* state : f.states) state->request_correlation = correlation;
+    if (!send_to(f.broker, std::move(f.request))) continue;
+    fetch_in_flight_[f.broker] = correlation;
+    set_timer(config_.request_timeout + config_.fetch_max_wait, [this, correlation] {
+      fetch_answered(correlation);  // its partitions are fetched again
       send_fetches();
     });
   }
+}
+
+std::unique_ptr<FetchRequest> Consumer::new_fetch_request() const {
+  auto request = std::make_unique<FetchRequest>();
+  request->replica_id = kNoBroker;  // a consumer
+  request->max_wait = config_.fetch_max_wait;
+  request->min_bytes = config_.fetch_min_bytes;
+  request->max_bytes = config_.fetch_max_bytes;
+  request->partition_max_bytes = config_.max_partition_fetch_bytes;
+  request->read_committed = config_.read_committed;
+  return request;
+}
+
+const Consumer::FetchPlan& Consumer::fetch_plan() {
+  if (fetch_plan_metadata_ == metadata_version() && fetch_plan_assignment_ == assignment_version_) return fetch_plan_;
+  fetch_plan_metadata_ = metadata_version();
+  fetch_plan_assignment_ = assignment_version_;
+  fetch_plan_.assign(directory().broker_nodes.size(), {});
+  for (auto& [p, state] : partitions_) {
+    const BrokerId leader = leader_of({workload_.topic, p});
+    if (leader != kNoBroker) fetch_plan_[static_cast<std::size_t>(leader)].emplace_back(p, &state);
+  }
+  return fetch_plan_;
 }
 
 void Consumer::fetch_answered(std::int64_t correlation) {
   std::erase_if(fetch_in_flight_, [&](const auto& entry) { return entry.second == correlation; });
 }
 
+bool Consumer::fetch_in_flight(std::int64_t correlation) const {
+  if (correlation < 0) return false;
+  for (const auto& [broker, c] : fetch_in_flight_) {
+    if (c == correlation) return true;
+  }
+  return false;
+}
+
 void Consumer::handle_fetch(const FetchResponse& response) {
+  // Partitions the response leaves out had nothing new (KIP-227); a response
+  // to a fetch given up on, or to one for an old position, is ignored.
+  const bool awaited = fetch_in_flight(response.correlation_id);
   fetch_answered(response.correlation_id);
   bool refresh = false;
   for (const auto& data : response.partitions) {
+    if (!awaited) break;
     const auto it = partitions_.find(data.partition.partition);
     if (it == partitions_.end()) continue;
     PartitionState& state = it->second;
-    if (!state.fetching || state.request_correlation != response.correlation_id) continue;  // stale
-    state.fetching = false;
+    if (state.request_correlation != response.correlation_id) continue;  // stale
     switch (data.error) {
       case Error::None: break;
       case Error::OffsetOutOfRange: set_position_state(state, PositionState::NeedsReset); continue;

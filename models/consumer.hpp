@@ -133,8 +133,7 @@ class Consumer final : public KafkaClient {
     Epoch consumed_epoch = -1;   // leader epoch of the last consumed record (KIP-320)
     Epoch validated_epoch = -1;  // the leader epoch the position was last validated against
     std::deque<Buffered> buffer;
-    bool fetching = false;
-    std::int64_t request_correlation = -1;  // the fetch, ListOffsets or validation in flight
+    std::int64_t request_correlation = -1;  // the last fetch, ListOffsets or validation asked for it
   };
   struct CommitInFlight {
     std::vector<CommittedOffset> offsets;
@@ -176,6 +175,7 @@ class Consumer final : public KafkaClient {
   void validate_positions();
   void handle_offsets_for_leader_epoch(const OffsetsForLeaderEpochResponse& response);
   void send_fetches();
+  std::unique_ptr<FetchRequest> new_fetch_request() const;
   void handle_fetch(const FetchResponse& response);
   bool send_to(BrokerId broker, MessagePtr request);
   void retry_soon();
@@ -261,6 +261,16 @@ class Consumer final : public KafkaClient {
   // nodes with a pending fetch request): by broker, the correlation id in flight.
   std::map<BrokerId, std::int64_t> fetch_in_flight_;
   void fetch_answered(std::int64_t correlation);
+  bool fetch_in_flight(std::int64_t correlation) const;
+  // In the fetch in flight to its leader (its last request was that fetch).
+  bool fetching(const PartitionState& state) const { return fetch_in_flight(state.request_correlation); }
+  // The assigned partitions by leader, in partition order: what send_fetches() looks at.
+  using FetchPlan = std::vector<std::vector<std::pair<std::int32_t, PartitionState*>>>;
+  const FetchPlan& fetch_plan();
+  FetchPlan fetch_plan_;
+  std::uint64_t fetch_plan_metadata_ = ~0ULL;
+  std::uint64_t assignment_version_ = 0;
+  std::uint64_t fetch_plan_assignment_ = ~0ULL;
   std::size_t next_to_process_ = 0;
   std::int32_t next_poll_partition_ = 0;  // where the next poll starts collecting
   std::set<std::int32_t> buffered_;       // partitions with fetched records not yet returned by poll()

@@ -128,7 +128,7 @@ void Consumer::rewind_to_committed() {
     set_position_state(state, PositionState::Unknown);
     state.buffer.clear();
     buffered_.erase(p);
-    state.fetching = false;
+    state.request_correlation = -1;  // a fetch in flight is answered for the old position: ignored
   }
 }
 

@@ -2,20 +2,17 @@
 
 namespace ksim::models {
 
-void FetchSession::reset(BrokerId follower, std::vector<std::int32_t> partitions, std::size_t total_partitions) {
-  follower_ = follower;
-  partitions_ = std::move(partitions);
-  seen_.assign(partitions_.size(), 0);
-  quiet_.assign(partitions_.size(), 0);
-  dirty_.assign(partitions_.size(), 0);
-  member_.assign(total_partitions, false);
-  for (const std::int32_t p : partitions_) member_[static_cast<std::size_t>(p)] = true;
+void FetchSession::settle(std::int32_t partition, const FetchRequest::PartitionData& p, bool quiet, std::uint32_t change) {
+  Entry& e = entries_[static_cast<std::size_t>(partition)];
+  e.fetch_offset = p.fetch_offset;
+  e.current_leader_epoch = p.current_leader_epoch;
+  e.last_fetched_epoch = p.last_fetched_epoch;
+  e.seen = change;
+  e.quiet = quiet;
 }
 
-void FetchSession::settle(std::size_t slot, bool quiet, std::uint32_t change) {
-  quiet_[slot] = quiet ? 1 : 0;
-  dirty_[slot] = 0;
-  seen_[slot] = change;
+void FetchSession::forget() {
+  for (Entry& e : entries_) e.quiet = false;
 }
 
 }  // namespace ksim::models

@@ -9,7 +9,7 @@ std::uint64_t ProduceRequest::size_bytes() const {
 }
 
 std::uint64_t FetchResponse::size_bytes() const {
-  std::uint64_t bytes = kRequestHeaderBytes;
+  std::uint64_t bytes = kRequestHeaderBytes + kPartitionHeaderBytes * unlisted_partitions;
   for (const auto& p : partitions) {
     bytes += kPartitionHeaderBytes;
     for (const auto& b : p.batches) bytes += b.bytes;

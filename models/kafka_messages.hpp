@@ -72,12 +72,9 @@ struct FetchRequest final : KafkaMessage<FetchRequest> {
   std::uint64_t partition_max_bytes = 1048576;  // replica.fetch.max.bytes
   bool read_committed = false;  // isolation.level: read up to the last stable offset, not the high watermark
   std::vector<PartitionData> partitions;
-  // KIP-227 fetch sessions (replica fetchers): `incremental` says this request
-  // lists the same partitions, in the same order, as the previous one on its
-  // connection, and `changed` which of them (by position) now ask for something
-  // else. The leader reads only those and the partitions that changed on its side.
+  // KIP-227 fetch sessions (replica fetchers): this request lists the same
+  // partitions as the previous one on its connection (fetch_session.hpp).
   bool incremental = false;
-  std::vector<std::uint32_t> changed;
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes + kPartitionHeaderBytes * partitions.size(); }
 };
 
@@ -96,6 +93,9 @@ struct FetchResponse final : KafkaMessage<FetchResponse> {
   };
   std::int64_t correlation_id = 0;
   std::vector<PartitionData> partitions;
+  // Partitions the leader skipped as quiet (fetch_session.hpp) that ksim's
+  // consumer responses still carry on the wire, each with its high watermark.
+  std::uint32_t unlisted_partitions = 0;
   std::uint64_t size_bytes() const override;
 };
 

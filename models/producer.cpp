@@ -22,6 +22,7 @@ Producer::Producer(Simulation& sim, std::string name, HostId host, std::uint32_t
                 sim.stream(this->name() + "/workload"), sim.stream(this->name() + "/partitioner")),
       queues_(static_cast<std::size_t>(directory_->topics[static_cast<std::size_t>(workload.topic)].partitions)),
       sendable_after_(queues_.size(), 0),
+      pending_(queues_.size()),
       txn_rng_(sim.stream(this->name() + "/transactions")) {
   if (transactional()) config_.enable_idempotence = true;  // a transactional producer is idempotent
 }
@@ -45,7 +46,7 @@ void Producer::on_crash(CrashKind) {
   plan_stale_ = true;
   for (auto& queue : queues_) queue.clear();
   std::fill(sendable_after_.begin(), sendable_after_.end(), 0);
-  pending_.clear();
+  pending_.reset();
   next_expiry_check_ = 0;
   in_flight_.clear();
   forget_connections_and_metadata();
@@ -223,7 +224,7 @@ bool Producer::append(TopicPartition tp, std::uint64_t bytes, SimTime sent_at) {
     batch->records.first_record = history_.produced[{index_, tp}];
     queue.push_back(batch);
     open = batch.get();
-    pending_.insert(tp);
+    pending_.set(static_cast<std::size_t>(tp.partition));
     created = true;
   }
   history_.next_record(index_, tp);
@@ -266,32 +267,26 @@ void Producer::run_sender() {
   SimTime next_check = kNever;
   auto& ready = ready_by_broker_;  // reused: no allocation per pass
   ready.resize(directory_->broker_nodes.size());
-  for (auto it = pending_.begin(); it != pending_.end();) {
-    const TopicPartition tp = *it;
-    SimTime& not_before = sendable_after_[static_cast<std::size_t>(tp.partition)];
+  for (std::size_t p = pending_.find_first(); p != boost::dynamic_bitset<>::npos; p = pending_.find_next(p)) {
+    const TopicPartition tp{workload_.topic, static_cast<std::int32_t>(p)};
+    SimTime& not_before = sendable_after_[p];
     if (not_before > now()) {  // nothing changed since it was found waiting for linger.ms or a backoff
       next_check = std::min(next_check, not_before);
-      ++it;
       continue;
     }
     const auto& queue = queue_of(tp);
-    if (std::none_of(queue.begin(), queue.end(), [](const BatchPtr& b) { return !b->in_flight; })) {
-      it = pending_.erase(it);  // nothing left to send here
+    const auto first = std::find_if(queue.begin(), queue.end(), [](const BatchPtr& b) { return !b->in_flight; });
+    if (first == queue.end()) {
+      pending_.reset(p);  // nothing left to send here
       continue;
     }
-    ++it;
-    if (!partition_ready(tp, queue, next_check, not_before)) continue;
+    if (!batch_ready(queue, first, next_check, not_before)) continue;
     const BrokerId leader = leader_of(tp);
     if (leader == kNoBroker) {
       refresh_metadata();
       continue;
     }
-    for (const BatchPtr& b : queue) {
-      if (!b->in_flight) {
-        ready[static_cast<std::size_t>(leader)].push_back(b);
-        break;
-      }
-    }
+    ready[static_cast<std::size_t>(leader)].push_back(*first);
   }
   bool sent = false;
   for (std::size_t broker = 0; broker < ready.size(); ++broker) {
@@ -325,10 +320,8 @@ void Producer::charge_sender(std::size_t batches) {
 
 // The partition's first unsent batch may go if it is full or has lingered,
 // its backoff is over, and (with idempotence) order cannot break.
-bool Producer::partition_ready(TopicPartition, const std::deque<BatchPtr>& queue, SimTime& next_check,
-                               SimTime& not_before) {
-  const auto first = std::find_if(queue.begin(), queue.end(), [](const BatchPtr& b) { return !b->in_flight; });
-  if (first == queue.end()) return false;
+bool Producer::batch_ready(const std::deque<BatchPtr>& queue, std::deque<BatchPtr>::const_iterator first,
+                           SimTime& next_check, SimTime& not_before) {
   const Batch& b = **first;
   if (config_.enable_idempotence && producer_id_ == kNoProducerId) return false;
   if (transactional() && !partition_in_txn(b.partition)) return false;  // AddPartitionsToTxn first
@@ -481,7 +474,7 @@ void Producer::retry_or_fail(const BatchPtr& b, Error error) {
     return;
   }
   b->retry_at = now() + backoff(b->attempts);
-  pending_.insert(b->partition);
+  pending_.set(static_cast<std::size_t>(b->partition.partition));
   touch(b->partition);
   plan_stale_ = true;
   if (!config_.enable_idempotence) {
@@ -637,7 +630,7 @@ void Producer::handle_init_producer_id(const InitProducerIdResponse& response) {
         b->sequenced = false;
       }
     }
-    if (!queues_[p].empty()) pending_.insert({workload_.topic, static_cast<std::int32_t>(p)});
+    if (!queues_[p].empty()) pending_.set(p);
   }
   for (const BatchPtr& b : unresolved) fail(b, Error::OutOfOrderSequenceNumber);
   wake_sender();

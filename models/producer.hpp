@@ -15,6 +15,8 @@
 #include <set>
 #include <vector>
 
+#include <boost/dynamic_bitset.hpp>
+
 #include "models/broker.hpp"
 #include "models/delivery_history.hpp"
 #include "models/kafka_client.hpp"
@@ -115,7 +117,9 @@ class Producer final : public KafkaClient {
   void run_sender();
   void run_sender_at(SimTime at);
   void charge_sender(std::size_t batches);
-  bool partition_ready(TopicPartition tp, const std::deque<BatchPtr>& queue, SimTime& next_check, SimTime& not_before);
+  // `first`: the partition's first batch not in flight.
+  bool batch_ready(const std::deque<BatchPtr>& queue, std::deque<BatchPtr>::const_iterator first, SimTime& next_check,
+                   SimTime& not_before);
   void touch(TopicPartition tp);
   bool send_to(BrokerId broker, const std::vector<BatchPtr>& batches);
   void handle_produce_response(ConnectionId connection, const ProduceResponse& response);
@@ -169,7 +173,7 @@ class Producer final : public KafkaClient {
   std::deque<BatchPtr>& queue_of(TopicPartition tp) { return queues_[static_cast<std::size_t>(tp.partition)]; }
   const std::deque<BatchPtr>& queue_of(TopicPartition tp) const { return queues_[static_cast<std::size_t>(tp.partition)]; }
   std::vector<SimTime> sendable_after_;  // by partition: not sendable before this, unless its queue changes
-  std::set<TopicPartition> pending_;  // partitions that may have a batch to send
+  boost::dynamic_bitset<> pending_;  // by partition: those that may have a batch to send
   std::vector<std::vector<BatchPtr>> ready_by_broker_;  // run_sender's scratch space
   SimTime next_expiry_check_ = 0;
   std::map<std::int64_t, InFlight> in_flight_;

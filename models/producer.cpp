@@ -22,6 +22,7 @@ Producer::Producer(Simulation& sim, std::string name, HostId host, std::uint32_t
                 sim.stream(this->name() + "/workload"), sim.stream(this->name() + "/partitioner")),
       queues_(static_cast<std::size_t>(directory_->topics[static_cast<std::size_t>(workload.topic)].partitions)),
       sendable_after_(queues_.size(), 0),
+      in_flight_prefix_(queues_.size(), 0),
       pending_(queues_.size()),
       txn_rng_(sim.stream(this->name() + "/transactions")) {
   if (transactional()) config_.enable_idempotence = true;  // a transactional producer is idempotent
@@ -46,6 +47,7 @@ void Producer::on_crash(CrashKind) {
   plan_stale_ = true;
   for (auto& queue : queues_) queue.clear();
   std::fill(sendable_after_.begin(), sendable_after_.end(), 0);
+  std::fill(in_flight_prefix_.begin(), in_flight_prefix_.end(), 0);
   pending_.reset();
   next_expiry_check_ = 0;
   in_flight_.clear();
@@ -275,7 +277,7 @@ void Producer::run_sender() {
       continue;
     }
     const auto& queue = queue_of(tp);
-    const auto first = std::find_if(queue.begin(), queue.end(), [](const BatchPtr& b) { return !b->in_flight; });
+    const auto first = first_unsent(p);
     if (first == queue.end()) {
       pending_.reset(p);  // nothing left to send here
       continue;
@@ -335,6 +337,27 @@ bool Producer::batch_ready(const std::deque<BatchPtr>& queue, std::deque<BatchPt
     return false;
   }
   return true;
+}
+
+// In-flight batches stay at the front of their queue until answered: the
+// sender looks past those it already knows of.
+std::deque<Producer::BatchPtr>::const_iterator Producer::first_unsent(std::size_t partition) {
+  const auto& queue = queues_[partition];
+  std::size_t& prefix = in_flight_prefix_[partition];
+  prefix = std::min(prefix, queue.size());
+  const auto first = std::find_if(queue.begin() + static_cast<std::ptrdiff_t>(prefix), queue.end(),
+                                  [](const BatchPtr& b) { return !b->in_flight; });
+  prefix = static_cast<std::size_t>(first - queue.begin());
+  return first;
+}
+
+void Producer::remove_from_queue(const BatchPtr& b) {
+  auto& queue = queue_of(b->partition);
+  const auto it = std::find(queue.begin(), queue.end(), b);
+  if (it == queue.end()) return;
+  std::size_t& prefix = in_flight_prefix_[static_cast<std::size_t>(b->partition.partition)];
+  if (static_cast<std::size_t>(it - queue.begin()) < prefix) --prefix;
+  queue.erase(it);
 }
 
 // The partition's queue changed: its sendable time must be worked out again.
@@ -416,6 +439,7 @@ void Producer::handle_produce_response(ConnectionId, const ProduceResponse& resp
 
 void Producer::handle_result(const BatchPtr& b, Error error, Offset base_offset) {
   b->in_flight = false;
+  in_flight_prefix_[static_cast<std::size_t>(b->partition.partition)] = 0;  // it may be anywhere in the prefix
   if (error == Error::None || error == Error::DuplicateSequenceNumber) {
     acknowledge(b, base_offset);
     return;
@@ -481,9 +505,9 @@ void Producer::retry_or_fail(const BatchPtr& b, Error error) {
     // Kafka's RecordAccumulator.reenqueue: without idempotence a retried batch
     // goes back to the front of its queue (addFirst). When several in-flight
     // batches of a partition fail together, they end up in reverse order.
-    auto& queue = queue_of(b->partition);
-    queue.erase(std::remove(queue.begin(), queue.end(), b), queue.end());
-    queue.push_front(b);
+    remove_from_queue(b);
+    queue_of(b->partition).push_front(b);
+    in_flight_prefix_[static_cast<std::size_t>(b->partition.partition)] = 0;
   }
 }
 
@@ -527,8 +551,7 @@ void Producer::fail(const BatchPtr& b, Error error) {
 void Producer::finish(const BatchPtr& b) {
   plan_stale_ = true;
   touch(b->partition);
-  auto& queue = queue_of(b->partition);
-  queue.erase(std::remove(queue.begin(), queue.end(), b), queue.end());
+  remove_from_queue(b);
   memory_used_ -= b->reserved_bytes;
   unblock_if_possible();
   if (transactional()) txn_step();  // a commit or abort waits for the last batch

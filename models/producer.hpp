@@ -173,6 +173,10 @@ class Producer final : public KafkaClient {
   std::deque<BatchPtr>& queue_of(TopicPartition tp) { return queues_[static_cast<std::size_t>(tp.partition)]; }
   const std::deque<BatchPtr>& queue_of(TopicPartition tp) const { return queues_[static_cast<std::size_t>(tp.partition)]; }
   std::vector<SimTime> sendable_after_;  // by partition: not sendable before this, unless its queue changes
+  // By partition: that many batches at the front of the queue are known to be in flight.
+  std::vector<std::size_t> in_flight_prefix_;
+  std::deque<BatchPtr>::const_iterator first_unsent(std::size_t partition);
+  void remove_from_queue(const BatchPtr& batch);
   boost::dynamic_bitset<> pending_;  // by partition: those that may have a batch to send
   std::vector<std::vector<BatchPtr>> ready_by_broker_;  // run_sender's scratch space
   SimTime next_expiry_check_ = 0;

@@ -32,6 +32,7 @@ class KafkaClient : public Node {
     SimTime retry_at = 0;  // reconnect.backoff.ms after a close
   };
   BrokerLink& link(BrokerId broker) { return links_[broker]; }
+  const std::map<BrokerId, BrokerLink>& links() const { return links_; }
   // Connects to the broker unless its reconnect backoff is running; false then.
   bool ensure_connected(BrokerId broker);
 

@@ -24,6 +24,7 @@ Producer::Producer(Simulation& sim, std::string name, HostId host, std::uint32_t
       sendable_after_(queues_.size(), 0),
       in_flight_prefix_(queues_.size(), 0),
       pending_(queues_.size()),
+      known_ready_(queues_.size()),
       txn_rng_(sim.stream(this->name() + "/transactions")) {
   if (transactional()) config_.enable_idempotence = true;  // a transactional producer is idempotent
 }
@@ -47,6 +48,7 @@ void Producer::on_crash(CrashKind) {
   plan_stale_ = true;
   for (auto& queue : queues_) queue.clear();
   std::fill(sendable_after_.begin(), sendable_after_.end(), 0);
+  known_ready_.reset();
   std::fill(in_flight_prefix_.begin(), in_flight_prefix_.end(), 0);
   pending_.reset();
   next_expiry_check_ = 0;
@@ -268,9 +270,22 @@ void Producer::run_sender() {
   if (sender_busy_until_ > now()) return run_sender_at(sender_busy_until_);  // the thread is still at work
   SimTime next_check = kNever;
   auto& ready = ready_by_broker_;  // reused: no allocation per pass
-  ready.resize(directory_->broker_nodes.size());
+  const std::size_t brokers = directory_->broker_nodes.size();
+  ready.resize(brokers);
+  link_full_.assign(brokers, false);
+  link_skipped_.assign(brokers, false);
+  for (const auto& [broker, l] : links()) {
+    link_full_[static_cast<std::size_t>(broker)] = l.connected && l.in_flight >= config_.max_in_flight_requests_per_connection;
+  }
   for (std::size_t p = pending_.find_first(); p != boost::dynamic_bitset<>::npos; p = pending_.find_next(p)) {
     const TopicPartition tp{workload_.topic, static_cast<std::int32_t>(p)};
+    if (known_ready_[p]) {  // as before: ready, for a connection with no room for another request
+      const BrokerId leader = leader_of(tp);
+      if (leader != kNoBroker && link_full_[static_cast<std::size_t>(leader)]) {
+        link_skipped_[static_cast<std::size_t>(leader)] = true;
+        continue;
+      }
+    }
     SimTime& not_before = sendable_after_[p];
     if (not_before > now()) {  // nothing changed since it was found waiting for linger.ms or a backoff
       next_check = std::min(next_check, not_before);
@@ -283,6 +298,7 @@ void Producer::run_sender() {
       continue;
     }
     if (!batch_ready(queue, first, next_check, not_before)) continue;
+    if (!transactional()) known_ready_.set(p);
     const BrokerId leader = leader_of(tp);
     if (leader == kNoBroker) {
       refresh_metadata();
@@ -292,6 +308,7 @@ void Producer::run_sender() {
   }
   bool sent = false;
   for (std::size_t broker = 0; broker < ready.size(); ++broker) {
+    if (link_skipped_[broker] && ready[broker].empty()) plan_stale_ = true;  // what send_to() does before finding no room
     if (ready[broker].empty()) continue;
     sent |= send_to(static_cast<BrokerId>(broker), ready[broker]);
     ready[broker].clear();
@@ -361,7 +378,10 @@ void Producer::remove_from_queue(const BatchPtr& b) {
 }
 
 // The partition's queue changed: its sendable time must be worked out again.
-void Producer::touch(TopicPartition tp) { sendable_after_[static_cast<std::size_t>(tp.partition)] = 0; }
+void Producer::touch(TopicPartition tp) {
+  sendable_after_[static_cast<std::size_t>(tp.partition)] = 0;
+  known_ready_.reset(static_cast<std::size_t>(tp.partition));
+}
 
 bool Producer::send_to(BrokerId broker, const std::vector<BatchPtr>& batches) {
   plan_stale_ = true;  // batches close as they are sent
@@ -640,6 +660,7 @@ void Producer::handle_init_producer_id(const InitProducerIdResponse& response) {
   next_sequence_.clear();
   last_acked_sequence_.clear();
   std::fill(sendable_after_.begin(), sendable_after_.end(), 0);
+  known_ready_.reset();
   // A batch already tried may be in the log: sent again under the new epoch
   // it would not be recognised as a duplicate. Like the Java client, fail
   // those instead; only batches never sent are renumbered.

@@ -178,6 +178,10 @@ class Producer final : public KafkaClient {
   std::deque<BatchPtr>::const_iterator first_unsent(std::size_t partition);
   void remove_from_queue(const BatchPtr& batch);
   boost::dynamic_bitset<> pending_;  // by partition: those that may have a batch to send
+  // By partition: its first unsent batch was ready to go and nothing changed
+  // since (touch); it waits only for its leader's connection (not with transactions).
+  boost::dynamic_bitset<> known_ready_;
+  std::vector<bool> link_full_, link_skipped_;  // run_sender's scratch space, by broker
   std::vector<std::vector<BatchPtr>> ready_by_broker_;  // run_sender's scratch space
   SimTime next_expiry_check_ = 0;
   std::map<std::int64_t, InFlight> in_flight_;

@@ -38,14 +38,22 @@ std::unique_ptr<FetchResponse> Broker::read_for_fetch(const FetchRequest& reques
   const bool consumer = request.replica_id == kNoBroker;
   // A follower session learns only from reads that record the follower's position.
   const bool learn = session && (consumer || record_fetch);
-  for (const auto& p : request.partitions) {
+  const auto& partitions = request.partitions;
+  for (std::size_t i = 0; i < partitions.size(); ++i) {
+    constexpr std::size_t kAhead = 8;  // sessions and counts are indexed by partition: ask for them early
+    if (session && i + kAhead < partitions.size()) {
+      const std::int32_t ahead = global_index(partitions[i + kAhead].partition);
+      session->prefetch(ahead);
+      __builtin_prefetch(&partition_changes_[static_cast<std::size_t>(ahead)]);
+    }
+    const auto& p = partitions[i];
     const std::int32_t global = global_index(p.partition);
     const std::uint32_t change = partition_changes_[static_cast<std::size_t>(global)];
     if (session && session->skips(global, p, change)) {
       if (consumer) ++response->unlisted_partitions;
       continue;
     }
-    if (learn && session->owes_catch_up(global)) catch_up(*session, global);
+    if (learn && !consumer && session->owes_catch_up(global)) catch_up(*session, global);
     bool quiet = false;
     Replica* r = replica(p.partition);
     if (!r || !replica_online(*r) || r->role != Role::Leader) {

@@ -535,7 +535,11 @@ void Consumer::send_fetches() {
   for (std::size_t broker = 0; broker < plan.size(); ++broker) {
     if (fetch_in_flight_.count(static_cast<BrokerId>(broker))) continue;
     Fetch fetch{static_cast<BrokerId>(broker), nullptr, {}};
-    for (const auto& [p, state] : plan[broker]) {
+    const auto& partitions = plan[broker];
+    for (std::size_t i = 0; i < partitions.size(); ++i) {
+      constexpr std::size_t kAhead = 8;  // the states are scattered: ask for them before they are needed
+      if (i + kAhead < partitions.size()) __builtin_prefetch(partitions[i + kAhead].second);
+      const auto [p, state] = partitions[i];
       if (state->position_state != PositionState::Valid || !state->buffer.empty() || fetching(*state)) continue;
       if (!fetch.request) fetch.request = new_fetch_request();
       fetch.request->partitions.push_back({{workload_.topic, p}, state->position, state->validated_epoch, -1});

@@ -34,6 +34,7 @@ class FetchSession {
     return e.quiet && e.seen == change && e.fetch_offset == p.fetch_offset &&
            e.current_leader_epoch == p.current_leader_epoch && e.last_fetched_epoch == p.last_fetched_epoch;
   }
+  void prefetch(std::int32_t partition) const { __builtin_prefetch(&entries_[static_cast<std::size_t>(partition)]); }
   // A read that records the fetcher's position looked at the partition.
   void settle(std::int32_t partition, const FetchRequest::PartitionData& p, bool quiet, std::uint32_t change);
   // Nothing is known to be quiet any more (a follower's new list of partitions).

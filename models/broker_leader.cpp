@@ -343,8 +343,10 @@ void Broker::handle_alter_partition_response(const AlterPartitionResponse& respo
 
 void Broker::note_cache_position(Replica& r, Offset first_offset) {
   if (config_.page_cache_bytes == 0) return;
-  constexpr std::uint64_t kMarkEvery = 1 << 20;
-  if (r.cache_marks.empty() || appended_bytes_ - r.cache_marks.back().second >= kMarkEvery) {
+  // A mark every 1/1024 of the cache, at least every MiB: marks enough to
+  // place a read within 0.1% of the cache's size, few enough to search.
+  const std::uint64_t mark_every = std::max<std::uint64_t>(1 << 20, config_.page_cache_bytes / 1024);
+  if (r.cache_marks.empty() || appended_bytes_ - r.cache_marks.back().second >= mark_every) {
     r.cache_marks.emplace_back(first_offset, appended_bytes_);
   }
   // Marks wholly out of the cache are not needed, but the newest of them.
@@ -357,9 +359,14 @@ void Broker::note_cache_position(Replica& r, Offset first_offset) {
 // do not refresh it here). A miss reads from the log dir's disk.
 void Broker::read_through_cache(const Replica& r, Offset offset, std::uint64_t bytes) {
   if (!answering_ || config_.page_cache_bytes == 0) return;
-  const auto after = std::upper_bound(r.cache_marks.begin(), r.cache_marks.end(), offset,
-                                      [](Offset o, const auto& mark) { return o < mark.first; });
-  const std::uint64_t position = after == r.cache_marks.begin() ? 0 : std::prev(after)->second;
+  std::uint64_t position = 0;
+  if (!r.cache_marks.empty() && offset >= r.cache_marks.back().first) {
+    position = r.cache_marks.back().second;  // the usual read: the log's tail
+  } else {
+    const auto after = std::upper_bound(r.cache_marks.begin(), r.cache_marks.end(), offset,
+                                        [](Offset o, const auto& mark) { return o < mark.first; });
+    position = after == r.cache_marks.begin() ? 0 : std::prev(after)->second;
+  }
   if (appended_bytes_ - position <= config_.page_cache_bytes && position >= cache_floor_) return;
   reads_done_at_ = std::max(reads_done_at_, log_dirs_[r.log_dir].disk.read(bytes, now()));
 }

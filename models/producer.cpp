@@ -23,6 +23,8 @@ Producer::Producer(Simulation& sim, std::string name, HostId host, std::uint32_t
       queues_(static_cast<std::size_t>(directory_->topics[static_cast<std::size_t>(workload.topic)].partitions)),
       sendable_after_(queues_.size(), 0),
       in_flight_prefix_(queues_.size(), 0),
+      produced_counts_(queues_.size(), nullptr),
+      open_batches_(queues_.size()),
       pending_(queues_.size()),
       known_ready_(queues_.size()),
       txn_rng_(sim.stream(this->name() + "/transactions")) {
@@ -47,6 +49,7 @@ void Producer::on_start() {
 void Producer::on_crash(CrashKind) {
   plan_stale_ = true;
   for (auto& queue : queues_) queue.clear();
+  std::fill(open_batches_.begin(), open_batches_.end(), OpenBatch{});
   std::fill(sendable_after_.begin(), sendable_after_.end(), 0);
   known_ready_.reset();
   std::fill(in_flight_prefix_.begin(), in_flight_prefix_.end(), 0);
@@ -176,11 +179,9 @@ void Producer::plan_arrivals() {
 // Would this record open a new batch or fill its partition's open one
 // (given `bytes_before` more bytes from earlier records not yet taken)?
 bool Producer::is_significant(const Arrival& a, std::uint64_t bytes_before) const {
-  const auto& queue = queue_of(a.partition);
-  if (queue.empty()) return true;
-  const Batch& open = *queue.back();
-  if (open.closed || open.in_flight) return true;
-  const std::uint64_t bytes = open.records.bytes + bytes_before + a.bytes;
+  const OpenBatch& open = open_batches_[static_cast<std::size_t>(a.partition.partition)];
+  if (open.reserved_bytes == 0) return true;
+  const std::uint64_t bytes = open.bytes + bytes_before + a.bytes;
   return bytes > std::max(config_.batch_size, open.reserved_bytes) || bytes >= config_.batch_size;
 }
 
@@ -192,7 +193,7 @@ void Producer::block(const Arrival& arrival) {
     if (!blocked_) return;
     const TopicPartition tp = blocked_->partition;
     blocked_.reset();
-    const std::uint64_t record = history_.next_record(index_, tp);
+    const std::uint64_t record = produced_count(tp)++;
     history_.failures.push_back({{index_, tp, record, 1}, Error::BufferExhausted, now()});
     ++stats_.records_sent;
     ++stats_.records_failed;
@@ -225,19 +226,20 @@ bool Producer::append(TopicPartition tp, std::uint64_t bytes, SimTime sent_at) {
     batch->reserved_bytes = reserve;
     batch->record_times.reserve(std::min<std::uint64_t>(64, reserve / std::max<std::uint64_t>(1, bytes) + 1));
     batch->records.writer = index_;
-    batch->records.first_record = history_.produced[{index_, tp}];
+    batch->records.first_record = produced_count(tp);
     queue.push_back(batch);
     open = batch.get();
     pending_.set(static_cast<std::size_t>(tp.partition));
     created = true;
   }
-  history_.next_record(index_, tp);
+  ++produced_count(tp);
   if (transactional()) txn_counted_record();
   ++open->records.record_count;
   open->records.bytes += bytes;
   open->record_times.push_back(sent_at);
   ++stats_.records_sent;
   if (open->records.bytes >= config_.batch_size) open->closed = true;
+  note_open_batch(tp);
   // As Kafka's KafkaProducer.doSend: the sender wakes for a new or a full batch only.
   if (created || open->closed) wake_sender();
   return true;
@@ -375,6 +377,23 @@ void Producer::remove_from_queue(const BatchPtr& b) {
   std::size_t& prefix = in_flight_prefix_[static_cast<std::size_t>(b->partition.partition)];
   if (static_cast<std::size_t>(it - queue.begin()) < prefix) --prefix;
   queue.erase(it);
+  note_open_batch(b->partition);
+}
+
+void Producer::note_open_batch(TopicPartition tp) {
+  const auto& queue = queue_of(tp);
+  OpenBatch& open = open_batches_[static_cast<std::size_t>(tp.partition)];
+  const bool is_open = !queue.empty() && !queue.back()->closed && !queue.back()->in_flight;
+  open = is_open ? OpenBatch{queue.back()->records.bytes, queue.back()->reserved_bytes} : OpenBatch{};
+}
+
+// The history counts each producer's records per partition in a map: the
+// producer keeps where each of its counts is (map nodes stay put).
+std::uint64_t& Producer::produced_count(TopicPartition tp) {
+  if (tp.topic != workload_.topic) return history_.produced[{index_, tp}];
+  std::uint64_t*& count = produced_counts_[static_cast<std::size_t>(tp.partition)];
+  if (!count) count = &history_.produced[{index_, tp}];
+  return *count;
 }
 
 // The partition's queue changed: its sendable time must be worked out again.
@@ -409,6 +428,7 @@ bool Producer::send_to(BrokerId broker, const std::vector<BatchPtr>& batches) {
   for (const BatchPtr& b : batches) {
     if (!sent.empty() && size + b->records.bytes > config_.max_request_size) break;
     b->closed = true;
+    note_open_batch(b->partition);
     touch(b->partition);
     if (config_.enable_idempotence && !b->sequenced) {
       b->records.producer_id = producer_id_;
@@ -527,6 +547,7 @@ void Producer::retry_or_fail(const BatchPtr& b, Error error) {
     // batches of a partition fail together, they end up in reverse order.
     remove_from_queue(b);
     queue_of(b->partition).push_front(b);
+    note_open_batch(b->partition);
     in_flight_prefix_[static_cast<std::size_t>(b->partition.partition)] = 0;
   }
 }

@@ -175,6 +175,15 @@ class Producer final : public KafkaClient {
   std::vector<SimTime> sendable_after_;  // by partition: not sendable before this, unless its queue changes
   // By partition: that many batches at the front of the queue are known to be in flight.
   std::vector<std::size_t> in_flight_prefix_;
+  std::vector<std::uint64_t*> produced_counts_;  // by partition: into history_.produced
+  std::uint64_t& produced_count(TopicPartition tp);
+  // By partition: the open batch at the back of the queue, if any (plan_arrivals looks at thousands).
+  struct OpenBatch {
+    std::uint64_t bytes = 0;
+    std::uint64_t reserved_bytes = 0;  // 0: no open batch
+  };
+  std::vector<OpenBatch> open_batches_;
+  void note_open_batch(TopicPartition tp);
   std::deque<BatchPtr>::const_iterator first_unsent(std::size_t partition);
   void remove_from_queue(const BatchPtr& batch);
   boost::dynamic_bitset<> pending_;  // by partition: those that may have a batch to send

@@ -9,9 +9,13 @@ namespace ksim::models {
 namespace {
 
 // The first batch that ends after `offset`: the one containing it, or the next one.
+// Most reads are of the log's last few batches: those are looked at first.
 auto first_ending_after(const std::vector<RecordBatch>& batches, Offset offset) {
-  return std::upper_bound(batches.begin(), batches.end(), offset,
-                          [](Offset o, const RecordBatch& b) { return o < b.next_offset(); });
+  const auto ends_after = [offset](const RecordBatch& b) { return b.next_offset() > offset; };
+  auto it = batches.end();
+  for (int step = 0; step < 8 && it != batches.begin() && ends_after(*std::prev(it)); ++step) --it;
+  if (it == batches.begin() || !ends_after(*std::prev(it))) return it;
+  return std::upper_bound(batches.begin(), it, offset, [](Offset o, const RecordBatch& b) { return o < b.next_offset(); });
 }
 
 }  // namespace

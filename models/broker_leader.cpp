@@ -11,7 +11,7 @@ namespace ksim::models {
 
 void Broker::handle_fetch(ConnectionId connection, std::unique_ptr<FetchRequest> request) {
   ++(request->replica_id == kNoBroker ? consumer_fetches_ : follower_fetches_);
-  FetchSession* session = &session_for(connection, *request);
+  FetchSession* session = config_.fetch_sessions ? &session_for(connection, *request) : nullptr;
   std::uint64_t bytes = 0;
   bool must_answer = false;
   answering_ = true;
@@ -117,8 +117,10 @@ bool Broker::read_for_follower(const FetchRequest::PartitionData& p, Replica& r,
   }
   FetchResponse::PartitionData& data = answer();
   if (has_data) data.batches = log.read(p.fetch_offset, std::min(request.partition_max_bytes, budget));
-  for (const auto& b : data.batches) bytes += b.bytes;
-  if (!data.batches.empty()) read_through_cache(r, p.fetch_offset, bytes);
+  std::uint64_t read = 0;
+  for (const auto& b : data.batches) read += b.bytes;
+  bytes += read;
+  if (read > 0) read_through_cache(r, p.fetch_offset, read);
   data.high_watermark = log.high_watermark();
   return false;
 }

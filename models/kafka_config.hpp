@@ -56,6 +56,10 @@ struct BrokerConfig {
   // Before KIP-101 (Kafka < 0.11) a follower truncated to its high watermark
   // when it became a follower, instead of asking the leader where its epoch ended.
   bool truncate_to_high_watermark = false;
+  // Not a Kafka setting: a leader skips the quiet partitions of a fetch
+  // session (fetch_session.hpp). Off, it reads every partition of every
+  // fetch, with the same outcome; tests compare the two.
+  bool fetch_sessions = true;
   std::vector<LogDirSpec> log_dirs{{"/data/0", {}}};     // log.dirs
   GroupCoordinatorConfig group_coordinator;
   TxnCoordinatorConfig transaction_coordinator;

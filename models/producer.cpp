@@ -21,12 +21,10 @@ Producer::Producer(Simulation& sim, std::string name, HostId host, std::uint32_t
       arrivals_(workload, directory_->topics[static_cast<std::size_t>(workload.topic)].partitions, config.batch_size,
                 sim.stream(this->name() + "/workload"), sim.stream(this->name() + "/partitioner")),
       queues_(static_cast<std::size_t>(directory_->topics[static_cast<std::size_t>(workload.topic)].partitions)),
-      sendable_after_(queues_.size(), 0),
       in_flight_prefix_(queues_.size(), 0),
       produced_counts_(queues_.size(), nullptr),
       open_batches_(queues_.size()),
-      pending_(queues_.size()),
-      known_ready_(queues_.size()),
+      sender_index_(queues_.size(), directory_->broker_nodes.size()),
       txn_rng_(sim.stream(this->name() + "/transactions")) {
   if (transactional()) config_.enable_idempotence = true;  // a transactional producer is idempotent
 }
@@ -50,10 +48,8 @@ void Producer::on_crash(CrashKind) {
   plan_stale_ = true;
   for (auto& queue : queues_) queue.clear();
   std::fill(open_batches_.begin(), open_batches_.end(), OpenBatch{});
-  std::fill(sendable_after_.begin(), sendable_after_.end(), 0);
-  known_ready_.reset();
+  sender_index_.clear();
   std::fill(in_flight_prefix_.begin(), in_flight_prefix_.end(), 0);
-  pending_.reset();
   next_expiry_check_ = 0;
   in_flight_.clear();
   forget_connections_and_metadata();
@@ -229,7 +225,7 @@ bool Producer::append(TopicPartition tp, std::uint64_t bytes, SimTime sent_at) {
     batch->records.first_record = produced_count(tp);
     queue.push_back(batch);
     open = batch.get();
-    pending_.set(static_cast<std::size_t>(tp.partition));
+    sender_index_.add(static_cast<std::size_t>(tp.partition));
     created = true;
   }
   ++produced_count(tp);
@@ -279,33 +275,30 @@ void Producer::run_sender() {
   for (const auto& [broker, l] : links()) {
     link_full_[static_cast<std::size_t>(broker)] = l.connected && l.in_flight >= config_.max_in_flight_requests_per_connection;
   }
-  for (std::size_t p = pending_.find_first(); p != boost::dynamic_bitset<>::npos; p = pending_.find_next(p)) {
+  if (index_metadata_ != metadata_version()) {
+    sender_index_.forget_leaders();
+    index_metadata_ = metadata_version();
+  }
+  const auto& visit = sender_index_.to_visit(now(), link_full_, link_skipped_, next_check);
+  for (std::size_t p = visit.find_first(); p != SenderIndex::kEnd; p = visit.find_next(p)) {
     const TopicPartition tp{workload_.topic, static_cast<std::int32_t>(p)};
-    if (known_ready_[p]) {  // as before: ready, for a connection with no room for another request
-      const BrokerId leader = leader_of(tp);
-      if (leader != kNoBroker && link_full_[static_cast<std::size_t>(leader)]) {
-        link_skipped_[static_cast<std::size_t>(leader)] = true;
-        continue;
-      }
-    }
-    SimTime& not_before = sendable_after_[p];
-    if (not_before > now()) {  // nothing changed since it was found waiting for linger.ms or a backoff
-      next_check = std::min(next_check, not_before);
-      continue;
-    }
     const auto& queue = queue_of(tp);
     const auto first = first_unsent(p);
     if (first == queue.end()) {
-      pending_.reset(p);  // nothing left to send here
+      sender_index_.drop(p);  // nothing left to send here
       continue;
     }
-    if (!batch_ready(queue, first, next_check, not_before)) continue;
-    if (!transactional()) known_ready_.set(p);
+    SimTime not_before = 0;
+    if (!batch_ready(queue, first, next_check, not_before)) {
+      if (not_before > now()) sender_index_.linger(p, not_before);
+      continue;
+    }
     const BrokerId leader = leader_of(tp);
     if (leader == kNoBroker) {
       refresh_metadata();
       continue;
     }
+    if (!transactional()) sender_index_.ready(p, leader);
     ready[static_cast<std::size_t>(leader)].push_back(*first);
   }
   bool sent = false;
@@ -397,10 +390,7 @@ std::uint64_t& Producer::produced_count(TopicPartition tp) {
 }
 
 // The partition's queue changed: its sendable time must be worked out again.
-void Producer::touch(TopicPartition tp) {
-  sendable_after_[static_cast<std::size_t>(tp.partition)] = 0;
-  known_ready_.reset(static_cast<std::size_t>(tp.partition));
-}
+void Producer::touch(TopicPartition tp) { sender_index_.touch(static_cast<std::size_t>(tp.partition)); }
 
 bool Producer::send_to(BrokerId broker, const std::vector<BatchPtr>& batches) {
   plan_stale_ = true;  // batches close as they are sent
@@ -538,7 +528,7 @@ void Producer::retry_or_fail(const BatchPtr& b, Error error) {
     return;
   }
   b->retry_at = now() + backoff(b->attempts);
-  pending_.set(static_cast<std::size_t>(b->partition.partition));
+  sender_index_.add(static_cast<std::size_t>(b->partition.partition));
   touch(b->partition);
   plan_stale_ = true;
   if (!config_.enable_idempotence) {
@@ -680,8 +670,7 @@ void Producer::handle_init_producer_id(const InitProducerIdResponse& response) {
   producer_epoch_ = response.producer_epoch;
   next_sequence_.clear();
   last_acked_sequence_.clear();
-  std::fill(sendable_after_.begin(), sendable_after_.end(), 0);
-  known_ready_.reset();
+  sender_index_.forget();
   // A batch already tried may be in the log: sent again under the new epoch
   // it would not be recognised as a duplicate. Like the Java client, fail
   // those instead; only batches never sent are renumbered.
@@ -695,7 +684,7 @@ void Producer::handle_init_producer_id(const InitProducerIdResponse& response) {
         b->sequenced = false;
       }
     }
-    if (!queues_[p].empty()) pending_.set(p);
+    if (!queues_[p].empty()) sender_index_.add(p);
   }
   for (const BatchPtr& b : unresolved) fail(b, Error::OutOfOrderSequenceNumber);
   wake_sender();

@@ -15,7 +15,6 @@
 #include <set>
 #include <vector>
 
-#include <boost/dynamic_bitset.hpp>
 
 #include "models/broker.hpp"
 #include "models/delivery_history.hpp"
@@ -23,6 +22,7 @@
 #include "models/kafka_config.hpp"
 #include "models/kafka_messages.hpp"
 #include "models/arrival_stream.hpp"
+#include "models/sender_index.hpp"
 #include "models/group_messages.hpp"
 #include "models/txn_messages.hpp"
 #include "sim/histogram.hpp"
@@ -172,7 +172,6 @@ class Producer final : public KafkaClient {
   std::vector<std::deque<BatchPtr>> queues_;  // the accumulator, by partition of the workload's topic
   std::deque<BatchPtr>& queue_of(TopicPartition tp) { return queues_[static_cast<std::size_t>(tp.partition)]; }
   const std::deque<BatchPtr>& queue_of(TopicPartition tp) const { return queues_[static_cast<std::size_t>(tp.partition)]; }
-  std::vector<SimTime> sendable_after_;  // by partition: not sendable before this, unless its queue changes
   // By partition: that many batches at the front of the queue are known to be in flight.
   std::vector<std::size_t> in_flight_prefix_;
   std::vector<std::uint64_t*> produced_counts_;  // by partition: into history_.produced
@@ -186,10 +185,8 @@ class Producer final : public KafkaClient {
   void note_open_batch(TopicPartition tp);
   std::deque<BatchPtr>::const_iterator first_unsent(std::size_t partition);
   void remove_from_queue(const BatchPtr& batch);
-  boost::dynamic_bitset<> pending_;  // by partition: those that may have a batch to send
-  // By partition: its first unsent batch was ready to go and nothing changed
-  // since (touch); it waits only for its leader's connection (not with transactions).
-  boost::dynamic_bitset<> known_ready_;
+  SenderIndex sender_index_;              // where run_sender looks (not at ready partitions with transactions)
+  std::uint64_t index_metadata_ = ~0ULL;  // the metadata the index's leaders are from
   std::vector<bool> link_full_, link_skipped_;  // run_sender's scratch space, by broker
   std::vector<std::vector<BatchPtr>> ready_by_broker_;  // run_sender's scratch space
   SimTime next_expiry_check_ = 0;

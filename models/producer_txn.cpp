@@ -94,7 +94,7 @@ void Producer::flush(std::function<void()> done) {
   for (auto& queue : queues_) {
     for (const BatchPtr& b : queue) b->closed = true;
   }
-  std::fill(sendable_after_.begin(), sendable_after_.end(), 0);
+  sender_index_.forget();
   maybe_flushed();
 }
 
@@ -117,7 +117,7 @@ void Producer::begin_end_txn() {
   for (auto& queue : queues_) {
     for (const BatchPtr& b : queue) b->closed = true;
   }
-  std::fill(sendable_after_.begin(), sendable_after_.end(), 0);
+  sender_index_.forget();
   txn_step();
 }
 

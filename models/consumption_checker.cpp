@@ -46,7 +46,7 @@ class Checker {
   ConsumptionReport run() {
     for (const ProcessedRecord& run : history_.processed) {
       if (member(run.consumer) < 0 || run.partition.topic != group_.topic) continue;
-      for (std::uint32_t i = 0; i < run.count; ++i) check_processed(run, run.offset + i, run.record + i);
+      check_run(run);
     }
     for (const auto& [partition, records] : committed_) {
       for (std::size_t offset = 0; offset < records.size(); ++offset) {
@@ -84,24 +84,36 @@ class Checker {
     return group_.consumer_names[static_cast<std::size_t>(member(consumer))];
   }
 
-  // One record of a run `p`: at `offset`, the writer's record number `record`.
-  void check_processed(const ProcessedRecord& p, Offset offset, std::uint64_t record) {
-    ++report_.processed;
-    if (!holds(committed_, p.partition.partition, offset, p.writer, record)) {
-      // Not committed: a record of an aborted transaction (read_uncommitted), or
-      // one lost since it was read (an unclean election). No part of the order.
-      ++(holds(aborted_, p.partition.partition, offset, p.writer, record) ? report_.aborted_reads
-                                                                          : report_.uncommitted_seen);
-      return;
+  // A run `p` of records processed one after another: at offset p.offset + i,
+  // the writer's record number p.record + i.
+  void check_run(const ProcessedRecord& p) {
+    std::vector<CommittedRecord>* committed = records_of(committed_, p.partition.partition);
+    std::vector<CommittedRecord>* aborted = records_of(aborted_, p.partition.partition);
+    Offset* last_offset = nullptr;  // this consumer's last offset in the partition, in this incarnation and generation
+    for (std::uint32_t i = 0; i < p.count; ++i) {
+      const Offset offset = p.offset + i;
+      const std::uint64_t record = p.record + i;
+      ++report_.processed;
+      if (!holds(committed, offset, p.writer, record)) {
+        // Not committed: a record of an aborted transaction (read_uncommitted), or
+        // one lost since it was read (an unclean election). No part of the order.
+        ++(holds(aborted, offset, p.writer, record) ? report_.aborted_reads : report_.uncommitted_seen);
+        continue;
+      }
+      if (!last_offset) {
+        const auto key = std::tuple{p.consumer, p.incarnation, p.generation, p.partition.partition};
+        const auto [it, fresh] = last_offset_.try_emplace(key, offset);
+        last_offset = &it->second;
+        if (!fresh && offset < *last_offset) ++report_.out_of_order;
+      } else if (offset < *last_offset) {
+        ++report_.out_of_order;
+      }
+      *last_offset = offset;
+      check_copy((*committed)[static_cast<std::size_t>(offset)], p, offset, record);
     }
-    const auto records = committed_.find(p.partition.partition);
-    const auto key = std::tuple{p.consumer, p.incarnation, p.generation, p.partition.partition};
-    const auto [it, fresh] = last_offset_.try_emplace(key, offset);
-    if (!fresh) {
-      if (offset < it->second) ++report_.out_of_order;
-      it->second = offset;
-    }
-    CommittedRecord& r = records->second[static_cast<std::size_t>(offset)];
+  }
+
+  void check_copy(CommittedRecord& r, const ProcessedRecord& p, Offset offset, std::uint64_t record) {
     if (r.times_processed++ > 0) {
       ++report_.duplicated;
       const std::string cause = cause_of(*r.last, p);
@@ -114,11 +126,16 @@ class Checker {
     r.last = &p;
   }
 
-  static bool holds(const std::map<std::int32_t, std::vector<CommittedRecord>>& log, std::int32_t partition,
-                    Offset offset, std::uint32_t writer, std::uint64_t record) {
+  static std::vector<CommittedRecord>* records_of(std::map<std::int32_t, std::vector<CommittedRecord>>& log,
+                                                  std::int32_t partition) {
     const auto it = log.find(partition);
-    if (it == log.end() || offset >= static_cast<Offset>(it->second.size())) return false;
-    const CommittedRecord& r = it->second[static_cast<std::size_t>(offset)];
+    return it == log.end() ? nullptr : &it->second;
+  }
+
+  static bool holds(const std::vector<CommittedRecord>* records, Offset offset, std::uint32_t writer,
+                    std::uint64_t record) {
+    if (!records || offset >= static_cast<Offset>(records->size())) return false;
+    const CommittedRecord& r = (*records)[static_cast<std::size_t>(offset)];
     return r.present && r.writer == writer && r.record == record;
   }
 

@@ -45,15 +45,14 @@ void PartitionLog::assign_epoch(Epoch epoch, Offset start_offset) {
 std::vector<RecordBatch> PartitionLog::read(Offset offset, std::uint64_t max_bytes, Offset upper_bound) const {
   assert(offset >= 0 && offset <= log_end_offset());
   // Like Kafka's log read, an offset inside a batch returns that whole batch.
-  auto it = first_ending_after(batches_, offset);
-  std::vector<RecordBatch> out;
+  const auto first = first_ending_after(batches_, offset);
+  auto last = first;
   std::uint64_t total = 0;
-  for (; it != batches_.end() && it->next_offset() <= upper_bound; ++it) {
-    if (!out.empty() && total + it->bytes > max_bytes) break;  // the first batch always goes
-    total += it->bytes;
-    out.push_back(*it);
+  for (; last != batches_.end() && last->next_offset() <= upper_bound; ++last) {
+    if (last != first && total + last->bytes > max_bytes) break;  // the first batch always goes
+    total += last->bytes;
   }
-  return out;
+  return std::vector<RecordBatch>(first, last);
 }
 
 const RecordBatch* PartitionLog::batch_at(Offset offset) const {

@@ -413,8 +413,10 @@ bool Producer::send_to(BrokerId broker, const std::vector<BatchPtr>& batches) {
   request->acks = config_.acks;
   request->timeout = config_.request_timeout;
   request->transactional_id = config_.transactional_id;
+  request->partitions.reserve(batches.size());
   std::uint64_t size = kRequestHeaderBytes;
   std::vector<BatchPtr> sent;
+  sent.reserve(batches.size());
   for (const BatchPtr& b : batches) {
     if (!sent.empty() && size + b->records.bytes > config_.max_request_size) break;
     b->closed = true;

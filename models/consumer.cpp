@@ -29,7 +29,8 @@ Consumer::Consumer(Simulation& sim, std::string name, HostId host, std::uint32_t
       workload_(std::move(workload)),
       history_(history),
       group_mode_(!config_.group_id.empty() && workload_.partitions.empty()),
-      protocol_kind_(common_protocol(config_.partition_assignment_strategy)) {
+      protocol_kind_(common_protocol(config_.partition_assignment_strategy)),
+      buffered_(static_cast<std::size_t>(directory_->topics[static_cast<std::size_t>(workload_.topic)].partitions)) {
   if (workload_.partitions.empty() && !group_mode_) {
     const std::int32_t count = directory_->topics[static_cast<std::size_t>(workload_.topic)].partitions;
     for (std::int32_t p = 0; p < count; ++p) workload_.partitions.push_back(p);
@@ -248,10 +249,21 @@ bool Consumer::take_records() {
   poll_bytes_ = 0;
   const auto limit = static_cast<std::size_t>(config_.max_poll_records);
   // Round the partitions with buffered records, from where the last poll stopped.
-  const std::vector<std::int32_t> ready(buffered_.begin(), buffered_.end());
-  const auto start = std::lower_bound(ready.begin(), ready.end(), next_poll_partition_) - ready.begin();
-  for (std::size_t visited = 0; visited < ready.size() && in_process_.size() < limit; ++visited) {
-    const std::int32_t p = ready[(static_cast<std::size_t>(start) + visited) % ready.size()];
+  constexpr std::size_t kNone = Partitions::npos;
+  const auto start = static_cast<std::size_t>(std::max(0, next_poll_partition_));
+  bool wrapped = start >= buffered_.size();
+  std::size_t next = wrapped ? buffered_.find_first() : buffered_.test(start) ? start : buffered_.find_next(start);
+  if (next == kNone && !wrapped) {
+    wrapped = true;
+    next = buffered_.find_first();
+  }
+  while (next != kNone && (!wrapped || next < start) && in_process_.size() < limit) {
+    const auto p = static_cast<std::int32_t>(next);
+    next = buffered_.find_next(next);
+    if (next == kNone && !wrapped) {
+      wrapped = true;
+      next = buffered_.find_first();
+    }
     PartitionState& state = partitions_.at(p);
     while (!state.buffer.empty() && in_process_.size() < limit) {
       const Buffered b = state.buffer.front();
@@ -266,7 +278,7 @@ bool Consumer::take_records() {
       in_process_.push_back({index_, {workload_.topic, p}, b.offset, b.writer, b.record, 1, 0, generation_, incarnation()});
     }
     next_poll_partition_ = state.buffer.empty() ? p + 1 : p;  // a partition not drained goes on next time
-    if (state.buffer.empty()) buffered_.erase(p);
+    if (state.buffer.empty()) buffered_.reset(static_cast<std::size_t>(p));
   }
   if (in_process_.empty()) return false;
   first_record_at_ = std::min(first_record_at_, now());
@@ -351,7 +363,7 @@ void Consumer::own(std::int32_t partition) {
 }
 
 void Consumer::disown(std::int32_t partition, bool lost) {
-  buffered_.erase(partition);
+  buffered_.reset(static_cast<std::size_t>(partition));
   if (partitions_.erase(partition) == 0) return;
   ++assignment_version_;
   if (!task_producers_.empty()) {  // the task is closed with its producer
@@ -463,7 +475,7 @@ void Consumer::validate_positions() {
     }
     if (leader == kNoBroker) continue;
     state.buffer.clear();  // a seek back to the consumed position
-    buffered_.erase(p);
+    buffered_.reset(static_cast<std::size_t>(p));
     state.position = state.consumed;
     auto& request = requests[leader];
     if (!request) {
@@ -649,7 +661,7 @@ void Consumer::handle_fetch(const FetchResponse& response) {
                                 batch.create_time});
         state.position = offset + 1;
       }
-      if (!state.buffer.empty()) buffered_.insert(data.partition.partition);
+      if (!state.buffer.empty()) buffered_.set(static_cast<std::size_t>(data.partition.partition));
     }
   }
   if (refresh) retry_soon();
@@ -657,7 +669,7 @@ void Consumer::handle_fetch(const FetchResponse& response) {
   // Records wait for the application's poll(), which fetches again once it has
   // drained them (Kafka's consumer sends fetches from poll(), for partitions
   // with nothing buffered); an empty answer is fetched again at once.
-  if (buffered_.empty()) {
+  if (buffered_.none()) {
     send_fetches();
   }
   wake_app();

@@ -30,6 +30,8 @@
 #include <string>
 #include <vector>
 
+#include <boost/dynamic_bitset.hpp>
+
 #include "models/broker.hpp"
 #include "models/consumption_history.hpp"
 #include "models/group_messages.hpp"
@@ -273,7 +275,8 @@ class Consumer final : public KafkaClient {
   std::uint64_t fetch_plan_assignment_ = ~0ULL;
   std::size_t next_to_process_ = 0;
   std::int32_t next_poll_partition_ = 0;  // where the next poll starts collecting
-  std::set<std::int32_t> buffered_;       // partitions with fetched records not yet returned by poll()
+  using Partitions = boost::dynamic_bitset<>;
+  Partitions buffered_;  // by partition: fetched records not yet returned by poll()
   std::map<std::int32_t, CommittedOffset> poll_offsets_;  // the positions after the open transaction's records
   std::uint64_t txn_records_ = 0;                          // records processed in the open transaction
   SimTime txn_started_ = kNever;

@@ -240,6 +240,7 @@ class Broker final : public Node, private TxnCoordinatorHost {
   void wake_consumer_fetches(TopicPartition tp);
   bool read_for_consumer(const FetchRequest::PartitionData& p, const Replica& r, const FetchRequest& request,
                          FetchResponse& response, std::uint64_t& bytes, bool& must_answer);
+  static FetchResponse::PartitionData& answer(FetchResponse& response, TopicPartition tp);
   void answer_error(FetchResponse& response, TopicPartition tp, Error error);
   Offset last_stable_offset(const Replica& r) const;
   void send_fetch_response(ConnectionId connection, BrokerId follower, std::unique_ptr<FetchResponse> response);

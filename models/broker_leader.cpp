@@ -48,8 +48,7 @@ std::unique_ptr<FetchResponse> Broker::read_for_fetch(const FetchRequest& reques
     }
     const auto& p = partitions[i];
     const std::int32_t global = global_index(p.partition);
-    const std::uint32_t change = partition_changes_[static_cast<std::size_t>(global)];
-    if (session && session->skips(global, p, change)) {
+    if (session && session->skips(global, p, partition_changes_[static_cast<std::size_t>(global)])) {
       if (consumer) ++response->unlisted_partitions;
       continue;
     }
@@ -74,19 +73,17 @@ std::unique_ptr<FetchResponse> Broker::read_for_fetch(const FetchRequest& reques
   return response;
 }
 
-void Broker::answer_error(FetchResponse& response, TopicPartition tp, Error error) {
+// The response's entry for a partition, added at its end (responses keep the request's order).
+FetchResponse::PartitionData& Broker::answer(FetchResponse& response, TopicPartition tp) {
   FetchResponse::PartitionData& data = response.partitions.emplace_back();
   data.partition = tp;
-  data.error = error;
+  return data;
 }
+
+void Broker::answer_error(FetchResponse& response, TopicPartition tp, Error error) { answer(response, tp).error = error; }
 
 bool Broker::read_for_follower(const FetchRequest::PartitionData& p, Replica& r, const FetchRequest& request,
                                bool record_fetch, FetchResponse& response, std::uint64_t& bytes, bool& must_answer) {
-  const auto answer = [&]() -> FetchResponse::PartitionData& {
-    FetchResponse::PartitionData& data = response.partitions.emplace_back();
-    data.partition = p.partition;
-    return data;
-  };
   const PartitionLog& log = r.log;
   // Divergence (KIP-101, KIP-279, checked in the fetch since KAFKA-10554):
   // where does the follower's last epoch end in the leader's log?
@@ -94,14 +91,14 @@ bool Broker::read_for_follower(const FetchRequest::PartitionData& p, Replica& r,
   if (p.last_fetched_epoch >= 0 && !same_epoch) {
     const auto end = log.end_offset_for_epoch(p.last_fetched_epoch);
     if (!end || end->epoch != p.last_fetched_epoch || end->end_offset < p.fetch_offset) {
-      answer().diverging_epoch = end ? *end : EpochEndOffset{-1, log.log_start_offset()};
+      answer(response, p.partition).diverging_epoch = end ? *end : EpochEndOffset{-1, log.log_start_offset()};
       must_answer = true;
       return false;
     }
   }
   if (p.fetch_offset > log.log_end_offset()) {
     // OFFSET_OUT_OF_RANGE: the follower has more than the leader; it truncates to the leader's end.
-    answer().diverging_epoch = EpochEndOffset{log.latest_epoch(), log.log_end_offset()};
+    answer(response, p.partition).diverging_epoch = EpochEndOffset{log.latest_epoch(), log.log_end_offset()};
     must_answer = true;
     return false;
   }
@@ -115,7 +112,7 @@ bool Broker::read_for_follower(const FetchRequest::PartitionData& p, Replica& r,
     const bool in_isr = std::find(isr.begin(), isr.end(), request.replica_id) != isr.end();
     return !moved && in_isr && p.fetch_offset == log.log_end_offset();
   }
-  FetchResponse::PartitionData& data = answer();
+  FetchResponse::PartitionData& data = answer(response, p.partition);
   if (has_data) data.batches = log.read(p.fetch_offset, std::min(request.partition_max_bytes, budget));
   std::uint64_t read = 0;
   for (const auto& b : data.batches) read += b.bytes;
@@ -145,8 +142,7 @@ bool Broker::read_for_consumer(const FetchRequest::PartitionData& p, const Repli
     ++response.unlisted_partitions;
     return true;
   }
-  FetchResponse::PartitionData& data = response.partitions.emplace_back();
-  data.partition = p.partition;
+  FetchResponse::PartitionData& data = answer(response, p.partition);
   data.high_watermark = log.high_watermark();
   if (budget == 0) return false;
   data.batches = log.read(p.fetch_offset, std::min(request.partition_max_bytes, budget), upper);

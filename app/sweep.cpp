@@ -14,6 +14,7 @@
 #include "app/scenario.hpp"
 #include "app/sweep_columns.hpp"
 #include "app/sweep_files.hpp"
+#include "app/sweep_order.hpp"
 #include "app/sweep_plan.hpp"
 #include "app/sweep_progress.hpp"
 #include "app/sweep_sidecar.hpp"
@@ -86,9 +87,10 @@ std::uint64_t scenario_seed(const std::string& scenario, const Plan& plan) {
   return read_scenario(document).seed;
 }
 
+// The jobs in the order to start them (longest expected first); a job's id is its place in `runs`.
 std::vector<Job> make_jobs(const std::string& scenario, const Plan& plan, const std::vector<RunSpec>& runs) {
   std::vector<Job> jobs;
-  for (std::size_t i = 0; i < runs.size(); ++i) {
+  for (const std::size_t i : dispatch_order(scenario, plan, runs)) {
     Job job{i, {"run", scenario, "--json", "--seed", std::to_string(runs[i].seed)}};
     for (const auto& o : runs[i].overrides(plan.parameters)) {
       job.arguments.push_back("--set");

@@ -18,6 +18,7 @@
 #include "app/csv.hpp"
 #include "app/sweep.hpp"
 #include "app/sweep_columns.hpp"
+#include "app/sweep_order.hpp"
 #include "app/sweep_plan.hpp"
 
 using namespace ksim::app;
@@ -126,6 +127,18 @@ TEST_CASE("sweep runs are numbered with the last --set varying fastest and the s
   const auto shard = plan.runs(parse_shard("2/5"));
   REQUIRE(shard.size() == 3);
   CHECK((shard[0].index == 1 && shard[1].index == 6 && shard[2].index == 11));
+}
+
+TEST_CASE("a sweep starts its longest runs first: more partition replicas times more simulated time", "[sweep]") {
+  const Plan plan{{{"topics.0.partitions", {"1", "100", "10"}}, {"duration", {"2s", "4s"}}}, {1, 2}};
+  const auto runs = plan.runs(Shard{});
+  const auto order = dispatch_order(kQuickstart, plan, runs);
+  REQUIRE(order.size() == 12);
+  std::vector<std::size_t> expected{6, 7, 4, 5, 10, 11, 8, 9, 2, 3, 0, 1};  // 100 at 4s, 100 at 2s, 10 at 4s, ...
+  CHECK(order == expected);
+  const Plan flat{{{"producers.0.rate", {"1000/s", "2000/s"}}}, {3, 4}};
+  const auto flat_order = dispatch_order(kQuickstart, flat, flat.runs(Shard{}));
+  CHECK(flat_order == std::vector<std::size_t>{0, 1, 2, 3});  // equal costs keep run order
 }
 
 TEST_CASE("sweep CSV cells are quoted only when they must be, and read back as written", "[sweep]") {

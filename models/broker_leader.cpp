@@ -113,7 +113,10 @@ bool Broker::read_for_follower(const FetchRequest::PartitionData& p, Replica& r,
     return !moved && in_isr && p.fetch_offset == log.log_end_offset();
   }
   FetchResponse::PartitionData& data = answer(response, p.partition);
-  if (has_data) data.batches = log.read(p.fetch_offset, std::min(request.partition_max_bytes, budget));
+  if (has_data) {
+    const auto batches = log.read(p.fetch_offset, std::min(request.partition_max_bytes, budget));
+    data.batches.assign(batches.begin(), batches.end());
+  }
   std::uint64_t read = 0;
   for (const auto& b : data.batches) read += b.bytes;
   bytes += read;
@@ -145,7 +148,8 @@ bool Broker::read_for_consumer(const FetchRequest::PartitionData& p, const Repli
   FetchResponse::PartitionData& data = answer(response, p.partition);
   data.high_watermark = log.high_watermark();
   if (budget == 0) return false;
-  data.batches = log.read(p.fetch_offset, std::min(request.partition_max_bytes, budget), upper);
+  const auto batches = log.read(p.fetch_offset, std::min(request.partition_max_bytes, budget), upper);
+  data.batches.assign(batches.begin(), batches.end());
   std::uint64_t read = 0;
   for (const auto& b : data.batches) read += b.bytes;
   bytes += read;

@@ -4,6 +4,8 @@
 #include <optional>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
+
 #include "models/kafka_types.hpp"
 #include "models/partition_log.hpp"
 #include "sim/message.hpp"
@@ -87,7 +89,8 @@ struct FetchResponse final : KafkaMessage<FetchResponse> {
     // KIP-595 / KAFKA-10554: the follower's log diverges from the leader's; it
     // must truncate to this epoch's end offset (KIP-101 and KIP-279 semantics).
     std::optional<EpochEndOffset> diverging_epoch;
-    std::vector<RecordBatch> batches;
+    // Most partitions of a busy fetch carry one batch: it is held inline.
+    boost::container::small_vector<RecordBatch, 1> batches;
     // read_committed: the transactions aborted in the fetched range, as (producer id, first offset).
     std::vector<std::pair<ProducerId, Offset>> aborted_transactions;
   };

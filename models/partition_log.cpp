@@ -33,16 +33,19 @@ void PartitionLog::append_as_follower(const RecordBatch& batch) {
   assert(batch.record_count > 0);
   assign_epoch(batch.leader_epoch, batch.base_offset);
   batches_.push_back(batch);
+  log_end_offset_ = batch.next_offset();
   size_bytes_ += batch.bytes;
 }
 
 // As Kafka's LeaderEpochFileCache.assign: only a newer epoch starts a new entry.
 void PartitionLog::assign_epoch(Epoch epoch, Offset start_offset) {
   assert(epoch >= 0 && start_offset >= 0);
-  if (epoch > latest_epoch()) epochs_.emplace_back(epoch, start_offset);
+  if (epoch <= latest_epoch_) return;
+  epochs_.emplace_back(epoch, start_offset);
+  latest_epoch_ = epoch;
 }
 
-std::vector<RecordBatch> PartitionLog::read(Offset offset, std::uint64_t max_bytes, Offset upper_bound) const {
+std::span<const RecordBatch> PartitionLog::read(Offset offset, std::uint64_t max_bytes, Offset upper_bound) const {
   assert(offset >= 0 && offset <= log_end_offset());
   // Like Kafka's log read, an offset inside a batch returns that whole batch.
   const auto first = first_ending_after(batches_, offset);
@@ -52,7 +55,7 @@ std::vector<RecordBatch> PartitionLog::read(Offset offset, std::uint64_t max_byt
     if (last != first && total + last->bytes > max_bytes) break;  // the first batch always goes
     total += last->bytes;
   }
-  return std::vector<RecordBatch>(first, last);
+  return {first, last};
 }
 
 const RecordBatch* PartitionLog::batch_at(Offset offset) const {
@@ -72,16 +75,14 @@ void PartitionLog::truncate_to(Offset offset) {
   const auto first_removed = first_ending_after(batches_, offset);
   for (auto it = first_removed; it != batches_.end(); ++it) size_bytes_ -= it->bytes;
   batches_.erase(first_removed, batches_.end());
+  log_end_offset_ = batches_.empty() ? 0 : batches_.back().next_offset();
 
-  const Offset leo = log_end_offset();
+  const Offset leo = log_end_offset_;
   // As LeaderEpochFileCache.truncateFromEnd: entries starting at or after the new LEO go.
   std::erase_if(epochs_, [leo](const auto& entry) { return entry.second >= leo; });
+  latest_epoch_ = epochs_.empty() ? -1 : epochs_.back().first;
   high_watermark_ = std::min(high_watermark_, leo);
   flushed_offset_ = std::min(flushed_offset_, leo);
-}
-
-Epoch PartitionLog::latest_epoch() const {
-  return epochs_.empty() ? -1 : epochs_.back().first;
 }
 
 // KIP-101 / KIP-279, after Kafka's LeaderEpochFileCache.endOffsetFor, with two differences:

@@ -4,6 +4,7 @@
 // of KIP-101, and the durable prefix (what survives a power loss).
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "models/kafka_types.hpp"
@@ -19,7 +20,7 @@ struct EpochEndOffset {
 class PartitionLog {
  public:
   Offset log_start_offset() const { return 0; }  // ksim does not model retention yet
-  Offset log_end_offset() const { return batches_.empty() ? 0 : batches_.back().next_offset(); }  // next offset to be written
+  Offset log_end_offset() const { return log_end_offset_; }  // next offset to be written
   Offset high_watermark() const { return high_watermark_; }
   std::uint64_t size_bytes() const { return size_bytes_; }
   const std::vector<RecordBatch>& batches() const { return batches_; }
@@ -37,7 +38,8 @@ class PartitionLog {
   // up to `max_bytes` in total but always at least one batch if there is any
   // (as Kafka does, so a large batch cannot stall replication).
   // Optionally only batches ending at or before `upper_bound` (exclusive).
-  std::vector<RecordBatch> read(Offset offset, std::uint64_t max_bytes, Offset upper_bound = INT64_MAX) const;
+  // The view is valid until the log next changes.
+  std::span<const RecordBatch> read(Offset offset, std::uint64_t max_bytes, Offset upper_bound = INT64_MAX) const;
   // The batch containing `offset`, if any.
   const RecordBatch* batch_at(Offset offset) const;
 
@@ -50,7 +52,7 @@ class PartitionLog {
   void truncate_to(Offset offset);
 
   // --- leader epoch cache (KIP-101) ---
-  Epoch latest_epoch() const;  // -1 when the cache is empty
+  Epoch latest_epoch() const { return latest_epoch_; }  // -1 when the cache is empty
   // The largest cached epoch <= `epoch` and where it ends; nullopt when no cached epoch is <= `epoch`.
   std::optional<EpochEndOffset> end_offset_for_epoch(Epoch epoch) const;
   // The cache, as (epoch, start offset) pairs in increasing order.
@@ -68,6 +70,10 @@ class PartitionLog {
 
   std::vector<RecordBatch> batches_;
   std::vector<std::pair<Epoch, Offset>> epochs_;
+  // The LEO and the latest epoch are read on every fetch and append: kept here
+  // rather than read from the vectors' last elements, which are rarely in cache.
+  Offset log_end_offset_ = 0;
+  Epoch latest_epoch_ = -1;
   Offset high_watermark_ = 0;
   Offset flushed_offset_ = 0;
   std::uint64_t size_bytes_ = 0;

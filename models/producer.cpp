@@ -25,6 +25,7 @@ Producer::Producer(Simulation& sim, std::string name, HostId host, std::uint32_t
       produced_counts_(queues_.size(), nullptr),
       open_batches_(queues_.size()),
       sender_index_(queues_.size(), directory_->broker_nodes.size()),
+      next_sequence_(queues_.size(), 0),
       txn_rng_(sim.stream(this->name() + "/transactions")) {
   if (transactional()) config_.enable_idempotence = true;  // a transactional producer is idempotent
 }
@@ -53,8 +54,7 @@ void Producer::on_crash(CrashKind) {
   next_expiry_check_ = 0;
   in_flight_.clear();
   forget_connections_and_metadata();
-  next_sequence_.clear();
-  last_acked_sequence_.clear();
+  reset_sequences();
   producer_id_ = kNoProducerId;
   producer_epoch_ = -1;
   awaiting_producer_id_ = false;
@@ -425,8 +425,9 @@ bool Producer::send_to(BrokerId broker, const std::vector<BatchPtr>& batches) {
     if (config_.enable_idempotence && !b->sequenced) {
       b->records.producer_id = producer_id_;
       b->records.producer_epoch = producer_epoch_;
-      b->records.base_sequence = next_sequence_[b->partition];
-      next_sequence_[b->partition] += b->records.record_count;
+      std::int32_t& next = next_sequence_[static_cast<std::size_t>(b->partition.partition)];
+      b->records.base_sequence = next;
+      next += b->records.record_count;
       b->sequenced = true;
     }
     b->records.create_time = b->created;
@@ -563,10 +564,6 @@ void Producer::acknowledge(const BatchPtr& b, Offset base_offset) {
   stats_.records_acked += static_cast<std::uint64_t>(b->records.record_count);
   stats_.bytes_acked += b->records.bytes;
   for (const SimTime t : b->record_times) stats_.latency.record(now() - t);
-  if (b->sequenced) {
-    auto& last = last_acked_sequence_[b->partition];
-    last = std::max<std::int64_t>(last, b->records.base_sequence + b->records.record_count - 1);
-  }
   finish(b);
 }
 
@@ -594,10 +591,17 @@ void Producer::finish(const BatchPtr& b) {
 // delivery.timeout.ms also bounds time spent waiting in the accumulator
 // (checked every kExpiryCheckInterval, so a batch may expire up to that late).
 void Producer::expire_batches() {
+  // Batches are created at now(): none can expire before the oldest one seen by the last pass does.
+  if (now() < oldest_batch_created_ + config_.delivery_timeout) return;
   std::vector<BatchPtr> expired;
+  oldest_batch_created_ = now();
   for (auto& queue : queues_) {
     for (const BatchPtr& b : queue) {
-      if (!b->in_flight && now() >= b->created + config_.delivery_timeout) expired.push_back(b);
+      if (!b->in_flight && now() >= b->created + config_.delivery_timeout) {
+        expired.push_back(b);
+      } else {
+        oldest_batch_created_ = std::min(oldest_batch_created_, b->created);
+      }
     }
   }
   for (const BatchPtr& b : expired) fail(b, Error::DeliveryTimeout);
@@ -670,8 +674,7 @@ void Producer::handle_init_producer_id(const InitProducerIdResponse& response) {
   if (producer_id_ != kNoProducerId) ++stats_.epoch_bumps;
   producer_id_ = response.producer_id;
   producer_epoch_ = response.producer_epoch;
-  next_sequence_.clear();
-  last_acked_sequence_.clear();
+  reset_sequences();
   sender_index_.forget();
   // A batch already tried may be in the log: sent again under the new epoch
   // it would not be recognised as a duplicate. Like the Java client, fail

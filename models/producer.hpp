@@ -169,6 +169,7 @@ class Producer final : public KafkaClient {
 
   // process state
   static constexpr SimTime kExpiryCheckInterval = milliseconds(10);
+  SimTime oldest_batch_created_ = 0;  // a lower bound on the creation time of every batch in the queues
   std::vector<std::deque<BatchPtr>> queues_;  // the accumulator, by partition of the workload's topic
   std::deque<BatchPtr>& queue_of(TopicPartition tp) { return queues_[static_cast<std::size_t>(tp.partition)]; }
   const std::deque<BatchPtr>& queue_of(TopicPartition tp) const { return queues_[static_cast<std::size_t>(tp.partition)]; }
@@ -191,8 +192,8 @@ class Producer final : public KafkaClient {
   std::vector<std::vector<BatchPtr>> ready_by_broker_;  // run_sender's scratch space
   SimTime next_expiry_check_ = 0;
   std::map<std::int64_t, InFlight> in_flight_;
-  std::map<TopicPartition, std::int32_t> next_sequence_;
-  std::map<TopicPartition, std::int64_t> last_acked_sequence_;
+  std::vector<std::int32_t> next_sequence_;  // by partition of the workload's topic
+  void reset_sequences() { std::fill(next_sequence_.begin(), next_sequence_.end(), 0); }
   ProducerId producer_id_ = kNoProducerId;
   ProducerEpoch producer_epoch_ = -1;
   bool awaiting_producer_id_ = false;

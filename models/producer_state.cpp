@@ -77,7 +77,7 @@ void ProducerStateTable::record(const RecordBatch& batch) {
     entry.recent.clear();
     entry.epoch = batch.producer_epoch;
   }
-  if (entry.recent.size() == kBatchesRemembered) entry.recent.pop_front();
+  if (entry.recent.size() == kBatchesRemembered) entry.recent.erase(entry.recent.begin());
   entry.recent.push_back({batch.base_sequence, last_sequence(batch), batch.base_offset});
 }
 

@@ -7,10 +7,11 @@
 // an abort (the aborted-transaction index read_committed consumers need). It
 // survives leader changes because it is rebuilt from the log.
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <optional>
 #include <vector>
+
+#include <boost/container/static_vector.hpp>
 
 #include "models/kafka_types.hpp"
 #include "models/partition_log.hpp"
@@ -71,7 +72,8 @@ class ProducerStateTable {
   };
   struct Entry {
     ProducerEpoch epoch = -1;
-    std::deque<BatchInfo> recent;  // newest at the back, at most kBatchesRemembered
+    // Newest at the back; held in the entry itself, as it is read for every batch appended.
+    boost::container::static_vector<BatchInfo, kBatchesRemembered> recent;
   };
   std::map<ProducerId, Entry> entries_;
   std::map<ProducerId, Offset> open_;          // producer id -> first offset of its open transaction

@@ -290,8 +290,7 @@ void Producer::handle_txn_init(const InitProducerIdResponse& response) {
   }
   producer_id_ = response.producer_id;
   producer_epoch_ = response.producer_epoch;
-  next_sequence_.clear();
-  last_acked_sequence_.clear();
+  reset_sequences();
   sim().trace().record(now(), name(), "producer.txn_init", {{"producer", producer_id_}, {"epoch", producer_epoch_}});
   txn_state_ = TxnState::Ready;
   arrivals_.restart(now());  // initTransactions() returned: the application starts sending

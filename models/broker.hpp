@@ -104,11 +104,20 @@ class Broker final : public Node, private TxnCoordinatorHost {
     Offset high_watermark_sent = -1;  // KIP-227: unchanged partitions are left out of responses
   };
   struct Replica {
+    // Laid out for the fetch and append paths, which visit thousands of
+    // replicas per request: what they read sits in the first cache lines.
     TopicPartition tp;
+    Role role = Role::None;  // process state (below): lost on a crash
     std::size_t log_dir = 0;
     PartitionLog log;  // durable across process crashes; power loss keeps only the flushed prefix
     // --- process state, lost on a crash ---
-    Role role = Role::None;
+    std::deque<std::pair<Offset, SimTime>> durability;  // (end offset, durable at), oldest first: a deque, trimmed at the front
+    SimTime last_flush = 0;
+    // Where the log sits in the broker's stream of appends, every MiB or so:
+    // (first offset after the mark, bytes the broker had appended by then).
+    // Data older than the page cache's size in that stream is read from disk.
+    std::deque<std::pair<Offset, std::uint64_t>> cache_marks;
+    std::pair<Offset, std::uint64_t> newest_cache_mark{-1, 0};  // cache_marks.back(), at hand
     PartitionState state;  // as last received from the controller
     std::vector<std::pair<BrokerId, FollowerState>> followers;  // leader only; a handful: a flat list
     FollowerState* follower(BrokerId b) {
@@ -120,14 +129,8 @@ class Broker final : public Node, private TxnCoordinatorHost {
     const FollowerState* follower(BrokerId b) const { return const_cast<Replica*>(this)->follower(b); }
     std::optional<std::vector<BrokerId>> pending_isr;  // AlterPartition in flight (KIP-497)
     ProducerStateTable producers;
-    std::deque<std::pair<Offset, SimTime>> durability;  // (end offset, durable at), oldest first: a deque, trimmed at the front
-    SimTime last_flush = 0;
     std::vector<std::uint64_t> waiting_produces;  // ids in the produce purgatory waiting on this partition
     std::map<ProducerId, ProducerEpoch> verified;  // KIP-890: may open a transaction here (the coordinator said so)
-    // Where the log sits in the broker's stream of appends, every MiB or so:
-    // (first offset after the mark, bytes the broker had appended by then).
-    // Data older than the page cache's size in that stream is read from disk.
-    std::deque<std::pair<Offset, std::uint64_t>> cache_marks;
   };
   struct LogDir {
     LogDirSpec spec;

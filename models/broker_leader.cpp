@@ -348,10 +348,11 @@ void Broker::note_cache_position(Replica& r, Offset first_offset) {
   // A mark every 1/1024 of the cache, at least every MiB: marks enough to
   // place a read within 0.1% of the cache's size, few enough to search.
   const std::uint64_t mark_every = std::max<std::uint64_t>(1 << 20, config_.page_cache_bytes / 1024);
-  if (r.cache_marks.empty() || appended_bytes_ - r.cache_marks.back().second >= mark_every) {
-    r.cache_marks.emplace_back(first_offset, appended_bytes_);
-  }
+  if (!r.cache_marks.empty() && appended_bytes_ - r.newest_cache_mark.second < mark_every) return;
+  r.newest_cache_mark = {first_offset, appended_bytes_};
+  r.cache_marks.push_back(r.newest_cache_mark);
   // Marks wholly out of the cache are not needed, but the newest of them.
+  // (Until they are dropped here, they place reads out of the cache as well.)
   const std::uint64_t cold_below = appended_bytes_ > config_.page_cache_bytes ? appended_bytes_ - config_.page_cache_bytes : 0;
   while (r.cache_marks.size() > 1 && r.cache_marks[1].second < cold_below) r.cache_marks.pop_front();
 }
@@ -362,8 +363,8 @@ void Broker::note_cache_position(Replica& r, Offset first_offset) {
 void Broker::read_through_cache(const Replica& r, Offset offset, std::uint64_t bytes) {
   if (!answering_ || config_.page_cache_bytes == 0) return;
   std::uint64_t position = 0;
-  if (!r.cache_marks.empty() && offset >= r.cache_marks.back().first) {
-    position = r.cache_marks.back().second;  // the usual read: the log's tail
+  if (!r.cache_marks.empty() && offset >= r.newest_cache_mark.first) {
+    position = r.newest_cache_mark.second;  // the usual read: the log's tail
   } else {
     const auto after = std::upper_bound(r.cache_marks.begin(), r.cache_marks.end(), offset,
                                         [](Offset o, const auto& mark) { return o < mark.first; });

@@ -34,6 +34,7 @@ void PartitionLog::append_as_follower(const RecordBatch& batch) {
   assign_epoch(batch.leader_epoch, batch.base_offset);
   batches_.push_back(batch);
   log_end_offset_ = batch.next_offset();
+  last_batch_epoch_ = batch.leader_epoch;
   size_bytes_ += batch.bytes;
 }
 
@@ -76,6 +77,7 @@ void PartitionLog::truncate_to(Offset offset) {
   for (auto it = first_removed; it != batches_.end(); ++it) size_bytes_ -= it->bytes;
   batches_.erase(first_removed, batches_.end());
   log_end_offset_ = batches_.empty() ? 0 : batches_.back().next_offset();
+  last_batch_epoch_ = batches_.empty() ? -1 : batches_.back().leader_epoch;
 
   const Offset leo = log_end_offset_;
   // As LeaderEpochFileCache.truncateFromEnd: entries starting at or after the new LEO go.

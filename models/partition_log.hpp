@@ -53,6 +53,7 @@ class PartitionLog {
 
   // --- leader epoch cache (KIP-101) ---
   Epoch latest_epoch() const { return latest_epoch_; }  // -1 when the cache is empty
+  Epoch last_batch_epoch() const { return last_batch_epoch_; }  // the last batch's leader epoch; -1 when empty
   // The largest cached epoch <= `epoch` and where it ends; nullopt when no cached epoch is <= `epoch`.
   std::optional<EpochEndOffset> end_offset_for_epoch(Epoch epoch) const;
   // The cache, as (epoch, start offset) pairs in increasing order.
@@ -70,10 +71,11 @@ class PartitionLog {
 
   std::vector<RecordBatch> batches_;
   std::vector<std::pair<Epoch, Offset>> epochs_;
-  // The LEO and the latest epoch are read on every fetch and append: kept here
+  // The LEO and the epochs are read on every fetch and append: kept here
   // rather than read from the vectors' last elements, which are rarely in cache.
   Offset log_end_offset_ = 0;
   Epoch latest_epoch_ = -1;
+  Epoch last_batch_epoch_ = -1;
   Offset high_watermark_ = 0;
   Offset flushed_offset_ = 0;
   std::uint64_t size_bytes_ = 0;

@@ -265,18 +265,19 @@ bool Consumer::take_records() {
       next = buffered_.find_first();
     }
     PartitionState& state = partitions_.at(p);
+    const std::size_t taken_before = in_process_.size();
     while (!state.buffer.empty() && in_process_.size() < limit) {
       const Buffered b = state.buffer.front();
       state.buffer.pop_front();
       state.consumed = b.offset + 1;
       state.consumed_epoch = b.epoch;
-      poll_offsets_[p] = {{workload_.topic, p}, b.offset + 1, b.epoch};
       if (txn_started_ == kNever) txn_started_ = now();
       ++txn_records_;
       poll_bytes_ += b.bytes;
       e2e_latency_.record(now() - b.created);
       in_process_.push_back({index_, {workload_.topic, p}, b.offset, b.writer, b.record, 1, 0, generation_, incarnation()});
     }
+    if (in_process_.size() > taken_before) poll_offsets_[p] = {{workload_.topic, p}, state.consumed, state.consumed_epoch};
     next_poll_partition_ = state.buffer.empty() ? p + 1 : p;  // a partition not drained goes on next time
     if (state.buffer.empty()) buffered_.reset(static_cast<std::size_t>(p));
   }

@@ -15,6 +15,7 @@ struct Broker::Fetcher {
   // partitions, in order; kept up to date as fetched data is applied).
   std::vector<FetchRequest::PartitionData> partitions;
   bool session_open = false;           // the leader has this list: the next request may be incremental
+  std::size_t altered = 0;             // partitions whose fetch state changed since the last request
   ConnectionId connection = 0;
   bool connected = false;
   bool in_flight = false;

@@ -57,7 +57,10 @@ void Broker::update_fetch_position(Fetcher& f, const Replica& r, std::size_t& cu
   if (it == f.partitions.end()) it = std::find_if(f.partitions.begin(), f.partitions.end(), is_it);
   if (it == f.partitions.end()) return;  // no longer fetched here
   cursor = static_cast<std::size_t>(it - f.partitions.begin());
-  *it = fetch_position(r);
+  const FetchRequest::PartitionData next = fetch_position(r);
+  if (*it == next) return;
+  *it = next;
+  ++f.altered;  // once per response at most: each partition is listed once
 }
 
 void Broker::send_fetch(Fetcher& f) {
@@ -75,8 +78,12 @@ void Broker::send_fetch(Fetcher& f) {
   request->max_bytes = config_.replica_fetch_response_max_bytes;
   request->partition_max_bytes = config_.replica_fetch_max_bytes;
   request->partitions = f.partitions;
+  // KIP-227: an incremental request carries only the partitions whose fetch state changed.
   request->incremental = f.session_open;
+  request->unchanged_partitions =
+      f.session_open ? static_cast<std::uint32_t>(f.partitions.size() - std::min(f.altered, f.partitions.size())) : 0;
   f.session_open = true;
+  f.altered = 0;
   f.in_flight = true;
   Fetcher* fp = &f;
   const std::int64_t correlation = f.correlation_id;

@@ -49,7 +49,7 @@ std::unique_ptr<FetchResponse> Broker::read_for_fetch(const FetchRequest& reques
     const auto& p = partitions[i];
     const std::int32_t global = global_index(p.partition);
     if (session && session->skips(global, p, partition_changes_[static_cast<std::size_t>(global)])) {
-      if (consumer) ++response->unlisted_partitions;
+      if (consumer && !request.incremental) ++response->unlisted_partitions;
       continue;
     }
     if (learn && !consumer && session->owes_catch_up(global)) catch_up(*session, global);
@@ -128,7 +128,7 @@ bool Broker::read_for_follower(const FetchRequest::PartitionData& p, Replica& r,
 // A consumer reads up to the high watermark, or with read_committed up to
 // the last stable offset, with the aborted transactions of the range. True
 // when there is nothing to read: the response does not list the partition
-// (it counts it among the unlisted, which still take room on the wire).
+// (a full fetch counts it among the unlisted, which take room on the wire).
 bool Broker::read_for_consumer(const FetchRequest::PartitionData& p, const Replica& r, const FetchRequest& request,
                                FetchResponse& response, std::uint64_t& bytes, bool& must_answer) {
   const PartitionLog& log = r.log;
@@ -142,7 +142,7 @@ bool Broker::read_for_consumer(const FetchRequest::PartitionData& p, const Repli
   const std::uint64_t budget = request.max_bytes > bytes ? request.max_bytes - bytes : 0;
   const Offset upper = request.read_committed ? last_stable_offset(r) : log.high_watermark();
   if (p.fetch_offset >= upper) {
-    ++response.unlisted_partitions;
+    if (!request.incremental) ++response.unlisted_partitions;
     return true;
   }
   FetchResponse::PartitionData& data = answer(response, p.partition);

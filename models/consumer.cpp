@@ -64,6 +64,7 @@ void Consumer::on_crash(CrashKind kind) {
   in_process_.clear();
   next_to_process_ = 0;
   fetch_in_flight_.clear();
+  fetch_sessions_.clear();
   offset_fetch_correlation_ = -1;
   sync_commit_correlation_ = -1;
   commits_.clear();
@@ -155,12 +156,17 @@ void Consumer::on_connection_closed(ConnectionId connection) {
 
 // Sends if the broker is reachable now; otherwise the work is tried again after a backoff.
 bool Consumer::send_to(BrokerId broker, MessagePtr request) {
+  const auto connection = connection_to(broker);
+  if (connection) send(*connection, std::move(request));
+  return connection.has_value();
+}
+
+std::optional<ConnectionId> Consumer::connection_to(BrokerId broker) {
   if (!ensure_connected(broker)) {
     retry_soon();
-    return false;
+    return std::nullopt;
   }
-  send(link(broker).connection, std::move(request));
-  return true;
+  return link(broker).connection;
 }
 
 void Consumer::retry_soon() {
@@ -569,13 +575,25 @@ void Consumer::send_fetches() {
   for (Fetch& f : fetches) {
     const std::int64_t correlation = f.request->correlation_id;
     for (PartitionState* state : f.states) state->request_correlation = correlation;
-    if (!send_to(f.broker, std::move(f.request))) continue;
+    if (!send_fetch(f.broker, std::move(f.request))) continue;
     fetch_in_flight_[f.broker] = correlation;
-    set_timer(config_.request_timeout + config_.fetch_max_wait, [this, correlation] {
+    set_timer(config_.request_timeout + config_.fetch_max_wait, [this, correlation, broker = f.broker] {
+      if (fetch_in_flight(correlation)) fetch_sessions_[static_cast<std::size_t>(broker)].close();  // no answer
       fetch_answered(correlation);  // its partitions are fetched again
       send_fetches();
     });
   }
+}
+
+// As send_to(), in the broker's fetch session: the request goes full or incremental (KIP-227).
+bool Consumer::send_fetch(BrokerId broker, std::unique_ptr<FetchRequest> request) {
+  const auto connection = connection_to(broker);
+  if (!connection) return false;
+  const auto b = static_cast<std::size_t>(broker);
+  if (fetch_sessions_.size() <= b) fetch_sessions_.resize(b + 1);
+  fetch_sessions_[b].prepare(*request, *connection);
+  send(*connection, std::move(request));
+  return true;
 }
 
 std::unique_ptr<FetchRequest> Consumer::new_fetch_request() const {

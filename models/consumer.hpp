@@ -34,6 +34,7 @@
 
 #include "models/broker.hpp"
 #include "models/consumption_history.hpp"
+#include "models/fetch_session_handler.hpp"
 #include "models/group_messages.hpp"
 #include "models/kafka_client.hpp"
 #include "models/producer.hpp"
@@ -180,6 +181,7 @@ class Consumer final : public KafkaClient {
   std::unique_ptr<FetchRequest> new_fetch_request() const;
   void handle_fetch(const FetchResponse& response);
   bool send_to(BrokerId broker, MessagePtr request);
+  std::optional<ConnectionId> connection_to(BrokerId broker);  // connects if need be; nullopt: retry later
   void retry_soon();
 
   // consumer_group.cpp: membership
@@ -262,6 +264,8 @@ class Consumer final : public KafkaClient {
   // One fetch at a time per broker, as Kafka's consumer (AbstractFetch skips
   // nodes with a pending fetch request): by broker, the correlation id in flight.
   std::map<BrokerId, std::int64_t> fetch_in_flight_;
+  std::vector<FetchSessionHandler> fetch_sessions_;  // by broker (KIP-227)
+  bool send_fetch(BrokerId broker, std::unique_ptr<FetchRequest> request);
   void fetch_answered(std::int64_t correlation);
   bool fetch_in_flight(std::int64_t correlation) const;
   // In the fetch in flight to its leader (its last request was that fetch).

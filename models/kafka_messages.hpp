@@ -14,6 +14,7 @@ namespace ksim::models {
 
 constexpr std::uint64_t kRequestHeaderBytes = 64;
 constexpr std::uint64_t kPartitionHeaderBytes = 32;
+constexpr std::uint64_t kForgottenPartitionBytes = 4;  // a partition index in forgotten_topics_data
 
 // A partition's leadership and ISR, as the controller decided it (KRaft's PartitionRecord).
 struct PartitionState {
@@ -65,6 +66,8 @@ struct FetchRequest final : KafkaMessage<FetchRequest> {
     Offset fetch_offset = 0;
     Epoch current_leader_epoch = 0;  // KIP-320: fences fetches from or to a stale leader
     Epoch last_fetched_epoch = -1;   // the epoch of the follower's last batch, for divergence
+
+    bool operator==(const PartitionData&) const = default;
   };
   std::int64_t correlation_id = 0;
   BrokerId replica_id = kNoBroker;
@@ -74,10 +77,19 @@ struct FetchRequest final : KafkaMessage<FetchRequest> {
   std::uint64_t partition_max_bytes = 1048576;  // replica.fetch.max.bytes
   bool read_committed = false;  // isolation.level: read up to the last stable offset, not the high watermark
   std::vector<PartitionData> partitions;
-  // KIP-227 fetch sessions (replica fetchers): this request lists the same
-  // partitions as the previous one on its connection (fetch_session.hpp).
+  // KIP-227 fetch sessions. `partitions` always holds the whole fetch, as the
+  // leader's session holds it once the request is applied; an incremental
+  // request puts on the wire only the partitions whose fetch state changed
+  // since the previous request, and the ids of those it drops
+  // (forgotten_topics_data). A replica fetcher's incremental request lists
+  // the same partitions as its previous one (fetch_session.hpp).
   bool incremental = false;
-  std::uint64_t size_bytes() const override { return kRequestHeaderBytes + kPartitionHeaderBytes * partitions.size(); }
+  std::uint32_t unchanged_partitions = 0;  // of `partitions`: held by the session as they are, not sent
+  std::uint32_t forgotten_partitions = 0;  // in the session, not in this fetch: sent as ids only
+  std::uint64_t size_bytes() const override {
+    return kRequestHeaderBytes + kPartitionHeaderBytes * (partitions.size() - unchanged_partitions) +
+           kForgottenPartitionBytes * forgotten_partitions;
+  }
 };
 
 struct FetchResponse final : KafkaMessage<FetchResponse> {
@@ -96,8 +108,9 @@ struct FetchResponse final : KafkaMessage<FetchResponse> {
   };
   std::int64_t correlation_id = 0;
   std::vector<PartitionData> partitions;
-  // Partitions the leader skipped as quiet (fetch_session.hpp) that ksim's
-  // consumer responses still carry on the wire, each with its high watermark.
+  // Quiet partitions the leader skipped (fetch_session.hpp) that a consumer's
+  // full fetch still gets on the wire, each with its high watermark; an
+  // incremental fetch's response leaves them out (KIP-227).
   std::uint32_t unlisted_partitions = 0;
   std::uint64_t size_bytes() const override;
 };

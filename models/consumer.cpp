@@ -270,7 +270,7 @@ bool Consumer::take_records() {
       wrapped = true;
       next = buffered_.find_first();
     }
-    PartitionState& state = partitions_.at(p);
+    PartitionState& state = *assigned(p);
     const std::size_t taken_before = in_process_.size();
     while (!state.buffer.empty() && in_process_.size() < limit) {
       const Buffered b = state.buffer.front();
@@ -555,11 +555,14 @@ void Consumer::send_fetches() {
     if (fetch_in_flight_.count(static_cast<BrokerId>(broker))) continue;
     Fetch fetch{static_cast<BrokerId>(broker), nullptr, {}};
     const auto& partitions = plan[broker];
+    const auto buffered = [&](std::size_t i) { return buffered_.test(static_cast<std::size_t>(partitions[i].first)); };
     for (std::size_t i = 0; i < partitions.size(); ++i) {
-      constexpr std::size_t kAhead = 8;  // the states are scattered: ask for them before they are needed
-      if (i + kAhead < partitions.size()) __builtin_prefetch(partitions[i + kAhead].second);
+      // The states are scattered: ask early for those the bitset does not rule out.
+      constexpr std::size_t kAhead = 8;
+      if (i + kAhead < partitions.size() && !buffered(i + kAhead)) __builtin_prefetch(partitions[i + kAhead].second);
+      if (buffered(i)) continue;  // records not yet returned by poll(): not fetched
       const auto [p, state] = partitions[i];
-      if (state->position_state != PositionState::Valid || !state->buffer.empty() || fetching(*state)) continue;
+      if (state->position_state != PositionState::Valid || fetching(*state)) continue;
       if (!fetch.request) fetch.request = new_fetch_request();
       fetch.request->partitions.push_back({{workload_.topic, p}, state->position, state->validated_epoch, -1});
       fetch.states.push_back(state);
@@ -619,6 +622,16 @@ const Consumer::FetchPlan& Consumer::fetch_plan() {
   return fetch_plan_;
 }
 
+Consumer::PartitionState* Consumer::assigned(std::int32_t partition) {
+  if (assigned_index_version_ != assignment_version_) {
+    assigned_index_version_ = assignment_version_;
+    assigned_index_.assign(buffered_.size(), nullptr);
+    for (auto& [p, state] : partitions_) assigned_index_.at(static_cast<std::size_t>(p)) = &state;
+  }
+  const auto index = static_cast<std::size_t>(partition);
+  return index < assigned_index_.size() ? assigned_index_[index] : nullptr;
+}
+
 void Consumer::fetch_answered(std::int64_t correlation) {
   std::erase_if(fetch_in_flight_, [&](const auto& entry) { return entry.second == correlation; });
 }
@@ -639,9 +652,9 @@ void Consumer::handle_fetch(const FetchResponse& response) {
   bool refresh = false;
   for (const auto& data : response.partitions) {
     if (!awaited) break;
-    const auto it = partitions_.find(data.partition.partition);
-    if (it == partitions_.end()) continue;
-    PartitionState& state = it->second;
+    PartitionState* const found = assigned(data.partition.partition);
+    if (!found) continue;
+    PartitionState& state = *found;
     if (state.request_correlation != response.correlation_id) continue;  // stale
     switch (data.error) {
       case Error::None: break;

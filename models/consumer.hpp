@@ -276,6 +276,11 @@ class Consumer final : public KafkaClient {
   FetchPlan fetch_plan_;
   std::uint64_t fetch_plan_metadata_ = ~0ULL;
   std::uint64_t assignment_version_ = 0;
+  // The assigned partitions' states by partition number (null: not assigned),
+  // rebuilt when the assignment changes: the fetch path looks up thousands.
+  PartitionState* assigned(std::int32_t partition);
+  std::vector<PartitionState*> assigned_index_;
+  std::uint64_t assigned_index_version_ = ~0ULL;
   std::uint64_t fetch_plan_assignment_ = ~0ULL;
   std::size_t next_to_process_ = 0;
   std::int32_t next_poll_partition_ = 0;  // where the next poll starts collecting

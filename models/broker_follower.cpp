@@ -112,7 +112,11 @@ void Broker::handle_fetch_response(ConnectionId connection, const FetchResponse&
   // Partitions left out of the response had nothing new (KIP-227).
   bool all_failed = !response.partitions.empty();
   std::size_t cursor = 0;
-  for (const auto& data : response.partitions) {
+  const auto& partitions = response.partitions;
+  for (std::size_t i = 0; i < partitions.size(); ++i) {
+    constexpr std::size_t kAhead = 4;
+    if (i + kAhead < partitions.size()) prefetch_replica(partitions[i + kAhead].partition);
+    const auto& data = partitions[i];
     Replica* r = replica(data.partition);
     if (!r || r->role != Role::Follower || r->state.leader != f->leader || !replica_online(*r)) continue;
     if (data.error != Error::None) continue;  // wait for new metadata from the controller

@@ -581,7 +581,8 @@ void Consumer::send_fetches() {
     if (!send_fetch(f.broker, std::move(f.request))) continue;
     fetch_in_flight_[f.broker] = correlation;
     set_timer(config_.request_timeout + config_.fetch_max_wait, [this, correlation, broker = f.broker] {
-      if (fetch_in_flight(correlation)) fetch_sessions_[static_cast<std::size_t>(broker)].close();  // no answer
+      const auto b = static_cast<std::size_t>(broker);
+      if (fetch_in_flight(correlation) && b < fetch_sessions_.size()) fetch_sessions_[b].close();  // no answer
       fetch_answered(correlation);  // its partitions are fetched again
       send_fetches();
     });

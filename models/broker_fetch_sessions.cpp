@@ -14,7 +14,7 @@ FetchSession& Broker::session_for(ConnectionId connection, const FetchRequest& r
     it = fetch_sessions_.emplace(connection, FetchSession(request.replica_id, partition_changes_.size())).first;
   }
   FetchSession& session = it->second;
-  if (request.replica_id != kNoBroker && !request.incremental) {
+  if (request.replica_id != kNoBroker && !request.same_partitions) {
     catch_up_all(session);  // a new list of partitions: what was quiet is read again
     session.forget();
   }

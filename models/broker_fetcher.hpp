@@ -14,8 +14,12 @@ struct Broker::Fetcher {
   // What the next request asks for each partition (KIP-227: the session's
   // partitions, in order; kept up to date as fetched data is applied).
   std::vector<FetchRequest::PartitionData> partitions;
-  bool session_open = false;           // the leader has this list: the next request may be incremental
-  std::size_t altered = 0;             // partitions whose fetch state changed since the last request
+  // KIP-227: the leader holds this fetcher's session (a request went on this
+  // connection): requests carry only what changed since the previous one.
+  bool session_open = false;
+  bool same_partitions = false;  // the list is as in the previous request (the leader's economy)
+  std::size_t altered = 0;       // partitions added or whose fetch state changed since the last request
+  std::size_t forgotten = 0;     // partitions removed since the last request
   ConnectionId connection = 0;
   bool connected = false;
   bool in_flight = false;

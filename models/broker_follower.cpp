@@ -27,13 +27,16 @@ Broker::Fetcher& Broker::fetcher_for(BrokerId leader, TopicPartition tp) {
 void Broker::add_to_fetcher(Replica& r) {
   Fetcher& f = fetcher_for(r.state.leader, r.tp);
   f.partitions.push_back(fetch_position(r));
-  f.session_open = false;  // a new list of partitions: a full request
+  f.same_partitions = false;
+  ++f.altered;  // sent whole in the next request
   if (!f.in_flight && !f.backing_off) send_fetch(f);
 }
 
 void Broker::remove_from_fetchers(TopicPartition tp) {
   for (auto& f : fetchers_) {
-    if (std::erase_if(f->partitions, [tp](const auto& p) { return p.partition == tp; }) > 0) f->session_open = false;
+    const std::size_t removed = std::erase_if(f->partitions, [tp](const auto& p) { return p.partition == tp; });
+    f->forgotten += removed;
+    if (removed > 0) f->same_partitions = false;
   }
 }
 
@@ -78,12 +81,17 @@ void Broker::send_fetch(Fetcher& f) {
   request->max_bytes = config_.replica_fetch_response_max_bytes;
   request->partition_max_bytes = config_.replica_fetch_max_bytes;
   request->partitions = f.partitions;
-  // KIP-227: an incremental request carries only the partitions whose fetch state changed.
+  // KIP-227: an incremental request carries only the partitions added or whose fetch state changed.
   request->incremental = f.session_open;
-  request->unchanged_partitions =
-      f.session_open ? static_cast<std::uint32_t>(f.partitions.size() - std::min(f.altered, f.partitions.size())) : 0;
+  request->same_partitions = f.session_open && f.same_partitions;
+  if (f.session_open) {
+    request->unchanged_partitions = static_cast<std::uint32_t>(f.partitions.size() - std::min(f.altered, f.partitions.size()));
+    request->forgotten_partitions = static_cast<std::uint32_t>(f.forgotten);
+  }
   f.session_open = true;
+  f.same_partitions = true;
   f.altered = 0;
+  f.forgotten = 0;
   f.in_flight = true;
   Fetcher* fp = &f;
   const std::int64_t correlation = f.correlation_id;

@@ -10,7 +10,7 @@
 // A follower's fetches that skip a partition would only have refreshed the
 // follower's caught-up time: that is applied later, from last_fetch(), as if
 // each fetch had read it (Broker::catch_up). So a follower session only
-// skips while the fetcher lists the same partitions (FetchRequest::incremental).
+// skips while the fetcher lists the same partitions (FetchRequest::same_partitions).
 //
 // Kafka's leader reads every partition of the session on each fetch
 // (FetchSession, IncrementalFetchContext), and the CPU model charges that.

@@ -79,11 +79,13 @@ struct FetchRequest final : KafkaMessage<FetchRequest> {
   std::vector<PartitionData> partitions;
   // KIP-227 fetch sessions. `partitions` always holds the whole fetch, as the
   // leader's session holds it once the request is applied; an incremental
-  // request puts on the wire only the partitions whose fetch state changed
-  // since the previous request, and the ids of those it drops
-  // (forgotten_topics_data). A replica fetcher's incremental request lists
-  // the same partitions as its previous one (fetch_session.hpp).
+  // request puts on the wire only the partitions added or whose fetch state
+  // changed since the previous request, and the ids of those it drops
+  // (forgotten_topics_data).
   bool incremental = false;
+  // A replica fetcher lists the same partitions as in its previous request:
+  // the leader's skip economy may go on (fetch_session.hpp). Not on the wire.
+  bool same_partitions = false;
   std::uint32_t unchanged_partitions = 0;  // of `partitions`: held by the session as they are, not sent
   std::uint32_t forgotten_partitions = 0;  // in the session, not in this fetch: sent as ids only
   std::uint64_t size_bytes() const override {

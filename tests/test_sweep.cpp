@@ -244,6 +244,16 @@ TEST_CASE("a sweep with a bad key or value exits 2 with ksim run's message, once
   CHECK(scratch.ksim("sweep " + kShort + " --set seed=1,2").status == 2);
 }
 
+TEST_CASE("a combination of values wrong only together names its run", "[sweep]") {
+  // Each value is valid with the first of the other list; 3 brokers with replication factor 4 is not.
+  const Scratch scratch;
+  const Result r = scratch.ksim("sweep " + kShort + " --set brokers.count=5,3 --set topics.0.replication_factor=3,4");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::StartsWith("ksim sweep: run 3 (--seed 1") &&
+                        Catch::Contains("--set brokers.count=3 --set topics.0.replication_factor=4) failed") &&
+                        Catch::Contains("must be between 1 and 3, got 4"));
+}
+
 TEST_CASE("a run that fails stops the sweep with its message and exit status 2", "[sweep]") {
   const Scratch scratch;
   const auto worker = scratch / "worker.sh";

@@ -242,6 +242,9 @@ class Broker final : public Node, private TxnCoordinatorHost {
   // `session`: the follower's fetch session, whose quiet partitions are skipped (null: read every partition).
   std::unique_ptr<FetchResponse> read_for_fetch(const FetchRequest& request, FetchSession* session, bool record_fetch,
                                                std::uint64_t& bytes, bool& must_answer);
+  // The partition's batches from `offset` into `data`, through the page cache; the bytes read.
+  std::uint64_t read_batches(const Replica& replica, FetchResponse::PartitionData& data, Offset offset,
+                             std::uint64_t max_bytes, Offset upper_bound = INT64_MAX);
   // A follower's partition; true when it is quiet (fetch_session.hpp).
   bool read_for_follower(const FetchRequest::PartitionData& p, Replica& replica, const FetchRequest& request,
                          bool record_fetch, FetchResponse& response, std::uint64_t& bytes, bool& must_answer);

@@ -48,26 +48,26 @@ std::unique_ptr<FetchResponse> Broker::read_for_fetch(const FetchRequest& reques
     }
     const auto& p = partitions[i];
     const std::int32_t global = global_index(p.partition);
-    if (session && session->skips(global, p, partition_changes_[static_cast<std::size_t>(global)])) {
-      if (consumer && !request.incremental) ++response->unlisted_partitions;
-      continue;
+    bool quiet = session && session->skips(global, p, partition_changes_[static_cast<std::size_t>(global)]);
+    if (!quiet) {
+      if (learn && !consumer && session->owes_catch_up(global)) catch_up(*session, global);
+      Replica* r = replica(p.partition);
+      if (!r || !replica_online(*r) || r->role != Role::Leader) {
+        answer_error(*response, p.partition, Error::NotLeaderOrFollower);
+        must_answer = true;
+      } else if (p.current_leader_epoch != r->state.leader_epoch) {  // KIP-320: the fetcher's view of the leader is stale or ahead
+        answer_error(*response, p.partition,
+                     p.current_leader_epoch < r->state.leader_epoch ? Error::FencedLeaderEpoch : Error::UnknownLeaderEpoch);
+        must_answer = true;
+      } else if (consumer) {
+        quiet = read_for_consumer(p, *r, request, *response, bytes, must_answer);
+      } else {
+        quiet = read_for_follower(p, *r, request, record_fetch, *response, bytes, must_answer);
+      }
+      if (learn) session->settle(global, p, quiet, partition_changes_[static_cast<std::size_t>(global)]);
     }
-    if (learn && !consumer && session->owes_catch_up(global)) catch_up(*session, global);
-    bool quiet = false;
-    Replica* r = replica(p.partition);
-    if (!r || !replica_online(*r) || r->role != Role::Leader) {
-      answer_error(*response, p.partition, Error::NotLeaderOrFollower);
-      must_answer = true;
-    } else if (p.current_leader_epoch != r->state.leader_epoch) {  // KIP-320: the fetcher's view of the leader is stale or ahead
-      answer_error(*response, p.partition,
-                   p.current_leader_epoch < r->state.leader_epoch ? Error::FencedLeaderEpoch : Error::UnknownLeaderEpoch);
-      must_answer = true;
-    } else if (consumer) {
-      quiet = read_for_consumer(p, *r, request, *response, bytes, must_answer);
-    } else {
-      quiet = read_for_follower(p, *r, request, record_fetch, *response, bytes, must_answer);
-    }
-    if (learn) session->settle(global, p, quiet, partition_changes_[static_cast<std::size_t>(global)]);
+    // A consumer's quiet partition is not in the response, but a full fetch still carries it on the wire (KIP-227).
+    if (consumer && quiet && !request.incremental) ++response->unlisted_partitions;
   }
   if (learn && !consumer) session->fetched(now());
   return response;
@@ -113,22 +113,25 @@ bool Broker::read_for_follower(const FetchRequest::PartitionData& p, Replica& r,
     return !moved && in_isr && p.fetch_offset == log.log_end_offset();
   }
   FetchResponse::PartitionData& data = answer(response, p.partition);
-  if (has_data) {
-    const auto batches = log.read(p.fetch_offset, std::min(request.partition_max_bytes, budget));
-    data.batches.assign(batches.begin(), batches.end());
-  }
-  std::uint64_t read = 0;
-  for (const auto& b : data.batches) read += b.bytes;
-  bytes += read;
-  if (read > 0) read_through_cache(r, p.fetch_offset, read);
+  if (has_data) bytes += read_batches(r, data, p.fetch_offset, std::min(request.partition_max_bytes, budget));
   data.high_watermark = log.high_watermark();
   return false;
 }
 
+// The partition's batches from `offset` into `data`, through the page cache; the bytes read.
+std::uint64_t Broker::read_batches(const Replica& r, FetchResponse::PartitionData& data, Offset offset,
+                                   std::uint64_t max_bytes, Offset upper_bound) {
+  const auto batches = r.log.read(offset, max_bytes, upper_bound);
+  data.batches.assign(batches.begin(), batches.end());
+  std::uint64_t read = 0;
+  for (const auto& b : batches) read += b.bytes;
+  if (read > 0) read_through_cache(r, offset, read);
+  return read;
+}
+
 // A consumer reads up to the high watermark, or with read_committed up to
 // the last stable offset, with the aborted transactions of the range. True
-// when there is nothing to read: the response does not list the partition
-// (a full fetch counts it among the unlisted, which take room on the wire).
+// when there is nothing to read: the response does not list the partition.
 bool Broker::read_for_consumer(const FetchRequest::PartitionData& p, const Replica& r, const FetchRequest& request,
                                FetchResponse& response, std::uint64_t& bytes, bool& must_answer) {
   const PartitionLog& log = r.log;
@@ -141,19 +144,11 @@ bool Broker::read_for_consumer(const FetchRequest::PartitionData& p, const Repli
   }
   const std::uint64_t budget = request.max_bytes > bytes ? request.max_bytes - bytes : 0;
   const Offset upper = request.read_committed ? last_stable_offset(r) : log.high_watermark();
-  if (p.fetch_offset >= upper) {
-    if (!request.incremental) ++response.unlisted_partitions;
-    return true;
-  }
+  if (p.fetch_offset >= upper) return true;
   FetchResponse::PartitionData& data = answer(response, p.partition);
   data.high_watermark = log.high_watermark();
   if (budget == 0) return false;
-  const auto batches = log.read(p.fetch_offset, std::min(request.partition_max_bytes, budget), upper);
-  data.batches.assign(batches.begin(), batches.end());
-  std::uint64_t read = 0;
-  for (const auto& b : data.batches) read += b.bytes;
-  bytes += read;
-  if (read > 0) read_through_cache(r, p.fetch_offset, read);
+  bytes += read_batches(r, data, p.fetch_offset, std::min(request.partition_max_bytes, budget), upper);
   if (request.read_committed && !data.batches.empty()) {
     for (const auto& a : r.producers.aborted_between(data.batches.front().base_offset, data.batches.back().next_offset())) {
       data.aborted_transactions.emplace_back(a.producer_id, a.first_offset);

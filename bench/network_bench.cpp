@@ -3,7 +3,7 @@
 #include <chrono>
 #include <string>
 
-#include "sim/simulation.hpp"
+#include "sim/core/simulation.hpp"
 
 namespace ksim::bench {
 

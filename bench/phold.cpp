@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/event_queue.hpp"
-#include "sim/random.hpp"
+#include "sim/core/event_queue.hpp"
+#include "sim/random/random.hpp"
 
 namespace ksim::bench {
 

@@ -6,9 +6,9 @@
 
 #include <fmt/format.h>
 
-#include "app/cluster.hpp"
-#include "app/report.hpp"
-#include "sim/config_reader.hpp"
+#include "app/harness/cluster.hpp"
+#include "app/report/report.hpp"
+#include "app/scenario/config_reader.hpp"
 
 namespace ksim::bench {
 

@@ -4,7 +4,7 @@ run `ksim sweep` and `ksim run --json`, summarise over seeds, save figures.
 Environment:
   KSIM_ROOT      the repository's root (default: found upwards from the working directory)
   KSIM_BIN       the ksim binary (default: build/ksim under the root)
-  KSIM_NB_SMALL  1 for the small CI size (tests/notebooks.sh sets it)
+  KSIM_NB_SMALL  1 for the small CI size (tests/support/notebooks.sh sets it)
   KSIM_NB_OUT    where CSVs, reports and figures go (default: a new temporary directory)
   KSIM_NB_JOBS   runs at once (default 2)
 """

@@ -1,0 +1,31 @@
+#pragma once
+// The commands of `ksim`, independent of the command-line parser so tests
+// can call them. Each returns the process exit status: 0 ok, 1 when the
+// scenario's expectations do not hold, 2 for usage or scenario errors.
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+
+namespace ksim::app {
+
+constexpr int kExitOk = 0;
+constexpr int kExitExpectationFailed = 1;
+constexpr int kExitUsage = 2;
+
+struct RunArgs {
+  std::string scenario;  // empty: scenarios/quickstart.yaml
+  std::optional<std::uint64_t> seed;
+  std::vector<std::string> overrides;  // "path.to.key=value"
+  std::string trace_file;
+  bool json = false;
+  std::string log_level = "warn";
+};
+
+std::string default_scenario_path();
+int run_command(const RunArgs& args, std::ostream& out, std::ostream& err);
+int validate_command(const RunArgs& args, std::ostream& out, std::ostream& err);
+
+}  // namespace ksim::app

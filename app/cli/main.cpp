@@ -1,0 +1,108 @@
+// ksim: a deterministic discrete-event simulator of Kafka clusters.
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "app/cli/commands.hpp"
+#include "app/sweep/sweep.hpp"
+#include "bench/bench_commands.hpp"
+
+namespace {
+
+using ksim::app::RunArgs;
+
+void add_scenario_options(CLI::App& command, RunArgs& args) {
+  command.add_option("--set", args.overrides, "Override a scenario value: path.to.key=value (repeatable)")
+      ->allow_extra_args(false);  // one value per --set, so a scenario file after it stays positional
+  command.add_option("--seed", args.seed, "Root seed (overrides the scenario's seed)");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"ksim: a deterministic discrete-event simulator of Apache Kafka clusters"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "ksim 0.1.0");
+
+  RunArgs run_args;
+  CLI::App* run = app.add_subcommand("run", "Run a scenario and print its report");
+  run->add_option("scenario", run_args.scenario, "Scenario file (default: scenarios/quickstart.yaml)");
+  add_scenario_options(*run, run_args);
+  run->add_option("--trace", run_args.trace_file, "Write the trace as JSON lines to FILE");
+  run->add_flag("--json", run_args.json, "Print the report as one JSON object");
+  run->add_option("--log-level", run_args.log_level, "trace, debug, info, warn (default), error or off");
+
+  RunArgs validate_args;
+  CLI::App* validate = app.add_subcommand("validate", "Check a scenario file without running it");
+  validate->add_option("scenario", validate_args.scenario, "Scenario file")->required();
+  add_scenario_options(*validate, validate_args);
+
+  ksim::app::SweepArgs sweep_args;
+  CLI::App* sweep = app.add_subcommand("sweep", "Run a scenario over lists of values and seeds; one CSV row per run");
+  sweep->add_option("scenario", sweep_args.scenario, "Scenario file (default: scenarios/quickstart.yaml)");
+  sweep->add_option("--set", sweep_args.sets, "KEY=v1,v2,...: the values a scenario key takes (repeatable)")
+      ->allow_extra_args(false);
+  sweep->add_option("--seeds", sweep_args.seeds, "Seeds: 1-5, 1,3,7 or 7 (default: the scenario's seed)");
+  sweep->add_option("-j,--jobs", sweep_args.jobs, "Runs at once, each in a process of its own (0: one per CPU)");
+  sweep->add_option("--out", sweep_args.out, "Write the CSV to FILE and a sidecar to FILE.json (default: stdout)");
+  sweep->add_option("--shard", sweep_args.shard, "K/N: only the runs whose index % N == K-1");
+  sweep->add_flag("--quiet", sweep_args.quiet, "No progress bar, even on a terminal");
+
+  ksim::app::MergeArgs merge_args;
+  CLI::App* merge = app.add_subcommand("merge", "Join the CSVs of a sweep's shards into one");
+  merge->add_option("out", merge_args.out, "The merged CSV")->required();
+  merge->add_option("shards", merge_args.shards, "The shards' CSVs")->required();
+
+  CLI::App* bench = app.add_subcommand("bench", "Measure the engine");
+  bench->require_subcommand(1);
+  ksim::bench::PholdOptions phold;
+  bool phold_json = false;
+  CLI::App* engine = bench->add_subcommand("engine", "PHOLD: events per second of the event queue");
+  engine->add_option("--lps", phold.lps, "Logical processes")->check(CLI::Range(1u, 100'000'000u));
+  engine->add_option("--population", phold.population, "Initial events per LP")->check(CLI::Range(1u, 1'000'000u));
+  engine->add_option("--events", phold.events, "Events to run");
+  engine->add_option("--seed", phold.seed, "Seed");
+  engine->add_flag("--json", phold_json, "Print JSON");
+
+  ksim::bench::NetworkBenchOptions network;
+  bool network_json = false;
+  bool no_jitter = false;
+  CLI::App* net = bench->add_subcommand("network", "Request/response through the full network model");
+  net->add_option("--pairs", network.pairs, "Client/server pairs")->check(CLI::Range(1u, 1'000'000u));
+  net->add_option("--rounds", network.rounds, "Requests per client")->check(CLI::Range(1ul, 1'000'000'000ul));
+  net->add_option("--size", network.size_bytes, "Message size in bytes")->check(CLI::Range(1ul, 1ul << 30));
+  net->add_option("--seed", network.seed, "Seed");
+  net->add_flag("--no-jitter", no_jitter, "Turn off the per-message jitter draw");
+  net->add_flag("--json", network_json, "Print JSON");
+
+  ksim::bench::ProduceBenchOptions produce;
+  bool produce_json = false;
+  CLI::App* produce_bench = bench->add_subcommand("produce", "A Kafka cluster under a producer: records per wall second");
+  produce_bench->add_option("--partitions", produce.partitions, "Partitions of the topic")->check(CLI::Range(1, 1000000));
+  produce_bench->add_option("--rate", produce.rate_per_s, "Records per simulated second")->check(CLI::Range(1.0, 1e9));
+  produce_bench->add_option("--duration", produce.duration_s, "Simulated seconds")->check(CLI::Range(1, 86400));
+  produce_bench->add_option("--record-size", produce.record_bytes, "Bytes per record")->check(CLI::Range(1ul, 1ul << 24));
+  produce_bench->add_option("--seed", produce.seed, "Seed");
+  produce_bench->add_option("--consumers", produce.consumers, "Members of a consumer group reading the topic")
+      ->check(CLI::Range(0, 1000));
+  produce_bench->add_flag("--json", produce_json, "Print JSON");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int status = app.exit(e);
+    return status == 0 ? 0 : ksim::app::kExitUsage;
+  }
+
+  if (*run) return ksim::app::run_command(run_args, std::cout, std::cerr);
+  if (*validate) return ksim::app::validate_command(validate_args, std::cout, std::cerr);
+  if (*sweep) return ksim::app::sweep_command(sweep_args, std::cout, std::cerr);
+  if (*merge) return ksim::app::merge_command(merge_args, std::cerr);
+  if (*engine) return ksim::bench::bench_engine_command(phold, phold_json, std::cout);
+  if (*produce_bench) return ksim::bench::bench_produce_command(produce, produce_json, std::cout);
+  if (*net) {
+    network.jitter = !no_jitter;
+    return ksim::bench::bench_network_command(network, network_json, std::cout);
+  }
+  return ksim::app::kExitUsage;
+}

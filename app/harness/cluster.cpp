@@ -1,0 +1,529 @@
+#include "app/harness/cluster.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <set>
+
+#include "models/controller/replica_assignment.hpp"
+#include "sim/faults/nemesis.hpp"
+
+namespace ksim::app {
+
+Cluster::Cluster(const Scenario& scenario, const RunOptions& options)
+    : scenario_(scenario), placements_(node_placements(scenario)) {
+  sim_ = std::make_unique<Simulation>(scenario.seed, build_topology(), scenario.network.options, options.log_level);
+  sim_->trace().write_to(options.trace_out);
+  sim_->trace().add_observer([this](SimTime t, std::string_view node, std::string_view kind,
+                                    std::initializer_list<TraceField> fields) { failover_.observe(t, node, kind, fields); });
+  faults_ = std::make_unique<FaultInjector>(*sim_);
+  if (scenario.kafka) spawn_kafka();
+  if (scenario.rpc) spawn_rpc();
+  for (const std::int32_t internal : {offsets_topic_, transaction_topic_}) {
+    if (internal >= 0) failover_.ignore_topic(internal);
+  }
+  register_disk_faults();
+  for (NodeId n = 0; n < sim_->node_count(); ++n) {
+    assert(sim_->node(n).name() == placements_[n].name && "nodes are spawned in placement order");
+  }
+  if (controller_) controller_->start();  // brokers register with it as they start
+  for (NodeId n = 0; n < sim_->node_count(); ++n) {
+    if (sim_->node(n).state() != NodeState::Crashed) continue;
+    const SimTime start = start_time(n);
+    if (start == kNever) continue;
+    if (start == 0) {
+      sim_->node(n).start();
+    } else {
+      sim_->events().schedule_at(start, [this, n] { sim_->node(n).start(); });
+    }
+  }
+  schedule_faults();
+  plan_nemesis();
+}
+
+Topology Cluster::build_topology() const {
+  const NetworkSpec& net = scenario_.network;
+  if (net.links.empty()) {
+    RackLayout layout;
+    layout.host_link = net.host_link;
+    layout.spine_link = net.spine_link;
+    for (const auto& p : placements_) layout.hosts.push_back({p.name, p.rack});
+    return build_rack_topology(layout);
+  }
+  Topology topology;
+  for (const auto& name : net.switches) topology.add_switch(name);
+  for (const auto& p : placements_) topology.add_host(p.name, p.rack);
+  for (const auto& link : net.links) topology.add_link(*topology.find(link.from), *topology.find(link.to), link.spec);
+  const std::vector<VertexId> hosts = topology.hosts();
+  for (const VertexId host : hosts) {
+    try {
+      topology.route(hosts.front(), host);
+    } catch (const std::runtime_error& e) {
+      throw config::ConfigError(config::Location{scenario_.file, 0, 0}, "network.links", e.what());
+    }
+  }
+  return topology;
+}
+
+// EOS-v1: for consumer i, a producer per input partition p, with transactional.id's
+// {partition} = p and {name} = the consumer's name.
+void Cluster::spawn_task_producers(const KafkaSpec::ConsumerGroup& group, std::size_t first_consumer,
+                                   std::uint32_t& index, const std::shared_ptr<models::ClusterDirectory>& directory) {
+  const std::int32_t partitions = directory->topics[static_cast<std::size_t>(group.workload.topic)].partitions;
+  for (int i = 0; i < group.nodes.count; ++i) {
+    std::vector<models::Producer*> tasks;
+    for (std::int32_t p = 0; p < partitions; ++p) {
+      const std::string name = group.name + "-producer-" + std::to_string(i) + "-" + std::to_string(p);
+      models::ProducerConfig config = *group.transform;
+      const auto replace = [&](std::string_view key, const std::string& value) {
+        const auto at = config.transactional_id.find(key);
+        if (at != std::string::npos) config.transactional_id.replace(at, key.size(), value);
+      };
+      replace("{partition}", std::to_string(p));
+      replace("{name}", group.name + "-" + std::to_string(i));
+      models::ProducerWorkload workload;
+      workload.topic = group.workload.output_topic;
+      workload.external = true;
+      workload.stop = 0;
+      auto& producer =
+          sim_->spawn<models::Producer>(name, *sim_->topology().find(name), index++, config, workload, directory, history_);
+      producers_.push_back(&producer);
+      transform_producers_.push_back(&producer);
+      tasks.push_back(&producer);
+    }
+    consumers_[first_consumer + static_cast<std::size_t>(i)]->set_task_producers(std::move(tasks));
+  }
+}
+
+// When a node starts: consumer entries may start later than the rest, and a
+// transactional producer's application calls initTransactions() when it starts sending.
+SimTime Cluster::start_time(NodeId node) const {
+  if (!scenario_.kafka) return 0;
+  for (const auto& group : scenario_.kafka->consumers) {
+    if (placements_[node].group == group.name) return group.start;
+  }
+  for (const auto& group : scenario_.kafka->producers) {
+    if (placements_[node].group == group.name && !group.config.transactional_id.empty()) return group.workload.start;
+  }
+  for (const auto& group : scenario_.kafka->consumers) {
+    // EOS-v1 task producers start when their consumer is assigned the partition.
+    if (group.producer_per_partition && placements_[node].group == group.name + "-producer") return kNever;
+  }
+  return 0;
+}
+
+// Consumers commit to __consumer_offsets, created with the cluster (Kafka
+// creates it on the first FindCoordinator), with fewer replicas than
+// offsets.topic.replication.factor when there are fewer brokers.
+models::TopicSpec Cluster::offsets_topic() const {
+  const KafkaSpec& kafka = *scenario_.kafka;
+  models::TopicSpec topic;
+  topic.name = "__consumer_offsets";
+  topic.partitions = kafka.broker.group_coordinator.offsets_topic_num_partitions;
+  topic.replication_factor = std::min(kafka.broker.group_coordinator.offsets_topic_replication_factor, kafka.brokers.count);
+  topic.min_insync_replicas = 1;
+  return topic;
+}
+
+// __transaction_state, created with the cluster when a producer is transactional.
+models::TopicSpec Cluster::transaction_topic() const {
+  const KafkaSpec& kafka = *scenario_.kafka;
+  const auto& t = kafka.broker.transaction_coordinator;
+  models::TopicSpec topic;
+  topic.name = "__transaction_state";
+  topic.partitions = t.partitions;
+  topic.replication_factor = std::min(t.replication_factor, kafka.brokers.count);
+  topic.min_insync_replicas = std::min(t.min_isr, topic.replication_factor);
+  return topic;
+}
+
+void Cluster::spawn_kafka() {
+  const KafkaSpec& kafka = *scenario_.kafka;
+  auto directory = std::make_shared<models::ClusterDirectory>();
+  directory->topics = kafka.topics;
+  if (!kafka.consumers.empty()) {
+    directory->offsets_topic = static_cast<std::int32_t>(directory->topics.size());
+    directory->topics.push_back(offsets_topic());
+  }
+  const bool transactions =
+      std::any_of(kafka.producers.begin(), kafka.producers.end(),
+                  [](const auto& p) { return !p.config.transactional_id.empty(); }) ||
+      std::any_of(kafka.consumers.begin(), kafka.consumers.end(),
+                  [](const auto& c) { return c.transform && !c.transform->transactional_id.empty(); });
+  if (transactions) {
+    directory->transaction_topic = static_cast<std::int32_t>(directory->topics.size());
+    directory->topics.push_back(transaction_topic());
+  }
+  if (directory->offsets_topic >= 0 || transactions) {
+    directory->coordinator_records = std::make_shared<models::CoordinatorRecordStore>();
+  }
+  offsets_topic_ = directory->offsets_topic;
+  transaction_topic_ = directory->transaction_topic;
+  // Node ids follow creation order: brokers first, then the controller.
+  for (int b = 0; b < kafka.brokers.count; ++b) directory->broker_nodes.push_back(static_cast<NodeId>(b));
+  directory->controller_node = static_cast<NodeId>(kafka.brokers.count);
+  std::vector<models::BrokerPlacement> placement;
+  for (const auto& p : placements_) {
+    if (p.group != "brokers") continue;
+    assert(sim_->node_count() == static_cast<std::size_t>(p.index));
+    brokers_.push_back(&sim_->spawn<models::Broker>(p.name, *sim_->topology().find(p.name), p.index, kafka.broker,
+                                                    directory));
+    brokers_.back()->observe_groups(&consumption_);
+    placement.push_back({p.index, scenario_.network.racks.size() > 1 ? p.rack : ""});
+  }
+  controller_ = &sim_->spawn<models::Controller>("controller", *sim_->topology().find("controller"), kafka.controller,
+                                                 directory);
+  RandomStream assignment_rng = sim_->stream("replica-assignment");
+  std::vector<std::vector<std::vector<models::BrokerId>>> replicas;
+  for (std::size_t t = 0; t < directory->topics.size(); ++t) {
+    const auto& topic = directory->topics[t];
+    replicas.push_back(topic.assignment.empty()
+                           ? models::assign_replicas(placement, topic.partitions, topic.replication_factor, assignment_rng)
+                           : topic.assignment);
+    for (std::size_t p = 0; p < replicas.back().size(); ++p) {
+      for (const models::BrokerId b : replicas.back()[p]) {
+        brokers_[static_cast<std::size_t>(b)]->create_replica({static_cast<std::int32_t>(t), static_cast<std::int32_t>(p)});
+      }
+    }
+  }
+  controller_->create_partitions(replicas);
+  if (offsets_topic_ >= 0) offsets_replicas_ = replicas[static_cast<std::size_t>(offsets_topic_)];
+  if (transaction_topic_ >= 0) transaction_replicas_ = replicas[static_cast<std::size_t>(transaction_topic_)];
+  std::uint32_t index = 0;
+  for (const auto& group : kafka.producers) {
+    for (const auto& p : placements_) {
+      if (p.group != group.name) continue;
+      models::ProducerWorkload workload = group.workload;
+      workload.stop = std::min(workload.stop, scenario_.duration);
+      models::ProducerConfig config = group.config;
+      const auto at = config.transactional_id.find("{name}");
+      if (at != std::string::npos) config.transactional_id.replace(at, 6, p.name);
+      producers_.push_back(&sim_->spawn<models::Producer>(p.name, *sim_->topology().find(p.name), index++, config,
+                                                          workload, directory, history_));
+    }
+  }
+  std::uint32_t consumer_index = 0;
+  std::vector<std::size_t> first_consumer;  // of each consumer entry
+  for (const auto& group : kafka.consumers) {
+    first_consumer.push_back(consumers_.size());
+    for (const auto& p : placements_) {
+      if (p.group != group.name) continue;
+      models::ConsumerConfig config = group.config;
+      if (config.group_instance_id) {
+        const auto at = config.group_instance_id->find("{name}");
+        if (at != std::string::npos) config.group_instance_id->replace(at, 6, p.name);
+      }
+      consumers_.push_back(&sim_->spawn<models::Consumer>(p.name, *sim_->topology().find(p.name), consumer_index++,
+                                                          config, group.workload, directory, consumption_));
+    }
+  }
+  // The transform applications' producers come after every consumer, as node_placements lists them.
+  for (std::size_t g = 0; g < kafka.consumers.size(); ++g) {
+    const auto& group = kafka.consumers[g];
+    if (!group.transform) continue;
+    if (group.producer_per_partition) {
+      spawn_task_producers(group, first_consumer[g], index, directory);
+      continue;
+    }
+    // Each consumer's producer: the same application, writing the outputs.
+    for (const auto& p : placements_) {
+      if (p.group != group.name + "-producer") continue;
+      models::ProducerConfig config = *group.transform;
+      const auto at = config.transactional_id.find("{name}");
+      if (at != std::string::npos) config.transactional_id.replace(at, 6, group.name + "-" + std::to_string(p.index));
+      models::ProducerWorkload workload;
+      workload.topic = group.workload.output_topic;
+      workload.external = true;
+      workload.stop = 0;  // no records of its own
+      auto& producer = sim_->spawn<models::Producer>(p.name, *sim_->topology().find(p.name), index++, config, workload,
+                                                     directory, history_);
+      producers_.push_back(&producer);
+      transform_producers_.push_back(&producer);
+      consumers_[first_consumer[g] + static_cast<std::size_t>(p.index)]->set_output(&producer);
+    }
+  }
+}
+
+void Cluster::spawn_rpc() {
+  const RpcSpec& rpc = *scenario_.rpc;
+  std::vector<NodeId> server_ids;
+  for (const auto& p : placements_) {
+    if (p.group != "servers") continue;
+    auto& server = sim_->spawn<models::RpcServer>(p.name, *sim_->topology().find(p.name), rpc.server);
+    servers_.push_back(&server);
+    server_ids.push_back(server.id());
+  }
+  for (const auto& p : placements_) {
+    if (p.group != "clients") continue;
+    models::RpcClientOptions options = rpc.client;
+    options.servers = server_ids;
+    options.stop_at = scenario_.duration;
+    clients_.push_back(&sim_->spawn<models::RpcClient>(p.name, *sim_->topology().find(p.name), options));
+  }
+}
+
+// Disk faults act on a log dir (by path) of the target brokers.
+void Cluster::register_disk_faults() {
+  const auto each_broker = [this](const Fault& fault, auto action) {
+    for (const NodeId n : fault.nodes) {
+      for (models::Broker* b : brokers_) {
+        if (b->id() == n) action(*b);
+      }
+    }
+  };
+  faults_->set_extension_handler("disk_slow", [each_broker](const Fault& f, bool starting) {
+    each_broker(f, [&](models::Broker& b) { b.slow_log_dir(f.target, starting ? f.bandwidth_factor : 1.0); });
+  });
+  faults_->set_extension_handler("disk_full", [each_broker](const Fault& f, bool starting) {
+    each_broker(f, [&](models::Broker& b) { b.fill_log_dir(f.target, starting); });
+  });
+  faults_->set_extension_handler("disk_failure", [each_broker](const Fault& f, bool starting) {
+    if (starting) each_broker(f, [&](models::Broker& b) { b.fail_log_dir(f.target); });
+  });
+}
+
+std::vector<NodeId> Cluster::resolve_nodes(const std::vector<std::string>& names) const {
+  std::set<NodeId> ids;  // ordered: the same set always yields the same vector
+  for (const auto& name : names) {
+    if (name.starts_with("coordinator:")) {
+      if (const auto broker = coordinator_of(name.substr(12))) ids.insert(static_cast<NodeId>(*broker));
+      continue;
+    }
+    if (name.starts_with("txn-coordinator:")) {
+      if (const auto broker = txn_coordinator_of(name.substr(16))) ids.insert(static_cast<NodeId>(*broker));
+      continue;
+    }
+    for (NodeId n = 0; n < placements_.size(); ++n) {
+      const auto& p = placements_[n];
+      if (name == "all" || name == p.group || name == p.name || name == "rack:" + p.rack) ids.insert(n);
+    }
+  }
+  return {ids.begin(), ids.end()};
+}
+
+// A name stands for the uplink of a host (to its rack switch) or of a rack
+// (its switch to the spine), both directions; with an explicit graph, for
+// every link of that vertex.
+std::vector<LinkId> Cluster::resolve_links(const std::vector<std::string>& names) const {
+  const Topology& topology = sim_->topology();
+  const bool explicit_graph = !scenario_.network.links.empty();
+  std::set<LinkId> ids;
+  for (const auto& name : names) {
+    if (const auto vertex = topology.find(name)) {
+      for (const LinkId l : topology.links_touching(*vertex)) ids.insert(l);
+    } else if (const auto rack = topology.find("rack:" + name); rack && !explicit_graph) {
+      for (const LinkId l : topology.links_touching(*rack)) {
+        const Link& link = topology.link(l);
+        if (topology.name(link.from) == "spine" || topology.name(link.to) == "spine") ids.insert(l);
+      }
+    }
+  }
+  return {ids.begin(), ids.end()};
+}
+
+void Cluster::schedule_faults() {
+  for (const FaultSpec& spec : scenario_.faults) {
+    Fault fault = spec.fault;
+    fault.nodes = resolve_nodes(spec.nodes);
+    fault.other_nodes = resolve_nodes(spec.other_nodes);
+    fault.links = resolve_links(spec.links);
+    faults_->schedule(std::move(fault));
+  }
+}
+
+void Cluster::plan_nemesis() {
+  const NemesisSpec& nemesis = scenario_.nemesis;
+  const SimTime end = nemesis.end.value_or(scenario_.duration);
+  for (const NemesisRuleSpec& spec : nemesis.rules) {
+    NemesisRule rule;
+    rule.rate_per_s = spec.rate_per_s;
+    rule.duration = spec.duration;
+    rule.candidates = resolve_nodes(spec.targets);
+    rule.targets_per_fault = spec.count;
+    rule.shape = spec.shape;
+    // One link (both directions) per fault: keep the even ids, plan_rule adds the pair.
+    for (const LinkId l : resolve_links(spec.links)) {
+      if (l % 2 == 0) rule.candidate_links.push_back(l);
+    }
+    const std::string stream = "nemesis/" + std::string(to_string(spec.shape.kind));
+    faults_->schedule_all(plan_rule(rule, nemesis.start, end, sim_->stream(stream)));
+  }
+}
+
+void Cluster::run() {
+  const SimTime end = scenario_.duration + (scenario_.kafka ? scenario_.drain : 0);
+  for (SimTime t = 0; t < end;) {
+    const SimTime next = std::min(t + milliseconds(100), end);
+    if (t < scenario_.duration && next >= scenario_.duration) {  // the workload ends: how busy was everything?
+      sim_->run_until(scenario_.duration);
+      resources_ = sample_resources(brokers_, producers_, consumers_, sim_->network().topology());
+    }
+    sim_->run_until(next);
+    t = next;
+    if (scenario_.kafka && t % invariant_period() == 0) check_invariants();
+    if (transaction_topic_ >= 0) track_open_transactions();
+    if (scenario_.kafka && t % seconds(1) == 0) track_replication_lag();
+  }
+}
+
+void Cluster::track_replication_lag() {
+  for (const models::Broker* leader : brokers_) {
+    for (const models::TopicPartition tp : leader->hosted_partitions()) {
+      const auto state = leader->partition_state(tp);
+      if (!leader->is_leader(tp) || !state || !leader->log(tp)) continue;
+      const models::Offset end = leader->log(tp)->log_end_offset();
+      for (const models::BrokerId b : state->replicas) {
+        const models::Broker* follower = brokers_[static_cast<std::size_t>(b)];
+        if (follower == leader || follower->state() != NodeState::Running || !follower->log(tp)) continue;
+        max_replication_lag_ = std::max(max_replication_lag_, end - follower->log(tp)->log_end_offset());
+      }
+    }
+  }
+}
+
+// The invariants are checked every 100ms of simulated time, every second in
+// clusters of more than 2,000 partition replicas (the check reads them all).
+SimTime Cluster::invariant_period() const {
+  std::size_t replicas = 0;
+  for (const models::Broker* b : brokers_) replicas += b->hosted_partition_count();
+  return replicas > 2000 ? seconds(1) : milliseconds(100);
+}
+
+// Checked periodically (the run is deterministic, so when they are checked
+// does not change the outcome):
+// - a leader's high watermark never exceeds the log end offset of an ISR member;
+// - a leader's high watermark never goes back within one leader epoch;
+// - at most one broker leads a partition in one epoch.
+void Cluster::check_invariants() {
+  std::map<std::pair<models::TopicPartition, models::Epoch>, models::BrokerId> leaders;
+  for (const models::Broker* leader : brokers_) {
+    for (const models::TopicPartition tp : leader->hosted_partitions()) {
+      if (!leader->is_leader(tp)) continue;
+      const auto state = *leader->partition_state(tp);
+      const models::Offset hw = leader->log(tp)->high_watermark();
+      const auto [it, fresh] = leaders.emplace(std::pair{tp, state.leader_epoch}, leader->broker_id());
+      if (!fresh && it->second != leader->broker_id()) ++invariant_violations_;
+      auto& last = leader_high_watermarks_[tp];
+      if (last.first == state.leader_epoch && hw < last.second) ++invariant_violations_;
+      last = {state.leader_epoch, hw};
+      for (const models::BrokerId member : state.isr) {
+        const models::Broker* follower = brokers_[static_cast<std::size_t>(member)];
+        if (follower->state() != NodeState::Running || !follower->log(tp)) continue;
+        if (hw > follower->log(tp)->log_end_offset()) {
+          ++invariant_violations_;
+          sim_->trace().record(sim_->now(), "checker", "invariant.hw_above_isr_leo",
+                               {{"topic", tp.topic}, {"partition", tp.partition}, {"broker", member}});
+        }
+      }
+    }
+  }
+}
+
+void Cluster::track_open_transactions() {
+  for (const models::Broker* leader : brokers_) {
+    for (const models::TopicPartition tp : leader->hosted_partitions()) {
+      if (tp.topic == offsets_topic_ || tp.topic == transaction_topic_ || !leader->is_leader(tp)) continue;
+      const auto open = leader->open_transactions(tp);
+      max_lso_lag_ = std::max(max_lso_lag_, leader->log(tp)->high_watermark() - leader->last_stable_offset(tp));
+      auto& known = open_transactions_[tp];
+      std::erase_if(known, [&](const auto& entry) {
+        const auto it = open.find(entry.first);
+        return it == open.end() || it->second != entry.second.first_offset;
+      });
+      for (const auto& [producer, first] : open) known.try_emplace(producer, OpenTransaction{tp, producer, first, sim_->now()});
+    }
+  }
+}
+
+std::vector<Cluster::OpenTransaction> Cluster::hanging_transactions(SimTime threshold) const {
+  std::vector<OpenTransaction> hanging;
+  for (const auto& [tp, open] : open_transactions_) {
+    for (const auto& [producer, txn] : open) {
+      if (sim_->now() - txn.since > threshold) hanging.push_back(txn);
+    }
+  }
+  return hanging;
+}
+
+std::uint64_t Cluster::zombie_writes() const {
+  std::uint64_t zombies = 0;
+  for (const auto& [tp, state] : controller_->partitions()) {
+    if (tp.topic == offsets_topic_ || tp.topic == transaction_topic_ || state.leader == models::kNoBroker) continue;
+    const models::Broker* leader = brokers_[static_cast<std::size_t>(state.leader)];
+    if (!leader->is_leader(tp)) continue;
+    const models::PartitionLog& log = *leader->log(tp);
+    std::vector<const models::RecordBatch*> batches;
+    for (const auto& b : log.batches()) {
+      if (b.next_offset() > log.high_watermark()) break;
+      batches.push_back(&b);
+    }
+    // The marker that ends each batch's transaction (scanning back), then the epochs seen so far (forward).
+    std::vector<models::ControlType> ends(batches.size(), models::ControlType::None);
+    std::map<models::ProducerId, models::ControlType> next;
+    for (std::size_t i = batches.size(); i-- > 0;) {
+      if (batches[i]->is_control()) {
+        next[batches[i]->producer_id] = batches[i]->control;
+      } else if (batches[i]->transactional && next.contains(batches[i]->producer_id)) {
+        ends[i] = next[batches[i]->producer_id];
+      }
+    }
+    std::map<models::ProducerId, models::ProducerEpoch> marker_epoch;
+    for (std::size_t i = 0; i < batches.size(); ++i) {
+      const models::RecordBatch& b = *batches[i];
+      if (b.is_control()) {
+        marker_epoch[b.producer_id] = std::max(marker_epoch[b.producer_id], b.producer_epoch);
+      } else if (b.transactional && ends[i] == models::ControlType::Commit && marker_epoch.contains(b.producer_id) &&
+                 b.producer_epoch < marker_epoch[b.producer_id]) {
+        zombies += static_cast<std::uint64_t>(b.record_count);
+      }
+    }
+  }
+  return zombies;
+}
+
+models::FinalLogs Cluster::final_logs() const {
+  models::FinalLogs logs;
+  if (!controller_) return logs;
+  for (const auto& [tp, state] : controller_->partitions()) {
+    if (tp.topic == offsets_topic_ || tp.topic == transaction_topic_) continue;  // internal: the checkers read user topics
+    const models::Broker* leader = state.leader == models::kNoBroker ? nullptr : brokers_[static_cast<std::size_t>(state.leader)];
+    if (!leader || !leader->is_leader(tp)) {
+      logs.offline.push_back(tp);
+      continue;
+    }
+    const models::PartitionLog& log = *leader->log(tp);
+    std::vector<models::RecordBatch> below_hw;
+    bool transactions = false;
+    for (const auto& batch : log.batches()) {
+      if (batch.next_offset() > log.high_watermark()) break;
+      below_hw.push_back(batch);
+      transactions |= batch.transactional || batch.is_control();
+    }
+    if (!transactions) {
+      logs.committed[tp] = std::move(below_hw);
+      continue;
+    }
+    models::split_by_transaction(below_hw, logs.committed[tp], logs.aborted[tp], logs.open[tp]);
+  }
+  return logs;
+}
+
+}  // namespace ksim::app
+
+namespace ksim::app {
+
+// The broker that leads the transactional.id's __transaction_state partition when the run starts.
+std::optional<models::BrokerId> Cluster::txn_coordinator_of(const std::string& transactional_id) const {
+  if (transaction_replicas_.empty()) return std::nullopt;
+  const std::int32_t p =
+      models::group_partition(transactional_id, static_cast<std::int32_t>(transaction_replicas_.size()));
+  return transaction_replicas_[static_cast<std::size_t>(p)].front();
+}
+
+// The broker that leads the group's __consumer_offsets partition when the run starts.
+std::optional<models::BrokerId> Cluster::coordinator_of(const std::string& group) const {
+  if (offsets_replicas_.empty()) return std::nullopt;
+  const std::int32_t p = models::group_partition(group, static_cast<std::int32_t>(offsets_replicas_.size()));
+  return offsets_replicas_[static_cast<std::size_t>(p)].front();
+}
+
+}  // namespace ksim::app

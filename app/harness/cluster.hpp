@@ -1,0 +1,123 @@
+#pragma once
+// The cluster: one simulation built from a scenario, with its nodes (Kafka
+// brokers, controller and producers; request/response servers and clients),
+// fault schedule and nemesis. The driver runs it and reads its figures.
+#include <memory>
+#include <ostream>
+#include <vector>
+
+#include "models/check/failover_tracker.hpp"
+#include "app/harness/resource_usage.hpp"
+#include "app/scenario/scenario.hpp"
+#include "models/broker/broker.hpp"
+#include "models/client/consumer/consumer.hpp"
+#include "models/controller/controller.hpp"
+#include "models/check/delivery_checker.hpp"
+#include "models/client/producer/producer.hpp"
+#include "models/workloads/rpc_client.hpp"
+#include "models/workloads/rpc_server.hpp"
+#include "sim/faults/fault_injector.hpp"
+#include "sim/core/simulation.hpp"
+
+namespace ksim::app {
+
+struct RunOptions {
+  spdlog::level::level_enum log_level = spdlog::level::warn;
+  std::ostream* trace_out = nullptr;  // JSON lines, when asked for
+};
+
+class Cluster {
+ public:
+  Cluster(const Scenario& scenario, const RunOptions& options);
+
+  // To the scenario's duration, then `drain` more with the producers stopped.
+  void run();
+
+  const Scenario& scenario() const { return scenario_; }
+  Simulation& sim() { return *sim_; }
+  const Simulation& sim() const { return *sim_; }
+  const FaultInjector& faults() const { return *faults_; }
+  const std::vector<models::RpcServer*>& servers() const { return servers_; }
+  const std::vector<models::RpcClient*>& clients() const { return clients_; }
+  const std::vector<models::Broker*>& brokers() const { return brokers_; }
+  const models::Controller* controller() const { return controller_; }
+  const std::vector<models::Producer*>& producers() const { return producers_; }
+  const std::vector<models::Producer*>& transform_producers() const { return transform_producers_; }
+  const models::DeliveryHistory& history() const { return history_; }
+  const models::ConsumptionHistory& consumption() const { return consumption_; }
+  const std::vector<models::Consumer*>& consumers() const { return consumers_; }
+  std::uint64_t invariant_violations() const { return invariant_violations_; }
+  // Transactions that stayed open on a partition (holding its last stable
+  // offset back) longer than `threshold`, as seen every 100ms by leaders.
+  struct OpenTransaction {
+    models::TopicPartition partition;
+    models::ProducerId producer_id = models::kNoProducerId;
+    models::Offset first_offset = 0;
+    SimTime since = 0;
+  };
+  std::vector<OpenTransaction> hanging_transactions(SimTime threshold) const;
+  // Committed records written by a producer epoch after a newer epoch's marker on the same partition.
+  std::uint64_t zombie_writes() const;
+  bool has_transactions() const { return transaction_topic_ >= 0; }
+  // The largest gap seen between a leader's high watermark and its last stable offset (records).
+  std::int64_t max_lso_lag() const { return max_lso_lag_; }
+  // Busy time of every resource at the end of `duration` (before the drain).
+  const ResourceSample& resources_at_end_of_workload() const { return resources_; }
+  models::FailoverFigures failover() const { return failover_.figures(sim_->now()); }
+  // The largest gap between a leader's log end and a follower's, in records, sampled every second.
+  std::int64_t max_replication_lag() const { return max_replication_lag_; }
+  // The broker leading a group's __consumer_offsets partition at the start (fault target "coordinator:GROUP").
+  std::optional<models::BrokerId> coordinator_of(const std::string& group) const;
+  // The broker leading a transactional.id's __transaction_state partition at the start ("txn-coordinator:ID").
+  std::optional<models::BrokerId> txn_coordinator_of(const std::string& transactional_id) const;
+
+  // The committed log of every partition: its leader's log up to the high
+  // watermark; partitions without a live leader are offline.
+  models::FinalLogs final_logs() const;
+
+ private:
+  Topology build_topology() const;
+  SimTime start_time(NodeId node) const;
+  models::TopicSpec offsets_topic() const;
+  models::TopicSpec transaction_topic() const;
+  void spawn_task_producers(const KafkaSpec::ConsumerGroup& group, std::size_t first_consumer, std::uint32_t& index,
+                            const std::shared_ptr<models::ClusterDirectory>& directory);
+  void spawn_kafka();
+  void spawn_rpc();
+  void register_disk_faults();
+  void schedule_faults();
+  void plan_nemesis();
+  void check_invariants();
+  void track_open_transactions();
+  void track_replication_lag();
+  SimTime invariant_period() const;
+  std::vector<NodeId> resolve_nodes(const std::vector<std::string>& names) const;
+  std::vector<LinkId> resolve_links(const std::vector<std::string>& names) const;
+
+  const Scenario& scenario_;
+  std::vector<NodePlacement> placements_;
+  std::unique_ptr<Simulation> sim_;
+  std::unique_ptr<FaultInjector> faults_;
+  std::vector<models::RpcServer*> servers_;
+  std::vector<models::RpcClient*> clients_;
+  std::vector<models::Broker*> brokers_;
+  models::Controller* controller_ = nullptr;
+  std::vector<models::Producer*> producers_;
+  std::vector<models::Producer*> transform_producers_;  // consume-transform-produce applications' producers
+  models::DeliveryHistory history_;
+  std::vector<models::Consumer*> consumers_;
+  models::ConsumptionHistory consumption_;
+  std::uint64_t invariant_violations_ = 0;
+  std::int32_t offsets_topic_ = -1;
+  std::int32_t transaction_topic_ = -1;
+  std::map<models::TopicPartition, std::map<models::ProducerId, OpenTransaction>> open_transactions_;
+  std::int64_t max_lso_lag_ = 0;
+  std::int64_t max_replication_lag_ = 0;
+  ResourceSample resources_;
+  models::FailoverTracker failover_;
+  std::vector<std::vector<models::BrokerId>> offsets_replicas_;
+  std::vector<std::vector<models::BrokerId>> transaction_replicas_;
+  std::map<models::TopicPartition, std::pair<models::Epoch, models::Offset>> leader_high_watermarks_;
+};
+
+}  // namespace ksim::app

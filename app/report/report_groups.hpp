@@ -1,0 +1,41 @@
+#pragma once
+// The consumer groups of a run: the consumption checker's report per
+// group.id, the end-to-end verdict (the producers' delivery combined with
+// the group's processing), as JSON and text.
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "models/check/consumption_checker.hpp"
+#include "models/check/delivery_checker.hpp"
+#include "models/check/transform_checker.hpp"
+
+namespace ksim::app {
+
+class Cluster;
+
+struct GroupFigures {
+  std::string group;
+  std::vector<std::string> members;
+  models::ConsumptionReport report;
+  // End to end: each acknowledged record processed (at least once), no
+  // record processed twice even if the producer wrote it twice (at most once).
+  std::optional<models::TransformReport> transform;  // a consume-transform-produce application's output
+  bool end_to_end_at_most_once = false;
+  bool end_to_end_at_least_once = false;
+  bool end_to_end_exactly_once() const {
+    // A transform's processing may go back after an abort: what counts is its committed output.
+    return end_to_end_at_most_once && end_to_end_at_least_once && (transform || report.out_of_order == 0);
+  }
+};
+
+std::string guarantee_verdict(bool at_most_once, bool at_least_once, bool exactly_once);
+
+std::vector<GroupFigures> group_figures(const Cluster& cluster, const models::FinalLogs& logs,
+                                        const models::DeliveryReport& delivery);
+nlohmann::ordered_json groups_json(const std::vector<GroupFigures>& groups);
+void print_groups(const std::vector<GroupFigures>& groups, std::ostream& out);
+
+}  // namespace ksim::app

@@ -1,0 +1,39 @@
+#pragma once
+// The transactions of a run: what the transactional producers committed,
+// aborted and were fenced from; whether read_committed consumers ever saw an
+// aborted record; zombie writes (a fenced epoch's records committed after the
+// fencing); and hanging transactions (a partition's last stable offset held
+// back longer than the transaction timeout by a transaction no coordinator
+// will finish).
+#include <ostream>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "app/harness/cluster.hpp"
+#include "app/report/report_groups.hpp"
+#include "models/check/delivery_checker.hpp"
+
+namespace ksim::app {
+
+struct TransactionFigures {
+  std::uint64_t committed = 0, aborted = 0, fenced = 0;
+  std::uint64_t output_missing = 0;     // acknowledged (committed) records not in the log
+  std::uint64_t output_duplicates = 0;  // committed twice
+  std::uint64_t aborted_reads = 0;      // by read_committed consumers: must be 0
+  std::uint64_t aborted_reads_uncommitted = 0;  // by read_uncommitted consumers: allowed
+  std::uint64_t zombie_writes = 0;
+  std::int64_t max_lso_lag = 0;  // records between a high watermark and its last stable offset, at most
+  std::vector<Cluster::OpenTransaction> hanging;
+  SimTime hanging_threshold = 0;
+  bool exactly_once() const {
+    return output_missing == 0 && output_duplicates == 0 && aborted_reads == 0 && zombie_writes == 0 && hanging.empty();
+  }
+};
+
+TransactionFigures transaction_figures(const Cluster& cluster, const models::DeliveryReport& delivery,
+                                       const std::vector<GroupFigures>& groups);
+nlohmann::ordered_json transactions_json(const TransactionFigures& t);
+void print_transactions(const TransactionFigures& t, std::ostream& out);
+
+}  // namespace ksim::app

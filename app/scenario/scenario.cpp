@@ -1,0 +1,404 @@
+#include "app/scenario/scenario.hpp"
+
+#include <algorithm>
+
+#include "app/scenario/distribution_reader.hpp"
+
+namespace ksim::app {
+
+using config::Bandwidth;
+using config::Bytes;
+using config::Duration;
+using config::Fraction;
+using config::ListReader;
+using config::MapReader;
+using config::Range;
+using config::Rate;
+
+namespace {
+
+std::vector<std::string> read_names(MapReader& in, std::string_view key, std::vector<std::string> default_value,
+                                    const std::vector<std::string>* valid = nullptr) {
+  if (!in.has(key)) {
+    in.ignore(key);
+    return default_value;
+  }
+  ListReader list = in.list(key);
+  if (list.empty()) throw in.error(key, "must name at least one");
+  std::vector<std::string> names = list.values<std::string>();
+  for (std::size_t i = 0; valid && i < names.size(); ++i) {
+    if (std::find(valid->begin(), valid->end(), names[i]) != valid->end()) continue;
+    const auto suggestion = config::closest_name(names[i], *valid);
+    throw list.error(i, "unknown name '" + names[i] + "'" +
+                            (suggestion ? " (did you mean '" + *suggestion + "'?)" : ""));
+  }
+  return names;
+}
+
+struct KnownNames {
+  std::vector<std::string> targets;
+  std::vector<std::string> links;
+  std::vector<std::string> log_dirs;
+};
+
+LinkSpec read_link(MapReader in, LinkSpec spec) {
+  spec.bandwidth_bytes_per_s = in.get<Bandwidth>("bandwidth", spec.bandwidth_bytes_per_s, {1.0, 1e15});
+  spec.latency = in.get<Duration>("latency", spec.latency);
+  return spec;
+}
+
+NetworkSpec read_network(MapReader in, const std::optional<HardwareProfile>& profile) {
+  NetworkSpec net;
+  if (profile) net.host_link.bandwidth_bytes_per_s = profile->nic_bytes_per_s;
+  net.racks = read_names(in, "racks", net.racks);
+  net.host_link = read_link(in.map("host_link"), net.host_link);
+  net.spine_link = read_link(in.map("spine_link"), net.spine_link);
+  net.options.jitter = config::read_distribution(in, "jitter", Distribution::lognormal(microseconds(20), 0.5));
+  net.options.loopback_latency = in.get<Duration>("loopback_latency", net.options.loopback_latency);
+  net.options.connection_reset_timeout =
+      in.get<Duration>("connection_reset_timeout", net.options.connection_reset_timeout, {1, kNever});
+  if (in.has("switches")) net.switches = read_names(in, "switches", {});
+  ListReader links = in.list("links");
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    MapReader link = links.map_at(i);
+    NetworkSpec::ExplicitLink explicit_link;
+    explicit_link.from = link.required<std::string>("from");
+    explicit_link.to = link.required<std::string>("to");
+    explicit_link.spec = read_link(link, net.host_link);
+    explicit_link.location = link.location();
+    net.links.push_back(std::move(explicit_link));
+  }
+  return net;
+}
+
+}  // namespace
+
+NodeGroupSpec read_group(MapReader& in, NodeGroupSpec group, const std::vector<std::string>& racks) {
+  group.count = in.get<int>("count", group.count, {1, 100000});
+  group.rack = in.optional<std::string>("rack");
+  if (group.rack && std::find(racks.begin(), racks.end(), *group.rack) == racks.end()) {
+    throw in.error("rack", "is not one of network.racks");
+  }
+  return group;
+}
+
+namespace {
+
+RpcSpec read_rpc(MapReader in, const std::vector<std::string>& racks) {
+  RpcSpec rpc;
+  MapReader servers = in.map("servers");
+  rpc.servers = read_group(servers, rpc.servers, racks);
+  rpc.server.workers = servers.get<int>("workers", rpc.server.workers, {1, 100000});
+  rpc.server.service_time = config::read_distribution(servers, "service_time", rpc.server.service_time);
+
+  MapReader clients = in.map("clients");
+  rpc.clients = read_group(clients, rpc.clients, racks);
+  auto& c = rpc.client;
+  c.rate_per_s = clients.get<Rate>("rate", c.rate_per_s, {1e-6, 1e9});
+  c.request_bytes = clients.get<Bytes>("request_size", c.request_bytes, {1, 1ULL << 40});
+  c.response_bytes = clients.get<Bytes>("response_size", c.response_bytes, {1, 1ULL << 40});
+  c.request_timeout = clients.get<Duration>("request_timeout", c.request_timeout, {1, kNever});
+  c.reconnect_backoff = clients.get<Duration>("reconnect_backoff", c.reconnect_backoff);
+  return rpc;
+}
+
+// Engine faults, and the disk faults of the Kafka models (extension faults).
+constexpr std::string_view kDiskFaults[] = {"disk_slow", "disk_full", "disk_failure"};
+
+void read_fault_kind(MapReader& in, Fault& fault) {
+  if (!in.has("kind")) throw in.error("kind", "is required");
+  const std::string kind = in.get_choice("kind",
+                                         {"partition", "jitter_burst", "latency_spike", "link_slowdown", "pause",
+                                          "crash", "shutdown", "disk_slow", "disk_full", "disk_failure"},
+                                         "crash");
+  for (const FaultKind k : kEngineFaultKinds) {
+    if (to_string(k) == kind) fault.kind = k;
+  }
+  if (std::find(std::begin(kDiskFaults), std::end(kDiskFaults), kind) != std::end(kDiskFaults)) {
+    fault.kind = FaultKind::Extension;
+    fault.extension = kind;
+  }
+}
+
+// Reads the values that only some fault kinds have, into `fault`.
+void read_kind_specific(MapReader& in, Fault& fault, const KnownNames* known) {
+  switch (fault.kind) {
+    case FaultKind::Partition: fault.one_way = in.get<bool>("one_way", false); break;
+    case FaultKind::JitterBurst:
+      fault.jitter = config::read_distribution(in, "jitter", Distribution::exponential(milliseconds(5)));
+      break;
+    case FaultKind::LatencySpike: fault.extra_latency = in.required<Duration>("extra"); break;
+    case FaultKind::LinkSlowdown: fault.bandwidth_factor = in.get<Fraction>("factor", 0.1, {1e-6, 1.0}); break;
+    case FaultKind::NodePause:
+    case FaultKind::NodeShutdown: break;
+    case FaultKind::NodeCrash:
+      fault.crash_kind = in.get<bool>("power_loss", false) ? CrashKind::Machine : CrashKind::Process;
+      break;
+    case FaultKind::Extension:
+      fault.target = in.required<std::string>("log_dir");
+      if (known && std::find(known->log_dirs.begin(), known->log_dirs.end(), fault.target) == known->log_dirs.end()) {
+        const auto suggestion = config::closest_name(fault.target, known->log_dirs);
+        throw in.error("log_dir", "no broker has a log dir '" + fault.target + "'" +
+                                      (suggestion ? " (did you mean '" + *suggestion + "'?)" : ""));
+      }
+      if (fault.extension == "disk_slow") fault.bandwidth_factor = in.get<Fraction>("factor", 0.1, {1e-6, 1.0});
+      break;
+  }
+}
+
+std::vector<FaultSpec> read_faults(ListReader list, const KnownNames& known) {
+  std::vector<FaultSpec> faults;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    MapReader in = list.map_at(i);
+    FaultSpec spec;
+    spec.location = in.location();
+    read_fault_kind(in, spec.fault);
+    const std::string kind_name = spec.fault.kind == FaultKind::Extension ? spec.fault.extension
+                                                                          : std::string(to_string(spec.fault.kind));
+    spec.fault.at = in.required<Duration>("at");
+    spec.fault.duration = in.get<Duration>("duration", 0);
+    const bool may_be_permanent =
+        spec.fault.kind == FaultKind::NodeCrash || spec.fault.kind == FaultKind::NodeShutdown || kind_name == "disk_failure";
+    if (spec.fault.duration == 0 && !may_be_permanent) {
+      throw in.error("duration", "is required for a " + kind_name + " fault");
+    }
+    read_kind_specific(in, spec.fault, &known);
+    if (spec.fault.kind == FaultKind::LinkSlowdown) {
+      spec.links = read_names(in, "links", {}, &known.links);
+      if (spec.links.empty()) throw in.error("links", "a link_slowdown needs links (host or rack names)");
+    } else {
+      const bool needs_nodes = spec.fault.kind == FaultKind::Partition || spec.fault.kind == FaultKind::NodePause ||
+                               spec.fault.kind == FaultKind::NodeCrash || spec.fault.kind == FaultKind::NodeShutdown ||
+                               spec.fault.kind == FaultKind::Extension;
+      spec.nodes = read_names(in, "nodes", needs_nodes ? std::vector<std::string>{} : std::vector<std::string>{"all"},
+                              &known.targets);
+      if (spec.nodes.empty()) throw in.error("nodes", "is required for a " + kind_name + " fault");
+    }
+    if (spec.fault.kind == FaultKind::Partition) spec.other_nodes = read_names(in, "other_nodes", {}, &known.targets);
+    faults.push_back(std::move(spec));
+  }
+  return faults;
+}
+
+NemesisSpec read_nemesis(MapReader in, const KnownNames& known) {
+  NemesisSpec nemesis;
+  nemesis.start = in.get<Duration>("start", 0);
+  nemesis.end = in.optional<Duration>("end");
+  for (const FaultKind kind : kEngineFaultKinds) {
+    const std::string_view name = to_string(kind);
+    if (!in.has(name)) {
+      in.ignore(name);
+      continue;
+    }
+    MapReader rule_in = in.map(name);
+    NemesisRuleSpec rule;
+    rule.location = rule_in.location();
+    rule.shape.kind = kind;
+    rule.rate_per_s = rule_in.required<Rate>("rate", {0.0, 1e6});
+    rule.duration = config::read_distribution(rule_in, "duration", Distribution::constant(seconds(1)));
+    read_kind_specific(rule_in, rule.shape, &known);
+    if (kind == FaultKind::LinkSlowdown) {
+      rule.links = read_names(rule_in, "links", {}, &known.links);
+      if (rule.links.empty()) throw rule_in.error("links", "a link_slowdown needs links (host or rack names)");
+    } else {
+      rule.targets = read_names(rule_in, "targets", rule.targets, &known.targets);
+      rule.count = rule_in.get<int>("count", 1, {1, 100000});
+    }
+    nemesis.rules.push_back(std::move(rule));
+  }
+  return nemesis;
+}
+
+GroupExpectation read_group_expectation(MapReader in, std::string group) {
+  GroupExpectation g;
+  g.group = std::move(group);
+  for (const char* key : {"consumption", "end_to_end"}) {
+    std::optional<std::string>& target = std::string_view(key) == "consumption" ? g.consumption : g.end_to_end;
+    if (in.has(key)) {
+      target = in.get_choice(key, {"none", "at-most-once", "at-least-once", "exactly-once"}, "none");
+    } else {
+      in.ignore(key);
+    }
+  }
+  g.max_stop_the_world_partition_s = in.optional<double>("max_stop_the_world_partition_s", {0.0, 1e12});
+  g.min_stop_the_world_partition_s = in.optional<double>("min_stop_the_world_partition_s", {0.0, 1e12});
+  for (const char* key : {"processed", "duplicates", "unprocessed", "uncommitted_seen", "aborted_reads", "out_of_order", "lag",
+                          "commits", "failed_commits", "rebalances", "poll_timeouts", "coordinator_loads"}) {
+    if (in.has(key)) {
+      g.counts.push_back(read_count_expectation(in, key));
+    } else {
+      in.ignore(key);
+    }
+  }
+  in.finish();
+  return g;
+}
+
+ExpectSpec read_expect(MapReader in, const std::vector<std::string>& groups) {
+  ExpectSpec expect;
+  expect.min_completed_fraction = in.optional<Fraction>("min_completed_fraction", {0.0, 1.0});
+  expect.max_completed_fraction = in.optional<Fraction>("max_completed_fraction", {0.0, 1.0});
+  expect.min_timeouts = in.optional<std::uint64_t>("min_timeouts");
+  expect.max_timeouts = in.optional<std::uint64_t>("max_timeouts");
+  expect.max_p99_latency = in.optional<Duration>("max_p99_latency");
+  if (in.has("delivery")) {
+    expect.delivery = in.get_choice("delivery", {"none", "at-most-once", "at-least-once", "exactly-once"}, "none");
+  } else {
+    in.ignore("delivery");
+  }
+  for (const char* key : {"produced", "acknowledged", "failed", "pending", "lost", "unavailable", "duplicated",
+                          "reordered", "failed_but_written", "offline_partitions", "unclean_elections",
+                          "invariant_violations"}) {
+    if (in.has(key)) {
+      expect.counts.push_back(read_count_expectation(in, key));
+    } else {
+      in.ignore(key);
+    }
+  }
+  MapReader transactions = in.map("transactions");
+  expect.transactions_exactly_once = transactions.optional<bool>("exactly_once");
+  for (const char* key : {"committed", "aborted", "fenced", "output_missing", "output_duplicates", "aborted_reads",
+                          "zombie_writes", "hanging"}) {
+    if (transactions.has(key)) {
+      expect.transaction_counts.push_back(read_count_expectation(transactions, key));
+    } else {
+      transactions.ignore(key);
+    }
+  }
+  transactions.finish();
+  MapReader by_group = in.map("groups");
+  for (const std::string& name : by_group.keys()) {
+    if (std::find(groups.begin(), groups.end(), name) == groups.end()) {
+      const auto suggestion = config::closest_name(name, groups);
+      throw by_group.error(name, "no consumer group '" + name + "'" +
+                                     (suggestion ? " (did you mean '" + *suggestion + "'?)" : ""));
+    }
+    expect.groups.push_back(read_group_expectation(by_group.map(name), name));
+  }
+  return expect;
+}
+
+// With an explicit graph, every link joins known vertices: switches or nodes' hosts.
+void check_explicit_links(const Scenario& s) {
+  std::vector<std::string> vertices = s.network.switches;
+  for (const auto& node : node_placements(s)) vertices.push_back(node.name);
+  for (std::size_t i = 0; i < s.network.links.size(); ++i) {
+    const auto& link = s.network.links[i];
+    for (const std::string* end : {&link.from, &link.to}) {
+      if (std::find(vertices.begin(), vertices.end(), *end) != vertices.end()) continue;
+      const auto suggestion = config::closest_name(*end, vertices);
+      throw config::ConfigError(link.location, "network.links." + std::to_string(i),
+                                "unknown vertex '" + *end + "' (not a switch or node)" +
+                                    (suggestion ? " (did you mean '" + *suggestion + "'?)" : ""));
+    }
+  }
+}
+
+}  // namespace
+
+Scenario read_scenario(const config::Document& document) {
+  MapReader root = document.root();
+  Scenario s;
+  s.file = document.file_name();
+  s.name = root.get<std::string>("name", "");
+  s.description = root.get<std::string>("description", "");
+  s.seed = root.get<std::uint64_t>("seed", s.seed);
+  s.duration = root.get<Duration>("duration", s.duration, {1, kNever / 2});
+  s.drain = root.get<Duration>("drain", s.drain);
+  s.profile = read_profile(root, s.file);
+  s.network = read_network(root.map("network"), s.profile);
+  if (root.has("rpc")) {
+    s.rpc = read_rpc(root.map("rpc"), s.network.racks);
+  } else {
+    root.ignore("rpc");
+  }
+  s.kafka = read_kafka(root, s.network.racks, s.profile);
+  check_explicit_links(s);
+  KnownNames known{target_names(s), link_names(s), {}};
+  if (s.kafka) {
+    for (const auto& dir : s.kafka->broker.log_dirs) known.log_dirs.push_back(dir.path);
+  }
+  s.faults = read_faults(root.list("faults"), known);
+  s.nemesis = read_nemesis(root.map("nemesis"), known);
+  std::vector<std::string> groups;
+  if (s.kafka) {
+    for (const auto& c : s.kafka->consumers) {
+      if (std::find(groups.begin(), groups.end(), c.config.group_id) == groups.end()) groups.push_back(c.config.group_id);
+    }
+  }
+  s.expect = read_expect(root.map("expect"), groups);
+  root.finish();
+  return s;
+}
+
+std::vector<NodePlacement> node_placements(const Scenario& scenario) {
+  std::vector<NodePlacement> nodes;
+  const auto& racks = scenario.network.racks;
+  const auto add_group = [&](const NodeGroupSpec& group, const std::string& group_name, const std::string& prefix) {
+    for (int i = 0; i < group.count; ++i) {
+      const std::string rack = group.rack ? *group.rack : racks[static_cast<std::size_t>(i) % racks.size()];
+      nodes.push_back({prefix + std::to_string(i), group_name, rack, i});
+    }
+  };
+  if (scenario.kafka) {
+    add_group(scenario.kafka->brokers, "brokers", "broker-");
+    nodes.push_back({"controller", "controller", scenario.kafka->controller_rack.value_or(racks.front()), 0});
+    for (const auto& p : scenario.kafka->producers) add_group(p.nodes, p.name, p.name + "-");
+    for (const auto& c : scenario.kafka->consumers) add_group(c.nodes, c.name, c.name + "-");
+    for (const auto& c : scenario.kafka->consumers) {
+      if (!c.transform) continue;
+      if (!c.producer_per_partition) {
+        add_group(c.nodes, c.name + "-producer", c.name + "-producer-");
+        continue;
+      }
+      const std::int32_t partitions = scenario.kafka->topics[static_cast<std::size_t>(c.workload.topic)].partitions;
+      for (int i = 0; i < c.nodes.count; ++i) {
+        const std::string rack = c.nodes.rack ? *c.nodes.rack : racks[static_cast<std::size_t>(i) % racks.size()];
+        for (std::int32_t p = 0; p < partitions; ++p) {
+          nodes.push_back({c.name + "-producer-" + std::to_string(i) + "-" + std::to_string(p), c.name + "-producer", rack,
+                           i * partitions + p});
+        }
+      }
+    }
+  }
+  if (scenario.rpc) {
+    add_group(scenario.rpc->servers, "servers", "server-");
+    add_group(scenario.rpc->clients, "clients", "client-");
+  }
+  return nodes;
+}
+
+std::vector<std::string> target_names(const Scenario& scenario) {
+  std::vector<std::string> names{"all"};
+  for (const auto& node : node_placements(scenario)) {
+    if (std::find(names.begin(), names.end(), node.group) == names.end()) names.push_back(node.group);
+  }
+  for (const auto& rack : scenario.network.racks) names.push_back("rack:" + rack);
+  for (const auto& node : node_placements(scenario)) names.push_back(node.name);
+  if (scenario.kafka) {
+    for (const auto& c : scenario.kafka->consumers) {
+      const std::string name = "coordinator:" + c.config.group_id;  // the broker coordinating that group
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+    }
+    for (const auto& p : scenario.kafka->producers) {
+      const std::string& id = p.config.transactional_id;
+      if (id.empty() || id.find("{name}") != std::string::npos || id.find("{partition}") != std::string::npos) continue;
+      const std::string name = "txn-coordinator:" + p.config.transactional_id;
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+    }
+  }
+  return names;
+}
+
+std::vector<std::string> link_names(const Scenario& scenario) {
+  std::vector<std::string> names;
+  if (scenario.network.links.empty()) {
+    names = scenario.network.racks;
+  } else {
+    names = scenario.network.switches;
+  }
+  for (const auto& node : node_placements(scenario)) names.push_back(node.name);
+  return names;
+}
+
+}  // namespace ksim::app

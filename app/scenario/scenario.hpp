@@ -1,0 +1,181 @@
+#pragma once
+// A scenario as read from its YAML file: every value typed and validated,
+// names not yet resolved to nodes (the cluster builder does that).
+// docs/scenarios.md documents every key; keep the two in step.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/scenario/profile.hpp"
+#include "models/client/consumer/consumer.hpp"
+#include "models/protocol/kafka_config.hpp"
+#include "models/client/producer/producer.hpp"
+#include "models/workloads/rpc_client.hpp"
+#include "models/workloads/rpc_server.hpp"
+#include "app/scenario/config_reader.hpp"
+#include "sim/random/distribution.hpp"
+#include "sim/faults/fault.hpp"
+#include "sim/network/network.hpp"
+#include "sim/network/topology.hpp"
+
+namespace ksim::app {
+
+struct NetworkSpec {
+  std::vector<std::string> racks{"rack-0"};  // nodes are placed round-robin over these
+  LinkSpec host_link{1.25e9, microseconds(20)};  // 10 Gbps, host <-> rack switch
+  LinkSpec spine_link{5e9, microseconds(50)};    // 40 Gbps, rack switch <-> spine
+  NetworkOptions options;
+  // A scenario-given graph instead of racks: switches and links between named vertices.
+  struct ExplicitLink {
+    std::string from, to;
+    LinkSpec spec;
+    config::Location location;
+  };
+  std::vector<std::string> switches;
+  std::vector<ExplicitLink> links;
+};
+
+struct NodeGroupSpec {
+  int count = 0;
+  std::optional<std::string> rack;  // all in one rack; default: round-robin over the racks
+};
+
+struct RpcSpec {
+  NodeGroupSpec servers{3, {}};
+  NodeGroupSpec clients{3, {}};
+  models::RpcServerOptions server;
+  models::RpcClientOptions client;
+};
+
+// A Kafka cluster: brokers, one controller, topics and producers.
+struct KafkaSpec {
+  NodeGroupSpec brokers{3, {}};
+  std::optional<std::string> controller_rack;
+  models::BrokerConfig broker;
+  models::ControllerConfig controller;
+  std::vector<models::TopicSpec> topics;
+  struct ProducerGroup {
+    std::string name = "producer";
+    NodeGroupSpec nodes{1, {}};
+    models::ProducerConfig config;
+    models::ProducerWorkload workload;
+  };
+  std::vector<ProducerGroup> producers;
+  // A set of consumers with one configuration: members of the consumer group
+  // config.group.id (by default the entry's name), or, with fixed partitions,
+  // each assigned them. Several entries may share a group.id.
+  struct ConsumerGroup {
+    std::string name = "consumer";
+    NodeGroupSpec nodes{1, {}};
+    models::ConsumerConfig config;
+    models::ConsumerWorkload workload;
+    SimTime start = 0;  // when these consumers start
+    // Consume-transform-produce: each consumer's own producer (nodes NAME-producer-i, one per consumer).
+    std::optional<models::ProducerConfig> transform;
+    bool producer_per_partition = false;  // EOS-v1: nodes NAME-producer-i-p, one per input partition p
+  };
+  std::vector<ConsumerGroup> consumers;
+};
+
+// Comparisons in `expect`: "0", ">0", ">=3", "<10", "<=2".
+struct CountExpectation {
+  std::string name;
+  std::string op;  // "==", ">", ">=", "<", "<="
+  std::uint64_t value = 0;
+  bool holds(std::uint64_t actual) const;
+  std::string text() const { return op == "==" ? std::to_string(value) : op + std::to_string(value); }
+};
+
+// A fault as written: targets by name ("server-0", a group such as "servers", or "rack:NAME").
+struct FaultSpec {
+  Fault fault;  // kind, times and kind-specific values; node and link ids left empty
+  std::vector<std::string> nodes;
+  std::vector<std::string> other_nodes;
+  std::vector<std::string> links;  // uplink of a host or rack
+  config::Location location;       // for errors found when resolving names
+};
+
+struct NemesisRuleSpec {
+  double rate_per_s = 0;
+  Distribution duration;
+  std::vector<std::string> targets{"all"};
+  int count = 1;
+  std::vector<std::string> links;
+  Fault shape;
+  config::Location location;
+};
+
+struct NemesisSpec {
+  SimTime start = 0;
+  std::optional<SimTime> end;  // default: the scenario's duration
+  std::vector<NemesisRuleSpec> rules;
+};
+
+// What must hold for one consumer group (by group.id).
+struct GroupExpectation {
+  std::string group;
+  std::optional<std::string> consumption;  // weakest guarantee the group's processing must meet
+  std::optional<std::string> end_to_end;   // combined with the producers' delivery
+  std::optional<double> max_stop_the_world_partition_s;
+  std::optional<double> min_stop_the_world_partition_s;
+  std::vector<CountExpectation> counts;    // processed, duplicates, unprocessed, lag, rebalances, ...
+};
+
+// What must hold at the end; `ksim run` exits 1 when it does not.
+struct ExpectSpec {
+  std::optional<double> min_completed_fraction;  // completed / sent
+  std::optional<double> max_completed_fraction;
+  std::optional<std::uint64_t> min_timeouts;
+  std::optional<std::uint64_t> max_timeouts;
+  std::optional<SimTime> max_p99_latency;
+  // Kafka: the weakest delivery guarantee that must hold ("at-most-once",
+  // "at-least-once", "exactly-once"), and counts of the delivery report.
+  std::optional<std::string> delivery;
+  std::vector<CountExpectation> counts;
+  std::vector<GroupExpectation> groups;
+  // transactions: counts (committed, aborted, fenced, aborted_reads, zombie_writes, hanging, ...) and the verdict
+  std::vector<CountExpectation> transaction_counts;
+  std::optional<bool> transactions_exactly_once;
+};
+
+struct Scenario {
+  std::string file;
+  std::string name;
+  std::string description;
+  std::uint64_t seed = 1;
+  SimTime duration = seconds(10);
+  SimTime drain = seconds(30);  // after `duration`: producers stop, in-flight work settles
+  std::optional<HardwareProfile> profile;  // the machines, when the scenario names a profile
+  NetworkSpec network;
+  std::optional<RpcSpec> rpc;
+  std::optional<KafkaSpec> kafka;
+  std::vector<FaultSpec> faults;
+  NemesisSpec nemesis;
+  ExpectSpec expect;
+};
+
+// Reads and validates the whole document; throws config::ConfigError.
+Scenario read_scenario(const config::Document& document);
+// The Kafka sections (scenario_kafka.cpp).
+std::optional<KafkaSpec> read_kafka(config::MapReader& root, const std::vector<std::string>& racks,
+                                    const std::optional<HardwareProfile>& profile);
+CountExpectation read_count_expectation(config::MapReader& in, std::string_view key);
+NodeGroupSpec read_group(config::MapReader& in, NodeGroupSpec group, const std::vector<std::string>& racks);
+
+// Every node of the scenario, in creation order: brokers, the controller,
+// producers, then servers and clients. Each node runs on a host of its own name.
+struct NodePlacement {
+  std::string name;   // "broker-0"
+  std::string group;  // "brokers", "controller", a producer group's name, "servers", "clients"
+  std::string rack;
+  int index = 0;      // within its group
+};
+std::vector<NodePlacement> node_placements(const Scenario& scenario);
+
+// Names a fault may target: node names, groups ("brokers", "servers", ..., "all") and "rack:NAME".
+std::vector<std::string> target_names(const Scenario& scenario);
+// Names whose uplink a link fault may slow: hosts and racks (or, with an explicit graph, its vertices).
+std::vector<std::string> link_names(const Scenario& scenario);
+
+}  // namespace ksim::app

@@ -1,0 +1,473 @@
+// The Kafka sections of a scenario: brokers, controller, topics, producers.
+// Kafka settings are read under Kafka's own names inside `config:` maps.
+#include <algorithm>
+
+#include "app/scenario/scenario.hpp"
+#include "app/scenario/distribution_reader.hpp"
+
+namespace ksim::app {
+
+using config::Bytes;
+using config::Duration;
+using config::ListReader;
+using config::MapReader;
+using config::Rate;
+
+namespace {
+
+models::DiskSpec read_disk(MapReader in, models::DiskSpec disk) {
+  disk.capacity_bytes = in.get<Bytes>("capacity", disk.capacity_bytes, {1, UINT64_MAX});
+  disk.write_bytes_per_s = in.get<config::Bandwidth>("write_bandwidth", disk.write_bytes_per_s, {1.0, 1e13});
+  disk.read_bytes_per_s = in.get<config::Bandwidth>("read_bandwidth", disk.read_bytes_per_s, {1.0, 1e13});
+  disk.write_latency = in.get<Duration>("write_latency", disk.write_latency);
+  disk.dirty_limit_bytes = in.get<Bytes>("dirty_limit", disk.dirty_limit_bytes);
+  disk.writeback_delay = in.get<Duration>("writeback_delay", disk.writeback_delay);
+  return disk;
+}
+
+// A profile's disks: a log dir per disk (JBOD), or one over all of them (RAID-0 stripes their bandwidth).
+std::vector<models::LogDirSpec> profile_log_dirs(const HardwareProfile& p, const models::DiskSpec& disk) {
+  if (!p.raid) {
+    std::vector<models::LogDirSpec> dirs;
+    for (int i = 0; i < p.disk_count; ++i) dirs.push_back({"/data/" + std::to_string(i), disk});
+    return dirs;
+  }
+  models::DiskSpec striped = disk;
+  striped.write_bytes_per_s *= p.disk_count;
+  striped.read_bytes_per_s *= p.disk_count;
+  striped.capacity_bytes *= static_cast<std::uint64_t>(p.disk_count);
+  return {{"/data/0", striped}};
+}
+
+std::vector<models::LogDirSpec> read_log_dirs(MapReader& brokers, const std::optional<HardwareProfile>& profile) {
+  const models::DiskSpec defaults = read_disk(brokers.map("disk"), profile ? profile->disk : models::DiskSpec{});
+  if (!brokers.has("log_dirs")) {
+    brokers.ignore("log_dirs");
+    if (profile) return profile_log_dirs(*profile, defaults);
+    return {{"/data/0", defaults}};
+  }
+  ListReader list = brokers.list("log_dirs");
+  if (list.empty()) throw brokers.error("log_dirs", "needs at least one log dir");
+  std::vector<models::LogDirSpec> dirs;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    MapReader dir = list.map_at(i);
+    const std::string path = dir.get<std::string>("path", "/data/" + std::to_string(i));
+    for (const auto& other : dirs) {
+      if (other.path == path) throw dir.error("path", "is already used by another log dir");
+    }
+    dirs.push_back({path, read_disk(dir, defaults)});
+  }
+  return dirs;
+}
+
+struct TopicDefaults {
+  std::int32_t min_insync_replicas = 1;
+  bool unclean_leader_election = false;
+};
+
+void read_group_coordinator_config(MapReader& in, models::GroupCoordinatorConfig& g) {
+  g.offsets_topic_num_partitions = in.get<int>("offsets.topic.num.partitions", g.offsets_topic_num_partitions, {1, 10000});
+  g.offsets_topic_replication_factor =
+      in.get<int>("offsets.topic.replication.factor", g.offsets_topic_replication_factor, {1, 1000});
+  g.offsets_commit_timeout = in.get<Duration>("offsets.commit.timeout.ms", g.offsets_commit_timeout, {1, kNever});
+  g.group_initial_rebalance_delay =
+      in.get<Duration>("group.initial.rebalance.delay.ms", g.group_initial_rebalance_delay);
+  g.group_min_session_timeout = in.get<Duration>("group.min.session.timeout.ms", g.group_min_session_timeout);
+  g.group_max_session_timeout = in.get<Duration>("group.max.session.timeout.ms", g.group_max_session_timeout);
+}
+
+void read_txn_coordinator_config(MapReader& in, models::BrokerConfig& c) {
+  models::TxnCoordinatorConfig& t = c.transaction_coordinator;
+  t.partitions = in.get<int>("transaction.state.log.num.partitions", t.partitions, {1, 10000});
+  t.replication_factor = in.get<int>("transaction.state.log.replication.factor", t.replication_factor, {1, 1000});
+  t.min_isr = in.get<int>("transaction.state.log.min.isr", t.min_isr, {1, 1000});
+  t.max_timeout = in.get<Duration>("transaction.max.timeout.ms", t.max_timeout, {1, kNever});
+  t.abort_check_interval = in.get<Duration>("transaction.abort.timed.out.transaction.cleanup.interval.ms",
+                                            t.abort_check_interval, {1, kNever});
+  c.transaction_partition_verification_enable =
+      in.get<bool>("transaction.partition.verification.enable", c.transaction_partition_verification_enable);
+}
+
+// The machine: threads and CPU costs, page cache (Kafka's num.network.threads
+// and num.io.threads in brokers.config win over the profile's).
+void read_broker_machine(MapReader& in, const std::optional<HardwareProfile>& profile, models::BrokerConfig& c) {
+  if (profile) {
+    c.threading = profile->threads;
+    c.cpu_costs = profile->broker_costs;
+    c.page_cache_bytes = profile->page_cache_bytes();
+  }
+  c.threading.num_network_threads = in.get<int>("num.network.threads", c.threading.num_network_threads, {1, 256});
+  c.threading.num_io_threads = in.get<int>("num.io.threads", c.threading.num_io_threads, {1, 256});
+}
+
+models::BrokerConfig read_broker_config(MapReader& brokers, TopicDefaults& topic_defaults,
+                                        models::ControllerConfig& controller,
+                                        const std::optional<HardwareProfile>& profile) {
+  models::BrokerConfig c;
+  MapReader in = brokers.map("config");
+  read_broker_machine(in, profile, c);
+  c.replica_lag_time_max = in.get<Duration>("replica.lag.time.max.ms", c.replica_lag_time_max, {1, kNever});
+  c.num_replica_fetchers = in.get<int>("num.replica.fetchers", c.num_replica_fetchers, {1, 64});
+  c.replica_fetch_max_bytes = in.get<Bytes>("replica.fetch.max.bytes", c.replica_fetch_max_bytes, {1, 1ULL << 31});
+  c.replica_fetch_response_max_bytes =
+      in.get<Bytes>("replica.fetch.response.max.bytes", c.replica_fetch_response_max_bytes, {1, 1ULL << 31});
+  c.replica_fetch_min_bytes = in.get<Bytes>("replica.fetch.min.bytes", c.replica_fetch_min_bytes);
+  c.replica_fetch_wait_max = in.get<Duration>("replica.fetch.wait.max.ms", c.replica_fetch_wait_max);
+  c.replica_fetch_backoff = in.get<Duration>("replica.fetch.backoff.ms", c.replica_fetch_backoff);
+  c.replica_socket_timeout = in.get<Duration>("replica.socket.timeout.ms", c.replica_socket_timeout, {1, kNever});
+  c.log_flush_interval_messages =
+      in.get<std::int64_t>("log.flush.interval.messages", c.log_flush_interval_messages, {1, INT64_MAX});
+  c.log_flush_interval = in.get<Duration>("log.flush.interval.ms", c.log_flush_interval, {1, kNever});
+  c.broker_heartbeat_interval = in.get<Duration>("broker.heartbeat.interval.ms", c.broker_heartbeat_interval, {1, kNever});
+  controller.broker_session_timeout =
+      in.get<Duration>("broker.session.timeout.ms", controller.broker_session_timeout, {1, kNever});
+  topic_defaults.min_insync_replicas = in.get<int>("min.insync.replicas", 1, {1, 1000});
+  topic_defaults.unclean_leader_election = in.get<bool>("unclean.leader.election.enable", false);
+  read_group_coordinator_config(in, c.group_coordinator);
+  read_txn_coordinator_config(in, c);
+  c.truncate_to_high_watermark = brokers.get<bool>("truncate_to_high_watermark", false);
+  c.log_dirs = read_log_dirs(brokers, profile);
+  return c;
+}
+
+models::TopicSpec read_topic(MapReader in, const TopicDefaults& defaults, int broker_count) {
+  models::TopicSpec t;
+  t.name = in.required<std::string>("name");
+  t.partitions = in.get<int>("partitions", 1, {1, 1000000});
+  t.replication_factor = in.get<int>("replication_factor", std::min(3, broker_count), {1, broker_count});
+  MapReader config = in.map("config");
+  t.min_insync_replicas = config.get<int>("min.insync.replicas", defaults.min_insync_replicas, {1, 1000});
+  t.unclean_leader_election_enable =
+      config.get<bool>("unclean.leader.election.enable", defaults.unclean_leader_election);
+  ListReader rows = in.list("assignment");
+  if (rows.empty()) return t;
+  if (static_cast<std::int32_t>(rows.size()) != t.partitions) {
+    throw in.error("assignment", "must list one replica set per partition (" + std::to_string(t.partitions) + ")");
+  }
+  for (std::size_t p = 0; p < rows.size(); ++p) {
+    ListReader row = rows.list_at(p);
+    std::vector<models::BrokerId> replicas;
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      const auto b = row.at<int>(i, {0, broker_count - 1});
+      if (std::find(replicas.begin(), replicas.end(), b) != replicas.end()) throw row.error(i, "broker listed twice");
+      replicas.push_back(b);
+    }
+    if (replicas.empty()) throw rows.error(p, "needs at least one broker");
+    t.assignment.push_back(std::move(replicas));
+  }
+  t.replication_factor = static_cast<std::int32_t>(t.assignment.front().size());
+  return t;
+}
+
+// Kafka's defaults by release: "current" (3.0+ acks=all and idempotence,
+// KIP-679; 4.0 linger.ms=5) or "pre-3.0" (acks=1, no idempotence, linger.ms=0).
+models::ProducerConfig producer_defaults(MapReader& in) {
+  const std::string defaults = in.get_choice("defaults", {"current", "pre-3.0"}, "current");
+  models::ProducerConfig c;
+  if (defaults == "pre-3.0") {
+    c.acks = 1;
+    c.enable_idempotence = false;
+    c.linger = 0;
+  }
+  return c;
+}
+
+std::int16_t read_acks(MapReader& config, std::int16_t default_value) {
+  const std::string text = config.get_choice("acks", {"all", "-1", "0", "1"}, default_value == -1 ? "all" : std::to_string(default_value));
+  return text == "all" || text == "-1" ? std::int16_t{-1} : static_cast<std::int16_t>(std::stoi(text));
+}
+
+models::ProducerConfig read_producer_config(MapReader& group) {
+  models::ProducerConfig c = producer_defaults(group);
+  bool idempotence_required = false;
+  MapReader in = group.map("config");
+  c.acks = read_acks(in, c.acks);
+  const std::optional<bool> idempotence = in.optional<bool>("enable.idempotence");
+  c.batch_size = in.get<Bytes>("batch.size", c.batch_size, {1, 1ULL << 30});
+  c.linger = in.get<Duration>("linger.ms", c.linger);
+  c.buffer_memory = in.get<Bytes>("buffer.memory", c.buffer_memory, {1, 1ULL << 40});
+  c.max_block = in.get<Duration>("max.block.ms", c.max_block);
+  c.max_in_flight_requests_per_connection =
+      in.get<int>("max.in.flight.requests.per.connection", c.max_in_flight_requests_per_connection, {1, 1000});
+  c.request_timeout = in.get<Duration>("request.timeout.ms", c.request_timeout, {1, kNever});
+  c.retries = in.get<std::int64_t>("retries", c.retries, {0, INT32_MAX});
+  c.retry_backoff = in.get<Duration>("retry.backoff.ms", c.retry_backoff);
+  c.retry_backoff_max = in.get<Duration>("retry.backoff.max.ms", c.retry_backoff_max);
+  c.delivery_timeout = in.get<Duration>("delivery.timeout.ms", c.delivery_timeout, {1, kNever});
+  c.max_request_size = in.get<Bytes>("max.request.size", c.max_request_size, {1, 1ULL << 31});
+  c.metadata_max_age = in.get<Duration>("metadata.max.age.ms", c.metadata_max_age);
+  c.reconnect_backoff = in.get<Duration>("reconnect.backoff.ms", c.reconnect_backoff);
+  c.transactional_id = in.get<std::string>("transactional.id", "");
+  c.transaction_timeout = in.get<Duration>("transaction.timeout.ms", c.transaction_timeout, {1, kNever});
+  if (!c.transactional_id.empty() && (c.acks != -1 || idempotence == false)) {
+    throw in.error("transactional.id", "a transactional producer needs acks=all and idempotence");
+  }
+  if (!c.transactional_id.empty()) idempotence_required = true;
+  // Idempotence needs acks=all, at most 5 in flight and retries (Kafka's
+  // ProducerConfig): asked for explicitly it is an error; left at its default
+  // Kafka quietly turns it off.
+  const bool compatible = c.acks == -1 && c.max_in_flight_requests_per_connection <= 5 && c.retries > 0;
+  if (idempotence.value_or(false) && !compatible) {
+    throw in.error("enable.idempotence", "needs acks=all, max.in.flight.requests.per.connection <= 5 and retries > 0");
+  }
+  c.enable_idempotence = (idempotence.value_or(c.enable_idempotence) || idempotence_required) && compatible;
+  if (idempotence_required && !compatible) {
+    throw in.error("transactional.id", "needs acks=all, max.in.flight.requests.per.connection <= 5 and retries > 0");
+  }
+  return c;
+}
+
+// The `topic` key (default: the first topic), as an index into `topics`.
+std::int32_t read_topic_index(MapReader& in, const std::vector<models::TopicSpec>& topics) {
+  std::vector<std::string> names;
+  for (const auto& t : topics) names.push_back(t.name);
+  const std::string topic = in.get<std::string>("topic", names.empty() ? "" : names.front());
+  const auto it = std::find(names.begin(), names.end(), topic);
+  if (it == names.end()) {
+    const auto suggestion = config::closest_name(topic, names);
+    throw in.error("topic", "unknown topic '" + topic + "'" + (suggestion ? " (did you mean '" + *suggestion + "'?)" : ""));
+  }
+  return static_cast<std::int32_t>(it - names.begin());
+}
+
+models::ProducerWorkload read_workload(MapReader& in, const std::vector<models::TopicSpec>& topics) {
+  models::ProducerWorkload w;
+  w.topic = read_topic_index(in, topics);
+  // rate: max is a closed loop (kafka-producer-perf-test --throughput -1).
+  w.closed_loop = in.has("rate") && !in.has_map("rate") && in.get<std::string>("rate", "") == "max";
+  if (!w.closed_loop) w.rate_per_s = in.get<Rate>("rate", w.rate_per_s, {1e-6, 1e9});
+  w.poisson = in.get_choice("arrival", {"poisson", "constant"}, "poisson") == "poisson";
+  MapReader keys = in.map("keys");
+  const std::string key_kind = keys.get_choice("distribution", {"none", "uniform", "zipf"}, "none");
+  w.keys = key_kind == "none" ? models::ProducerWorkload::Keys::None
+           : key_kind == "uniform" ? models::ProducerWorkload::Keys::Uniform
+                                   : models::ProducerWorkload::Keys::Zipf;
+  w.key_count = keys.get<std::uint64_t>("count", w.key_count, {1, 10000000});
+  w.zipf_exponent = keys.get<double>("exponent", w.zipf_exponent, {0.0, 10.0});
+  if (in.has_map("record_size")) {
+    MapReader size = in.map("record_size");
+    w.record_bytes_min = size.required<Bytes>("min", {1, 1ULL << 30});
+    w.record_bytes_max = size.required<Bytes>("max", {1, 1ULL << 30});
+    if (w.record_bytes_max < w.record_bytes_min) throw size.error("max", "must not be less than min");
+  } else {
+    w.record_bytes_min = w.record_bytes_max = in.get<Bytes>("record_size", w.record_bytes_min, {1, 1ULL << 30});
+  }
+  w.start = in.get<Duration>("start", 0);
+  w.stop = in.get<Duration>("stop", kNever);
+  w.records_per_transaction =
+      in.get<std::uint64_t>("records_per_transaction", w.records_per_transaction, {1, 100000000});
+  w.abort_probability = in.get<double>("abort_probability", w.abort_probability, {0.0, 1.0});
+  return w;
+}
+
+// partition.assignment.strategy: a YAML list, or a comma-separated string as in a Kafka properties file.
+std::vector<std::string> read_assignors(MapReader& in, std::vector<std::string> defaults) {
+  std::vector<std::string> names;
+  if (in.has_list("partition.assignment.strategy")) {
+    ListReader list = in.list("partition.assignment.strategy");
+    for (std::size_t i = 0; i < list.size(); ++i) names.push_back(list.at<std::string>(i));
+  } else if (const auto text = in.optional<std::string>("partition.assignment.strategy")) {
+    std::size_t start = 0;
+    while (start <= text->size()) {
+      const std::size_t comma = std::min(text->find(',', start), text->size());
+      std::string name = text->substr(start, comma - start);
+      name.erase(0, name.find_first_not_of(' '));
+      name.erase(name.find_last_not_of(' ') + 1);
+      if (!name.empty()) names.push_back(name);
+      start = comma + 1;
+    }
+  } else {
+    return defaults;
+  }
+  if (names.empty()) throw in.error("partition.assignment.strategy", "needs at least one assignor");
+  for (const std::string& name : names) {
+    if (models::make_assignor(name)) continue;
+    const auto suggestion = config::closest_name(name, models::assignor_names());
+    throw in.error("partition.assignment.strategy",
+                   "unknown assignor '" + name + "'" + (suggestion ? " (did you mean '" + *suggestion + "'?)" : "") +
+                       "; known: range, roundrobin, sticky, cooperative-sticky");
+  }
+  return names;
+}
+
+models::ConsumerConfig read_consumer_config(MapReader in) {
+  models::ConsumerConfig c;
+  c.group_id = in.get<std::string>("group.id", c.group_id);
+  c.group_instance_id = in.optional<std::string>("group.instance.id");
+  c.session_timeout = in.get<Duration>("session.timeout.ms", c.session_timeout, {1, kNever});
+  c.heartbeat_interval = in.get<Duration>("heartbeat.interval.ms", c.heartbeat_interval, {1, kNever});
+  if (c.heartbeat_interval >= c.session_timeout) {
+    throw in.error("heartbeat.interval.ms", "must be lower than session.timeout.ms");
+  }
+  c.max_poll_interval = in.get<Duration>("max.poll.interval.ms", c.max_poll_interval, {1, kNever});
+  c.enable_auto_commit = in.get<bool>("enable.auto.commit", c.enable_auto_commit);
+  c.auto_commit_interval = in.get<Duration>("auto.commit.interval.ms", c.auto_commit_interval, {1, kNever});
+  c.partition_assignment_strategy = read_assignors(in, c.partition_assignment_strategy);
+  c.default_api_timeout = in.get<Duration>("default.api.timeout.ms", c.default_api_timeout, {1, kNever});
+  c.fetch_min_bytes = in.get<Bytes>("fetch.min.bytes", c.fetch_min_bytes);
+  c.fetch_max_wait = in.get<Duration>("fetch.max.wait.ms", c.fetch_max_wait);
+  c.max_partition_fetch_bytes = in.get<Bytes>("max.partition.fetch.bytes", c.max_partition_fetch_bytes, {1, 1ULL << 31});
+  c.fetch_max_bytes = in.get<Bytes>("fetch.max.bytes", c.fetch_max_bytes, {1, 1ULL << 31});
+  c.max_poll_records = in.get<int>("max.poll.records", c.max_poll_records, {1, 1000000});
+  c.read_committed =
+      in.get_choice("isolation.level", {"read_uncommitted", "read_committed"}, "read_uncommitted") == "read_committed";
+  const std::string reset = in.get_choice("auto.offset.reset", {"latest", "earliest", "none"}, "latest");
+  c.auto_offset_reset = reset == "latest"     ? models::OffsetReset::Latest
+                        : reset == "earliest" ? models::OffsetReset::Earliest
+                                              : models::OffsetReset::None;
+  c.request_timeout = in.get<Duration>("request.timeout.ms", c.request_timeout, {1, kNever});
+  c.retry_backoff = in.get<Duration>("retry.backoff.ms", c.retry_backoff);
+  c.reconnect_backoff = in.get<Duration>("reconnect.backoff.ms", c.reconnect_backoff);
+  return c;
+}
+
+KafkaSpec::ConsumerGroup read_consumer(MapReader in, const std::vector<models::TopicSpec>& topics,
+                                       const std::vector<std::string>& racks) {
+  KafkaSpec::ConsumerGroup group;
+  group.name = in.get<std::string>("name", "consumer");
+  group.nodes = read_group(in, group.nodes, racks);
+  const bool has_group_id = in.map("config").has("group.id");
+  group.config = read_consumer_config(in.map("config"));
+  if (!has_group_id) group.config.group_id = group.name;  // ksim's default: the entry's name
+  if (group.config.group_instance_id && group.nodes.count > 1 &&
+      group.config.group_instance_id->find("{name}") == std::string::npos) {
+    throw in.map("config").error("group.instance.id",
+                                 "each member needs its own: include {name}, which becomes the consumer's name");
+  }
+  group.start = in.get<Duration>("start", 0);
+  const std::string commit = in.get_choice(
+      "commit", {"none", "sync-before-process", "sync-after-process", "async-after-process", "transactional"}, "none");
+  for (const auto strategy : {models::CommitStrategy::None, models::CommitStrategy::SyncBeforeProcess,
+                              models::CommitStrategy::SyncAfterProcess, models::CommitStrategy::AsyncAfterProcess,
+                              models::CommitStrategy::Transactional}) {
+    if (commit == models::to_string(strategy)) group.workload.commit = strategy;
+  }
+  if (in.has_map("transform")) {
+    MapReader transform = in.map("transform");
+    group.workload.output_topic = read_topic_index(transform, topics);
+    group.workload.output_record_bytes = transform.get<Bytes>("record_size", group.workload.output_record_bytes, {1, 1ULL << 30});
+    group.workload.send_group_metadata = transform.get<bool>("send_group_metadata", true);
+    group.producer_per_partition = transform.get<bool>("producer_per_partition", false);
+    group.workload.records_per_transaction = transform.get<std::uint64_t>("records_per_transaction", 0, {0, 100000000});
+    group.workload.commit_interval = transform.get<Duration>("commit_interval", 0);
+    group.transform = read_producer_config(transform);
+    if (group.workload.commit == models::CommitStrategy::Transactional && group.transform->transactional_id.empty()) {
+      throw transform.error("config", "commit: transactional needs a transactional.id for the producer");
+    }
+    const std::string& id = group.transform->transactional_id;
+    if (group.producer_per_partition && !id.empty() && id.find("{partition}") == std::string::npos) {
+      throw transform.map("config").error("transactional.id", "a producer per partition needs {partition} in it");
+    }
+    if (!group.producer_per_partition && !id.empty() && group.nodes.count > 1 && id.find("{name}") == std::string::npos) {
+      throw transform.map("config").error("transactional.id", "each instance needs its own: include {name}");
+    }
+  } else {
+    in.ignore("transform");
+    if (group.workload.commit == models::CommitStrategy::Transactional) {
+      throw in.error("commit", "transactional needs a transform (a producer writing the output)");
+    }
+  }
+  group.workload.topic = read_topic_index(in, topics);
+  ListReader partitions = in.list("partitions");
+  const std::int32_t count = topics[static_cast<std::size_t>(group.workload.topic)].partitions;
+  for (std::size_t i = 0; i < partitions.size(); ++i) group.workload.partitions.push_back(partitions.at<int>(i, {0, count - 1}));
+  group.workload.processing_time = config::read_distribution(in, "processing_time", Distribution::constant(0));
+  return group;
+}
+
+}  // namespace
+
+std::optional<KafkaSpec> read_kafka(MapReader& root, const std::vector<std::string>& racks,
+                                    const std::optional<HardwareProfile>& profile) {
+  if (!root.has("brokers")) {
+    for (const char* key : {"brokers", "controller", "topics", "producers", "consumers"}) {
+      if (root.has(key)) throw root.error(key, "needs a 'brokers' section");
+      root.ignore(key);
+    }
+    return std::nullopt;
+  }
+  KafkaSpec kafka;
+  MapReader brokers = root.map("brokers");
+  kafka.brokers = read_group(brokers, kafka.brokers, racks);
+  TopicDefaults topic_defaults;
+  kafka.broker = read_broker_config(brokers, topic_defaults, kafka.controller, profile);
+  if (profile) {
+    kafka.controller.election_time_per_partition = profile->leader_election;
+    kafka.controller.metadata_load_time_per_partition = profile->controller_load;
+  }
+  MapReader controller = root.map("controller");
+  kafka.controller_rack = controller.optional<std::string>("rack");
+  kafka.controller.election_time_per_partition =
+      controller.get<Duration>("election_time_per_partition", kafka.controller.election_time_per_partition);
+  kafka.controller.metadata_load_time_per_partition =
+      controller.get<Duration>("metadata_load_time_per_partition", kafka.controller.metadata_load_time_per_partition);
+  ListReader topics = root.list("topics");
+  for (std::size_t i = 0; i < topics.size(); ++i) {
+    kafka.topics.push_back(read_topic(topics.map_at(i), topic_defaults, kafka.brokers.count));
+    for (std::size_t j = 0; j + 1 < kafka.topics.size(); ++j) {
+      if (kafka.topics[j].name == kafka.topics.back().name) throw topics.error(i, "duplicate topic name");
+    }
+  }
+  ListReader producers = root.list("producers");
+  if (!producers.empty() && kafka.topics.empty()) throw root.error("producers", "need a topic to produce to");
+  for (std::size_t i = 0; i < producers.size(); ++i) {
+    MapReader in = producers.map_at(i);
+    KafkaSpec::ProducerGroup group;
+    group.name = in.get<std::string>("name", "producer");
+    group.nodes = read_group(in, group.nodes, racks);
+    group.config = read_producer_config(in);
+    group.workload = read_workload(in, kafka.topics);
+    if (profile) group.workload.cpu = profile->client_costs;
+    if (group.workload.closed_loop && !group.workload.cpu.enabled()) {
+      throw in.error("rate", "'max' (a closed loop) needs client CPU costs: name a profile");
+    }
+    for (const auto& other : kafka.producers) {
+      if (other.name == group.name) throw in.error("name", "another producer group has this name");
+    }
+    kafka.producers.push_back(std::move(group));
+  }
+  ListReader consumers = root.list("consumers");
+  if (!consumers.empty() && kafka.topics.empty()) throw root.error("consumers", "need a topic to consume from");
+  for (std::size_t i = 0; i < consumers.size(); ++i) {
+    kafka.consumers.push_back(read_consumer(consumers.map_at(i), kafka.topics, racks));
+    if (profile) kafka.consumers.back().workload.cpu = profile->client_costs;
+    for (std::size_t j = 0; j + 1 < kafka.consumers.size(); ++j) {
+      if (kafka.consumers[j].name == kafka.consumers.back().name) throw consumers.error(i, "duplicate consumer name");
+    }
+    for (const auto& p : kafka.producers) {
+      if (p.name == kafka.consumers.back().name) throw consumers.error(i, "a producer group has this name");
+    }
+  }
+  return kafka;
+}
+
+CountExpectation read_count_expectation(MapReader& in, std::string_view key) {
+  const std::string text = in.required<std::string>(key);
+  CountExpectation e;
+  e.name = std::string(key);
+  std::size_t digits = 0;
+  for (const char* op : {">=", "<=", ">", "<", "=="}) {
+    if (text.rfind(op, 0) == 0) {
+      e.op = op;
+      digits = std::string_view(op).size();
+      break;
+    }
+  }
+  if (e.op.empty()) e.op = "==";
+  const std::string number = text.substr(digits);
+  if (number.empty() || !std::all_of(number.begin(), number.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    throw in.error(key, "expected a count or a comparison like \">0\", \"0\" or \"<=10\", got '" + text + "'");
+  }
+  e.value = std::stoull(number);
+  return e;
+}
+
+bool CountExpectation::holds(std::uint64_t actual) const {
+  if (op == ">") return actual > value;
+  if (op == ">=") return actual >= value;
+  if (op == "<") return actual < value;
+  if (op == "<=") return actual <= value;
+  return actual == value;
+}
+
+}  // namespace ksim::app

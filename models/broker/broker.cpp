@@ -1,0 +1,449 @@
+#include "models/broker/broker.hpp"
+
+#include <algorithm>
+#include <cassert>
+
+#include "models/broker/broker_fetcher.hpp"
+#include "sim/core/simulation.hpp"
+
+namespace ksim::models {
+
+Broker::Broker(Simulation& sim, std::string name, HostId host, BrokerId id, BrokerConfig config,
+               std::shared_ptr<const ClusterDirectory> directory)
+    : Node(sim, std::move(name), host), id_(id), config_(std::move(config)), directory_(std::move(directory)) {
+  assert(!config_.log_dirs.empty());
+  for (const LogDirSpec& spec : config_.log_dirs) log_dirs_.push_back(LogDir{spec, Disk(spec.disk)});
+  std::int32_t total = 0;
+  for (const TopicSpec& topic : directory_->topics) {
+    topic_base_.push_back(total);
+    total += topic.partitions;
+  }
+  replica_index_.assign(static_cast<std::size_t>(total), nullptr);
+  partition_changes_.assign(static_cast<std::size_t>(total), 0);
+  if (directory_->transaction_topic >= 0) {
+    txn_coordinator_ = std::make_unique<TxnCoordinator>(static_cast<TxnCoordinatorHost&>(*this),
+                                                        config_.transaction_coordinator, *directory_->coordinator_records);
+  }
+  start_threads();
+}
+
+Broker::~Broker() = default;
+
+// New replicas go to the log dir with the fewest partitions, as Kafka does
+// (LogManager.nextLogDirs): not the fewest bytes, hence JBOD imbalance.
+void Broker::create_replica(TopicPartition tp) {
+  assert(!replicas_.contains(tp));
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < log_dirs_.size(); ++i) {
+    if (log_dirs_[i].online && log_dirs_[i].partitions < log_dirs_[best].partitions) best = i;
+  }
+  ++log_dirs_[best].partitions;
+  Replica replica;
+  replica.tp = tp;
+  replica.log_dir = best;
+  Replica& stored = replicas_.emplace(tp, std::move(replica)).first->second;
+  replica_index_[static_cast<std::size_t>(topic_base_[static_cast<std::size_t>(tp.topic)] + tp.partition)] = &stored;
+}
+
+void Broker::on_start() {
+  live_brokers_.clear();
+  shutting_down_ = false;
+  controller_connected_ = false;
+  heartbeat_tick();
+  if (config_.log_flush_interval != kNever) flush_tick();
+  isr_expiration_tick();
+  if (txn_coordinator_) txn_coordinator_->start();
+}
+
+// log.flush.interval.ms: the log flusher fsyncs logs whose last flush is too old.
+void Broker::flush_tick() {
+  for (auto& [tp, r] : replicas_) {
+    SimTime ignored = now();
+    if (replica_online(r)) maybe_flush(r, ignored);
+  }
+  set_timer(std::min(config_.log_flush_interval, seconds(1)), [this] { flush_tick(); });
+}
+
+// Kafka's isr-expiration task runs every replica.lag.time.max.ms / 2.
+void Broker::isr_expiration_tick() {
+  shrink_isrs();
+  set_timer(config_.replica_lag_time_max / 2, [this] { isr_expiration_tick(); });
+}
+
+void Broker::on_crash(CrashKind kind) {
+  for (auto& [tp, r] : replicas_) {
+    if (kind == CrashKind::Machine) {
+      cache_floor_ = appended_bytes_;  // the page cache is gone
+      mark_durable(r);
+      r.log.lose_unflushed();  // power loss: the page cache is gone
+      r.durability.clear();
+    }
+    r.role = Role::None;
+    r.state = PartitionState{};
+    r.followers.clear();
+    r.pending_isr.reset();
+    r.producers = ProducerStateTable{};
+    r.log.set_high_watermark(std::min(r.log.high_watermark(), r.log.log_end_offset()));
+  }
+  produce_purgatory_.clear();
+  fetch_purgatory_.clear();
+  fetch_sessions_.clear();
+  consumer_fetches_waiting_ = 0;
+  fetchers_.clear();
+  controller_connected_ = false;
+  if (coordinator_) coordinator_->reset();
+  coordinator_appends_.clear();
+  leaders_.clear();
+  if (txn_coordinator_) txn_coordinator_->reset();
+  broker_links_.clear();
+  broker_requests_.clear();
+  for (auto& [tp, r] : replicas_) r.verified.clear();
+  reset_threads();
+}
+
+// Controlled shutdown: the broker tells the controller in its heartbeats,
+// the controller moves its leaderships and takes it out of every ISR, and
+// says when none is left; then the broker flushes its logs and exits. It
+// stops anyway after 30s if the controller never answers.
+void Broker::on_shutdown_requested() {
+  shutting_down_ = true;
+  send_heartbeat();
+  set_timer(seconds(30), [this] { finish_shutdown(); });
+}
+
+void Broker::finish_shutdown() {
+  for (auto& [tp, r] : replicas_) {
+    if (replica_online(r)) r.log.mark_flushed(r.log.log_end_offset());  // a clean shutdown flushes every log
+  }
+  sim().trace().record(now(), name(), "broker.shutdown");
+  crash(CrashKind::Shutdown);
+}
+
+void Broker::send_heartbeat() {
+  if (!controller_connected_) {
+    controller_connection_ = connect(directory_->controller_node);
+    controller_connected_ = true;
+  }
+  auto heartbeat = std::make_unique<BrokerHeartbeat>();
+  heartbeat->broker = id_;
+  heartbeat->incarnation = incarnation();
+  heartbeat->shutting_down = shutting_down_;
+  for (const auto& [tp, r] : replicas_) {
+    if (!replica_online(r)) heartbeat->offline_replicas.push_back(tp);
+  }
+  send(controller_connection_, std::move(heartbeat));
+}
+
+// broker.heartbeat.interval.ms
+void Broker::heartbeat_tick() {
+  send_heartbeat();
+  set_timer(config_.broker_heartbeat_interval, [this] { heartbeat_tick(); });
+}
+
+void Broker::on_connection_closed(ConnectionId connection) {
+  channel_closed(connection);
+  close_session(connection);
+  broker_link_closed(connection);
+  if (controller_connected_ && connection == controller_connection_) {
+    controller_connected_ = false;
+    // An AlterPartition lost with the connection is proposed again later.
+    for (auto& [tp, r] : replicas_) {
+      r.pending_isr.reset();
+      changed(r);
+    }
+    set_timer(milliseconds(50), [this] { send_heartbeat(); });  // reconnect.backoff.ms
+  }
+  for (auto& fetcher : fetchers_) {
+    if (fetcher->connected && fetcher->connection == connection) {
+      fetcher->connected = false;
+      fetcher->in_flight = false;
+      cancel_timer(fetcher->request_timeout);
+      retry_fetcher_later(*fetcher);
+    }
+  }
+}
+
+void Broker::dispatch(ConnectionId connection, MessagePtr message) {
+  Message* m = message.get();
+  if (dynamic_cast<ProduceRequest*>(m)) {
+    handle_produce(connection, std::unique_ptr<ProduceRequest>(static_cast<ProduceRequest*>(message.release())));
+  } else if (dynamic_cast<FetchRequest*>(m)) {
+    handle_fetch(connection, std::unique_ptr<FetchRequest>(static_cast<FetchRequest*>(message.release())));
+  } else if (auto* response = dynamic_cast<FetchResponse*>(m)) {
+    handle_fetch_response(connection, *response);
+  } else if (auto* update = dynamic_cast<MetadataUpdate*>(m)) {
+    live_brokers_ = update->live_brokers;
+    record_leaders(update->partitions);
+    apply_metadata(update->partitions);
+  } else if (auto* alter = dynamic_cast<AlterPartitionResponse*>(m)) {
+    handle_alter_partition_response(*alter);
+  } else if (auto* metadata = dynamic_cast<MetadataRequest*>(m)) {
+    handle_metadata_request(connection, *metadata);
+  } else if (auto* init = dynamic_cast<InitProducerIdRequest*>(m)) {
+    handle_init_producer_id(connection, *init);
+  } else if (auto* list = dynamic_cast<ListOffsetsRequest*>(m)) {
+    handle_list_offsets(connection, *list);
+  } else if (auto* heartbeat = dynamic_cast<BrokerHeartbeatResponse*>(m)) {
+    // Liveness is the controller's business; fencing shows in the metadata it pushes.
+    if (shutting_down_ && heartbeat->shutdown_ready) finish_shutdown();
+  } else if (handle_txn_message(connection, message)) {
+    // transactions: InitProducerId with a transactional.id, AddPartitionsToTxn, EndTxn, markers
+  } else if (handle_group_message(connection, *m)) {
+    // FindCoordinator, the group requests, OffsetsForLeaderEpoch
+  } else {
+    assert(false && "unexpected message at a broker");
+  }
+}
+
+void Broker::apply_metadata(const std::vector<PartitionState>& states) {
+  for (const PartitionState& state : states) {
+    if (Replica* r = replica(state.partition)) apply_partition_state(*r, state);
+  }
+}
+
+void Broker::apply_partition_state(Replica& r, const PartitionState& state) {
+  const bool stale = state.leader_epoch < r.state.leader_epoch ||
+                     (state.leader_epoch == r.state.leader_epoch && state.partition_epoch < r.state.partition_epoch);
+  if (stale) return;
+  changed(r);
+  const bool new_epoch = state.leader_epoch > r.state.leader_epoch || r.role == Role::None;
+  if (!replica_online(r)) {
+    r.state = state;
+    return;
+  }
+  if (state.leader == id_) {
+    if (new_epoch || r.role != Role::Leader) {
+      become_leader(r, state);
+    } else {
+      r.state = state;  // an ISR change we asked for, or another broker's view
+      if (r.pending_isr && *r.pending_isr == state.isr) r.pending_isr.reset();
+      maybe_advance_high_watermark(r);
+    }
+  } else if (state.leader == kNoBroker) {
+    stop_replica(r, state);
+  } else if (new_epoch || r.role != Role::Follower) {
+    become_follower(r, state);
+  } else {
+    r.state = state;
+  }
+}
+
+void Broker::become_leader(Replica& r, const PartitionState& state) {
+  sim().trace().record(now(), name(), "broker.become_leader",
+                       {{"topic", r.tp.topic}, {"partition", r.tp.partition}, {"epoch", state.leader_epoch},
+                        {"leo", r.log.log_end_offset()}, {"hw", r.log.high_watermark()}});
+  remove_from_fetchers(r.tp);
+  r.role = Role::Leader;
+  r.state = state;
+  r.pending_isr.reset();
+  r.followers.clear();
+  for (const BrokerId b : state.replicas) {
+    // ISR members start as caught up, so they are not dropped before they can fetch.
+    if (b != id_) r.followers.emplace_back(b, FollowerState{-1, now(), now(), 0});
+  }
+  r.producers.rebuild(r.log);  // producer state survives leader changes through the log (KIP-98)
+  maybe_advance_high_watermark(r);
+  coordinator_leadership(r);
+}
+
+void Broker::become_follower(Replica& r, const PartitionState& state) {
+  sim().trace().record(now(), name(), "broker.become_follower",
+                       {{"topic", r.tp.topic}, {"partition", r.tp.partition}, {"epoch", state.leader_epoch},
+                        {"leader", state.leader}, {"leo", r.log.log_end_offset()}});
+  fail_produces_of(r.tp, Error::NotLeaderOrFollower);
+  r.role = Role::Follower;
+  r.state = state;
+  r.followers.clear();
+  r.pending_isr.reset();
+  if (config_.truncate_to_high_watermark) {
+    // Before KIP-101: drop everything above the high watermark, which may
+    // discard committed records the new leader does not have either.
+    r.log.truncate_to(r.log.high_watermark());
+  }
+  remove_from_fetchers(r.tp);
+  add_to_fetcher(r);
+  coordinator_leadership(r);
+}
+
+void Broker::stop_replica(Replica& r, const PartitionState& state) {
+  fail_produces_of(r.tp, Error::NotLeaderOrFollower);
+  remove_from_fetchers(r.tp);
+  r.role = Role::None;
+  r.state = state;
+  r.followers.clear();
+  r.pending_isr.reset();
+  coordinator_leadership(r);
+}
+
+void Broker::handle_metadata_request(ConnectionId connection, const MetadataRequest& request) {
+  auto response = std::make_unique<MetadataResponse>();
+  response->correlation_id = request.correlation_id;
+  response->live_brokers = live_brokers_;
+  for (const auto& [tp, r] : replicas_) {
+    // Every broker hosting a replica knows its state; others add nothing new.
+    if (r.state.leader_epoch > 0 || r.state.leader != kNoBroker) response->partitions.push_back(r.state);
+  }
+  send(connection, std::move(response));
+}
+
+void Broker::handle_init_producer_id(ConnectionId connection, const InitProducerIdRequest& request) {
+  if (!request.transactional_id.empty() && txn_coordinator_) return txn_coordinator_->handle(connection, request);
+  auto response = std::make_unique<InitProducerIdResponse>();
+  response->correlation_id = request.correlation_id;
+  if (!request.transactional_id.empty()) {
+    response->error = Error::NotCoordinator;
+    send(connection, std::move(response));
+    return;
+  }
+  if (request.producer_id != kNoProducerId) {
+    // KIP-360: the producer bumps its epoch after an unresolved sequence error.
+    response->producer_id = request.producer_id;
+    response->producer_epoch = static_cast<ProducerEpoch>(request.producer_epoch + 1);
+  } else {
+    response->producer_id = allocate_producer_id();
+    response->producer_epoch = 0;
+  }
+  send(connection, std::move(response));
+}
+
+
+
+// ListOffsets from a consumer (auto.offset.reset): the leader answers with the
+// log start or the high watermark (what a consumer may read up to).
+void Broker::handle_list_offsets(ConnectionId connection, const ListOffsetsRequest& request) {
+  auto response = std::make_unique<ListOffsetsResponse>();
+  response->correlation_id = request.correlation_id;
+  for (const TopicPartition tp : request.partitions) {
+    const Replica* r = replica(tp);
+    ListOffsetsResponse::PartitionOffset answer{tp, Error::None, -1};
+    if (!r || r->role != Role::Leader || !replica_online(*r)) {
+      answer.error = Error::NotLeaderOrFollower;
+    } else {
+      answer.offset = request.latest ? r->log.high_watermark() : r->log.log_start_offset();
+    }
+    response->partitions.push_back(answer);
+  }
+  send(connection, std::move(response));
+}
+
+// KIP-112: an I/O error takes the whole log dir offline; its replicas stop,
+// and the controller moves their leadership away (told by the heartbeat).
+void Broker::take_log_dir_offline(std::size_t index, std::string_view reason) {
+  LogDir& dir = log_dirs_[index];
+  if (!dir.online) return;
+  dir.online = false;
+  sim().trace().record(now(), name(), "broker.log_dir_offline", {{"path", dir.spec.path}, {"reason", reason}});
+  for (auto& [tp, r] : replicas_) {
+    if (r.log_dir != index) continue;
+    fail_produces_of(tp, Error::KafkaStorageError);
+    remove_from_fetchers(tp);
+    r.role = Role::None;
+    changed(r);
+    coordinator_leadership(r);
+  }
+  send_heartbeat();
+}
+
+std::vector<std::pair<std::string, SimTime>> Broker::disk_busy() const {
+  std::vector<std::pair<std::string, SimTime>> busy;
+  for (const LogDir& d : log_dirs_) busy.emplace_back(d.spec.path, d.disk.busy_ns());
+  return busy;
+}
+
+bool Broker::write_to_disk(Replica& r, std::uint64_t bytes, std::int32_t records, SimTime& returns_at) {
+  LogDir& dir = log_dirs_[r.log_dir];
+  note_cache_position(r, r.log.log_end_offset());
+  appended_bytes_ += bytes;
+  const auto file = static_cast<std::uint64_t>(topic_base_[static_cast<std::size_t>(r.tp.topic)] + r.tp.partition);
+  const Disk::Write write = dir.disk.write(bytes, now(), file);
+  switch (write.status) {
+    case Disk::Status::Ok: break;
+    case Disk::Status::Full: take_log_dir_offline(r.log_dir, "disk full"); return false;
+    case Disk::Status::Failed: take_log_dir_offline(r.log_dir, "disk failed"); return false;
+  }
+  returns_at = std::max(returns_at, write.returns_at);
+  mark_durable(r);
+  r.durability.emplace_back(r.log.log_end_offset() + records, write.durable_at);
+  return true;
+}
+
+// log.flush.interval.messages: the append path fsyncs when enough records are unflushed.
+void Broker::maybe_flush(Replica& r, SimTime& returns_at) {
+  if (r.log.unflushed_records() < config_.log_flush_interval_messages &&
+      !(config_.log_flush_interval != kNever && now() - r.last_flush >= config_.log_flush_interval)) {
+    return;
+  }
+  const SimTime done = log_dirs_[r.log_dir].disk.flush(now());
+  returns_at = std::max(returns_at, done);
+  r.last_flush = now();
+  // The fsync covers everything appended so far; it is durable from `done` on.
+  for (auto& entry : r.durability) entry.second = std::min(entry.second, done);
+}
+
+// Moves the durable prefix forward to what has reached the disk by now.
+void Broker::mark_durable(Replica& r) {
+  while (!r.durability.empty() && r.durability.front().second <= now()) {
+    r.log.mark_flushed(r.durability.front().first);
+    r.durability.pop_front();
+  }
+}
+
+bool Broker::has_log_dir(const std::string& path) const {
+  return std::any_of(log_dirs_.begin(), log_dirs_.end(), [&](const LogDir& d) { return d.spec.path == path; });
+}
+
+void Broker::slow_log_dir(const std::string& path, double factor) {
+  for (LogDir& d : log_dirs_) {
+    if (d.spec.path == path) d.disk.set_bandwidth_factor(factor);
+  }
+}
+
+void Broker::fill_log_dir(const std::string& path, bool full) {
+  for (LogDir& d : log_dirs_) {
+    if (d.spec.path == path) d.disk.set_full(full);
+  }
+}
+
+void Broker::fail_log_dir(const std::string& path) {
+  for (std::size_t i = 0; i < log_dirs_.size(); ++i) {
+    if (log_dirs_[i].spec.path != path) continue;
+    log_dirs_[i].disk.fail();
+    if (is_running()) take_log_dir_offline(i, "disk failed");
+  }
+}
+
+const PartitionLog* Broker::log(TopicPartition tp) const {
+  const Replica* r = replica(tp);
+  return r ? &r->log : nullptr;
+}
+
+bool Broker::is_leader(TopicPartition tp) const {
+  const Replica* r = replica(tp);
+  return r && r->role == Role::Leader && is_running() && replica_online(*r);
+}
+
+std::optional<PartitionState> Broker::partition_state(TopicPartition tp) const {
+  const Replica* r = replica(tp);
+  if (!r) return std::nullopt;
+  return r->state;
+}
+
+std::vector<LogDirStats> Broker::log_dir_stats() const {
+  std::vector<LogDirStats> stats;
+  for (std::size_t i = 0; i < log_dirs_.size(); ++i) {
+    LogDirStats s{log_dirs_[i].spec.path, log_dirs_[i].partitions, 0, log_dirs_[i].online, log_dirs_[i].disk.bytes_read()};
+    for (const auto& [tp, r] : replicas_) {
+      if (r.log_dir == i) s.bytes += r.log.size_bytes();
+    }
+    stats.push_back(s);
+  }
+  return stats;
+}
+
+std::vector<TopicPartition> Broker::hosted_partitions() const {
+  std::vector<TopicPartition> result;
+  for (const auto& [tp, r] : replicas_) result.push_back(tp);
+  return result;
+}
+
+}  // namespace ksim::models

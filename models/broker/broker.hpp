@@ -1,0 +1,373 @@
+#pragma once
+// A Kafka broker: hosts partition replicas on its log dirs, leads some of
+// them (Produce with acks 0, 1 or all, a purgatory for acks=all, serving
+// follower fetches, the high watermark and the ISR) and follows others
+// (replica fetchers, truncation by leader epoch). It heartbeats to the
+// controller and applies the metadata the controller pushes.
+//
+// Its files: broker.cpp (lifecycle, metadata, log dirs), broker_produce.cpp
+// (the produce path), broker_leader.cpp (serving fetches, HW, ISR),
+// broker_follower.cpp (replica fetchers and truncation), broker_group.cpp
+// (hosting the group coordinator: FindCoordinator, group requests, appends
+// to __consumer_offsets).
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <vector>
+
+#include "models/history/delivery_history.hpp"
+#include "models/hardware/disk.hpp"
+#include "models/broker/fetch_session.hpp"
+#include "models/coordinator/group_coordinator.hpp"
+#include "models/coordinator/txn_coordinator.hpp"
+#include "models/protocol/kafka_config.hpp"
+#include "models/protocol/kafka_messages.hpp"
+#include "models/log/partition_log.hpp"
+#include "models/log/producer_state.hpp"
+#include "sim/resources/cpu.hpp"
+#include "sim/core/node.hpp"
+
+namespace ksim::models {
+
+// Who is where: broker ids to nodes, the controller's node, the topics.
+struct ClusterDirectory {
+  std::vector<NodeId> broker_nodes;  // index: broker id
+  NodeId controller_node = 0;
+  std::vector<TopicSpec> topics;
+  // Consumer groups: the __consumer_offsets topic (-1: none) and the content of its batches.
+  std::int32_t offsets_topic = -1;
+  std::int32_t transaction_topic = -1;  // __transaction_state (-1: none)
+  std::shared_ptr<CoordinatorRecordStore> coordinator_records;
+};
+
+// CPU time a broker spent, by thread pool (all zero without a CPU model).
+struct BrokerCpuUsage {
+  int cores = 0;
+  SimTime busy_ns = 0;
+  SimTime network_threads_busy_ns = 0;
+  int network_threads = 0;
+  SimTime io_threads_busy_ns = 0;
+  int io_threads = 0;
+  SimTime other_busy_ns = 0;  // replica fetchers and the metadata thread
+  std::uint64_t follower_fetches = 0;  // fetch requests served, from followers
+  std::uint64_t consumer_fetches = 0;  // and from consumers
+};
+
+struct LogDirStats {
+  std::string path;
+  std::int32_t partitions = 0;
+  std::uint64_t bytes = 0;
+  bool online = true;
+  std::uint64_t bytes_read_from_disk = 0;  // reads that missed the page cache
+};
+
+class Broker final : public Node, private TxnCoordinatorHost {
+ public:
+  Broker(Simulation& sim, std::string name, HostId host, BrokerId id, BrokerConfig config,
+         std::shared_ptr<const ClusterDirectory> directory);
+  ~Broker() override;
+
+  BrokerId broker_id() const { return id_; }
+  // Replica assignment, fixed when the topic is created (log dir by fewest partitions).
+  void create_replica(TopicPartition tp);
+
+  // Faults on a log dir (by path): slow (factor), full, failed.
+  void slow_log_dir(const std::string& path, double factor);
+  void fill_log_dir(const std::string& path, bool full);
+  void fail_log_dir(const std::string& path);
+  bool has_log_dir(const std::string& path) const;
+  // Rebalances seen by this broker's group coordinator are recorded there.
+  void observe_groups(ConsumptionHistory* history);
+
+  // --- inspection, for the checker, reports and invariants ---
+  const PartitionLog* log(TopicPartition tp) const;
+  bool is_leader(TopicPartition tp) const;
+  std::optional<PartitionState> partition_state(TopicPartition tp) const;
+  // The last stable offset a leader serves read_committed consumers (KIP-98), and its open transactions.
+  Offset last_stable_offset(TopicPartition tp) const;
+  std::map<ProducerId, Offset> open_transactions(TopicPartition tp) const;
+  std::vector<LogDirStats> log_dir_stats() const;
+  BrokerCpuUsage cpu_usage() const;
+  std::vector<std::pair<std::string, SimTime>> disk_busy() const;  // by log dir path
+  std::vector<TopicPartition> hosted_partitions() const;
+  std::size_t hosted_partition_count() const { return replicas_.size(); }
+
+ private:
+  enum class Role { None, Leader, Follower };
+  struct FollowerState {
+    Offset log_end_offset = -1;  // unknown until it fetches
+    SimTime last_caught_up = 0;
+    SimTime last_fetch = 0;
+    Offset leader_end_offset_at_last_fetch = 0;
+    Offset high_watermark_sent = -1;  // KIP-227: unchanged partitions are left out of responses
+  };
+  struct Replica {
+    // Laid out for the fetch and append paths, which visit thousands of
+    // replicas per request: what they read sits in the first cache lines.
+    TopicPartition tp;
+    Role role = Role::None;  // process state (below): lost on a crash
+    std::size_t log_dir = 0;
+    PartitionLog log;  // durable across process crashes; power loss keeps only the flushed prefix
+    // --- process state, lost on a crash ---
+    std::deque<std::pair<Offset, SimTime>> durability;  // (end offset, durable at), oldest first: a deque, trimmed at the front
+    SimTime last_flush = 0;
+    // Where the log sits in the broker's stream of appends, every MiB or so:
+    // (first offset after the mark, bytes the broker had appended by then).
+    // Data older than the page cache's size in that stream is read from disk.
+    std::deque<std::pair<Offset, std::uint64_t>> cache_marks;
+    std::pair<Offset, std::uint64_t> newest_cache_mark{-1, 0};  // cache_marks.back(), at hand
+    PartitionState state;  // as last received from the controller
+    std::vector<std::pair<BrokerId, FollowerState>> followers;  // leader only; a handful: a flat list
+    FollowerState* follower(BrokerId b) {
+      for (auto& [id, state] : followers) {
+        if (id == b) return &state;
+      }
+      return nullptr;
+    }
+    const FollowerState* follower(BrokerId b) const { return const_cast<Replica*>(this)->follower(b); }
+    std::optional<std::vector<BrokerId>> pending_isr;  // AlterPartition in flight (KIP-497)
+    ProducerStateTable producers;
+    std::vector<std::uint64_t> waiting_produces;  // ids in the produce purgatory waiting on this partition
+    std::map<ProducerId, ProducerEpoch> verified;  // KIP-890: may open a transaction here (the coordinator said so)
+  };
+  struct LogDir {
+    LogDirSpec spec;
+    Disk disk;
+    std::int32_t partitions = 0;
+    bool online = true;
+  };
+  struct PendingProduce {  // a produce request in the acks=all purgatory
+    ConnectionId connection;
+    std::unique_ptr<ProduceResponse> response;
+    std::vector<std::pair<std::size_t, Offset>> waiting;  // response index -> required offset
+    TimerId timeout;
+    SimTime not_before = 0;  // the appends returned then (page cache full, fsync)
+  };
+  struct PendingFetch {  // a follower fetch waiting for data (replica.fetch.wait.max.ms)
+    ConnectionId connection;
+    std::unique_ptr<FetchRequest> request;
+    TimerId timeout;
+  };
+  struct Fetcher;  // broker_follower.cpp
+  struct CoordinatorAppend {  // a __consumer_offsets write waiting for the high watermark
+    TopicPartition tp;
+    Offset required = 0;
+    std::function<void(Error)> done;
+    TimerId timeout;
+  };
+
+  // broker.cpp
+  void on_start() override;
+  void on_crash(CrashKind kind) override;
+  void on_shutdown_requested() override;
+  void finish_shutdown();
+  void on_message(ConnectionId connection, MessagePtr message) override;
+  void on_connection_closed(ConnectionId connection) override;
+  void send_heartbeat();
+  void heartbeat_tick();
+  void flush_tick();
+  void isr_expiration_tick();
+  void apply_metadata(const std::vector<PartitionState>& states);
+  void apply_partition_state(Replica& replica, const PartitionState& state);
+  void become_leader(Replica& replica, const PartitionState& state);
+  void become_follower(Replica& replica, const PartitionState& state);
+  void stop_replica(Replica& replica, const PartitionState& state);
+  void handle_metadata_request(ConnectionId connection, const MetadataRequest& request);
+  void handle_init_producer_id(ConnectionId connection, const InitProducerIdRequest& request);
+  void handle_list_offsets(ConnectionId connection, const ListOffsetsRequest& request);
+  // By index: this is on every fetch's path, once per partition.
+  Replica* replica(TopicPartition tp) {
+    const auto topic = static_cast<std::size_t>(tp.topic);
+    if (topic >= topic_base_.size() || tp.partition < 0) return nullptr;
+    const auto index = static_cast<std::size_t>(topic_base_[topic] + tp.partition);
+    const std::size_t end =
+        topic + 1 < topic_base_.size() ? static_cast<std::size_t>(topic_base_[topic + 1]) : replica_index_.size();
+    return index < end ? replica_index_[index] : nullptr;
+  }
+  const Replica* replica(TopicPartition tp) const { return const_cast<Broker*>(this)->replica(tp); }
+  // Asks for the first cache lines of a replica a loop will reach soon (Replica's layout puts the hot fields there).
+  void prefetch_replica(TopicPartition tp) const {
+    if (const Replica* r = replica(tp)) {
+      __builtin_prefetch(r);
+      __builtin_prefetch(reinterpret_cast<const char*>(r) + 64);
+    }
+  }
+  bool replica_online(const Replica& replica) const { return log_dirs_[replica.log_dir].online; }
+  void take_log_dir_offline(std::size_t index, std::string_view reason);
+  // Appends to the log through the disk; false when the log dir failed. `returns_at` is when the append call returns.
+  bool write_to_disk(Replica& replica, std::uint64_t bytes, std::int32_t records, SimTime& returns_at);
+  // The page cache (BrokerConfig::page_cache_bytes): a read of `bytes` at `offset`
+  // that missed it goes to the disk; the fetch is answered once all its reads are done.
+  void note_cache_position(Replica& replica, Offset first_offset);
+  void read_through_cache(const Replica& replica, Offset offset, std::uint64_t bytes);
+  void send_fetch_when_read(ConnectionId connection, BrokerId follower, std::unique_ptr<FetchResponse> response);
+  void maybe_flush(Replica& replica, SimTime& returns_at);
+  void mark_durable(Replica& replica);
+  const TopicSpec& topic(TopicPartition tp) const { return directory_->topics[static_cast<std::size_t>(tp.topic)]; }
+
+  // broker_threads.cpp: network threads, request handlers, muted connections
+  struct RequestChannel {
+    std::deque<MessagePtr> waiting;  // read from the socket, not yet in the broker
+    bool in_broker = false;          // a request is being handled or awaits its response (the channel is muted)
+  };
+  void start_threads();
+  void reset_threads();
+  void dispatch(ConnectionId connection, MessagePtr message);
+  void receive_as_client(ConnectionId connection, MessagePtr message);
+  void start_request(ConnectionId connection, RequestChannel& channel);
+  void handle_request(ConnectionId connection);
+  void request_done(ConnectionId connection);
+  void on_send(ConnectionId connection, const Message& message) override;
+  SimTime handler_cost(const Message& request) const;
+  void channel_closed(ConnectionId connection);
+
+  // broker_produce.cpp
+  // `verdicts`: after KIP-890 verification, the error for each partition that may not be written.
+  using Verdicts = std::map<TopicPartition, Error>;
+  void handle_produce(ConnectionId connection, std::unique_ptr<ProduceRequest> request,
+                      const Verdicts* verdicts = nullptr);
+  ProduceResponse::PartitionResponse append_produce(const ProduceRequest& request,
+                                                    const ProduceRequest::PartitionData& data, SimTime& returns_at,
+                                                    const Verdicts* verdicts);
+  void complete_produces(TopicPartition tp);
+  bool settle_produce(PendingProduce& pending, const Replica& replica);
+  void expire_produce(std::uint64_t id);
+  void fail_produces_of(TopicPartition tp, Error error);
+  void finish_produce(std::uint64_t id);
+
+  // broker_leader.cpp
+  void handle_fetch(ConnectionId connection, std::unique_ptr<FetchRequest> request);
+  // `session`: the follower's fetch session, whose quiet partitions are skipped (null: read every partition).
+  std::unique_ptr<FetchResponse> read_for_fetch(const FetchRequest& request, FetchSession* session, bool record_fetch,
+                                               std::uint64_t& bytes, bool& must_answer);
+  // The partition's batches from `offset` into `data`, through the page cache; the bytes read.
+  std::uint64_t read_batches(const Replica& replica, FetchResponse::PartitionData& data, Offset offset,
+                             std::uint64_t max_bytes, Offset upper_bound = INT64_MAX);
+  // A follower's partition; true when it is quiet (fetch_session.hpp).
+  bool read_for_follower(const FetchRequest::PartitionData& p, Replica& replica, const FetchRequest& request,
+                         bool record_fetch, FetchResponse& response, std::uint64_t& bytes, bool& must_answer);
+  bool update_follower(Replica& replica, BrokerId follower, Offset fetch_offset);  // true if its position moved
+  void wake_fetches(TopicPartition tp);
+  void wake_consumer_fetches(TopicPartition tp);
+  bool read_for_consumer(const FetchRequest::PartitionData& p, const Replica& r, const FetchRequest& request,
+                         FetchResponse& response, std::uint64_t& bytes, bool& must_answer);
+  static FetchResponse::PartitionData& answer(FetchResponse& response, TopicPartition tp);
+  void answer_error(FetchResponse& response, TopicPartition tp, Error error);
+  Offset last_stable_offset(const Replica& r) const;
+  void send_fetch_response(ConnectionId connection, BrokerId follower, std::unique_ptr<FetchResponse> response);
+  void answer_fetch(std::uint64_t id);
+  // broker_fetch_sessions.cpp: KIP-227 sessions of the followers fetching from this leader
+  FetchSession& session_for(ConnectionId connection, const FetchRequest& request);
+  FetchSession* existing_session(ConnectionId connection, const FetchRequest& request);
+  void close_session(ConnectionId connection);
+  void catch_up(const FetchSession& session, std::int32_t partition);
+  void catch_up_all(const FetchSession& session);
+  void catch_up_all_sessions();
+  // Something a follower's fetch reads changed in this partition: its sessions read it again.
+  void changed(const Replica& replica) { ++partition_changes_[static_cast<std::size_t>(global_index(replica.tp))]; }
+  std::int32_t global_index(TopicPartition tp) const { return topic_base_[static_cast<std::size_t>(tp.topic)] + tp.partition; }
+  std::vector<BrokerId> maximal_isr(const Replica& replica) const;
+  void maybe_advance_high_watermark(Replica& replica);
+  void maybe_expand_isr(Replica& replica, BrokerId follower);
+  void shrink_isrs();
+  void propose_isr(Replica& replica, std::vector<BrokerId> isr);
+  void handle_alter_partition_response(const AlterPartitionResponse& response);
+
+  // broker_txn.cpp
+  struct BrokerLink {
+    ConnectionId connection = 0;
+    bool connected = false;
+  };
+  using BrokerResponse = std::function<void(Message*)>;  // nullptr: no answer (connection closed, timed out)
+  struct BrokerRequest {
+    BrokerId broker;
+    BrokerResponse on_response;
+  };
+  bool handle_txn_message(ConnectionId connection, MessagePtr& message);
+  void send_to_broker(BrokerId broker, MessagePtr request, std::int64_t correlation, BrokerResponse on_response);
+  void answer_broker_request(std::int64_t correlation, Message* response);
+  void broker_link_closed(ConnectionId connection);
+  void handle_write_txn_markers(ConnectionId connection, const WriteTxnMarkersRequest& request);
+  void write_marker(TopicPartition tp, ProducerId producer, ProducerEpoch epoch, bool commit, std::function<void(Error)> done);
+  bool verify_transactional_writes(ConnectionId connection, std::unique_ptr<ProduceRequest>& request);
+  void txn_append(std::int32_t partition, std::uint64_t record_id, std::function<void(Error)> done) override;
+  void write_markers(ProducerId producer, ProducerEpoch epoch, bool commit, const std::vector<TopicPartition>& partitions,
+                     std::function<void(const std::vector<std::pair<TopicPartition, Error>>&)> done) override;
+  ProducerId allocate_producer_id() override;
+  TopicPartition offsets_partition_of(const std::string& group) const override;
+
+  // broker_group.cpp
+  bool handle_group_message(ConnectionId connection, Message& message);
+  void handle_find_coordinator(ConnectionId connection, const FindCoordinatorRequest& request);
+  void handle_offsets_for_leader_epoch(ConnectionId connection, const OffsetsForLeaderEpochRequest& request);
+  void record_leaders(const std::vector<PartitionState>& states);
+  BrokerId leader_of(TopicPartition tp) const;
+  RecordBatch coordinator_batch(std::uint64_t record_id) const;
+  void internal_append(TopicPartition tp, RecordBatch batch, SimTime timeout, std::function<void(Error)> done);
+  void coordinator_leadership(const Replica& replica);
+  void complete_coordinator_appends(TopicPartition tp);
+  void fail_coordinator_appends(TopicPartition tp, Error error);
+  void finish_coordinator_append(std::uint64_t id, Error error);
+  SimTime coordinator_now() const override { return now(); }
+  TimerId coordinator_timer(SimTime delay, std::function<void()> callback) override;
+  void coordinator_cancel(TimerId timer) override { cancel_timer(timer); }
+  void coordinator_send(ConnectionId connection, MessagePtr message) override { send(connection, std::move(message)); }
+  void coordinator_append(std::int32_t partition, std::uint64_t record_id, std::function<void(Error)> done) override;
+  RandomStream& coordinator_rng() override { return rng(); }
+  BrokerId coordinator_id() const override { return id_; }
+  void coordinator_trace(std::string_view kind, std::initializer_list<TraceField> fields) override;
+
+  // broker_follower.cpp
+  Fetcher& fetcher_for(BrokerId leader, TopicPartition tp);
+  void add_to_fetcher(Replica& replica);
+  void remove_from_fetchers(TopicPartition tp);
+  FetchRequest::PartitionData fetch_position(const Replica& replica) const;
+  void update_fetch_position(Fetcher& fetcher, const Replica& replica, std::size_t& cursor);
+  void send_fetch(Fetcher& fetcher);
+  void handle_fetch_response(ConnectionId connection, const FetchResponse& response);
+  void apply_fetched(Replica& replica, const FetchResponse::PartitionData& data);
+  void retry_fetcher_later(Fetcher& fetcher);
+
+  BrokerId id_;
+  BrokerConfig config_;
+  std::shared_ptr<const ClusterDirectory> directory_;
+  std::vector<LogDir> log_dirs_;
+  std::map<TopicPartition, Replica> replicas_;
+  std::vector<std::int32_t> topic_base_;      // first global partition number of each topic
+  std::vector<Replica*> replica_index_;       // by global partition number; null where not hosted
+
+  // process state
+  ConnectionId controller_connection_ = 0;
+  bool controller_connected_ = false;
+  bool shutting_down_ = false;  // controlled shutdown: waiting for the controller to move leaderships
+  std::vector<BrokerId> live_brokers_;
+  std::map<std::uint64_t, PendingProduce> produce_purgatory_;
+  std::map<std::uint64_t, PendingFetch> fetch_purgatory_;
+  int consumer_fetches_waiting_ = 0;
+  std::vector<std::unique_ptr<Fetcher>> fetchers_;
+  std::map<ConnectionId, FetchSession> fetch_sessions_;  // as a leader, by follower connection
+  std::vector<std::uint32_t> partition_changes_;         // by global partition number (FetchSession)
+  std::uint64_t next_pending_id_ = 0;
+  std::int64_t next_correlation_id_ = 0;
+  std::int64_t next_producer_id_ = 0;
+  std::unique_ptr<GroupCoordinator> coordinator_;  // when the cluster has __consumer_offsets
+  std::unique_ptr<TxnCoordinator> txn_coordinator_;  // when it has __transaction_state
+  std::vector<BrokerId> leaders_;                  // every partition's leader, by global partition number
+  std::map<BrokerId, BrokerLink> broker_links_;    // to other brokers: markers, KIP-890 verification
+  std::map<std::int64_t, BrokerRequest> broker_requests_;
+  std::map<std::uint64_t, CoordinatorAppend> coordinator_appends_;
+  // CPU (broker_threads.cpp): the machine's cores and the broker's threads; null without a CPU model
+  std::unique_ptr<Cpu> cpu_;
+  std::unique_ptr<ThreadPool> network_threads_, io_threads_, fetcher_threads_, metadata_thread_;
+  std::map<ConnectionId, RequestChannel> channels_;
+  std::uint64_t appended_bytes_ = 0;  // everything this broker appended, for the page cache
+  std::uint64_t cache_floor_ = 0;     // appended before a power loss: no longer cached
+  SimTime reads_done_at_ = 0;         // when the disk reads of the fetch being answered are done
+  bool answering_ = false;            // reading to answer (not to check whether a parked fetch could be)
+  std::uint64_t follower_fetches_ = 0;
+  std::uint64_t consumer_fetches_ = 0;
+};
+
+}  // namespace ksim::models

@@ -1,0 +1,31 @@
+#pragma once
+// A replica fetcher of a broker (ReplicaFetcherThread): one per (source
+// broker, fetcher index), num.replica.fetchers of them per source; each
+// fetches all its partitions from that leader in one request at a time.
+#include <vector>
+
+#include "models/broker/broker.hpp"
+
+namespace ksim::models {
+
+struct Broker::Fetcher {
+  BrokerId leader = kNoBroker;
+  int index = 0;  // partition hash % num.replica.fetchers
+  // What the next request asks for each partition (KIP-227: the session's
+  // partitions, in order; kept up to date as fetched data is applied).
+  std::vector<FetchRequest::PartitionData> partitions;
+  // KIP-227: the leader holds this fetcher's session (a request went on this
+  // connection): requests carry only what changed since the previous one.
+  bool session_open = false;
+  bool same_partitions = false;  // the list is as in the previous request (the leader's economy)
+  std::size_t altered = 0;       // partitions added or whose fetch state changed since the last request
+  std::size_t forgotten = 0;     // partitions removed since the last request
+  ConnectionId connection = 0;
+  bool connected = false;
+  bool in_flight = false;
+  bool backing_off = false;
+  std::int64_t correlation_id = -1;
+  TimerId request_timeout;
+};
+
+}  // namespace ksim::models

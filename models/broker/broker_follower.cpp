@@ -1,0 +1,191 @@
+// A follower's side of replication: replica fetchers (one request in flight
+// per fetcher, all of its partitions from one leader), appending what comes
+// back, and truncating where the leader says the logs diverge.
+#include <algorithm>
+#include <cassert>
+
+#include "models/broker/broker.hpp"
+#include "models/broker/broker_fetcher.hpp"
+#include "sim/core/simulation.hpp"
+
+namespace ksim::models {
+
+// num.replica.fetchers: partitions are spread over a leader's fetchers by hash.
+Broker::Fetcher& Broker::fetcher_for(BrokerId leader, TopicPartition tp) {
+  const int index = static_cast<int>((static_cast<std::uint32_t>(tp.topic) * 31u + static_cast<std::uint32_t>(tp.partition)) %
+                                     static_cast<std::uint32_t>(config_.num_replica_fetchers));
+  for (auto& f : fetchers_) {
+    if (f->leader == leader && f->index == index) return *f;
+  }
+  auto fetcher = std::make_unique<Fetcher>();
+  fetcher->leader = leader;
+  fetcher->index = index;
+  fetchers_.push_back(std::move(fetcher));
+  return *fetchers_.back();
+}
+
+void Broker::add_to_fetcher(Replica& r) {
+  Fetcher& f = fetcher_for(r.state.leader, r.tp);
+  f.partitions.push_back(fetch_position(r));
+  f.same_partitions = false;
+  ++f.altered;  // sent whole in the next request
+  if (!f.in_flight && !f.backing_off) send_fetch(f);
+}
+
+void Broker::remove_from_fetchers(TopicPartition tp) {
+  for (auto& f : fetchers_) {
+    const std::size_t removed = std::erase_if(f->partitions, [tp](const auto& p) { return p.partition == tp; });
+    f->forgotten += removed;
+    if (removed > 0) f->same_partitions = false;
+  }
+}
+
+// Where a follower's replica fetches from: its log end, in its leader's epoch.
+FetchRequest::PartitionData Broker::fetch_position(const Replica& r) const {
+  FetchRequest::PartitionData p;
+  p.partition = r.tp;
+  p.fetch_offset = r.log.log_end_offset();
+  p.current_leader_epoch = r.state.leader_epoch;
+  // Without KIP-101 there is no epoch to compare: the follower trusts its log.
+  p.last_fetched_epoch = config_.truncate_to_high_watermark ? -1 : r.log.last_batch_epoch();
+  return p;
+}
+
+// After applying fetched data: the partition's next request, if it asks for something else.
+void Broker::update_fetch_position(Fetcher& f, const Replica& r, std::size_t& cursor) {
+  // Responses list partitions in request order: look from the previous one on.
+  const auto is_it = [&](const FetchRequest::PartitionData& p) { return p.partition == r.tp; };
+  auto it = std::find_if(f.partitions.begin() + static_cast<std::ptrdiff_t>(std::min(cursor, f.partitions.size())),
+                         f.partitions.end(), is_it);
+  if (it == f.partitions.end()) it = std::find_if(f.partitions.begin(), f.partitions.end(), is_it);
+  if (it == f.partitions.end()) return;  // no longer fetched here
+  cursor = static_cast<std::size_t>(it - f.partitions.begin());
+  const FetchRequest::PartitionData next = fetch_position(r);
+  if (*it == next) return;
+  *it = next;
+  ++f.altered;  // once per response at most: each partition is listed once
+}
+
+void Broker::send_fetch(Fetcher& f) {
+  if (f.partitions.empty() || f.in_flight || f.backing_off) return;
+  if (!f.connected) {
+    f.connection = connect(directory_->broker_nodes[static_cast<std::size_t>(f.leader)]);
+    f.connected = true;
+    f.session_open = false;  // a new connection: a new session
+  }
+  auto request = std::make_unique<FetchRequest>();
+  request->correlation_id = f.correlation_id = next_correlation_id_++;
+  request->replica_id = id_;
+  request->max_wait = config_.replica_fetch_wait_max;
+  request->min_bytes = config_.replica_fetch_min_bytes;
+  request->max_bytes = config_.replica_fetch_response_max_bytes;
+  request->partition_max_bytes = config_.replica_fetch_max_bytes;
+  request->partitions = f.partitions;
+  // KIP-227: an incremental request carries only the partitions added or whose fetch state changed.
+  request->incremental = f.session_open;
+  request->same_partitions = f.session_open && f.same_partitions;
+  if (f.session_open) {
+    request->unchanged_partitions = static_cast<std::uint32_t>(f.partitions.size() - std::min(f.altered, f.partitions.size()));
+    request->forgotten_partitions = static_cast<std::uint32_t>(f.forgotten);
+  }
+  f.session_open = true;
+  f.same_partitions = true;
+  f.altered = 0;
+  f.forgotten = 0;
+  f.in_flight = true;
+  Fetcher* fp = &f;
+  const std::int64_t correlation = f.correlation_id;
+  f.request_timeout = set_timer(config_.replica_socket_timeout + config_.replica_fetch_wait_max, [this, fp, correlation] {
+    // No answer to this request: give up on the connection and start again after a backoff.
+    // (A timer of an earlier request, failed with its connection, must not cut a newer one.)
+    if (!fp->in_flight || fp->correlation_id != correlation) return;
+    fp->in_flight = false;
+    if (fp->connected) close(fp->connection);
+    fp->connected = false;
+    retry_fetcher_later(*fp);
+  });
+  send(f.connection, std::move(request));
+}
+
+void Broker::handle_fetch_response(ConnectionId connection, const FetchResponse& response) {
+  Fetcher* f = nullptr;
+  for (auto& candidate : fetchers_) {
+    if (candidate->connected && candidate->connection == connection && candidate->correlation_id == response.correlation_id) {
+      f = candidate.get();
+    }
+  }
+  if (!f || !f->in_flight) return;  // a stale response
+  f->in_flight = false;
+  cancel_timer(f->request_timeout);
+  // Partitions left out of the response had nothing new (KIP-227).
+  bool all_failed = !response.partitions.empty();
+  std::size_t cursor = 0;
+  const auto& partitions = response.partitions;
+  for (std::size_t i = 0; i < partitions.size(); ++i) {
+    constexpr std::size_t kAhead = 4;
+    if (i + kAhead < partitions.size()) prefetch_replica(partitions[i + kAhead].partition);
+    const auto& data = partitions[i];
+    Replica* r = replica(data.partition);
+    if (!r || r->role != Role::Follower || r->state.leader != f->leader || !replica_online(*r)) continue;
+    if (data.error != Error::None) continue;  // wait for new metadata from the controller
+    apply_fetched(*r, data);
+    update_fetch_position(*f, *r, cursor);
+    all_failed = false;
+  }
+  if (!all_failed) {
+    send_fetch(*f);
+  } else {
+    retry_fetcher_later(*f);
+  }
+}
+
+void Broker::apply_fetched(Replica& r, const FetchResponse::PartitionData& data) {
+  if (data.diverging_epoch) {
+    // KIP-279: truncate to the smaller of the leader's and our own end of that epoch.
+    Offset truncate_at = data.diverging_epoch->end_offset;
+    if (data.diverging_epoch->epoch >= 0) {
+      if (const auto own = r.log.end_offset_for_epoch(data.diverging_epoch->epoch)) {
+        truncate_at = std::min(truncate_at, own->end_offset);
+      } else if (!r.log.epoch_cache().empty()) {
+        // Every epoch this log has is newer than the leader's: the logs part
+        // where this log's first epoch starts (otherwise it would keep data
+        // the leader never had, and diverge again on every fetch).
+        truncate_at = std::min(truncate_at, r.log.epoch_cache().front().second);
+      }
+    }
+    truncate_at = std::min(truncate_at, r.log.log_end_offset());
+    sim().trace().record(now(), name(), "broker.truncate",
+                         {{"topic", r.tp.topic}, {"partition", r.tp.partition}, {"from", r.log.log_end_offset()},
+                          {"to", truncate_at}});
+    r.log.truncate_to(truncate_at);
+    std::erase_if(r.durability, [&](const auto& d) { return d.first > r.log.log_end_offset(); });
+    return;
+  }
+  SimTime returns_at = now();
+  if (!data.batches.empty() && data.batches.front().base_offset < r.log.log_end_offset() &&
+      data.batches.front().next_offset() > r.log.log_end_offset()) {
+    // Without leader epochs (pre-KIP-101) the follower may have fetched from
+    // inside a leader's batch: its own log diverged there. It keeps the
+    // leader's batch from its start, and never notices what came before.
+    r.log.truncate_to(data.batches.front().base_offset);
+  }
+  for (const RecordBatch& batch : data.batches) {
+    if (batch.base_offset != r.log.log_end_offset()) break;  // not contiguous: a stale response
+    if (!write_to_disk(r, batch.bytes, batch.record_count, returns_at)) return;
+    r.log.append_as_follower(batch);
+  }
+  maybe_flush(r, returns_at);
+  r.log.set_high_watermark(std::min(data.high_watermark, r.log.log_end_offset()));
+}
+
+void Broker::retry_fetcher_later(Fetcher& f) {
+  if (f.backing_off) return;
+  f.backing_off = true;
+  Fetcher* fp = &f;
+  set_timer(config_.replica_fetch_backoff, [this, fp] {
+    fp->backing_off = false;
+    send_fetch(*fp);
+  });
+}
+
+}  // namespace ksim::models

@@ -1,0 +1,203 @@
+// The broker as the host of its group coordinator: it answers FindCoordinator
+// from the metadata of __consumer_offsets, hands group requests to the
+// coordinator, loads and unloads groups as it gains and loses leadership of
+// __consumer_offsets partitions, and appends the coordinator's records with
+// acks=all semantics (offsets.commit.required.acks = -1), answering once the
+// high watermark passes them or offsets.commit.timeout.ms expires.
+#include <algorithm>
+
+#include "models/broker/broker.hpp"
+#include "sim/core/simulation.hpp"
+
+namespace ksim::models {
+
+void Broker::observe_groups(ConsumptionHistory* history) {
+  if (directory_->offsets_topic < 0) return;
+  coordinator_ = std::make_unique<GroupCoordinator>(static_cast<CoordinatorHost&>(*this), config_.group_coordinator, *directory_->coordinator_records,
+                                                    history);
+}
+
+// Group requests go to the coordinator; false when `message` is not one.
+bool Broker::handle_group_message(ConnectionId connection, Message& message) {
+  if (auto* find = dynamic_cast<FindCoordinatorRequest*>(&message)) {
+    handle_find_coordinator(connection, *find);
+  } else if (auto* epochs = dynamic_cast<OffsetsForLeaderEpochRequest*>(&message)) {
+    handle_offsets_for_leader_epoch(connection, *epochs);
+  } else if (!coordinator_) {
+    return false;
+  } else if (auto* join = dynamic_cast<JoinGroupRequest*>(&message)) {
+    coordinator_->handle(connection, *join);
+  } else if (auto* sync = dynamic_cast<SyncGroupRequest*>(&message)) {
+    coordinator_->handle(connection, *sync);
+  } else if (auto* heartbeat = dynamic_cast<HeartbeatRequest*>(&message)) {
+    coordinator_->handle(connection, *heartbeat);
+  } else if (auto* leave = dynamic_cast<LeaveGroupRequest*>(&message)) {
+    coordinator_->handle(connection, *leave);
+  } else if (auto* commit = dynamic_cast<OffsetCommitRequest*>(&message)) {
+    coordinator_->handle(connection, *commit);
+  } else if (auto* fetch = dynamic_cast<OffsetFetchRequest*>(&message)) {
+    coordinator_->handle(connection, *fetch);
+  } else if (auto* txn_commit = dynamic_cast<TxnOffsetCommitRequest*>(&message)) {
+    coordinator_->handle(connection, *txn_commit);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// The coordinator is the leader of the group's partition, as this broker's metadata knows it.
+void Broker::handle_find_coordinator(ConnectionId connection, const FindCoordinatorRequest& request) {
+  auto response = std::make_unique<FindCoordinatorResponse>();
+  response->correlation_id = request.correlation_id;
+  const std::int32_t internal = request.transaction ? directory_->transaction_topic : directory_->offsets_topic;
+  if (internal < 0) {
+    response->error = Error::CoordinatorNotAvailable;
+  } else {
+    const std::int32_t p = group_partition(request.group, topic({internal, 0}).partitions);
+    response->coordinator = leader_of({internal, p});
+    if (response->coordinator == kNoBroker) response->error = Error::CoordinatorNotAvailable;
+  }
+  send(connection, std::move(response));
+}
+
+// Every partition's leader, as the controller's metadata says: for FindCoordinator and transaction markers.
+void Broker::record_leaders(const std::vector<PartitionState>& states) {
+  if (leaders_.size() != replica_index_.size()) leaders_.assign(replica_index_.size(), kNoBroker);
+  for (const PartitionState& state : states) {
+    leaders_[static_cast<std::size_t>(topic_base_[static_cast<std::size_t>(state.partition.topic)] +
+                                      state.partition.partition)] = state.leader;
+  }
+}
+
+BrokerId Broker::leader_of(TopicPartition tp) const {
+  const auto index = static_cast<std::size_t>(topic_base_[static_cast<std::size_t>(tp.topic)] + tp.partition);
+  return index < leaders_.size() ? leaders_[index] : kNoBroker;
+}
+
+// KIP-320: where the consumer's last epoch ends in this leader's log.
+void Broker::handle_offsets_for_leader_epoch(ConnectionId connection, const OffsetsForLeaderEpochRequest& request) {
+  auto response = std::make_unique<OffsetsForLeaderEpochResponse>();
+  response->correlation_id = request.correlation_id;
+  for (const auto& p : request.partitions) {
+    OffsetsForLeaderEpochResponse::PartitionData answer{p.partition};
+    const Replica* r = replica(p.partition);
+    if (!r || r->role != Role::Leader || !replica_online(*r)) {
+      answer.error = Error::NotLeaderOrFollower;
+    } else if (p.current_leader_epoch < r->state.leader_epoch) {
+      answer.error = Error::FencedLeaderEpoch;
+    } else if (p.current_leader_epoch > r->state.leader_epoch) {
+      answer.error = Error::UnknownLeaderEpoch;
+    } else if (const auto end = r->log.end_offset_for_epoch(p.leader_epoch)) {
+      answer.leader_epoch = end->epoch;
+      answer.end_offset = end->end_offset;
+    }
+    response->partitions.push_back(answer);
+  }
+  send(connection, std::move(response));
+}
+
+// Leading a __consumer_offsets partition makes this broker the coordinator of its groups.
+void Broker::coordinator_leadership(const Replica& r) {
+  const bool leads = r.role == Role::Leader && replica_online(r);
+  if (coordinator_ && r.tp.topic == directory_->offsets_topic) {
+    if (leads) {
+      coordinator_->load(r.tp.partition, r.log);
+    } else {
+      coordinator_->unload(r.tp.partition);
+    }
+  }
+  if (txn_coordinator_ && r.tp.topic == directory_->transaction_topic) {
+    if (leads) {
+      txn_coordinator_->load(r.tp.partition, r.log);
+    } else {
+      txn_coordinator_->unload(r.tp.partition);
+    }
+  }
+}
+
+TimerId Broker::coordinator_timer(SimTime delay, std::function<void()> callback) {
+  return set_timer(delay, [callback = std::move(callback)] { callback(); });
+}
+
+void Broker::coordinator_trace(std::string_view kind, std::initializer_list<TraceField> fields) {
+  sim().trace().record(now(), name(), kind, fields);
+}
+
+void Broker::coordinator_append(std::int32_t partition, std::uint64_t record_id, std::function<void(Error)> done) {
+  internal_append({directory_->offsets_topic, partition}, coordinator_batch(record_id),
+                  config_.group_coordinator.offsets_commit_timeout, std::move(done));
+}
+
+RecordBatch Broker::coordinator_batch(std::uint64_t record_id) const {
+  const CoordinatorRecord& record = directory_->coordinator_records->at(record_id);
+  RecordBatch batch;
+  batch.record_count = record.record_count();
+  batch.bytes = record.bytes();
+  batch.writer = kCoordinatorWriter;
+  batch.first_record = record_id;
+  batch.create_time = now();
+  if (record.producer_id != kNoProducerId) {  // a transactional offset commit
+    batch.producer_id = record.producer_id;
+    batch.producer_epoch = record.producer_epoch;
+    batch.transactional = true;
+  }
+  return batch;
+}
+
+// A write of the broker's own (coordinator records, transaction markers) to a
+// partition it leads, answered once the high watermark passes it (acks=-1)
+// or `timeout` passes.
+void Broker::internal_append(TopicPartition tp, RecordBatch batch, SimTime timeout, std::function<void(Error)> done) {
+  const std::uint64_t id = next_pending_id_++;
+  coordinator_appends_[id] = CoordinatorAppend{tp, 0, std::move(done), TimerId{}};
+  Replica* r = replica(tp);
+  if (!r || r->role != Role::Leader || !replica_online(*r)) return finish_coordinator_append(id, Error::NotLeaderOrFollower);
+  if (static_cast<std::int32_t>(maximal_isr(*r).size()) < topic(tp).min_insync_replicas) {
+    return finish_coordinator_append(id, Error::NotEnoughReplicas);
+  }
+  SimTime returns_at = now();
+  if (!write_to_disk(*r, batch.bytes, batch.record_count, returns_at)) {
+    return finish_coordinator_append(id, Error::KafkaStorageError);
+  }
+  const RecordBatch& stored = r->log.append_as_leader(batch, r->state.leader_epoch);
+  changed(*r);
+  r->producers.record(stored);  // a marker ends its producer's transaction here
+  maybe_flush(*r, returns_at);
+  CoordinatorAppend& pending = coordinator_appends_.at(id);
+  pending.required = stored.next_offset();
+  pending.timeout = set_timer(std::max(timeout, returns_at - now()),
+                              [this, id] { finish_coordinator_append(id, Error::RequestTimedOut); });
+  wake_fetches(tp);
+  maybe_advance_high_watermark(*r);
+  complete_coordinator_appends(tp);
+}
+
+void Broker::complete_coordinator_appends(TopicPartition tp) {
+  const Replica* r = replica(tp);
+  if (!r) return;
+  std::vector<std::uint64_t> done;
+  for (const auto& [id, pending] : coordinator_appends_) {
+    if (pending.tp == tp && pending.required > 0 && r->log.high_watermark() >= pending.required) done.push_back(id);
+  }
+  for (const std::uint64_t id : done) finish_coordinator_append(id, Error::None);
+}
+
+void Broker::fail_coordinator_appends(TopicPartition tp, Error error) {
+  std::vector<std::uint64_t> failed;
+  for (const auto& [id, pending] : coordinator_appends_) {
+    if (pending.tp == tp) failed.push_back(id);
+  }
+  for (const std::uint64_t id : failed) finish_coordinator_append(id, error);
+}
+
+// The coordinator hears of the outcome in an event of its own, never inside its own call.
+void Broker::finish_coordinator_append(std::uint64_t id, Error error) {
+  const auto it = coordinator_appends_.find(id);
+  if (it == coordinator_appends_.end()) return;
+  cancel_timer(it->second.timeout);
+  std::function<void(Error)> done = std::move(it->second.done);
+  coordinator_appends_.erase(it);
+  coordinator_timer(0, [done = std::move(done), error] { done(error); });
+}
+
+}  // namespace ksim::models

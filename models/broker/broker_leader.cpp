@@ -1,0 +1,379 @@
+// A partition leader's side of replication: serving follower fetches (with a
+// purgatory for replica.fetch.wait.max.ms), tracking followers, advancing the
+// high watermark and keeping the ISR (Kafka's Partition and ReplicaManager).
+#include <algorithm>
+#include <cassert>
+
+#include "models/broker/broker.hpp"
+#include "sim/core/simulation.hpp"
+
+namespace ksim::models {
+
+void Broker::handle_fetch(ConnectionId connection, std::unique_ptr<FetchRequest> request) {
+  ++(request->replica_id == kNoBroker ? consumer_fetches_ : follower_fetches_);
+  FetchSession* session = config_.fetch_sessions ? &session_for(connection, *request) : nullptr;
+  std::uint64_t bytes = 0;
+  bool must_answer = false;
+  answering_ = true;
+  auto response = read_for_fetch(*request, session, true, bytes, must_answer);
+  answering_ = false;
+  if (must_answer || bytes >= request->min_bytes || request->max_wait == 0) {
+    send_fetch_when_read(connection, request->replica_id, std::move(response));
+    return;
+  }
+  const std::uint64_t id = next_pending_id_++;
+  const SimTime wait = request->max_wait;
+  if (request->replica_id == kNoBroker) ++consumer_fetches_waiting_;
+  fetch_purgatory_.emplace(id, PendingFetch{connection, std::move(request), TimerId{}});
+  fetch_purgatory_.at(id).timeout = set_timer(wait, [this, id] { answer_fetch(id); });
+}
+
+// `record_fetch`: the fetch as it arrives, which records the follower's
+// position; a parked fetch read again when it may complete does not.
+std::unique_ptr<FetchResponse> Broker::read_for_fetch(const FetchRequest& request, FetchSession* session,
+                                                      bool record_fetch, std::uint64_t& bytes, bool& must_answer) {
+  reads_done_at_ = now();
+  auto response = std::make_unique<FetchResponse>();
+  response->correlation_id = request.correlation_id;
+  const bool consumer = request.replica_id == kNoBroker;
+  // A follower session learns only from reads that record the follower's position.
+  const bool learn = session && (consumer || record_fetch);
+  const auto& partitions = request.partitions;
+  for (std::size_t i = 0; i < partitions.size(); ++i) {
+    constexpr std::size_t kAhead = 8;  // sessions and counts are indexed by partition: ask for them early
+    if (session && i + kAhead < partitions.size()) {
+      const std::int32_t ahead = global_index(partitions[i + kAhead].partition);
+      session->prefetch(ahead);
+      __builtin_prefetch(&partition_changes_[static_cast<std::size_t>(ahead)]);
+    }
+    const auto& p = partitions[i];
+    const std::int32_t global = global_index(p.partition);
+    bool quiet = session && session->skips(global, p, partition_changes_[static_cast<std::size_t>(global)]);
+    if (!quiet) {
+      if (learn && !consumer && session->owes_catch_up(global)) catch_up(*session, global);
+      Replica* r = replica(p.partition);
+      if (!r || !replica_online(*r) || r->role != Role::Leader) {
+        answer_error(*response, p.partition, Error::NotLeaderOrFollower);
+        must_answer = true;
+      } else if (p.current_leader_epoch != r->state.leader_epoch) {  // KIP-320: the fetcher's view of the leader is stale or ahead
+        answer_error(*response, p.partition,
+                     p.current_leader_epoch < r->state.leader_epoch ? Error::FencedLeaderEpoch : Error::UnknownLeaderEpoch);
+        must_answer = true;
+      } else if (consumer) {
+        quiet = read_for_consumer(p, *r, request, *response, bytes, must_answer);
+      } else {
+        quiet = read_for_follower(p, *r, request, record_fetch, *response, bytes, must_answer);
+      }
+      if (learn) session->settle(global, p, quiet, partition_changes_[static_cast<std::size_t>(global)]);
+    }
+    // A consumer's quiet partition is not in the response, but a full fetch still carries it on the wire (KIP-227).
+    if (consumer && quiet && !request.incremental) ++response->unlisted_partitions;
+  }
+  if (learn && !consumer) session->fetched(now());
+  return response;
+}
+
+// The response's entry for a partition, added at its end (responses keep the request's order).
+FetchResponse::PartitionData& Broker::answer(FetchResponse& response, TopicPartition tp) {
+  FetchResponse::PartitionData& data = response.partitions.emplace_back();
+  data.partition = tp;
+  return data;
+}
+
+void Broker::answer_error(FetchResponse& response, TopicPartition tp, Error error) { answer(response, tp).error = error; }
+
+bool Broker::read_for_follower(const FetchRequest::PartitionData& p, Replica& r, const FetchRequest& request,
+                               bool record_fetch, FetchResponse& response, std::uint64_t& bytes, bool& must_answer) {
+  const PartitionLog& log = r.log;
+  // Divergence (KIP-101, KIP-279, checked in the fetch since KAFKA-10554):
+  // where does the follower's last epoch end in the leader's log?
+  const bool same_epoch = p.last_fetched_epoch == log.latest_epoch() && p.fetch_offset <= log.log_end_offset();
+  if (p.last_fetched_epoch >= 0 && !same_epoch) {
+    const auto end = log.end_offset_for_epoch(p.last_fetched_epoch);
+    if (!end || end->epoch != p.last_fetched_epoch || end->end_offset < p.fetch_offset) {
+      answer(response, p.partition).diverging_epoch = end ? *end : EpochEndOffset{-1, log.log_start_offset()};
+      must_answer = true;
+      return false;
+    }
+  }
+  if (p.fetch_offset > log.log_end_offset()) {
+    // OFFSET_OUT_OF_RANGE: the follower has more than the leader; it truncates to the leader's end.
+    answer(response, p.partition).diverging_epoch = EpochEndOffset{log.latest_epoch(), log.log_end_offset()};
+    must_answer = true;
+    return false;
+  }
+  const bool moved = record_fetch && update_follower(r, request.replica_id, p.fetch_offset);
+  const std::uint64_t budget = request.max_bytes > bytes ? request.max_bytes - bytes : 0;
+  const bool has_data = budget > 0 && p.fetch_offset < log.log_end_offset();
+  // Incremental fetch sessions (KIP-227): a partition with no news is left out.
+  const FollowerState* follower = r.follower(request.replica_id);
+  if (!has_data && follower && follower->high_watermark_sent == log.high_watermark()) {
+    const auto& isr = r.state.isr;
+    const bool in_isr = std::find(isr.begin(), isr.end(), request.replica_id) != isr.end();
+    return !moved && in_isr && p.fetch_offset == log.log_end_offset();
+  }
+  FetchResponse::PartitionData& data = answer(response, p.partition);
+  if (has_data) bytes += read_batches(r, data, p.fetch_offset, std::min(request.partition_max_bytes, budget));
+  data.high_watermark = log.high_watermark();
+  return false;
+}
+
+// The partition's batches from `offset` into `data`, through the page cache; the bytes read.
+std::uint64_t Broker::read_batches(const Replica& r, FetchResponse::PartitionData& data, Offset offset,
+                                   std::uint64_t max_bytes, Offset upper_bound) {
+  const auto batches = r.log.read(offset, max_bytes, upper_bound);
+  data.batches.assign(batches.begin(), batches.end());
+  std::uint64_t read = 0;
+  for (const auto& b : batches) read += b.bytes;
+  if (read > 0) read_through_cache(r, offset, read);
+  return read;
+}
+
+// A consumer reads up to the high watermark, or with read_committed up to
+// the last stable offset, with the aborted transactions of the range. True
+// when there is nothing to read: the response does not list the partition.
+bool Broker::read_for_consumer(const FetchRequest::PartitionData& p, const Replica& r, const FetchRequest& request,
+                               FetchResponse& response, std::uint64_t& bytes, bool& must_answer) {
+  const PartitionLog& log = r.log;
+  // Out of range only past the log's end: a new leader's high watermark may
+  // still lag the old one's, and the consumer then waits for it.
+  if (p.fetch_offset > log.log_end_offset()) {
+    answer_error(response, p.partition, Error::OffsetOutOfRange);
+    must_answer = true;
+    return false;
+  }
+  const std::uint64_t budget = request.max_bytes > bytes ? request.max_bytes - bytes : 0;
+  const Offset upper = request.read_committed ? last_stable_offset(r) : log.high_watermark();
+  if (p.fetch_offset >= upper) return true;
+  FetchResponse::PartitionData& data = answer(response, p.partition);
+  data.high_watermark = log.high_watermark();
+  if (budget == 0) return false;
+  bytes += read_batches(r, data, p.fetch_offset, std::min(request.partition_max_bytes, budget), upper);
+  if (request.read_committed && !data.batches.empty()) {
+    for (const auto& a : r.producers.aborted_between(data.batches.front().base_offset, data.batches.back().next_offset())) {
+      data.aborted_transactions.emplace_back(a.producer_id, a.first_offset);
+    }
+  }
+  return false;
+}
+
+// KIP-98: the high watermark, held back by the oldest open transaction.
+Offset Broker::last_stable_offset(const Replica& r) const {
+  const std::optional<Offset> unstable = r.producers.first_unstable_offset();
+  return unstable ? std::min(*unstable, r.log.high_watermark()) : r.log.high_watermark();
+}
+
+// A consumer's parked fetch completes once enough committed data is there.
+void Broker::wake_consumer_fetches(TopicPartition tp) {
+  std::vector<std::uint64_t> ready;
+  for (const auto& [id, pending] : fetch_purgatory_) {
+    if (pending.request->replica_id != kNoBroker) continue;
+    const auto& partitions = pending.request->partitions;
+    if (std::none_of(partitions.begin(), partitions.end(), [&](const auto& p) { return p.partition == tp; })) continue;
+    std::uint64_t bytes = 0;
+    bool must_answer = false;
+    (void)read_for_fetch(*pending.request, existing_session(pending.connection, *pending.request), false, bytes,
+                         must_answer);
+    if (must_answer || bytes >= pending.request->min_bytes) ready.push_back(id);
+  }
+  for (const std::uint64_t id : ready) answer_fetch(id);
+}
+
+void Broker::send_fetch_response(ConnectionId connection, BrokerId follower, std::unique_ptr<FetchResponse> response) {
+  for (const auto& data : response->partitions) {
+    Replica* r = replica(data.partition);
+    if (!r || data.error != Error::None) continue;
+    if (FollowerState* f = r->follower(follower)) f->high_watermark_sent = data.high_watermark;
+  }
+  send(connection, std::move(response));
+}
+
+// Kafka's Replica.updateFetchStateOrThrow: a follower is caught up if it
+// fetched from the leader's end, or from where the end was at its previous fetch.
+bool Broker::update_follower(Replica& r, BrokerId follower, Offset fetch_offset) {
+  FollowerState* found = r.follower(follower);
+  if (!found) return false;
+  FollowerState& f = *found;
+  const Offset leader_end = r.log.log_end_offset();
+  if (fetch_offset >= leader_end) {
+    f.last_caught_up = std::max(f.last_caught_up, now());
+  } else if (fetch_offset >= f.leader_end_offset_at_last_fetch) {
+    f.last_caught_up = std::max(f.last_caught_up, f.last_fetch);
+  }
+  const bool moved = f.log_end_offset != fetch_offset;
+  f.log_end_offset = fetch_offset;
+  f.leader_end_offset_at_last_fetch = leader_end;
+  f.last_fetch = now();
+  // An out-of-sync follower is considered for the ISR on every fetch (an
+  // earlier proposal may have been refused); the high watermark only moves
+  // when a follower's position does.
+  maybe_expand_isr(r, follower);
+  if (moved) maybe_advance_high_watermark(r);
+  return moved;
+}
+
+// New data in the log completes the parked fetches of followers (consumers
+// wait for the high watermark instead: wake_consumer_fetches).
+void Broker::wake_fetches(TopicPartition tp) {
+  std::vector<std::uint64_t> ready;
+  for (const auto& [id, pending] : fetch_purgatory_) {
+    if (pending.request->replica_id == kNoBroker) continue;
+    const auto& partitions = pending.request->partitions;
+    if (std::any_of(partitions.begin(), partitions.end(), [&](const auto& p) { return p.partition == tp; })) {
+      ready.push_back(id);
+    }
+  }
+  for (const std::uint64_t id : ready) answer_fetch(id);
+}
+
+void Broker::answer_fetch(std::uint64_t id) {
+  const auto it = fetch_purgatory_.find(id);
+  if (it == fetch_purgatory_.end()) return;
+  cancel_timer(it->second.timeout);
+  std::uint64_t bytes = 0;
+  bool must_answer = false;
+  answering_ = true;
+  auto response = read_for_fetch(*it->second.request, existing_session(it->second.connection, *it->second.request),
+                                 false, bytes, must_answer);
+  answering_ = false;
+  send_fetch_when_read(it->second.connection, it->second.request->replica_id, std::move(response));
+  if (it->second.request->replica_id == kNoBroker) --consumer_fetches_waiting_;
+  fetch_purgatory_.erase(it);
+}
+
+// KIP-497: while an ISR change is in flight the leader counts the union of
+// the old and proposed ISR, so it never acts on an ISR the controller has not committed.
+std::vector<BrokerId> Broker::maximal_isr(const Replica& r) const {
+  std::vector<BrokerId> isr = r.state.isr;
+  if (r.pending_isr) {
+    for (const BrokerId b : *r.pending_isr) {
+      if (std::find(isr.begin(), isr.end(), b) == isr.end()) isr.push_back(b);
+    }
+  }
+  return isr;
+}
+
+// The high watermark is the smallest log end offset in the (maximal) ISR.
+void Broker::maybe_advance_high_watermark(Replica& r) {
+  if (r.role != Role::Leader) return;
+  Offset hw = r.log.log_end_offset();
+  const auto include = [&](BrokerId b) {
+    if (b == id_) return;
+    const FollowerState* f = r.follower(b);
+    const Offset follower_end = f ? f->log_end_offset : -1;
+    hw = std::min(hw, follower_end < 0 ? r.log.high_watermark() : follower_end);
+  };
+  for (const BrokerId b : r.state.isr) include(b);
+  if (r.pending_isr) {
+    for (const BrokerId b : *r.pending_isr) include(b);  // counting a member twice changes nothing
+  }
+  if (hw <= r.log.high_watermark()) return;
+  r.log.set_high_watermark(hw);
+  changed(r);
+  sim().trace().record(now(), name(), "broker.high_watermark",
+                       {{"topic", r.tp.topic}, {"partition", r.tp.partition}, {"hw", hw}, {"epoch", r.state.leader_epoch}});
+  complete_produces(r.tp);
+  if (consumer_fetches_waiting_ > 0) wake_consumer_fetches(r.tp);
+}
+
+// A follower joins the ISR once it has caught up to the high watermark, and
+// to the start of the leader's epoch (Kafka's Partition.isFollowerInSync).
+void Broker::maybe_expand_isr(Replica& r, BrokerId follower) {
+  if (r.pending_isr) return;
+  const auto& isr = r.state.isr;
+  if (std::find(isr.begin(), isr.end(), follower) != isr.end()) return;
+  if (std::find(live_brokers_.begin(), live_brokers_.end(), follower) == live_brokers_.end()) return;
+  const FollowerState& f = *r.follower(follower);
+  const auto epoch_start = r.log.end_offset_for_epoch(r.state.leader_epoch - 1);
+  const Offset leader_epoch_start = epoch_start ? epoch_start->end_offset : 0;
+  if (f.log_end_offset < r.log.high_watermark() || f.log_end_offset < leader_epoch_start) return;
+  std::vector<BrokerId> expanded = isr;
+  expanded.push_back(follower);
+  propose_isr(r, std::move(expanded));
+}
+
+// Drops followers that have not caught up for replica.lag.time.max.ms.
+void Broker::shrink_isrs() {
+  catch_up_all_sessions();
+  for (auto& [tp, r] : replicas_) {
+    if (r.role != Role::Leader || r.pending_isr || !replica_online(r)) continue;
+    std::vector<BrokerId> kept;
+    for (const BrokerId b : r.state.isr) {
+      const FollowerState* f = r.follower(b);
+      const bool lagging = b != id_ && (!f || now() - f->last_caught_up > config_.replica_lag_time_max);
+      if (!lagging) kept.push_back(b);
+    }
+    if (kept.size() < r.state.isr.size()) propose_isr(r, std::move(kept));
+  }
+}
+
+void Broker::propose_isr(Replica& r, std::vector<BrokerId> isr) {
+  sim().trace().record(now(), name(), "broker.alter_isr",
+                       {{"topic", r.tp.topic}, {"partition", r.tp.partition}, {"from", r.state.isr.size()},
+                        {"to", isr.size()}});
+  r.pending_isr = isr;
+  changed(r);
+  auto request = std::make_unique<AlterPartitionRequest>();
+  request->leader = id_;
+  request->partition = r.tp;
+  request->leader_epoch = r.state.leader_epoch;
+  request->partition_epoch = r.state.partition_epoch;
+  request->new_isr = std::move(isr);
+  if (!controller_connected_) {
+    controller_connection_ = connect(directory_->controller_node);
+    controller_connected_ = true;
+  }
+  send(controller_connection_, std::move(request));
+}
+
+void Broker::handle_alter_partition_response(const AlterPartitionResponse& response) {
+  Replica* r = replica(response.state.partition);
+  if (!r) return;
+  r->pending_isr.reset();
+  changed(*r);
+  if (response.error == Error::None) apply_partition_state(*r, response.state);
+  maybe_advance_high_watermark(*r);
+  complete_produces(r->tp);
+}
+
+// --- the page cache ---------------------------------------------------
+
+void Broker::note_cache_position(Replica& r, Offset first_offset) {
+  if (config_.page_cache_bytes == 0) return;
+  // A mark every 1/1024 of the cache, at least every MiB: marks enough to
+  // place a read within 0.1% of the cache's size, few enough to search.
+  const std::uint64_t mark_every = std::max<std::uint64_t>(1 << 20, config_.page_cache_bytes / 1024);
+  if (!r.cache_marks.empty() && appended_bytes_ - r.newest_cache_mark.second < mark_every) return;
+  r.newest_cache_mark = {first_offset, appended_bytes_};
+  r.cache_marks.push_back(r.newest_cache_mark);
+  // Marks wholly out of the cache are not needed, but the newest of them.
+  // (Until they are dropped here, they place reads out of the cache as well.)
+  const std::uint64_t cold_below = appended_bytes_ > config_.page_cache_bytes ? appended_bytes_ - config_.page_cache_bytes : 0;
+  while (r.cache_marks.size() > 1 && r.cache_marks[1].second < cold_below) r.cache_marks.pop_front();
+}
+
+// Data is in the page cache if less than page_cache_bytes were appended to
+// this broker after it (Linux evicts the least recently written first; reads
+// do not refresh it here). A miss reads from the log dir's disk.
+void Broker::read_through_cache(const Replica& r, Offset offset, std::uint64_t bytes) {
+  if (!answering_ || config_.page_cache_bytes == 0) return;
+  std::uint64_t position = 0;
+  if (!r.cache_marks.empty() && offset >= r.newest_cache_mark.first) {
+    position = r.newest_cache_mark.second;  // the usual read: the log's tail
+  } else {
+    const auto after = std::upper_bound(r.cache_marks.begin(), r.cache_marks.end(), offset,
+                                        [](Offset o, const auto& mark) { return o < mark.first; });
+    position = after == r.cache_marks.begin() ? 0 : std::prev(after)->second;
+  }
+  if (appended_bytes_ - position <= config_.page_cache_bytes && position >= cache_floor_) return;
+  reads_done_at_ = std::max(reads_done_at_, log_dirs_[r.log_dir].disk.read(bytes, now()));
+}
+
+void Broker::send_fetch_when_read(ConnectionId connection, BrokerId follower, std::unique_ptr<FetchResponse> response) {
+  if (reads_done_at_ <= now()) return send_fetch_response(connection, follower, std::move(response));
+  set_timer(reads_done_at_ - now(), [this, connection, follower, r = std::move(response)]() mutable {
+    send_fetch_response(connection, follower, std::move(r));
+  });
+}
+
+}  // namespace ksim::models

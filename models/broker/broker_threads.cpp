@@ -1,0 +1,146 @@
+// Kafka's broker threading model, in force when a hardware profile gives
+// CPU costs (BrokerThreading::cores > 0):
+// - a network thread (num.network.threads, one per connection, chosen
+//   round-robin as Kafka's Acceptor does) reads each request and writes
+//   each response;
+// - a request handler (num.io.threads) handles it;
+// - a connection is muted while a request of it is in the broker: the next
+//   one is read only when the response has been written (Kafka's Processor
+//   mutes the channel until the response is sent; acks=0 produces have no
+//   response and unmute at once);
+// - replica fetchers (num.replica.fetchers) append what they fetched, and a
+//   single metadata thread applies what the controller sends, in order.
+// All of them share the machine's cores (sim/resources/cpu.hpp).
+#include <cassert>
+
+#include "models/broker/broker.hpp"
+#include "sim/core/simulation.hpp"
+
+namespace ksim::models {
+
+namespace {
+
+SimTime per_byte(double ns_per_byte, std::uint64_t bytes) {
+  return static_cast<SimTime>(ns_per_byte * static_cast<double>(bytes));
+}
+
+}  // namespace
+
+void Broker::start_threads() {
+  const BrokerThreading& t = config_.threading;
+  if (t.cores <= 0) return;
+  cpu_ = std::make_unique<Cpu>(t.cores);
+  network_threads_ = std::make_unique<ThreadPool>(t.num_network_threads, *cpu_);
+  io_threads_ = std::make_unique<ThreadPool>(t.num_io_threads, *cpu_);
+  fetcher_threads_ = std::make_unique<ThreadPool>(config_.num_replica_fetchers, *cpu_);
+  metadata_thread_ = std::make_unique<ThreadPool>(1, *cpu_);
+}
+
+void Broker::reset_threads() {
+  channels_.clear();
+  if (!cpu_) return;
+  for (ThreadPool* pool : {network_threads_.get(), io_threads_.get(), fetcher_threads_.get(), metadata_thread_.get()}) {
+    pool->reset(now());
+  }
+  cpu_->reset(now());
+}
+
+BrokerCpuUsage Broker::cpu_usage() const {
+  if (!cpu_) return {0, 0, 0, 0, 0, 0, 0, follower_fetches_, consumer_fetches_};
+  return {cpu_->cores(),
+          cpu_->busy_ns(),
+          network_threads_->busy_ns(),
+          network_threads_->threads(),
+          io_threads_->busy_ns(),
+          io_threads_->threads(),
+          fetcher_threads_->busy_ns() + metadata_thread_->busy_ns(),
+          follower_fetches_,
+          consumer_fetches_};
+}
+
+void Broker::on_message(ConnectionId connection, MessagePtr message) {
+  if (!cpu_) return dispatch(connection, std::move(message));
+  if (!accepted(connection)) return receive_as_client(connection, std::move(message));
+  RequestChannel& channel = channels_[connection];
+  channel.waiting.push_back(std::move(message));
+  if (!channel.in_broker) start_request(connection, channel);
+}
+
+// A request of a connection enters the broker: read by its network thread, then handled by an io thread.
+void Broker::start_request(ConnectionId connection, RequestChannel& channel) {
+  assert(!channel.in_broker && !channel.waiting.empty());
+  channel.in_broker = true;
+  const BrokerCpuCosts& c = config_.cpu_costs;
+  const Message& request = *channel.waiting.front();
+  const SimTime read = network_threads_->run(
+      now(), c.network_request + per_byte(c.network_ns_per_byte, request.size_bytes()), connection);
+  const SimTime handled = io_threads_->run(read, handler_cost(request));
+  set_timer(handled - now(), [this, connection] { handle_request(connection); });
+}
+
+void Broker::handle_request(ConnectionId connection) {
+  auto it = channels_.find(connection);
+  if (it == channels_.end() || it->second.waiting.empty()) return;  // the connection closed meanwhile
+  MessagePtr request = std::move(it->second.waiting.front());
+  it->second.waiting.pop_front();
+  const auto* produce = dynamic_cast<const ProduceRequest*>(request.get());
+  const bool answered = !(produce && produce->acks == 0);
+  dispatch(connection, std::move(request));
+  if (!answered) request_done(connection);
+}
+
+void Broker::request_done(ConnectionId connection) {
+  auto it = channels_.find(connection);
+  if (it == channels_.end() || !it->second.in_broker) return;
+  it->second.in_broker = false;
+  if (!it->second.waiting.empty()) start_request(connection, it->second);
+}
+
+void Broker::on_send(ConnectionId connection, const Message& message) {
+  if (!cpu_ || !accepted(connection)) return;
+  // The response is written by the connection's network thread; the channel is unmuted.
+  const BrokerCpuCosts& c = config_.cpu_costs;
+  network_threads_->run(now(), c.network_request + per_byte(c.network_ns_per_byte, message.size_bytes()), connection);
+  request_done(connection);
+}
+
+// Responses to this broker's own requests: fetched data for a replica fetcher;
+// everything else (metadata from the controller, answers from other brokers)
+// through one metadata thread, which keeps their order.
+void Broker::receive_as_client(ConnectionId connection, MessagePtr message) {
+  const BrokerCpuCosts& c = config_.cpu_costs;
+  SimTime done = now();
+  if (const auto* fetched = dynamic_cast<const FetchResponse*>(message.get())) {
+    SimTime cost = c.network_request;
+    for (const auto& p : fetched->partitions) {
+      cost += c.partition + static_cast<SimTime>(p.batches.size()) * c.batch;
+      for (const RecordBatch& b : p.batches) cost += per_byte(c.follower_ns_per_byte, b.bytes);
+    }
+    done = fetcher_threads_->run(now(), cost);
+  } else {
+    const auto* update = dynamic_cast<const MetadataUpdate*>(message.get());
+    const SimTime cost = update ? c.request + static_cast<SimTime>(update->partitions.size()) * c.metadata_partition : 0;
+    done = metadata_thread_->run(now(), cost);
+  }
+  if (done == now()) return dispatch(connection, std::move(message));
+  set_timer(done - now(), [this, connection, m = std::move(message)]() mutable { dispatch(connection, std::move(m)); });
+}
+
+// What a request handler spends on a request (Kafka's KafkaApis, ReplicaManager, LogValidator).
+SimTime Broker::handler_cost(const Message& request) const {
+  const BrokerCpuCosts& c = config_.cpu_costs;
+  SimTime cost = c.request;
+  if (const auto* produce = dynamic_cast<const ProduceRequest*>(&request)) {
+    for (const auto& p : produce->partitions) {
+      cost += c.partition + c.batch + static_cast<SimTime>(p.batch.record_count) * c.record +
+              per_byte(c.ns_per_byte, p.batch.bytes);
+    }
+  } else if (const auto* fetch = dynamic_cast<const FetchRequest*>(&request)) {
+    cost += static_cast<SimTime>(fetch->partitions.size()) * c.partition;
+  }
+  return cost;
+}
+
+void Broker::channel_closed(ConnectionId connection) { channels_.erase(connection); }
+
+}  // namespace ksim::models

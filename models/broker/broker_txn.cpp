@@ -1,0 +1,269 @@
+// The broker's part in transactions (KIP-98, KIP-890): it hosts a
+// transaction coordinator (InitProducerId with a transactional.id,
+// AddPartitionsToTxn, EndTxn), writes the markers a coordinator asks for on
+// the partitions it leads, and, with transaction.partition.verification.enable,
+// checks with the coordinator before a transactional write may open a
+// transaction on one of its partitions. Requests between brokers go over
+// connections of their own.
+#include <algorithm>
+#include <set>
+
+#include "models/broker/broker.hpp"
+#include "sim/core/simulation.hpp"
+
+namespace ksim::models {
+
+// Unique across brokers and restarts: (broker, incarnation, counter).
+TopicPartition Broker::offsets_partition_of(const std::string& group) const {
+  const std::int32_t partitions = topic({directory_->offsets_topic, 0}).partitions;
+  return {directory_->offsets_topic, group_partition(group, partitions)};
+}
+
+ProducerId Broker::allocate_producer_id() {
+  return (static_cast<ProducerId>(id_) << 40) | (static_cast<ProducerId>(incarnation()) << 24) | next_producer_id_++;
+}
+
+bool Broker::handle_txn_message(ConnectionId connection, MessagePtr& message) {
+  Message* m = message.get();
+  if (auto* add = dynamic_cast<AddPartitionsToTxnRequest*>(m)) {
+    if (txn_coordinator_) return txn_coordinator_->handle(connection, *add), true;
+    auto response = std::make_unique<AddPartitionsToTxnResponse>();
+    response->correlation_id = add->correlation_id;
+    response->error = Error::NotCoordinator;
+    send(connection, std::move(response));
+  } else if (auto* offsets = dynamic_cast<AddOffsetsToTxnRequest*>(m)) {
+    if (txn_coordinator_ && directory_->offsets_topic >= 0) return txn_coordinator_->handle(connection, *offsets), true;
+    auto response = std::make_unique<AddOffsetsToTxnResponse>();
+    response->correlation_id = offsets->correlation_id;
+    response->error = Error::NotCoordinator;
+    send(connection, std::move(response));
+  } else if (auto* end = dynamic_cast<EndTxnRequest*>(m)) {
+    if (txn_coordinator_) return txn_coordinator_->handle(connection, *end), true;
+    auto response = std::make_unique<EndTxnResponse>();
+    response->correlation_id = end->correlation_id;
+    response->error = Error::NotCoordinator;
+    send(connection, std::move(response));
+  } else if (auto* markers = dynamic_cast<WriteTxnMarkersRequest*>(m)) {
+    handle_write_txn_markers(connection, *markers);
+  } else if (auto* written = dynamic_cast<WriteTxnMarkersResponse*>(m)) {
+    answer_broker_request(written->correlation_id, written);
+  } else if (auto* verified = dynamic_cast<AddPartitionsToTxnResponse*>(m)) {
+    answer_broker_request(verified->correlation_id, verified);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// ---- requests to other brokers ----
+
+void Broker::send_to_broker(BrokerId broker, MessagePtr request, std::int64_t correlation, BrokerResponse on_response) {
+  BrokerLink& link = broker_links_[broker];
+  if (!link.connected) {
+    link.connection = connect(directory_->broker_nodes[static_cast<std::size_t>(broker)]);
+    link.connected = true;
+  }
+  broker_requests_[correlation] = BrokerRequest{broker, std::move(on_response)};
+  send(link.connection, std::move(request));
+  set_timer(config_.transaction_coordinator.append_timeout, [this, correlation] { answer_broker_request(correlation, nullptr); });
+}
+
+void Broker::answer_broker_request(std::int64_t correlation, Message* response) {
+  const auto it = broker_requests_.find(correlation);
+  if (it == broker_requests_.end()) return;
+  BrokerResponse on_response = std::move(it->second.on_response);
+  broker_requests_.erase(it);
+  on_response(response);
+}
+
+// A closed link fails what was asked over it.
+void Broker::broker_link_closed(ConnectionId connection) {
+  for (auto& [broker, link] : broker_links_) {
+    if (!link.connected || link.connection != connection) continue;
+    link.connected = false;
+    std::vector<std::int64_t> failed;
+    for (const auto& [correlation, request] : broker_requests_) {
+      if (request.broker == broker) failed.push_back(correlation);
+    }
+    for (const std::int64_t correlation : failed) answer_broker_request(correlation, nullptr);
+  }
+}
+
+// ---- markers ----
+
+void Broker::write_markers(ProducerId producer, ProducerEpoch epoch, bool commit,
+                           const std::vector<TopicPartition>& partitions,
+                           std::function<void(const std::vector<std::pair<TopicPartition, Error>>&)> done) {
+  struct Gathering {
+    std::vector<std::pair<TopicPartition, Error>> results;
+    std::size_t waiting = 0;
+    std::function<void(const std::vector<std::pair<TopicPartition, Error>>&)> done;
+  };
+  auto gathering = std::make_shared<Gathering>();
+  gathering->done = std::move(done);
+  std::map<BrokerId, std::vector<TopicPartition>> by_leader;
+  for (const TopicPartition tp : partitions) {
+    const BrokerId leader = leader_of(tp);
+    if (leader == kNoBroker) {
+      gathering->results.emplace_back(tp, Error::NotLeaderOrFollower);
+    } else {
+      by_leader[leader].push_back(tp);
+    }
+  }
+  gathering->waiting = by_leader.size();
+  const auto finish_one = [gathering] {
+    if (--gathering->waiting == 0) gathering->done(gathering->results);
+  };
+  if (by_leader.empty()) return coordinator_timer(0, [gathering] { gathering->done(gathering->results); }), void();
+  for (const auto& [leader, tps] : by_leader) {
+    if (leader == id_) {
+      auto left = std::make_shared<std::size_t>(tps.size());
+      for (const TopicPartition tp : tps) {
+        write_marker(tp, producer, epoch, commit, [gathering, left, tp, finish_one](Error error) {
+          gathering->results.emplace_back(tp, error);
+          if (--*left == 0) finish_one();
+        });
+      }
+      continue;
+    }
+    auto request = std::make_unique<WriteTxnMarkersRequest>();
+    const std::int64_t correlation = request->correlation_id = next_correlation_id_++;
+    request->producer_id = producer;
+    request->producer_epoch = epoch;
+    request->commit = commit;
+    request->partitions = tps;
+    send_to_broker(leader, std::move(request), correlation, [gathering, tps, finish_one](Message* m) {
+      if (auto* response = dynamic_cast<WriteTxnMarkersResponse*>(m)) {
+        for (const auto& result : response->partitions) gathering->results.push_back(result);
+      } else {
+        for (const TopicPartition tp : tps) gathering->results.emplace_back(tp, Error::NetworkException);
+      }
+      finish_one();
+    });
+  }
+}
+
+void Broker::handle_write_txn_markers(ConnectionId connection, const WriteTxnMarkersRequest& request) {
+  auto response = std::make_shared<WriteTxnMarkersResponse>();
+  response->correlation_id = request.correlation_id;
+  auto left = std::make_shared<std::size_t>(request.partitions.size());
+  for (const TopicPartition tp : request.partitions) {
+    write_marker(tp, request.producer_id, request.producer_epoch, request.commit,
+                 [this, connection, response, left, tp](Error error) {
+                   response->partitions.emplace_back(tp, error);
+                   if (--*left == 0) send(connection, std::make_unique<WriteTxnMarkersResponse>(*response));
+                 });
+  }
+}
+
+// A commit or abort marker ends the producer's transaction on this partition
+// (and moves the last stable offset on), replicated like any write.
+void Broker::write_marker(TopicPartition tp, ProducerId producer, ProducerEpoch epoch, bool commit,
+                          std::function<void(Error)> done) {
+  Replica* r = replica(tp);
+  if (r && r->role == Role::Leader && !r->producers.marker_allowed(producer, epoch)) {
+    return coordinator_timer(0, [done] { done(Error::None); }), void();  // a newer epoch moved past it
+  }
+  RecordBatch marker;
+  marker.record_count = 1;
+  marker.bytes = 78;  // a control batch with one record
+  marker.producer_id = producer;
+  marker.producer_epoch = epoch;
+  marker.control = commit ? ControlType::Commit : ControlType::Abort;
+  marker.writer = kCoordinatorWriter;
+  marker.create_time = now();
+  if (r) r->verified.erase(producer);
+  sim().trace().record(now(), name(), "txn.marker",
+                       {{"topic", tp.topic}, {"partition", tp.partition}, {"producer", producer}, {"commit", commit ? 1 : 0}});
+  if (tp.topic == directory_->offsets_topic && coordinator_) {
+    // On __consumer_offsets the marker also settles the transaction's offsets (KIP-98, KIP-447).
+    done = [this, tp, producer, commit, done = std::move(done)](Error error) {
+      if (error == Error::None && coordinator_) coordinator_->complete_transaction(tp.partition, producer, commit);
+      done(error);
+    };
+  }
+  internal_append(tp, marker, config_.transaction_coordinator.append_timeout, std::move(done));
+}
+
+void Broker::txn_append(std::int32_t partition, std::uint64_t record_id, std::function<void(Error)> done) {
+  internal_append({directory_->transaction_topic, partition}, coordinator_batch(record_id),
+                  config_.transaction_coordinator.append_timeout, std::move(done));
+}
+
+// ---- KIP-890 part 1: verification ----
+
+// The first transactional write of a producer to a partition opens a
+// transaction there; with verification, the leader first asks the
+// transaction coordinator whether the partition is part of the producer's
+// ongoing transaction, and holds the request until it knows. True when
+// the request was taken over (it comes back through handle_produce).
+bool Broker::verify_transactional_writes(ConnectionId connection, std::unique_ptr<ProduceRequest>& request) {
+  if (!config_.transaction_partition_verification_enable || request->transactional_id.empty() ||
+      directory_->transaction_topic < 0) {
+    return false;
+  }
+  std::vector<TopicPartition> unverified;
+  ProducerId producer = kNoProducerId;
+  ProducerEpoch epoch = -1;
+  for (const auto& data : request->partitions) {
+    const RecordBatch& b = data.batch;
+    const Replica* r = replica(data.partition);
+    if (!b.transactional || !r || r->role != Role::Leader || r->producers.in_transaction(b.producer_id)) continue;
+    const auto known = r->verified.find(b.producer_id);
+    if (known != r->verified.end() && known->second == b.producer_epoch) continue;
+    unverified.push_back(data.partition);
+    producer = b.producer_id;
+    epoch = b.producer_epoch;
+  }
+  if (unverified.empty()) return false;
+  const std::int32_t p = group_partition(request->transactional_id, topic({directory_->transaction_topic, 0}).partitions);
+  const BrokerId coordinator = leader_of({directory_->transaction_topic, p});
+  auto verify = std::make_unique<AddPartitionsToTxnRequest>();
+  const std::int64_t correlation = verify->correlation_id = next_correlation_id_++;
+  verify->transactional_id = request->transactional_id;
+  verify->producer_id = producer;
+  verify->producer_epoch = epoch;
+  verify->partitions = unverified;
+  verify->verify_only = true;
+  auto held = std::shared_ptr<ProduceRequest>(request.release());
+  // Not in the transaction: INVALID_TXN_STATE. No answer from the coordinator
+  // (unreachable, moving, loading): NOT_ENOUGH_REPLICAS, which the producer retries.
+  auto resume = [this, connection, held, unverified, producer, epoch](Message* m) {
+    Verdicts verdicts;
+    for (const TopicPartition tp : unverified) verdicts[tp] = Error::NotEnoughReplicas;
+    if (auto* answer = dynamic_cast<AddPartitionsToTxnResponse*>(m)) {
+      for (const auto& [tp, error] : answer->partitions) {
+        if (error == Error::None) {
+          verdicts.erase(tp);
+          if (Replica* r = replica(tp)) r->verified[producer] = epoch;
+        } else if (error == Error::InvalidTxnState || error == Error::ProducerFenced) {
+          verdicts[tp] = error == Error::ProducerFenced ? Error::InvalidProducerEpoch : Error::InvalidTxnState;
+        }
+      }
+    }
+    handle_produce(connection, std::make_unique<ProduceRequest>(*held), &verdicts);
+  };
+  if (coordinator == kNoBroker) {
+    coordinator_timer(0, [resume] { resume(nullptr); });
+  } else if (coordinator == id_ && txn_coordinator_) {
+    auto answer = std::make_shared<AddPartitionsToTxnResponse>(txn_coordinator_->verify(*verify));
+    coordinator_timer(0, [resume, answer] { resume(answer.get()); });
+  } else {
+    send_to_broker(coordinator, std::move(verify), correlation, resume);
+  }
+  return true;
+}
+
+// ---- inspection ----
+
+Offset Broker::last_stable_offset(TopicPartition tp) const {
+  const Replica* r = replica(tp);
+  return r ? last_stable_offset(*r) : 0;
+}
+
+std::map<ProducerId, Offset> Broker::open_transactions(TopicPartition tp) const {
+  const Replica* r = replica(tp);
+  return r ? r->producers.open_transactions() : std::map<ProducerId, Offset>{};
+}
+
+}  // namespace ksim::models

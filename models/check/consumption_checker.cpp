@@ -1,0 +1,250 @@
+#include "models/check/consumption_checker.hpp"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+
+namespace ksim::models {
+
+namespace {
+
+struct CommittedRecord {
+  bool present = false;  // a record here (offsets of markers and aborted transactions are gaps)
+  std::uint32_t writer = 0;
+  std::uint64_t record = 0;
+  std::uint32_t times_processed = 0;
+  const ProcessedRecord* last = nullptr;  // the latest processing
+};
+
+// Every record of the topic in these batches, by partition and offset.
+std::map<std::int32_t, std::vector<CommittedRecord>> records_by_offset(
+    const std::map<TopicPartition, std::vector<RecordBatch>>& logs, std::int32_t topic) {
+  std::map<std::int32_t, std::vector<CommittedRecord>> result;
+  for (const auto& [tp, batches] : logs) {
+    if (tp.topic != topic) continue;
+    auto& records = result[tp.partition];
+    for (const RecordBatch& b : batches) {
+      records.resize(static_cast<std::size_t>(b.next_offset()));
+      for (std::int32_t i = 0; i < b.record_count; ++i) {
+        records[static_cast<std::size_t>(b.base_offset + i)] = {true, b.writer, b.first_record + static_cast<std::uint64_t>(i)};
+      }
+    }
+  }
+  return result;
+}
+
+constexpr std::size_t kExamples = 10;
+
+class Checker {
+ public:
+  Checker(const ConsumptionHistory& history, const FinalLogs& logs, const ConsumerGroupSpec& group)
+      : history_(history),
+        group_(group),
+        committed_(records_by_offset(logs.committed, group.topic)),
+        aborted_(records_by_offset(logs.aborted, group.topic)) {}
+
+  ConsumptionReport run() {
+    for (const ProcessedRecord& run : history_.processed) {
+      if (member(run.consumer) < 0 || run.partition.topic != group_.topic) continue;
+      check_run(run);
+    }
+    for (const auto& [partition, records] : committed_) {
+      for (std::size_t offset = 0; offset < records.size(); ++offset) {
+        const CommittedRecord& r = records[offset];
+        if (!r.present) continue;
+        ++report_.committed;
+        if (r.times_processed > 0) continue;
+        ++report_.unprocessed;
+        if (report_.unprocessed_examples.size() < kExamples) {
+          report_.unprocessed_examples.push_back(
+              {{group_.topic, partition}, static_cast<Offset>(offset), r.writer, r.record, "never processed"});
+        }
+      }
+    }
+    check_commits();
+    check_rebalances();
+    for (const CoordinatorLoad& load : history_.coordinator_loads) report_.coordinator_loads += load.group == group_.group ? 1 : 0;
+    for (const ConsumerEvent& e : history_.consumer_events) {
+      if (member(e.consumer) < 0) continue;
+      report_.poll_timeouts += e.kind == ConsumerEventKind::PollTimeout ? 1 : 0;
+      report_.crashes += e.kind == ConsumerEventKind::Crashed ? 1 : 0;
+    }
+    for (const auto& [cause, count] : causes_) report_.duplicate_causes.push_back({cause, count});
+    std::stable_sort(report_.duplicate_causes.begin(), report_.duplicate_causes.end(),
+                     [](const DuplicateCause& a, const DuplicateCause& b) { return a.count > b.count; });
+    return report_;
+  }
+
+ private:
+  int member(std::uint32_t consumer) const {
+    const auto it = std::find(group_.consumers.begin(), group_.consumers.end(), consumer);
+    return it == group_.consumers.end() ? -1 : static_cast<int>(it - group_.consumers.begin());
+  }
+  const std::string& name_of(std::uint32_t consumer) const {
+    return group_.consumer_names[static_cast<std::size_t>(member(consumer))];
+  }
+
+  // A run `p` of records processed one after another: at offset p.offset + i,
+  // the writer's record number p.record + i.
+  void check_run(const ProcessedRecord& p) {
+    std::vector<CommittedRecord>* committed = records_of(committed_, p.partition.partition);
+    std::vector<CommittedRecord>* aborted = records_of(aborted_, p.partition.partition);
+    Offset* last_offset = nullptr;  // this consumer's last offset in the partition, in this incarnation and generation
+    for (std::uint32_t i = 0; i < p.count; ++i) {
+      const Offset offset = p.offset + i;
+      const std::uint64_t record = p.record + i;
+      ++report_.processed;
+      if (!holds(committed, offset, p.writer, record)) {
+        // Not committed: a record of an aborted transaction (read_uncommitted), or
+        // one lost since it was read (an unclean election). No part of the order.
+        ++(holds(aborted, offset, p.writer, record) ? report_.aborted_reads : report_.uncommitted_seen);
+        continue;
+      }
+      if (!last_offset) {
+        const auto key = std::tuple{p.consumer, p.incarnation, p.generation, p.partition.partition};
+        const auto [it, fresh] = last_offset_.try_emplace(key, offset);
+        last_offset = &it->second;
+        if (!fresh && offset < *last_offset) ++report_.out_of_order;
+      } else if (offset < *last_offset) {
+        ++report_.out_of_order;
+      }
+      *last_offset = offset;
+      check_copy((*committed)[static_cast<std::size_t>(offset)], p, offset, record);
+    }
+  }
+
+  void check_copy(CommittedRecord& r, const ProcessedRecord& p, Offset offset, std::uint64_t record) {
+    if (r.times_processed++ > 0) {
+      ++report_.duplicated;
+      const std::string cause = cause_of(*r.last, p);
+      ++causes_[cause];
+      if (report_.duplicate_examples.size() < kExamples) {
+        report_.duplicate_examples.push_back({p.partition, offset, p.writer, record,
+                                              "processed again by " + name_of(p.consumer) + " after " + cause});
+      }
+    }
+    r.last = &p;
+  }
+
+  static std::vector<CommittedRecord>* records_of(std::map<std::int32_t, std::vector<CommittedRecord>>& log,
+                                                  std::int32_t partition) {
+    const auto it = log.find(partition);
+    return it == log.end() ? nullptr : &it->second;
+  }
+
+  static bool holds(const std::vector<CommittedRecord>* records, Offset offset, std::uint32_t writer,
+                    std::uint64_t record) {
+    if (!records || offset >= static_cast<Offset>(records->size())) return false;
+    const CommittedRecord& r = (*records)[static_cast<std::size_t>(offset)];
+    return r.present && r.writer == writer && r.record == record;
+  }
+
+  // Why a record was processed again: the consumer restarted, or the
+  // partition moved in a rebalance (named by the generation it formed).
+  std::string cause_of(const ProcessedRecord& before, const ProcessedRecord& again) const {
+    if (before.consumer == again.consumer && before.incarnation != again.incarnation) {
+      return "restart of " + name_of(again.consumer);
+    }
+    if (before.consumer == again.consumer && before.generation == again.generation) {
+      return "read again by " + name_of(again.consumer) + " (offset reset or truncation)";
+    }
+    for (const RebalanceRecord& r : history_.rebalances) {
+      if (r.group == group_.group && r.generation == again.generation) {
+        return "rebalance to generation " + std::to_string(r.generation) + " (" + r.trigger + ")";
+      }
+    }
+    return "generation " + std::to_string(again.generation);
+  }
+
+  // Lag: what is committed in the log after the group's last committed offset.
+  void check_commits() {
+    std::map<std::int32_t, Offset> last_commit;
+    for (const CommitEvent& c : history_.commits) {
+      if (member(c.consumer) < 0 || c.partition.topic != group_.topic) continue;
+      if (c.error != Error::None) {
+        ++report_.failed_commits;
+        continue;
+      }
+      ++report_.commits;
+      last_commit[c.partition.partition] = c.offset;
+    }
+    for (const auto& [partition, records] : committed_) {
+      const auto it = last_commit.find(partition);
+      const Offset from = it == last_commit.end() ? 0 : it->second;
+      const auto size = static_cast<Offset>(records.size());
+      report_.lag += static_cast<std::uint64_t>(std::max<Offset>(0, size - from));
+    }
+  }
+
+  void check_rebalances() {
+    for (const RebalanceRecord& r : history_.rebalances) {
+      if (r.group != group_.group) continue;
+      report_.rebalances.push_back(r);
+      const double seconds = to_seconds(std::min(r.completed, group_.end) - r.started);
+      report_.rebalance_time_s += seconds;
+      report_.longest_rebalance_s = std::max(report_.longest_rebalance_s, seconds);
+    }
+    report_.rebalance_stop_the_world_s.assign(report_.rebalances.size(), 0.0);
+    report_.stop_the_world_partition_s = unowned_partition_seconds();
+  }
+
+  // Partition-seconds during which a partition of the topic had no live
+  // owner in the group, from the group's first assignment to the end. Each
+  // rebalance is charged from its start until, once it has completed, every
+  // partition has an owner again.
+  double unowned_partition_seconds() {
+    std::map<std::int32_t, int> owners;
+    for (const auto& [partition, records] : committed_) owners[partition] = 0;
+    auto unowned = static_cast<std::int64_t>(owners.size());
+    const auto& rebalances = report_.rebalances;
+    std::size_t next = 0;                // the next rebalance to start
+    std::optional<std::size_t> charged;  // the rebalance the time goes to
+    SimTime since = kNever;              // the first assignment
+    SimTime last = 0;
+    double total = 0;
+    const auto add = [&](SimTime to) {
+      const double seconds = static_cast<double>(unowned) * to_seconds(to - last);
+      total += seconds;
+      if (charged) report_.rebalance_stop_the_world_s[*charged] += seconds;
+      last = to;
+    };
+    const auto advance = [&](SimTime to) {
+      while (next < rebalances.size() && rebalances[next].started <= to) {
+        add(std::max(last, rebalances[next].started));
+        charged = next++;
+      }
+      add(to);
+    };
+    for (const OwnershipEvent& e : history_.ownership) {
+      if (member(e.consumer) < 0 || e.partition.topic != group_.topic || !owners.contains(e.partition.partition)) continue;
+      if (since == kNever) {
+        if (!e.owned) continue;
+        since = last = e.at;
+      }
+      advance(e.at);
+      int& n = owners[e.partition.partition];
+      if (e.owned && n++ == 0) --unowned;
+      if (!e.owned && --n == 0) ++unowned;
+      if (charged && unowned == 0 && rebalances[*charged].completed <= e.at) charged.reset();
+    }
+    if (since != kNever) advance(group_.end);
+    return total;
+  }
+
+  const ConsumptionHistory& history_;
+  const ConsumerGroupSpec& group_;
+  std::map<std::int32_t, std::vector<CommittedRecord>> committed_;
+  std::map<std::int32_t, std::vector<CommittedRecord>> aborted_;
+  std::map<std::tuple<std::uint32_t, std::uint32_t, std::int32_t, std::int32_t>, Offset> last_offset_;
+  std::map<std::string, std::uint64_t> causes_;
+  ConsumptionReport report_;
+};
+
+}  // namespace
+
+ConsumptionReport check_consumption(const ConsumptionHistory& history, const FinalLogs& logs,
+                                    const ConsumerGroupSpec& group) {
+  return Checker(history, logs, group).run();
+}
+
+}  // namespace ksim::models

@@ -1,0 +1,71 @@
+#pragma once
+// What a consumer group did with the committed log of its topic: which
+// committed records it never processed (lost for the group), which it
+// processed more than once and why (the rebalance or restart that caused
+// each repeat), which processed records were never committed (read past the
+// high watermark), per-partition order violations, its lag at the end, and
+// the cost of its rebalances. Linear in the history and the logs.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/history/consumption_history.hpp"
+#include "models/history/delivery_history.hpp"
+
+namespace ksim::models {
+
+struct DuplicateCause {
+  std::string cause;  // "rebalance to generation 4 (session timeout of app-1)", "restart of app-0"
+  std::uint64_t count = 0;
+};
+
+// A record the checker points at: where it is in the log and which record it is.
+struct ConsumedRecordExample {
+  TopicPartition partition;
+  Offset offset = 0;
+  std::uint32_t writer = 0;
+  std::uint64_t record = 0;
+  std::string detail;  // for a duplicate: its cause
+};
+
+struct ConsumptionReport {
+  std::uint64_t processed = 0;         // records processed, every time
+  std::uint64_t committed = 0;         // records in the committed logs of the topic
+  std::uint64_t unprocessed = 0;       // committed, never processed: lost for the group
+  std::uint64_t duplicated = 0;        // extra processings of a committed record
+  std::uint64_t uncommitted_seen = 0;  // processed but not in the committed log (read past the HW, or truncated since)
+  std::uint64_t aborted_reads = 0;     // processed records of aborted transactions (read_uncommitted)
+  std::uint64_t out_of_order = 0;      // a lower offset than the one before, same consumer process and generation
+  std::uint64_t lag = 0;               // committed records after the group's last committed offset
+  std::uint64_t commits = 0;           // partition offsets committed
+  std::uint64_t failed_commits = 0;
+  std::uint64_t poll_timeouts = 0;     // members that left because processing exceeded max.poll.interval.ms
+  std::uint64_t crashes = 0;
+  std::uint64_t coordinator_loads = 0; // a broker took the group over from __consumer_offsets (failover)
+  std::vector<DuplicateCause> duplicate_causes;  // most frequent first
+  std::vector<ConsumedRecordExample> unprocessed_examples;  // the first few, by partition and offset
+  std::vector<ConsumedRecordExample> duplicate_examples;    // the first few, in processing order
+  std::vector<RebalanceRecord> rebalances;
+  std::vector<double> rebalance_stop_the_world_s;  // by rebalance: unowned partition-seconds from its start to the next
+  double rebalance_time_s = 0;              // summed over rebalances
+  double longest_rebalance_s = 0;
+  double stop_the_world_partition_s = 0;    // partition-seconds with no live owner, after the first assignment
+
+  bool at_most_once() const { return duplicated == 0 && uncommitted_seen == 0 && aborted_reads == 0; }
+  bool at_least_once() const { return unprocessed == 0 && uncommitted_seen == 0 && aborted_reads == 0; }
+  bool exactly_once() const { return at_most_once() && at_least_once() && out_of_order == 0; }
+};
+
+// One application's consumers: a consumer group, or consumers sharing a group.id.
+struct ConsumerGroupSpec {
+  std::string group;
+  std::int32_t topic = 0;
+  std::vector<std::uint32_t> consumers;        // their indexes in the history
+  std::vector<std::string> consumer_names;     // by the same position
+  SimTime end = 0;                             // the end of the run
+};
+
+ConsumptionReport check_consumption(const ConsumptionHistory& history, const FinalLogs& logs,
+                                    const ConsumerGroupSpec& group);
+
+}  // namespace ksim::models

@@ -1,0 +1,117 @@
+#include "models/client/kafka_client.hpp"
+
+#include <algorithm>
+
+#include "sim/core/simulation.hpp"
+
+namespace ksim::models {
+
+KafkaClient::KafkaClient(Simulation& sim, std::string name, HostId host,
+                         std::shared_ptr<const ClusterDirectory> directory, std::int32_t main_topic,
+                         ClientTimeouts timeouts)
+    : Node(sim, std::move(name), host),
+      directory_(std::move(directory)),
+      timeouts_(timeouts),
+      main_topic_(main_topic),
+      main_topic_leaders_(static_cast<std::size_t>(directory_->topics[static_cast<std::size_t>(main_topic)].partitions),
+                          kNoBroker),
+      main_topic_epochs_(main_topic_leaders_.size(), 0) {}
+
+bool KafkaClient::ensure_connected(BrokerId broker) {
+  BrokerLink& l = link(broker);
+  if (l.connected) return true;
+  if (now() < l.retry_at) return false;
+  l.connection = connect(directory_->broker_nodes[static_cast<std::size_t>(broker)]);
+  l.connected = true;
+  return true;
+}
+
+BrokerId KafkaClient::leader_of(TopicPartition tp) const {
+  if (tp.topic == main_topic_) return main_topic_leaders_[static_cast<std::size_t>(tp.partition)];
+  const auto it = metadata_.find(tp);
+  return it == metadata_.end() ? kNoBroker : it->second.leader;
+}
+
+Epoch KafkaClient::leader_epoch_of(TopicPartition tp) const {
+  if (tp.topic == main_topic_) return main_topic_epochs_[static_cast<std::size_t>(tp.partition)];
+  const auto it = metadata_.find(tp);
+  return it == metadata_.end() ? 0 : it->second.leader_epoch;
+}
+
+// Asks any broker (bootstrap.servers, in turn) for the partitions' leaders.
+void KafkaClient::refresh_metadata() {
+  if (metadata_in_flight_ || metadata_refresh_scheduled_) return;
+  if (last_metadata_request_ != kNever && now() < last_metadata_request_ + timeouts_.retry_backoff) {
+    metadata_refresh_scheduled_ = true;
+    set_timer(last_metadata_request_ + timeouts_.retry_backoff - now(), [this] {
+      metadata_refresh_scheduled_ = false;
+      refresh_metadata();
+    });
+    return;
+  }
+  const auto brokers = directory_->broker_nodes.size();
+  for (std::size_t attempt = 0; attempt < brokers; ++attempt) {
+    const auto broker = static_cast<BrokerId>(next_bootstrap_++ % brokers);
+    if (!ensure_connected(broker)) continue;
+    auto request = std::make_unique<MetadataRequest>();
+    const std::int64_t correlation = request->correlation_id = next_correlation_id();
+    send(link(broker).connection, std::move(request));
+    metadata_in_flight_ = true;
+    metadata_correlation_ = correlation;
+    last_metadata_request_ = now();
+    // request.timeout.ms applies to every request: give up on this one and ask another broker.
+    set_timer(timeouts_.request_timeout, [this, correlation] {
+      if (!metadata_in_flight_ || metadata_correlation_ != correlation) return;
+      metadata_in_flight_ = false;
+      refresh_metadata();
+    });
+    return;
+  }
+  set_timer(timeouts_.retry_backoff, [this] { refresh_metadata(); });
+}
+
+void KafkaClient::apply_metadata(const MetadataResponse& response) {
+  metadata_in_flight_ = false;
+  bool leaderless = false;
+  for (const PartitionState& state : response.partitions) {
+    auto& known = metadata_[state.partition];
+    if (state.leader_epoch >= known.leader_epoch) {  // never go back to an older leader
+      if (state.leader_epoch != known.leader_epoch || state.leader != known.leader) ++metadata_version_;
+      known = state;
+    }
+    leaderless |= known.leader == kNoBroker;
+    if (state.partition.topic == main_topic_) {
+      main_topic_leaders_[static_cast<std::size_t>(state.partition.partition)] = known.leader;
+      main_topic_epochs_[static_cast<std::size_t>(state.partition.partition)] = known.leader_epoch;
+    }
+  }
+  const bool incomplete = std::find(main_topic_leaders_.begin(), main_topic_leaders_.end(), kNoBroker) !=
+                          main_topic_leaders_.end();
+  if (leaderless || incomplete) set_timer(timeouts_.retry_backoff, [this] { refresh_metadata(); });
+}
+
+std::vector<BrokerId> KafkaClient::connection_lost(ConnectionId connection) {
+  std::vector<BrokerId> lost;
+  for (auto& [broker, l] : links_) {
+    if (l.connected && l.connection == connection) {
+      l.connected = false;
+      l.retry_at = now() + timeouts_.reconnect_backoff;
+      lost.push_back(broker);
+    }
+  }
+  metadata_in_flight_ = false;
+  return lost;
+}
+
+void KafkaClient::forget_connections_and_metadata() {
+  links_.clear();
+  metadata_.clear();
+  ++metadata_version_;
+  std::fill(main_topic_leaders_.begin(), main_topic_leaders_.end(), kNoBroker);
+  std::fill(main_topic_epochs_.begin(), main_topic_epochs_.end(), 0);
+  metadata_in_flight_ = false;
+  last_metadata_request_ = kNever;
+  metadata_refresh_scheduled_ = false;  // its timer died with the process
+}
+
+}  // namespace ksim::models

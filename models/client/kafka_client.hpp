@@ -1,0 +1,72 @@
+#pragma once
+// What every Kafka client (producer, consumer) shares, as the Java clients'
+// NetworkClient and Metadata do: a connection per broker with a reconnect
+// backoff, and the cluster metadata: partition leaders, refreshed from any
+// broker (bootstrap.servers in turn) with request.timeout.ms, never going
+// back to an older leader epoch.
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "models/broker/broker.hpp"
+#include "models/protocol/kafka_messages.hpp"
+#include "sim/core/node.hpp"
+
+namespace ksim::models {
+
+struct ClientTimeouts {
+  SimTime request_timeout = seconds(30);        // request.timeout.ms
+  SimTime retry_backoff = milliseconds(100);    // retry.backoff.ms
+  SimTime reconnect_backoff = milliseconds(50); // reconnect.backoff.ms
+};
+
+class KafkaClient : public Node {
+ protected:
+  KafkaClient(Simulation& sim, std::string name, HostId host, std::shared_ptr<const ClusterDirectory> directory,
+              std::int32_t main_topic, ClientTimeouts timeouts);
+
+  struct BrokerLink {
+    ConnectionId connection = 0;
+    bool connected = false;
+    int in_flight = 0;
+    SimTime retry_at = 0;  // reconnect.backoff.ms after a close
+  };
+  BrokerLink& link(BrokerId broker) { return links_[broker]; }
+  const std::map<BrokerId, BrokerLink>& links() const { return links_; }
+  // Connects to the broker unless its reconnect backoff is running; false then.
+  bool ensure_connected(BrokerId broker);
+
+  void refresh_metadata();
+  // Applies a Metadata response; asks again later while a partition has no leader.
+  void apply_metadata(const MetadataResponse& response);
+  BrokerId leader_of(TopicPartition tp) const;
+  Epoch leader_epoch_of(TopicPartition tp) const;
+  // Bumped whenever a leader or leader epoch the client knows changes.
+  std::uint64_t metadata_version() const { return metadata_version_; }
+  // The brokers whose connection this was: marked down with a backoff.
+  std::vector<BrokerId> connection_lost(ConnectionId connection);
+  void forget_connections_and_metadata();  // on a crash
+
+  const ClusterDirectory& directory() const { return *directory_; }
+  std::int64_t next_correlation_id() { return next_correlation_id_++; }
+
+  std::shared_ptr<const ClusterDirectory> directory_;
+  std::map<BrokerId, BrokerLink> links_;
+
+ private:
+  ClientTimeouts timeouts_;
+  std::int32_t main_topic_;
+  std::map<TopicPartition, PartitionState> metadata_;
+  std::vector<BrokerId> main_topic_leaders_;  // a fast path for leader_of on the client's own topic
+  std::vector<Epoch> main_topic_epochs_;      // and for leader_epoch_of
+  bool metadata_in_flight_ = false;
+  std::uint64_t metadata_version_ = 0;
+  // Kafka's Metadata: a refresh comes at most once per retry.backoff.ms (refreshBackoffMs).
+  SimTime last_metadata_request_ = kNever;
+  bool metadata_refresh_scheduled_ = false;
+  std::int64_t metadata_correlation_ = -1;
+  std::int64_t next_correlation_id_ = 0;
+  std::size_t next_bootstrap_ = 0;
+};
+
+}  // namespace ksim::models

@@ -1,0 +1,76 @@
+#pragma once
+// The records an application hands to its producer: when (Poisson or
+// constant arrivals at `rate`), to which partition (the partitioner, from
+// the key drawn) and how large. Drawn ahead on demand from a stream of its
+// own, so the producer can look ahead and simulate only the arrivals that
+// change something (see Producer::plan_arrivals).
+#include <optional>
+#include <vector>
+
+#include "models/hardware/cpu_costs.hpp"
+#include "models/protocol/kafka_types.hpp"
+#include "models/client/producer/partitioner.hpp"
+#include "sim/random/random.hpp"
+
+namespace ksim::models {
+
+struct ProducerWorkload {
+  std::int32_t topic = 0;
+  double rate_per_s = 1000;
+  bool poisson = true;  // exponential gaps; false: constant gaps
+  // Closed loop, as kafka-producer-perf-test --throughput -1: the application
+  // calls send() again as soon as the last call returned, so records come as
+  // fast as its thread's CPU allows (and send() blocking on buffer.memory
+  // holds them back). Needs client CPU costs.
+  bool closed_loop = false;
+  ClientCpuCosts cpu;  // the client machine's costs: send() is never faster than these
+  enum class Keys { None, Uniform, Zipf };
+  Keys keys = Keys::None;
+  std::uint64_t key_count = 1000;
+  double zipf_exponent = 1.0;
+  std::uint64_t record_bytes_min = 1024;  // uniform between min and max
+  std::uint64_t record_bytes_max = 1024;
+  SimTime start = 0;
+  SimTime stop = kNever;
+  // A transactional producer's application: a transaction per this many records,
+  // of which this fraction the application aborts instead of committing.
+  std::uint64_t records_per_transaction = 100;
+  double abort_probability = 0;
+  // Records come from an application (a consume-transform-produce app calls
+  // send_output), not from a rate; it also decides when transactions end.
+  bool external = false;
+};
+
+struct Arrival {
+  SimTime at = 0;
+  TopicPartition partition;
+  std::uint64_t bytes = 0;
+};
+
+class ArrivalStream {
+ public:
+  ArrivalStream(const ProducerWorkload& workload, std::int32_t partitions, std::uint64_t batch_size,
+                RandomStream rng, RandomStream partitioner_rng);
+
+  // Forgets the arrivals drawn ahead; the next one comes a gap after `from`.
+  void restart(SimTime from);
+  // The i-th upcoming arrival (0: the next), or nullptr when there is none before `stop`.
+  const Arrival* peek(std::size_t i);
+  Arrival pop();
+
+ private:
+  bool draw_one();
+  std::optional<std::uint64_t> draw_key();
+  std::uint64_t draw_bytes();
+
+  ProducerWorkload workload_;
+  RandomStream rng_;
+  Partitioner partitioner_;
+  std::vector<double> zipf_cdf_;
+  std::vector<Arrival> upcoming_;  // drawn ahead; the next is upcoming_[head_]
+  std::size_t head_ = 0;
+  SimTime last_ = 0;
+  bool exhausted_ = false;  // past `stop`
+};
+
+}  // namespace ksim::models

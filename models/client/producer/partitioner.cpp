@@ -1,0 +1,78 @@
+#include "models/client/producer/partitioner.hpp"
+
+#include <cassert>
+#include <limits>
+
+namespace ksim::models {
+
+// org.apache.kafka.common.utils.Utils.murmur2. Java's int arithmetic wraps
+// modulo 2^32 and `>>>` is a logical shift, which is exactly std::uint32_t.
+std::int32_t murmur2(std::span<const std::uint8_t> data) {
+  assert(data.size() <= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()));
+  constexpr std::uint32_t seed = 0x9747b28c;
+  constexpr std::uint32_t m = 0x5bd1e995;
+  constexpr int r = 24;
+  const auto length = static_cast<std::uint32_t>(data.size());
+
+  std::uint32_t h = seed ^ length;
+  const std::uint32_t length4 = length / 4;
+  for (std::uint32_t i = 0; i < length4; ++i) {
+    const std::uint32_t i4 = i * 4;
+    std::uint32_t k = std::uint32_t{data[i4]} | (std::uint32_t{data[i4 + 1]} << 8) |
+                      (std::uint32_t{data[i4 + 2]} << 16) | (std::uint32_t{data[i4 + 3]} << 24);
+    k *= m;
+    k ^= k >> r;
+    k *= m;
+    h *= m;
+    h ^= k;
+  }
+
+  const std::uint32_t tail = length & ~3u;
+  switch (length % 4) {
+    case 3: h ^= std::uint32_t{data[tail + 2]} << 16; [[fallthrough]];
+    case 2: h ^= std::uint32_t{data[tail + 1]} << 8; [[fallthrough]];
+    case 1:
+      h ^= std::uint32_t{data[tail]};
+      h *= m;
+  }
+
+  h ^= h >> 13;
+  h *= m;
+  h ^= h >> 15;
+  return static_cast<std::int32_t>(h);  // two's complement, as Java's int
+}
+
+std::int32_t murmur2(std::string_view data) {
+  return murmur2(std::span(reinterpret_cast<const std::uint8_t*>(data.data()), data.size()));
+}
+
+Partitioner::Partitioner(std::int32_t partitions, std::uint64_t batch_size_bytes, RandomStream rng)
+    : partitions_(partitions), batch_size_bytes_(batch_size_bytes), rng_(rng) {
+  assert(partitions_ >= 1);
+  assert(batch_size_bytes_ >= 1);  // KafkaProducer passes max(1, batch.size)
+}
+
+// Keyed: BuiltInPartitioner.partitionForKey; keyed records leave the sticky
+// state alone, as in Kafka. Keyless: the sticky partition (KIP-794
+// BuiltInPartitioner.updatePartitionInfo), which takes the record that
+// reaches batch.size and switches for the next one.
+std::int32_t Partitioner::partition(std::optional<std::string_view> key, std::uint64_t record_bytes) {
+  if (key) return to_positive(murmur2(*key)) % partitions_;
+  if (sticky_ < 0) sticky_ = static_cast<std::int32_t>(rng_.below(static_cast<std::uint64_t>(partitions_)));
+  const std::int32_t chosen = sticky_;
+  sticky_bytes_ += record_bytes;
+  if (sticky_bytes_ >= batch_size_bytes_) switch_sticky();
+  return chosen;
+}
+
+// The next sticky partition, uniform among the others when there are any (as
+// KIP-480's StickyPartitionCache did; KIP-794 without load statistics may
+// re-draw the same one).
+void Partitioner::switch_sticky() {
+  sticky_bytes_ = 0;
+  if (partitions_ < 2) return;
+  const auto draw = static_cast<std::int32_t>(rng_.below(static_cast<std::uint64_t>(partitions_ - 1)));
+  sticky_ = draw >= sticky_ ? draw + 1 : draw;
+}
+
+}  // namespace ksim::models

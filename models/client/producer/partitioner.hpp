@@ -1,0 +1,41 @@
+#pragma once
+// Kafka's default producer partitioner. A record with a key goes to
+// toPositive(murmur2(key bytes)) % partitions (Utils.murmur2, the same hash
+// as the Java client, so ksim places keys where Kafka would). A record
+// without a key uses the built-in sticky partitioner of KIP-794 (Kafka 3.3+):
+// it sticks to one partition until `batch.size` bytes have been produced to
+// it, then switches to another chosen at random.
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+
+#include "sim/random/random.hpp"
+
+namespace ksim::models {
+
+// Kafka's Utils.murmur2 (seed 0x9747b28c), bit-exact.
+std::int32_t murmur2(std::span<const std::uint8_t> data);
+std::int32_t murmur2(std::string_view data);
+// Kafka's Utils.toPositive: hash & 0x7fffffff.
+inline std::int32_t to_positive(std::int32_t hash) { return hash & 0x7fffffff; }
+
+class Partitioner {
+ public:
+  Partitioner(std::int32_t partitions, std::uint64_t batch_size_bytes, RandomStream rng);
+
+  // The partition of a record: by key hash when `key` is set, else the sticky partition.
+  // `record_bytes` counts towards the sticky partition's batch.size budget.
+  std::int32_t partition(std::optional<std::string_view> key, std::uint64_t record_bytes);
+
+ private:
+  void switch_sticky();
+
+  std::int32_t partitions_;
+  std::uint64_t batch_size_bytes_;
+  RandomStream rng_;
+  std::int32_t sticky_ = -1;
+  std::uint64_t sticky_bytes_ = 0;
+};
+
+}  // namespace ksim::models

@@ -1,0 +1,698 @@
+#include "models/client/producer/producer.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <string>
+
+#include "sim/core/simulation.hpp"
+
+namespace ksim::models {
+
+Producer::Producer(Simulation& sim, std::string name, HostId host, std::uint32_t index, ProducerConfig config,
+                   ProducerWorkload workload, std::shared_ptr<const ClusterDirectory> directory,
+                   DeliveryHistory& history)
+    : KafkaClient(sim, std::move(name), host, directory, workload.topic,
+                  ClientTimeouts{config.request_timeout, config.retry_backoff, config.reconnect_backoff}),
+      index_(index),
+      config_(config),
+      workload_(workload),
+      history_(history),
+      arrivals_(workload, directory_->topics[static_cast<std::size_t>(workload.topic)].partitions, config.batch_size,
+                sim.stream(this->name() + "/workload"), sim.stream(this->name() + "/partitioner")),
+      queues_(static_cast<std::size_t>(directory_->topics[static_cast<std::size_t>(workload.topic)].partitions)),
+      in_flight_prefix_(queues_.size(), 0),
+      produced_counts_(queues_.size(), nullptr),
+      open_batches_(queues_.size()),
+      sender_index_(queues_.size(), directory_->broker_nodes.size()),
+      next_sequence_(queues_.size(), 0),
+      txn_rng_(sim.stream(this->name() + "/transactions")) {
+  if (transactional()) config_.enable_idempotence = true;  // a transactional producer is idempotent
+}
+
+// ---------------------------------------------------------------- lifecycle
+
+void Producer::on_start() {
+  arrivals_.restart(now());
+  refresh_metadata();
+  if (transactional()) {
+    txn_state_ = TxnState::Initializing;  // initTransactions()
+    txn_step();
+  } else if (config_.enable_idempotence) {
+    init_producer_id();
+  }
+}
+
+// The process is gone, and with it every batch not yet acknowledged: the
+// checker sees those records as neither acknowledged nor failed.
+void Producer::on_crash(CrashKind) {
+  plan_stale_ = true;
+  for (auto& queue : queues_) queue.clear();
+  std::fill(open_batches_.begin(), open_batches_.end(), OpenBatch{});
+  sender_index_.clear();
+  std::fill(in_flight_prefix_.begin(), in_flight_prefix_.end(), 0);
+  next_expiry_check_ = 0;
+  in_flight_.clear();
+  forget_connections_and_metadata();
+  reset_sequences();
+  producer_id_ = kNoProducerId;
+  producer_epoch_ = -1;
+  awaiting_producer_id_ = false;
+  memory_used_ = 0;
+  blocked_.reset();
+  sender_timer_at_ = kNever;
+  sender_busy_until_ = 0;
+  arrival_timer_at_ = kNever;
+  sender_wake_pending_ = false;
+  reconnect_pending_ = false;
+  txn_state_ = TxnState::Uninitialized;
+  txn_coordinator_ = kNoBroker;
+  txn_correlation_ = -1;
+  txn_retry_pending_ = false;
+  txn_added_.clear();
+  txn_to_add_.clear();
+  txn_adding_.clear();
+  txn_records_ = 0;
+  txn_abortable_ = false;
+  txn_acks_.clear();  // neither acknowledged nor failed: the transaction is left to the coordinator
+  txn_offsets_.reset();
+  group_coordinator_ = kNoBroker;
+  finding_group_coordinator_ = false;
+  txn_done_ = nullptr;
+  flush_done_ = nullptr;
+}
+
+void Producer::on_message(ConnectionId connection, MessagePtr message) {
+  if (auto* produce = dynamic_cast<ProduceResponse*>(message.get())) {
+    handle_produce_response(connection, *produce);
+  } else if (auto* metadata = dynamic_cast<MetadataResponse*>(message.get())) {
+    handle_metadata(*metadata);
+  } else if (auto* init = dynamic_cast<InitProducerIdResponse*>(message.get())) {
+    if (transactional()) {
+      handle_txn_init(*init);
+    } else {
+      handle_init_producer_id(*init);
+    }
+  } else if (auto* found = dynamic_cast<FindCoordinatorResponse*>(message.get())) {
+    handle_find_coordinator(*found);
+  } else if (auto* added = dynamic_cast<AddPartitionsToTxnResponse*>(message.get())) {
+    handle_add_partitions(*added);
+  } else if (auto* ended = dynamic_cast<EndTxnResponse*>(message.get())) {
+    handle_end_txn(*ended);
+  } else if (auto* offsets = dynamic_cast<AddOffsetsToTxnResponse*>(message.get())) {
+    handle_add_offsets(*offsets);
+  } else if (auto* committed = dynamic_cast<TxnOffsetCommitResponse*>(message.get())) {
+    handle_txn_offset_commit(*committed);
+  } else {
+    assert(false && "unexpected message at a producer");
+  }
+}
+
+// Kafka's NetworkClient: a closed connection fails its in-flight requests
+// with a retriable NetworkException, and the client reconnects after a backoff.
+void Producer::on_connection_closed(ConnectionId connection) {
+  for (const BrokerId broker : connection_lost(connection)) {
+    fail_in_flight_on(broker);
+    if (broker == txn_coordinator_ || txn_correlation_ >= 0) txn_coordinator_lost();
+  }
+  if (awaiting_producer_id_) {
+    awaiting_producer_id_ = false;
+    set_timer(config_.retry_backoff, [this] { init_producer_id(); });
+  }
+  refresh_metadata();
+  wake_sender();
+}
+
+// ---------------------------------------------------------------- application
+
+// The application's records are taken lazily: before every event of this
+// node, all records sent up to now join the accumulator, each stamped with
+// its own send time. Most of them only add to an open batch, which nothing
+// observes until the next event; the node wakes up by itself only for a
+// record that opens a new batch or fills one (plan_arrivals). The outcome is
+// the same as one event per record, at a fraction of the events.
+void Producer::before_event() { take_arrivals(); }
+void Producer::after_event() { plan_arrivals(); }
+
+void Producer::take_arrivals() {
+  while (!blocked_ && accepting()) {
+    const Arrival* next = arrivals_.peek(0);
+    if (!next || next->at > now()) return;
+    const Arrival arrival = arrivals_.pop();
+    stats_.app_cpu_ns += workload_.cpu.record_cost(arrival.bytes);
+    plan_stale_ = true;
+    if (!append(arrival.partition, arrival.bytes, arrival.at)) block(arrival);
+  }
+}
+
+void Producer::plan_arrivals() {
+  if (!workload_.external && txn_state_ == TxnState::InTransaction && txn_records_ > 0 && !arrivals_.peek(0)) {
+    begin_end_txn();  // the last one
+  }
+  if (blocked_ || !accepting() || (!plan_stale_ && arrival_timer_at_ != kNever)) return;
+  plan_stale_ = false;
+  constexpr std::size_t kLookahead = 256;
+  std::vector<std::pair<TopicPartition, std::uint64_t>> added;  // bytes the scanned arrivals add per partition
+  const Arrival* wake = nullptr;
+  for (std::size_t i = 0; i < kLookahead; ++i) {
+    const Arrival* a = arrivals_.peek(i);
+    if (!a) break;
+    wake = a;
+    auto it = std::find_if(added.begin(), added.end(), [&](const auto& e) { return e.first == a->partition; });
+    if (it == added.end()) it = added.insert(added.end(), {a->partition, 0});
+    if (is_significant(*a, it->second)) break;
+    it->second += a->bytes;
+  }
+  const SimTime at = wake ? wake->at : kNever;
+  if (at == arrival_timer_at_) return;
+  cancel_timer(arrival_timer_);
+  arrival_timer_at_ = at;
+  if (at != kNever) {
+    arrival_timer_ = set_timer(at - now(), [this] { arrival_timer_at_ = kNever; });  // the hooks do the work
+  }
+}
+
+// Would this record open a new batch or fill its partition's open one
+// (given `bytes_before` more bytes from earlier records not yet taken)?
+bool Producer::is_significant(const Arrival& a, std::uint64_t bytes_before) const {
+  const OpenBatch& open = open_batches_[static_cast<std::size_t>(a.partition.partition)];
+  if (open.reserved_bytes == 0) return true;
+  const std::uint64_t bytes = open.bytes + bytes_before + a.bytes;
+  return bytes > std::max(config_.batch_size, open.reserved_bytes) || bytes >= config_.batch_size;
+}
+
+// send() blocks: the application waits for buffer memory, up to max.block.ms.
+void Producer::block(const Arrival& arrival) {
+  ++stats_.blocked_sends;
+  blocked_ = arrival;
+  block_timeout_ = set_timer(std::max<SimTime>(0, arrival.at + config_.max_block - now()), [this] {
+    if (!blocked_) return;
+    const TopicPartition tp = blocked_->partition;
+    blocked_.reset();
+    const std::uint64_t record = produced_count(tp)++;
+    history_.failures.push_back({{index_, tp, record, 1}, Error::BufferExhausted, now()});
+    ++stats_.records_sent;
+    ++stats_.records_failed;
+    plan_stale_ = true;
+    arrivals_.restart(now());  // the application carries on from here
+  });
+}
+
+// The accumulator: the record joins the partition's open batch, or a new
+// batch reserving batch.size bytes (or the record's size, if larger) from
+// buffer.memory (Kafka's BufferPool). False when memory is short.
+bool Producer::append(TopicPartition tp, std::uint64_t bytes, SimTime sent_at) {
+  plan_stale_ = true;
+  touch(tp);
+  auto& queue = queue_of(tp);
+  bool created = false;
+  Batch* open = queue.empty() || queue.back()->closed || queue.back()->in_flight ? nullptr : queue.back().get();
+  if (open && open->records.bytes + bytes > std::max(config_.batch_size, open->reserved_bytes)) {
+    open->closed = true;
+    open = nullptr;
+  }
+  if (!open) {
+    const std::uint64_t reserve = std::max(config_.batch_size, bytes);
+    if (memory_used_ + reserve > config_.buffer_memory) return false;
+    memory_used_ += reserve;
+    stats_.memory_peak_bytes = std::max(stats_.memory_peak_bytes, memory_used_);
+    auto batch = std::make_shared<Batch>();
+    batch->partition = tp;
+    batch->created = now();
+    batch->reserved_bytes = reserve;
+    batch->record_times.reserve(std::min<std::uint64_t>(64, reserve / std::max<std::uint64_t>(1, bytes) + 1));
+    batch->records.writer = index_;
+    batch->records.first_record = produced_count(tp);
+    queue.push_back(batch);
+    open = batch.get();
+    sender_index_.add(static_cast<std::size_t>(tp.partition));
+    created = true;
+  }
+  ++produced_count(tp);
+  if (transactional()) txn_counted_record();
+  ++open->records.record_count;
+  open->records.bytes += bytes;
+  open->record_times.push_back(sent_at);
+  ++stats_.records_sent;
+  if (open->records.bytes >= config_.batch_size) open->closed = true;
+  note_open_batch(tp);
+  // As Kafka's KafkaProducer.doSend: the sender wakes for a new or a full batch only.
+  if (created || open->closed) wake_sender();
+  return true;
+}
+
+void Producer::unblock_if_possible() {
+  if (!blocked_ || !append(blocked_->partition, blocked_->bytes, blocked_->at)) return;
+  plan_stale_ = true;
+  blocked_.reset();
+  cancel_timer(block_timeout_);
+  arrivals_.restart(now());  // the application was blocked until now
+}
+
+// ---------------------------------------------------------------- sender
+
+void Producer::wake_sender() {
+  if (sender_wake_pending_) return;
+  sender_wake_pending_ = true;
+  set_timer(0, [this] {
+    sender_wake_pending_ = false;
+    run_sender();
+  });
+}
+
+void Producer::run_sender() {
+  if (now() >= next_expiry_check_) {
+    expire_batches();
+    next_expiry_check_ = now() + kExpiryCheckInterval;
+  }
+  if (sender_busy_until_ > now()) return run_sender_at(sender_busy_until_);  // the thread is still at work
+  SimTime next_check = kNever;
+  auto& ready = ready_by_broker_;  // reused: no allocation per pass
+  const std::size_t brokers = directory_->broker_nodes.size();
+  ready.resize(brokers);
+  link_full_.assign(brokers, false);
+  link_skipped_.assign(brokers, false);
+  for (const auto& [broker, l] : links()) {
+    link_full_[static_cast<std::size_t>(broker)] = l.connected && l.in_flight >= config_.max_in_flight_requests_per_connection;
+  }
+  if (index_metadata_ != metadata_version()) {
+    sender_index_.forget_leaders();
+    index_metadata_ = metadata_version();
+  }
+  const auto& visit = sender_index_.to_visit(now(), link_full_, link_skipped_, next_check);
+  for (std::size_t p = visit.find_first(); p != SenderIndex::kEnd; p = visit.find_next(p)) {
+    const TopicPartition tp{workload_.topic, static_cast<std::int32_t>(p)};
+    const auto& queue = queue_of(tp);
+    const auto first = first_unsent(p);
+    if (first == queue.end()) {
+      sender_index_.drop(p);  // nothing left to send here
+      continue;
+    }
+    SimTime not_before = 0;
+    if (!batch_ready(queue, first, next_check, not_before)) {
+      if (not_before > now()) sender_index_.linger(p, not_before);
+      continue;
+    }
+    const BrokerId leader = leader_of(tp);
+    if (leader == kNoBroker) {
+      refresh_metadata();
+      continue;
+    }
+    if (!transactional()) sender_index_.ready(p, leader);
+    ready[static_cast<std::size_t>(leader)].push_back(*first);
+  }
+  bool sent = false;
+  for (std::size_t broker = 0; broker < ready.size(); ++broker) {
+    if (link_skipped_[broker] && ready[broker].empty()) plan_stale_ = true;  // what send_to() does before finding no room
+    if (ready[broker].empty()) continue;
+    sent |= send_to(static_cast<BrokerId>(broker), ready[broker]);
+    ready[broker].clear();
+  }
+  if (sent) wake_sender();  // one request per broker per pass: drain the rest next
+  run_sender_at(next_check);
+}
+
+void Producer::run_sender_at(SimTime at) {
+  if (at >= sender_timer_at_) return;
+  cancel_timer(sender_timer_);
+  sender_timer_at_ = at;
+  sender_timer_ = set_timer(std::max<SimTime>(0, at - now()), [this] {
+    sender_timer_at_ = kNever;
+    run_sender();
+  });
+}
+
+// The single sender thread builds each request and completes each response:
+// with client CPU costs it is busy that long, and sends nothing meanwhile.
+void Producer::charge_sender(std::size_t batches) {
+  const ClientCpuCosts& c = workload_.cpu;
+  if (!c.enabled()) return;
+  const SimTime cost = c.request + static_cast<SimTime>(batches) * c.batch;
+  sender_busy_until_ = std::max(sender_busy_until_, now()) + cost;
+  stats_.sender_cpu_ns += cost;
+}
+
+// The partition's first unsent batch may go if it is full or has lingered,
+// its backoff is over, and (with idempotence) order cannot break.
+bool Producer::batch_ready(const std::deque<BatchPtr>& queue, std::deque<BatchPtr>::const_iterator first,
+                           SimTime& next_check, SimTime& not_before) {
+  const Batch& b = **first;
+  if (config_.enable_idempotence && producer_id_ == kNoProducerId) return false;
+  if (transactional() && !partition_in_txn(b.partition)) return false;  // AddPartitionsToTxn first
+  // Idempotence keeps order: a retried batch waits until nothing of its partition is in flight.
+  if (config_.enable_idempotence && b.attempts > 0 && first != queue.begin()) return false;
+  const SimTime sendable_at =
+      std::max(b.retry_at, b.closed || b.attempts > 0 || std::next(first) != queue.end() ? b.created : b.created + config_.linger);
+  if (sendable_at > now()) {
+    next_check = std::min(next_check, sendable_at);
+    not_before = sendable_at;
+    return false;
+  }
+  return true;
+}
+
+// In-flight batches stay at the front of their queue until answered: the
+// sender looks past those it already knows of.
+std::deque<Producer::BatchPtr>::const_iterator Producer::first_unsent(std::size_t partition) {
+  const auto& queue = queues_[partition];
+  std::size_t& prefix = in_flight_prefix_[partition];
+  prefix = std::min(prefix, queue.size());
+  const auto first = std::find_if(queue.begin() + static_cast<std::ptrdiff_t>(prefix), queue.end(),
+                                  [](const BatchPtr& b) { return !b->in_flight; });
+  prefix = static_cast<std::size_t>(first - queue.begin());
+  return first;
+}
+
+void Producer::remove_from_queue(const BatchPtr& b) {
+  auto& queue = queue_of(b->partition);
+  const auto it = std::find(queue.begin(), queue.end(), b);
+  if (it == queue.end()) return;
+  std::size_t& prefix = in_flight_prefix_[static_cast<std::size_t>(b->partition.partition)];
+  if (static_cast<std::size_t>(it - queue.begin()) < prefix) --prefix;
+  queue.erase(it);
+  note_open_batch(b->partition);
+}
+
+void Producer::note_open_batch(TopicPartition tp) {
+  const auto& queue = queue_of(tp);
+  OpenBatch& open = open_batches_[static_cast<std::size_t>(tp.partition)];
+  const bool is_open = !queue.empty() && !queue.back()->closed && !queue.back()->in_flight;
+  open = is_open ? OpenBatch{queue.back()->records.bytes, queue.back()->reserved_bytes} : OpenBatch{};
+}
+
+// The history counts each producer's records per partition in a map: the
+// producer keeps where each of its counts is (map nodes stay put).
+std::uint64_t& Producer::produced_count(TopicPartition tp) {
+  if (tp.topic != workload_.topic) return history_.produced[{index_, tp}];
+  std::uint64_t*& count = produced_counts_[static_cast<std::size_t>(tp.partition)];
+  if (!count) count = &history_.produced[{index_, tp}];
+  return *count;
+}
+
+// The partition's queue changed: its sendable time must be worked out again.
+void Producer::touch(TopicPartition tp) { sender_index_.touch(static_cast<std::size_t>(tp.partition)); }
+
+bool Producer::send_to(BrokerId broker, const std::vector<BatchPtr>& batches) {
+  plan_stale_ = true;  // batches close as they are sent
+  if (!ensure_connected(broker)) {
+    // Not reachable now: look again after reconnect.backoff.ms, with fresh metadata (the leader may have moved).
+    if (!reconnect_pending_) {
+      reconnect_pending_ = true;
+      set_timer(config_.reconnect_backoff, [this] {
+        reconnect_pending_ = false;
+        refresh_metadata();
+        wake_sender();
+      });
+    }
+    return false;
+  }
+  BrokerLink& l = link(broker);
+  if (l.in_flight >= config_.max_in_flight_requests_per_connection) return false;
+  auto request = std::make_unique<ProduceRequest>();
+  request->correlation_id = next_correlation_id();
+  request->acks = config_.acks;
+  request->timeout = config_.request_timeout;
+  request->transactional_id = config_.transactional_id;
+  request->partitions.reserve(batches.size());
+  std::uint64_t size = kRequestHeaderBytes;
+  std::vector<BatchPtr> sent;
+  sent.reserve(batches.size());
+  for (const BatchPtr& b : batches) {
+    if (!sent.empty() && size + b->records.bytes > config_.max_request_size) break;
+    b->closed = true;
+    note_open_batch(b->partition);
+    touch(b->partition);
+    if (config_.enable_idempotence && !b->sequenced) {
+      b->records.producer_id = producer_id_;
+      b->records.producer_epoch = producer_epoch_;
+      std::int32_t& next = next_sequence_[static_cast<std::size_t>(b->partition.partition)];
+      b->records.base_sequence = next;
+      next += b->records.record_count;
+      b->sequenced = true;
+    }
+    b->records.create_time = b->created;
+    b->records.transactional = transactional();
+    b->in_flight = true;
+    if (b->attempts++ > 0) ++stats_.retries;
+    ++history_.produce_attempts;
+    size += b->records.bytes;
+    request->partitions.push_back({b->partition, b->records});
+    sent.push_back(b);
+  }
+  ++stats_.requests;
+  stats_.batches += sent.size();
+  charge_sender(sent.size());
+  const std::int64_t correlation = request->correlation_id;
+  send(l.connection, std::move(request));
+  if (config_.acks == 0) {
+    for (const BatchPtr& b : sent) acknowledge(b, -1);  // nothing comes back
+    return true;
+  }
+  ++l.in_flight;
+  const TimerId timeout = set_timer(config_.request_timeout, [this, correlation] { request_timed_out(correlation); });
+  in_flight_.emplace(correlation, InFlight{broker, std::move(sent), timeout});
+  return true;
+}
+
+void Producer::handle_produce_response(ConnectionId, const ProduceResponse& response) {
+  const auto it = in_flight_.find(response.correlation_id);
+  if (it == in_flight_.end()) return;
+  InFlight request = std::move(it->second);
+  in_flight_.erase(it);
+  cancel_timer(request.timeout);
+  --link(request.broker).in_flight;
+  charge_sender(request.batches.size());
+  for (const auto& result : response.partitions) {
+    for (const BatchPtr& b : request.batches) {
+      if (b->partition == result.partition) handle_result(b, result.error, result.base_offset);
+    }
+  }
+  wake_sender();
+}
+
+void Producer::handle_result(const BatchPtr& b, Error error, Offset base_offset) {
+  b->in_flight = false;
+  in_flight_prefix_[static_cast<std::size_t>(b->partition.partition)] = 0;  // it may be anywhere in the prefix
+  if (error == Error::None || error == Error::DuplicateSequenceNumber) {
+    acknowledge(b, base_offset);
+    return;
+  }
+  if (transactional() && (error == Error::InvalidProducerEpoch || error == Error::ProducerFenced)) {
+    fail(b, Error::ProducerFenced);
+    return txn_fatal(Error::ProducerFenced);  // a newer instance has this transactional.id
+  }
+  if (transactional() && (error == Error::OutOfOrderSequenceNumber || error == Error::InvalidTxnState)) {
+    fail(b, error);  // an abortable error: the transaction will abort
+    return;
+  }
+  if (error == Error::NotLeaderOrFollower || error == Error::UnknownTopicOrPartition ||
+      error == Error::KafkaStorageError) {
+    refresh_metadata();
+  }
+  if (error == Error::OutOfOrderSequenceNumber || error == Error::InvalidProducerEpoch) {
+    if (b->records.producer_epoch != producer_epoch_ || b->records.producer_id != producer_id_) {
+      fail(b, error);  // left over from before an epoch bump: unresolved, so failed (see handle_init_producer_id)
+      return;
+    }
+    if (error == Error::OutOfOrderSequenceNumber && earlier_batch_unresolved(*b)) {
+      // It only arrived out of turn: retried after the earlier one (the Java client's canRetry).
+      retry_or_fail(b, Error::NetworkException);
+      return;
+    }
+    fail(b, error);
+    init_producer_id();  // KIP-360: bump the epoch and start the sequences again
+    return;
+  }
+  if (is_retriable(error)) {
+    retry_or_fail(b, error);
+  } else {
+    fail(b, error);
+  }
+}
+
+// Is a batch with a lower sequence of the same partition and epoch still
+// waiting for its outcome (in flight, or queued for a retry)?
+bool Producer::earlier_batch_unresolved(const Batch& batch) const {
+  for (const BatchPtr& other : queue_of(batch.partition)) {
+    if (other.get() != &batch && other->sequenced && other->records.producer_epoch == batch.records.producer_epoch &&
+        other->records.base_sequence < batch.records.base_sequence) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// retries and delivery.timeout.ms decide whether a failed attempt is tried again.
+void Producer::retry_or_fail(const BatchPtr& b, Error error) {
+  const bool attempts_left = b->attempts <= config_.retries;
+  const bool in_time = now() < b->created + config_.delivery_timeout;
+  if (!attempts_left || !in_time) {
+    fail(b, in_time ? error : Error::DeliveryTimeout);
+    return;
+  }
+  b->retry_at = now() + backoff(b->attempts);
+  sender_index_.add(static_cast<std::size_t>(b->partition.partition));
+  touch(b->partition);
+  plan_stale_ = true;
+  if (!config_.enable_idempotence) {
+    // Kafka's RecordAccumulator.reenqueue: without idempotence a retried batch
+    // goes back to the front of its queue (addFirst). When several in-flight
+    // batches of a partition fail together, they end up in reverse order.
+    remove_from_queue(b);
+    queue_of(b->partition).push_front(b);
+    note_open_batch(b->partition);
+    in_flight_prefix_[static_cast<std::size_t>(b->partition.partition)] = 0;
+  }
+}
+
+// KIP-580: exponential backoff from retry.backoff.ms to retry.backoff.max.ms, with 20% jitter.
+SimTime Producer::backoff(int attempts) {
+  const double base = static_cast<double>(config_.retry_backoff) * std::pow(2.0, std::max(0, attempts - 1));
+  const double capped = std::min(base, static_cast<double>(config_.retry_backoff_max));
+  return static_cast<SimTime>(capped * rng().uniform(0.8, 1.2));
+}
+
+void Producer::acknowledge(const BatchPtr& b, Offset base_offset) {
+  const RecordRange range{index_, b->partition, b->records.first_record, b->records.record_count};
+  if (transactional() && txn_state_ == TxnState::Fatal) {
+    history_.failures.push_back({range, Error::ProducerFenced, now()});  // its transaction will never commit
+  } else if (transactional()) {
+    txn_acks_.push_back({range, base_offset, now()});  // final when the transaction commits
+  } else {
+    history_.acks.push_back({range, base_offset, now()});
+  }
+  stats_.records_acked += static_cast<std::uint64_t>(b->records.record_count);
+  stats_.bytes_acked += b->records.bytes;
+  for (const SimTime t : b->record_times) stats_.latency.record(now() - t);
+  finish(b);
+}
+
+void Producer::fail(const BatchPtr& b, Error error) {
+  const RecordRange range{index_, b->partition, b->records.first_record, b->records.record_count};
+  history_.failures.push_back({range, error, now()});
+  stats_.records_failed += static_cast<std::uint64_t>(b->records.record_count);
+  if (transactional()) txn_abortable_ = true;
+  sim().trace().record(now(), name(), "producer.fail",
+                       {{"topic", b->partition.topic}, {"partition", b->partition.partition},
+                        {"records", b->records.record_count}, {"error", to_string(error)}});
+  finish(b);
+}
+
+void Producer::finish(const BatchPtr& b) {
+  plan_stale_ = true;
+  touch(b->partition);
+  remove_from_queue(b);
+  memory_used_ -= b->reserved_bytes;
+  unblock_if_possible();
+  if (transactional()) txn_step();  // a commit or abort waits for the last batch
+  maybe_flushed();
+}
+
+// delivery.timeout.ms also bounds time spent waiting in the accumulator
+// (checked every kExpiryCheckInterval, so a batch may expire up to that late).
+void Producer::expire_batches() {
+  // Batches are created at now(): none can expire before the oldest one seen by the last pass does.
+  if (now() < oldest_batch_created_ + config_.delivery_timeout) return;
+  std::vector<BatchPtr> expired;
+  oldest_batch_created_ = now();
+  for (auto& queue : queues_) {
+    for (const BatchPtr& b : queue) {
+      if (!b->in_flight && now() >= b->created + config_.delivery_timeout) {
+        expired.push_back(b);
+      } else {
+        oldest_batch_created_ = std::min(oldest_batch_created_, b->created);
+      }
+    }
+  }
+  for (const BatchPtr& b : expired) fail(b, Error::DeliveryTimeout);
+}
+
+// request.timeout.ms: the client gives up on the connection, failing all in flight on it.
+void Producer::request_timed_out(std::int64_t correlation_id) {
+  const auto it = in_flight_.find(correlation_id);
+  if (it == in_flight_.end()) return;
+  const BrokerId broker = it->second.broker;
+  BrokerLink& l = link(broker);
+  sim().trace().record(now(), name(), "producer.request_timeout", {{"broker", broker}});
+  if (l.connected) {
+    close(l.connection);
+    l.connected = false;
+    l.retry_at = now() + config_.reconnect_backoff;
+  }
+  fail_in_flight_on(broker);
+  refresh_metadata();
+  wake_sender();
+}
+
+void Producer::fail_in_flight_on(BrokerId broker) {
+  std::vector<std::int64_t> failed;
+  for (const auto& [correlation, request] : in_flight_) {
+    if (request.broker == broker) failed.push_back(correlation);
+  }
+  for (const std::int64_t correlation : failed) {
+    InFlight request = std::move(in_flight_.at(correlation));
+    in_flight_.erase(correlation);
+    cancel_timer(request.timeout);
+    for (const BatchPtr& b : request.batches) handle_result(b, Error::NetworkException, -1);
+  }
+  link(broker).in_flight = 0;
+}
+
+// ---------------------------------------------------------------- metadata
+
+void Producer::handle_metadata(const MetadataResponse& response) {
+  apply_metadata(response);
+  wake_sender();
+}
+
+void Producer::init_producer_id() {
+  if (awaiting_producer_id_) return;
+  for (auto& [broker, l] : links_) {
+    if (!l.connected) continue;
+    auto request = std::make_unique<InitProducerIdRequest>();
+    const std::int64_t correlation = request->correlation_id = next_correlation_id();
+    request->producer_id = producer_id_;
+    request->producer_epoch = producer_epoch_;
+    send(l.connection, std::move(request));
+    awaiting_producer_id_ = true;
+    producer_id_correlation_ = correlation;
+    set_timer(config_.request_timeout, [this, correlation] {
+      if (!awaiting_producer_id_ || producer_id_correlation_ != correlation) return;
+      awaiting_producer_id_ = false;
+      init_producer_id();
+    });
+    return;
+  }
+  set_timer(config_.retry_backoff, [this] { init_producer_id(); });
+}
+
+// A new id or epoch starts every partition's sequence at 0 again (KIP-360):
+// batches not yet acknowledged are renumbered in order.
+void Producer::handle_init_producer_id(const InitProducerIdResponse& response) {
+  if (!awaiting_producer_id_ || response.correlation_id != producer_id_correlation_) return;  // a stale answer
+  awaiting_producer_id_ = false;
+  if (producer_id_ != kNoProducerId) ++stats_.epoch_bumps;
+  producer_id_ = response.producer_id;
+  producer_epoch_ = response.producer_epoch;
+  reset_sequences();
+  sender_index_.forget();
+  // A batch already tried may be in the log: sent again under the new epoch
+  // it would not be recognised as a duplicate. Like the Java client, fail
+  // those instead; only batches never sent are renumbered.
+  std::vector<BatchPtr> unresolved;
+  for (std::size_t p = 0; p < queues_.size(); ++p) {
+    for (const BatchPtr& b : queues_[p]) {
+      if (b->in_flight) continue;
+      if (b->attempts > 0) {
+        unresolved.push_back(b);
+      } else {
+        b->sequenced = false;
+      }
+    }
+    if (!queues_[p].empty()) sender_index_.add(p);
+  }
+  for (const BatchPtr& b : unresolved) fail(b, Error::OutOfOrderSequenceNumber);
+  wake_sender();
+}
+
+}  // namespace ksim::models

@@ -1,0 +1,231 @@
+#pragma once
+// A Kafka producer (the Java client's KafkaProducer): an application thread
+// that sends records at a rate, the partitioner, the record accumulator
+// (batch.size, linger.ms, buffer.memory with send() blocking up to
+// max.block.ms), and the sender (max.in.flight.requests.per.connection,
+// request.timeout.ms, retries with backoff, delivery.timeout.ms, acks),
+// with idempotence (KIP-98, KIP-360), and transactions (transactional.id:
+// the client's TransactionManager; producer_txn.cpp). Every record,
+// acknowledgement and failure goes to the delivery history for the checker;
+// a transaction's records count as acknowledged when it commits.
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <vector>
+
+
+#include "models/broker/broker.hpp"
+#include "models/history/delivery_history.hpp"
+#include "models/client/kafka_client.hpp"
+#include "models/protocol/kafka_config.hpp"
+#include "models/protocol/kafka_messages.hpp"
+#include "models/client/producer/arrival_stream.hpp"
+#include "models/client/producer/sender_index.hpp"
+#include "models/protocol/group_messages.hpp"
+#include "models/protocol/txn_messages.hpp"
+#include "sim/observe/histogram.hpp"
+#include "sim/core/node.hpp"
+
+namespace ksim::models {
+
+struct ProducerStats {
+  std::uint64_t records_sent = 0;       // handed to send()
+  std::uint64_t records_acked = 0;
+  std::uint64_t records_failed = 0;
+  std::uint64_t bytes_acked = 0;
+  std::uint64_t requests = 0;
+  std::uint64_t batches = 0;            // sent in produce requests (retries included)
+  std::uint64_t retries = 0;
+  std::uint64_t blocked_sends = 0;       // send() had to wait for buffer memory
+  std::uint64_t memory_peak_bytes = 0;   // buffer.memory in use, at its highest
+  std::uint64_t epoch_bumps = 0;
+  std::uint64_t transactions_committed = 0;
+  std::uint64_t transactions_aborted = 0;
+  std::uint64_t fenced = 0;              // PRODUCER_FENCED: a newer instance took the transactional.id
+  SimTime app_cpu_ns = 0;                // the application thread in send() (with client CPU costs)
+  SimTime sender_cpu_ns = 0;             // the sender thread
+  Histogram latency;                     // send() to acknowledgement, per record
+};
+
+class Producer final : public KafkaClient {
+ public:
+  Producer(Simulation& sim, std::string name, HostId host, std::uint32_t index, ProducerConfig config,
+           ProducerWorkload workload, std::shared_ptr<const ClusterDirectory> directory, DeliveryHistory& history);
+
+  const ProducerStats& stats() const { return stats_; }
+  std::uint64_t memory_in_use() const { return memory_used_; }
+
+  // --- driven by a consume-transform-produce application (workload.external) ---
+  bool ready_for_transactions() const { return txn_state_ == TxnState::Ready || txn_state_ == TxnState::InTransaction; }
+  bool fenced() const { return txn_state_ == TxnState::Fatal; }
+  void send_output(TopicPartition tp, std::uint64_t bytes, const DeliveryHistory::InputRecord& input);
+  // sendOffsetsToTransaction(): the consumer's positions, committed with the transaction (KIP-447).
+  void send_offsets_to_transaction(std::string group, MemberIdentity member, std::vector<CommittedOffset> offsets);
+  // commitTransaction(): `done(true)` once committed, `done(false)` if it aborted or the producer is fenced.
+  void commit_transaction(std::function<void(bool)> done);
+  // abortTransaction(): `done(false)` once aborted.
+  void abort_transaction(std::function<void(bool)> done);
+  // flush(): `done` once every record sent so far is answered.
+  void flush(std::function<void()> done);
+
+ private:
+  enum class TxnOffsetsStage { ToAdd, ToCommit, Done };
+  struct TxnOffsets {
+    std::string group;
+    MemberIdentity member;
+    std::vector<CommittedOffset> offsets;
+    TxnOffsetsStage stage = TxnOffsetsStage::ToAdd;
+  };
+  struct Batch {
+    RecordBatch records;
+    TopicPartition partition;
+    SimTime created = 0;
+    std::uint64_t reserved_bytes = 0;  // from buffer.memory
+    bool closed = false;               // full: no more records go in
+    bool in_flight = false;
+    bool sequenced = false;
+    int attempts = 0;
+    SimTime retry_at = 0;
+    std::vector<SimTime> record_times;  // send() time of each record, for latency
+  };
+  using BatchPtr = std::shared_ptr<Batch>;
+  struct InFlight {
+    BrokerId broker;
+    std::vector<BatchPtr> batches;
+    TimerId timeout;
+  };
+
+  void on_start() override;
+  void on_crash(CrashKind kind) override;
+  void on_message(ConnectionId connection, MessagePtr message) override;
+  void on_connection_closed(ConnectionId connection) override;
+
+  // application and accumulator
+  void before_event() override;
+  void after_event() override;
+  void take_arrivals();
+  void plan_arrivals();
+  bool is_significant(const Arrival& arrival, std::uint64_t bytes_before) const;
+  bool append(TopicPartition tp, std::uint64_t bytes, SimTime sent_at);
+  void block(const Arrival& arrival);
+  void unblock_if_possible();
+
+  // sender
+  void wake_sender();
+  void run_sender();
+  void run_sender_at(SimTime at);
+  void charge_sender(std::size_t batches);
+  // `first`: the partition's first batch not in flight.
+  bool batch_ready(const std::deque<BatchPtr>& queue, std::deque<BatchPtr>::const_iterator first, SimTime& next_check,
+                   SimTime& not_before);
+  void touch(TopicPartition tp);
+  bool send_to(BrokerId broker, const std::vector<BatchPtr>& batches);
+  void handle_produce_response(ConnectionId connection, const ProduceResponse& response);
+  void handle_result(const BatchPtr& batch, Error error, Offset base_offset);
+  void retry_or_fail(const BatchPtr& batch, Error error);
+  bool earlier_batch_unresolved(const Batch& batch) const;
+  void acknowledge(const BatchPtr& batch, Offset base_offset);
+  void fail(const BatchPtr& batch, Error error);
+  void finish(const BatchPtr& batch);
+  void expire_batches();
+  void request_timed_out(std::int64_t correlation_id);
+  void fail_in_flight_on(BrokerId broker);
+
+  // transactions (producer_txn.cpp): Kafka's TransactionManager
+  enum class TxnState { Uninitialized, Initializing, Ready, InTransaction, Committing, Aborting, Fatal };
+  bool transactional() const { return !config_.transactional_id.empty(); }
+  bool accepting() const;  // may the application send now?
+  bool partition_in_txn(TopicPartition tp);
+  void txn_step();
+  void txn_retry(SimTime delay);
+  void txn_coordinator_lost();
+  void handle_find_coordinator(const FindCoordinatorResponse& response);
+  void handle_txn_init(const InitProducerIdResponse& response);
+  void handle_add_partitions(const AddPartitionsToTxnResponse& response);
+  void handle_end_txn(const EndTxnResponse& response);
+  void handle_add_offsets(const AddOffsetsToTxnResponse& response);
+  void handle_txn_offset_commit(const TxnOffsetCommitResponse& response);
+  void maybe_flushed();
+  void txn_counted_record();
+  void begin_end_txn();
+  void txn_completed(bool committed);
+  void txn_fatal(Error error);
+  void stash_ack(const BatchPtr& batch, Offset base_offset);
+
+  // metadata and producer id
+  void handle_metadata(const MetadataResponse& response);
+  void init_producer_id();
+  void handle_init_producer_id(const InitProducerIdResponse& response);
+  SimTime backoff(int attempts);
+
+  std::uint32_t index_;
+  ProducerConfig config_;
+  ProducerWorkload workload_;
+  DeliveryHistory& history_;
+  ArrivalStream arrivals_;
+  ProducerStats stats_;
+
+  // process state
+  static constexpr SimTime kExpiryCheckInterval = milliseconds(10);
+  SimTime oldest_batch_created_ = 0;  // a lower bound on the creation time of every batch in the queues
+  std::vector<std::deque<BatchPtr>> queues_;  // the accumulator, by partition of the workload's topic
+  std::deque<BatchPtr>& queue_of(TopicPartition tp) { return queues_[static_cast<std::size_t>(tp.partition)]; }
+  const std::deque<BatchPtr>& queue_of(TopicPartition tp) const { return queues_[static_cast<std::size_t>(tp.partition)]; }
+  // By partition: that many batches at the front of the queue are known to be in flight.
+  std::vector<std::size_t> in_flight_prefix_;
+  std::vector<std::uint64_t*> produced_counts_;  // by partition: into history_.produced
+  std::uint64_t& produced_count(TopicPartition tp);
+  // By partition: the open batch at the back of the queue, if any (plan_arrivals looks at thousands).
+  struct OpenBatch {
+    std::uint64_t bytes = 0;
+    std::uint64_t reserved_bytes = 0;  // 0: no open batch
+  };
+  std::vector<OpenBatch> open_batches_;
+  void note_open_batch(TopicPartition tp);
+  std::deque<BatchPtr>::const_iterator first_unsent(std::size_t partition);
+  void remove_from_queue(const BatchPtr& batch);
+  SenderIndex sender_index_;              // where run_sender looks (not at ready partitions with transactions)
+  std::uint64_t index_metadata_ = ~0ULL;  // the metadata the index's leaders are from
+  std::vector<bool> link_full_, link_skipped_;  // run_sender's scratch space, by broker
+  std::vector<std::vector<BatchPtr>> ready_by_broker_;  // run_sender's scratch space
+  SimTime next_expiry_check_ = 0;
+  std::map<std::int64_t, InFlight> in_flight_;
+  std::vector<std::int32_t> next_sequence_;  // by partition of the workload's topic
+  void reset_sequences() { std::fill(next_sequence_.begin(), next_sequence_.end(), 0); }
+  ProducerId producer_id_ = kNoProducerId;
+  ProducerEpoch producer_epoch_ = -1;
+  bool awaiting_producer_id_ = false;
+  std::int64_t producer_id_correlation_ = -1;
+  std::uint64_t memory_used_ = 0;
+  std::optional<Arrival> blocked_;  // a send() waiting for memory
+  TimerId block_timeout_;
+  TimerId arrival_timer_;
+  SimTime arrival_timer_at_ = kNever;
+  bool plan_stale_ = true;  // batches changed since the arrivals were last planned
+  TimerId sender_timer_;
+  SimTime sender_timer_at_ = kNever;
+  bool sender_wake_pending_ = false;
+  SimTime sender_busy_until_ = 0;  // the sender thread's CPU work (client CPU costs)
+  bool reconnect_pending_ = false;  // the sender looks again after reconnect.backoff.ms
+  // transactions
+  TxnState txn_state_ = TxnState::Uninitialized;
+  BrokerId txn_coordinator_ = kNoBroker;
+  std::int64_t txn_correlation_ = -1;   // the one transaction request in flight
+  bool txn_retry_pending_ = false;
+  std::set<TopicPartition> txn_added_;  // partitions in the current transaction
+  std::set<TopicPartition> txn_to_add_; // waiting for AddPartitionsToTxn
+  std::set<TopicPartition> txn_adding_; // in the AddPartitionsToTxn in flight
+  std::uint64_t txn_records_ = 0;       // records sent in the current transaction
+  bool txn_abortable_ = false;          // a record of the transaction failed: it can only abort
+  std::vector<DeliveryHistory::Ack> txn_acks_;  // acknowledged, waiting for the outcome
+  RandomStream txn_rng_;
+  std::optional<TxnOffsets> txn_offsets_;  // sendOffsetsToTransaction() in progress
+  BrokerId group_coordinator_ = kNoBroker;
+  bool finding_group_coordinator_ = false;
+  std::function<void(bool)> txn_done_;
+  std::function<void()> flush_done_;
+};
+
+}  // namespace ksim::models

@@ -1,0 +1,344 @@
+#include "models/controller/controller.hpp"
+
+#include <algorithm>
+#include <cassert>
+
+#include "sim/core/simulation.hpp"
+
+namespace ksim::models {
+
+namespace {
+bool contains(const std::vector<BrokerId>& v, BrokerId b) { return std::find(v.begin(), v.end(), b) != v.end(); }
+}  // namespace
+
+Controller::Controller(Simulation& sim, std::string name, HostId host, ControllerConfig config,
+                       std::shared_ptr<const ClusterDirectory> directory)
+    : Node(sim, std::move(name), host), config_(config), directory_(std::move(directory)) {
+  brokers_.resize(directory_->broker_nodes.size());
+}
+
+void Controller::create_partitions(const std::vector<std::vector<std::vector<BrokerId>>>& replicas) {
+  for (std::size_t t = 0; t < replicas.size(); ++t) {
+    for (std::size_t p = 0; p < replicas[t].size(); ++p) {
+      PartitionState state;
+      state.partition = {static_cast<std::int32_t>(t), static_cast<std::int32_t>(p)};
+      state.replicas = replicas[t][p];
+      state.isr = state.replicas;
+      state.leader = state.replicas.front();
+      state.leader_epoch = 0;
+      partitions_.emplace(state.partition, state);
+    }
+  }
+}
+
+// A restart is a failover to a new active controller, which first loads the
+// metadata (metadata_load_time_per_partition); then it acts.
+void Controller::on_start() {
+  const SimTime load =
+      incarnation() > 0 ? static_cast<SimTime>(partitions_.size()) * config_.metadata_load_time_per_partition : 0;
+  if (load == 0) return activate();
+  loading_ = true;
+  sim().trace().record(now(), name(), "controller.loading", {{"partitions", partitions_.size()}, {"load_ns", load}});
+  set_timer(load, [this] { activate(); });
+}
+
+void Controller::on_crash(CrashKind) {
+  loading_ = false;
+  waiting_.clear();
+}
+
+void Controller::activate() {
+  loading_ = false;
+  // Restarted with its metadata intact: brokers get a grace period to heartbeat.
+  for (Registration& r : brokers_) {
+    r.last_heartbeat = now();
+    r.connected = false;
+  }
+  electing_ = false;
+  if (!election_queue_.empty()) run_next_election();
+  set_timer(milliseconds(250), [this] { session_tick(); });
+  while (!waiting_.empty()) {
+    auto [connection, message] = std::move(waiting_.front());
+    waiting_.pop_front();
+    on_message(connection, std::move(message));
+  }
+}
+
+void Controller::on_message(ConnectionId connection, MessagePtr message) {
+  if (loading_) {
+    waiting_.emplace_back(connection, std::move(message));
+    return;
+  }
+  if (auto* heartbeat = dynamic_cast<BrokerHeartbeat*>(message.get())) {
+    handle_heartbeat(connection, *heartbeat);
+  } else if (auto* alter = dynamic_cast<AlterPartitionRequest*>(message.get())) {
+    handle_alter_partition(connection, *alter);
+  } else {
+    assert(false && "unexpected message at the controller");
+  }
+}
+
+void Controller::on_connection_closed(ConnectionId connection) {
+  for (Registration& r : brokers_) {
+    if (r.connected && r.connection == connection) r.connected = false;
+  }
+}
+
+void Controller::session_tick() {
+  for (std::size_t b = 0; b < brokers_.size(); ++b) {
+    const Registration& r = brokers_[b];
+    if (!r.fenced && now() - r.last_heartbeat > config_.broker_session_timeout) {
+      fence(static_cast<BrokerId>(b), "session timeout");
+    }
+  }
+  set_timer(milliseconds(250), [this] { session_tick(); });
+}
+
+void Controller::handle_heartbeat(ConnectionId connection, const BrokerHeartbeat& heartbeat) {
+  const auto b = static_cast<std::size_t>(heartbeat.broker);
+  Registration& r = brokers_[b];
+  r.connection = connection;
+  r.connected = true;
+  r.last_heartbeat = now();
+  if (r.ever_registered && heartbeat.incarnation != r.incarnation && !r.fenced) {
+    // KIP-631: a new incarnation means the broker restarted; its old
+    // registration is fenced first, moving leadership away from it.
+    fence(heartbeat.broker, "restarted");
+  }
+  if (heartbeat.incarnation != r.incarnation) r.shutting_down = false;
+  r.incarnation = heartbeat.incarnation;
+  r.ever_registered = true;
+  update_offline_replicas(heartbeat.broker, heartbeat.offline_replicas);
+  if (r.fenced && !heartbeat.shutting_down) unfence(heartbeat.broker);
+  if (heartbeat.shutting_down && !r.shutting_down) begin_controlled_shutdown(heartbeat.broker);
+  auto response = std::make_unique<BrokerHeartbeatResponse>();
+  response->fenced = r.fenced;
+  response->shutdown_ready = r.shutting_down && !leads_any(heartbeat.broker);
+  send(connection, std::move(response));
+}
+
+void Controller::fence(BrokerId broker, std::string_view reason) {
+  Registration& r = brokers_[static_cast<std::size_t>(broker)];
+  r.fenced = true;
+  ++stats_.fencings;
+  sim().trace().record(now(), name(), "controller.fence", {{"broker", broker}, {"reason", reason}});
+  remove_replica_from_partitions(broker);
+}
+
+// KRaft's controlled shutdown: the broker leaves every ISR it is not the last
+// member of, and its leaderships move (elections, one at a time as usual).
+void Controller::begin_controlled_shutdown(BrokerId broker) {
+  brokers_[static_cast<std::size_t>(broker)].shutting_down = true;
+  ++stats_.controlled_shutdowns;
+  sim().trace().record(now(), name(), "controller.controlled_shutdown", {{"broker", broker}});
+  remove_replica_from_partitions(broker);
+}
+
+bool Controller::leads_any(BrokerId broker) const {
+  return std::any_of(partitions_.begin(), partitions_.end(),
+                     [&](const auto& entry) { return entry.second.leader == broker; });
+}
+
+void Controller::unfence(BrokerId broker) {
+  brokers_[static_cast<std::size_t>(broker)].fenced = false;
+  sim().trace().record(now(), name(), "controller.unfence", {{"broker", broker}});
+  push_all_to(broker);
+  // Partitions without a leader may now have one.
+  for (const auto& [tp, state] : partitions_) {
+    if (state.leader == kNoBroker && contains(state.replicas, broker)) queue_election(tp, kNoBroker);
+  }
+  push({});  // every broker learns the new live set
+}
+
+// KIP-112 / KIP-858: replicas on a failed log dir are treated like a dead broker's.
+void Controller::update_offline_replicas(BrokerId broker, const std::vector<TopicPartition>& offline) {
+  Registration& r = brokers_[static_cast<std::size_t>(broker)];
+  for (const TopicPartition tp : offline) {
+    if (!r.offline_replicas.insert(tp).second) continue;
+    PartitionState& state = partitions_.at(tp);
+    if (state.leader == broker) {
+      depose(state);
+      push({state});
+      queue_election(tp, broker);
+    } else if (contains(state.isr, broker) && state.isr.size() > 1) {
+      std::erase(state.isr, broker);
+      ++state.partition_epoch;
+      push({state});
+    }
+  }
+}
+
+// A fenced broker leaves every ISR (but the last member stays, as in KRaft, so
+// the partition can come back when it does) and loses its leaderships.
+void Controller::remove_replica_from_partitions(BrokerId broker) {
+  std::vector<PartitionState> changed;
+  for (auto& [tp, state] : partitions_) {
+    if (state.leader == broker) {
+      depose(state);
+      changed.push_back(state);
+      queue_election(tp, broker);
+    } else if (contains(state.isr, broker) && state.isr.size() > 1) {
+      std::erase(state.isr, broker);
+      ++state.partition_epoch;
+      ++stats_.isr_changes;
+      changed.push_back(state);
+    }
+  }
+  push(changed);
+}
+
+// The leader is gone (fenced, shutting down, its log dir offline): the
+// partition has none until the queued election picks one, and the old
+// leader leaves the ISR unless it is its last member. No broker may act on
+// the old leadership meanwhile, not even the old leader restarted.
+void Controller::depose(PartitionState& state) {
+  const BrokerId old_leader = state.leader;
+  state.leader = kNoBroker;
+  ++state.leader_epoch;
+  ++state.partition_epoch;
+  if (state.isr.size() > 1) std::erase(state.isr, old_leader);
+}
+
+void Controller::queue_election(TopicPartition tp, BrokerId replacing) {
+  if (!queued_.insert(tp).second) return;
+  leaderless_since_.try_emplace(tp, now());
+  election_queue_.emplace_back(tp, replacing);
+  if (!electing_) run_next_election();
+}
+
+// One election at a time, each taking election_time_per_partition.
+void Controller::run_next_election() {
+  if (election_queue_.empty()) {
+    electing_ = false;
+    return;
+  }
+  electing_ = true;
+  set_timer(config_.election_time_per_partition, [this] {
+    const auto [tp, replacing] = election_queue_.front();
+    election_queue_.pop_front();
+    queued_.erase(tp);
+    elect(tp, replacing);
+    run_next_election();
+  });
+}
+
+bool Controller::is_usable(BrokerId broker, TopicPartition tp) const {
+  const Registration& r = brokers_[static_cast<std::size_t>(broker)];
+  return !r.fenced && !r.shutting_down && !r.offline_replicas.contains(tp);
+}
+
+// Replaces the leader `replacing` (fenced or offline when queued; it may be
+// back by now, a new incarnation that must not simply keep its old epoch).
+void Controller::elect(TopicPartition tp, BrokerId replacing) {
+  PartitionState& state = partitions_.at(tp);
+  if (state.leader != kNoBroker && is_usable(state.leader, tp)) return;
+  const TopicSpec& topic = directory_->topics[static_cast<std::size_t>(tp.topic)];
+  BrokerId leader = kNoBroker;
+  bool unclean = false;
+  // Assignment order, as Kafka's PartitionLeaderElectionAlgorithms; the replaced leader last.
+  for (const bool allow_replaced : {false, true}) {
+    for (const BrokerId b : state.replicas) {
+      if (leader == kNoBroker && contains(state.isr, b) && is_usable(b, tp) && (allow_replaced || b != replacing)) {
+        leader = b;
+      }
+    }
+  }
+  if (leader == kNoBroker && topic.unclean_leader_election_enable) {
+    for (const BrokerId b : state.replicas) {
+      if (is_usable(b, tp)) {
+        leader = b;
+        unclean = true;
+        break;
+      }
+    }
+  }
+  const BrokerId old_leader = state.leader;
+  ++state.leader_epoch;
+  ++state.partition_epoch;
+  state.leader = leader;
+  if (unclean) {
+    state.isr = {leader};
+    ++stats_.unclean_elections;
+  } else if (leader != kNoBroker) {
+    std::erase_if(state.isr, [&](BrokerId b) { return !is_usable(b, tp); });
+  } else if (old_leader != kNoBroker) {
+    ++stats_.offline_transitions;
+  }
+  if (leader != kNoBroker) {
+    ++stats_.elections;
+    const auto since = leaderless_since_.find(tp);
+    if (since != leaderless_since_.end()) {
+      stats_.max_leaderless = std::max(stats_.max_leaderless, now() - since->second);
+      leaderless_since_.erase(since);
+    }
+  }
+  sim().trace().record(now(), name(), "controller.elect",
+                       {{"topic", tp.topic}, {"partition", tp.partition}, {"leader", leader},
+                        {"epoch", state.leader_epoch}, {"unclean", unclean ? 1 : 0}, {"isr", state.isr.size()}});
+  push({state});
+}
+
+void Controller::handle_alter_partition(ConnectionId connection, const AlterPartitionRequest& request) {
+  auto response = std::make_unique<AlterPartitionResponse>();
+  PartitionState& state = partitions_.at(request.partition);
+  const bool current = request.leader == state.leader && request.leader_epoch == state.leader_epoch &&
+                       request.partition_epoch == state.partition_epoch;
+  // KIP-841: an ISR may only gain brokers that are alive and unfenced.
+  const bool eligible = std::all_of(request.new_isr.begin(), request.new_isr.end(), [&](BrokerId b) {
+    return contains(state.isr, b) || is_usable(b, request.partition);
+  });
+  if (!current || !eligible || request.new_isr.empty()) {
+    response->error = Error::InvalidProducerEpoch;  // stands for INVALID_UPDATE_VERSION / FENCED_LEADER_EPOCH
+    response->state = state;
+    send(connection, std::move(response));
+    return;
+  }
+  state.isr = request.new_isr;
+  ++state.partition_epoch;
+  ++stats_.isr_changes;
+  sim().trace().record(now(), name(), "controller.isr",
+                       {{"topic", state.partition.topic}, {"partition", state.partition.partition},
+                        {"isr", state.isr.size()}, {"partition_epoch", state.partition_epoch}});
+  response->state = state;
+  send(connection, std::move(response));
+  push({state});
+}
+
+std::vector<BrokerId> Controller::live_brokers() const {
+  std::vector<BrokerId> live;
+  for (std::size_t b = 0; b < brokers_.size(); ++b) {
+    if (!brokers_[b].fenced) live.push_back(static_cast<BrokerId>(b));
+  }
+  return live;
+}
+
+void Controller::push(const std::vector<PartitionState>& states) {
+  const std::vector<BrokerId> live = live_brokers();
+  for (const BrokerId b : live) {
+    const Registration& r = brokers_[static_cast<std::size_t>(b)];
+    if (!r.connected) continue;
+    auto update = std::make_unique<MetadataUpdate>();
+    update->partitions = states;
+    update->live_brokers = live;
+    send(r.connection, std::move(update));
+  }
+}
+
+void Controller::push_all_to(BrokerId broker) {
+  const Registration& r = brokers_[static_cast<std::size_t>(broker)];
+  if (!r.connected) return;
+  auto update = std::make_unique<MetadataUpdate>();
+  for (const auto& [tp, state] : partitions_) update->partitions.push_back(state);
+  update->live_brokers = live_brokers();
+  send(r.connection, std::move(update));
+}
+
+std::vector<TopicPartition> Controller::offline_partitions() const {
+  std::vector<TopicPartition> offline;
+  for (const auto& [tp, state] : partitions_) {
+    if (state.leader == kNoBroker || !is_usable(state.leader, tp)) offline.push_back(tp);
+  }
+  return offline;
+}
+
+}  // namespace ksim::models

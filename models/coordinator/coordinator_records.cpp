@@ -1,0 +1,34 @@
+#include "models/coordinator/coordinator_records.hpp"
+
+namespace ksim::models {
+
+// Sizes close to Kafka's serialized keys and values.
+std::string_view to_string(TxnState state) {
+  switch (state) {
+    case TxnState::Empty: return "Empty";
+    case TxnState::Ongoing: return "Ongoing";
+    case TxnState::PrepareCommit: return "PrepareCommit";
+    case TxnState::PrepareAbort: return "PrepareAbort";
+    case TxnState::CompleteCommit: return "CompleteCommit";
+    case TxnState::CompleteAbort: return "CompleteAbort";
+  }
+  return "?";
+}
+
+std::uint64_t CoordinatorRecord::bytes() const {
+  const std::uint64_t key = 16 + group.size();
+  if (transaction) return key + 40 + 24 * transaction->partitions.size();
+  if (!metadata) return offsets.size() * (key + 48);
+  std::uint64_t size = key + 32 + metadata->protocol.size() + metadata->leader.size();
+  for (const auto& m : metadata->members) {
+    size += 48 + m.member_id.size() + m.client_id.size() + 8 * (m.assignment.size() + m.subscription.owned.size());
+  }
+  return size;
+}
+
+std::uint64_t CoordinatorRecordStore::add(CoordinatorRecord record) {
+  records_.push_back(std::move(record));
+  return records_.size() - 1;
+}
+
+}  // namespace ksim::models

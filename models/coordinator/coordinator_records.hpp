@@ -1,0 +1,87 @@
+#pragma once
+// What a group coordinator writes to __consumer_offsets: committed offsets
+// (Kafka's OffsetCommitKey/OffsetCommitValue) and the group's metadata with
+// its members and their assignment (GroupMetadataKey/GroupMetadataValue).
+//
+// A batch of that topic carries, in place of record bytes, the id of its
+// content in the CoordinatorRecordStore. The store stands for the bytes of
+// the batch: written once, never changed, so every replica that copies the
+// batch reads the same content, and a new coordinator rebuilds the group from
+// its own log, as Kafka's GroupMetadataManager.loadGroupsAndOffsets does.
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/client/consumer/assignors/assignor.hpp"
+#include "models/protocol/kafka_types.hpp"
+
+namespace ksim::models {
+
+// The writer id of coordinator batches (user producers are numbered from 0).
+constexpr std::uint32_t kCoordinatorWriter = 0xffffffffu;
+
+struct CommittedOffset {
+  TopicPartition partition;
+  Offset offset = -1;
+  Epoch leader_epoch = -1;  // KIP-320: the epoch of the last consumed record, for validation after a restart
+};
+
+struct GroupMemberRecord {
+  std::string member_id;
+  std::optional<std::string> instance_id;  // KIP-345
+  std::string client_id;
+  SimTime session_timeout = 0;
+  SimTime rebalance_timeout = 0;
+  std::vector<std::string> protocols;  // assignor names, in the member's order of preference
+  MemberSubscription subscription;
+  std::vector<TopicPartition> assignment;
+};
+
+struct GroupMetadataRecord {
+  std::int32_t generation = 0;
+  std::string protocol;  // the assignor the group uses
+  std::string leader;
+  std::vector<GroupMemberRecord> members;  // empty: the group is Empty
+};
+
+// Transaction metadata, as Kafka's TransactionLogValue: the state of a
+// transactional.id's current transaction, written to __transaction_state.
+enum class TxnState { Empty, Ongoing, PrepareCommit, PrepareAbort, CompleteCommit, CompleteAbort };
+std::string_view to_string(TxnState state);
+
+struct TransactionRecord {
+  ProducerId producer_id = kNoProducerId;
+  ProducerEpoch producer_epoch = 0;
+  SimTime timeout = 0;
+  TxnState state = TxnState::Empty;
+  std::vector<TopicPartition> partitions;
+  SimTime started = 0;  // when the transaction became Ongoing
+};
+
+struct CoordinatorRecord {
+  std::string group;                           // the key: a group.id, or a transactional.id
+  std::vector<CommittedOffset> offsets;        // an offset commit
+  std::optional<GroupMetadataRecord> metadata; // or the group's metadata
+  std::optional<TransactionRecord> transaction;  // or a transaction's state
+  // A transactional offset commit (TxnOffsetCommit): written by this producer, in its transaction.
+  ProducerId producer_id = kNoProducerId;
+  ProducerEpoch producer_epoch = -1;
+  std::int32_t record_count() const {
+    return metadata || transaction ? 1 : static_cast<std::int32_t>(offsets.size());
+  }
+  std::uint64_t bytes() const;
+};
+
+class CoordinatorRecordStore {
+ public:
+  std::uint64_t add(CoordinatorRecord record);
+  const CoordinatorRecord& at(std::uint64_t id) const { return records_.at(static_cast<std::size_t>(id)); }
+  std::size_t size() const { return records_.size(); }
+
+ private:
+  std::deque<CoordinatorRecord> records_;  // stable addresses
+};
+
+}  // namespace ksim::models

@@ -1,0 +1,158 @@
+#pragma once
+// A broker's group coordinator for Kafka's classic consumer group protocol
+// (the GroupCoordinator and GroupMetadata state machine of Kafka 2.x-3.x,
+// still served to "classic" groups by 4.x): the groups whose partition of
+// __consumer_offsets this broker leads. A group lives on partition
+// abs(hashCode(group.id)) % offsets.topic.num.partitions.
+//
+// Group states: Empty -> PreparingRebalance (members join; the first
+// rebalance of an empty group waits group.initial.rebalance.delay.ms) ->
+// CompletingRebalance (the leader computes the assignment; SyncGroup) ->
+// Stable. Members stay through heartbeats within session.timeout.ms; a member
+// that does not rejoin within the rebalance timeout (max.poll.interval.ms) is
+// removed. Static members (KIP-345) keep their place across restarts.
+// Offsets and group metadata are appended to the partition and take effect
+// once replicated (offsets.commit.required.acks = -1); a new leader of the
+// partition loads its groups from its log.
+//
+// Files: group_coordinator.cpp (membership and rebalances),
+// group_coordinator_offsets.cpp (commits, fetches, loading, storing).
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "models/history/consumption_history.hpp"
+#include "models/protocol/group_messages.hpp"
+#include "models/protocol/kafka_config.hpp"
+#include "models/log/partition_log.hpp"
+#include "sim/core/event_queue.hpp"
+#include "sim/random/random.hpp"
+#include "sim/observe/trace.hpp"
+
+namespace ksim::models {
+
+// What the coordinator needs from the broker it runs in.
+class CoordinatorHost {
+ public:
+  virtual ~CoordinatorHost() = default;
+  virtual SimTime coordinator_now() const = 0;
+  virtual TimerId coordinator_timer(SimTime delay, std::function<void()> callback) = 0;
+  virtual void coordinator_cancel(TimerId timer) = 0;
+  virtual void coordinator_send(ConnectionId connection, MessagePtr message) = 0;
+  // Appends a record to the broker's leader replica of the __consumer_offsets
+  // partition; `done` runs once it is committed (high watermark) or has failed.
+  virtual void coordinator_append(std::int32_t partition, std::uint64_t record_id,
+                                  std::function<void(Error)> done) = 0;
+  virtual RandomStream& coordinator_rng() = 0;
+  virtual BrokerId coordinator_id() const = 0;
+  virtual void coordinator_trace(std::string_view kind, std::initializer_list<TraceField> fields) = 0;
+};
+
+// Kafka's Utils.abs(groupId.hashCode()) % partitions, with Java's String.hashCode.
+std::int32_t group_partition(std::string_view group, std::int32_t partitions);
+// What a coordinator answers when its append to its partition failed.
+Error coordinator_error(Error append_error);
+
+class GroupCoordinator {
+ public:
+  GroupCoordinator(CoordinatorHost& host, GroupCoordinatorConfig config, CoordinatorRecordStore& records,
+                   ConsumptionHistory* history);
+
+  // Leadership of __consumer_offsets partitions.
+  void load(std::int32_t partition, const PartitionLog& log);  // became leader: replay the log
+  void unload(std::int32_t partition);                          // lost leadership
+  void reset();                                                 // the broker crashed
+
+  void handle(ConnectionId c, const JoinGroupRequest& request);
+  void handle(ConnectionId c, const SyncGroupRequest& request);
+  void handle(ConnectionId c, const HeartbeatRequest& request);
+  void handle(ConnectionId c, const LeaveGroupRequest& request);
+  void handle(ConnectionId c, const OffsetCommitRequest& request);
+  void handle(ConnectionId c, const OffsetFetchRequest& request);
+  void handle(ConnectionId c, const TxnOffsetCommitRequest& request);
+  // A transaction marker was written on one of its partitions: the producer's
+  // pending transactional offsets take effect (commit) or are dropped (abort).
+  void complete_transaction(std::int32_t partition, ProducerId producer, bool commit);
+
+ private:
+  enum class GroupState { Empty, PreparingRebalance, CompletingRebalance, Stable };
+  static std::string_view to_string(GroupState state);
+  enum class LoadState { Loading, Loaded };
+  struct Reply {  // a JoinGroup or SyncGroup waiting for its answer
+    ConnectionId connection;
+    std::int64_t correlation_id;
+  };
+  struct Member {
+    GroupMemberRecord record;
+    std::optional<Reply> join;
+    std::optional<Reply> sync;
+    TimerId heartbeat_timer;
+  };
+  struct Group {
+    std::string id;
+    std::int32_t partition = 0;
+    GroupState state = GroupState::Empty;
+    std::int32_t generation = 0;
+    std::string protocol;
+    std::string leader;
+    std::map<std::string, Member> members;
+    std::map<std::string, std::string> static_members;  // group.instance.id -> member id
+    std::set<std::string> pending_members;             // KIP-394: given an id, not joined yet
+    std::map<TopicPartition, CommittedOffset> offsets;
+    std::map<ProducerId, std::map<TopicPartition, CommittedOffset>> pending_offsets;  // in open transactions
+    std::map<TopicPartition, std::string> owners;      // client id per partition, as last stored
+    TimerId join_timer;
+    bool initial_delay = false;
+    bool new_member_added = false;
+    SimTime join_deadline = 0;  // the initial delay never extends past it
+  };
+  struct PartitionLoad {
+    LoadState state = LoadState::Loading;
+    std::uint64_t generation = 0;  // a load superseded by an unload and a reload is ignored
+  };
+
+  // group_coordinator.cpp
+  void join_new_member(Group& g, ConnectionId c, const JoinGroupRequest& request);
+  void join_known_member(Group& g, ConnectionId c, const JoinGroupRequest& request);
+  void add_member_and_rebalance(Group& g, ConnectionId c, const JoinGroupRequest& request, std::string member_id);
+  void replace_static_member(Group& g, ConnectionId c, const JoinGroupRequest& request);
+  void update_member(Group& g, Member& m, ConnectionId c, const JoinGroupRequest& request);
+  void prepare_rebalance(Group& g, const std::string& trigger);
+  void try_complete_join(Group& g);
+  void initial_delay_expired(const std::string& group);
+  void complete_join(Group& g);
+  void answer_join(const Group& g, Member& m, bool skip_assignment = false);
+  void complete_sync(const std::string& group, std::int32_t generation, Error error, const Assignment& assignment);
+  void remove_member(Group& g, const std::string& member_id);
+  void member_left(Group& g, const std::string& trigger);
+  void schedule_session_expiry(Group& g, Member& m);
+  void session_expired(const std::string& group, const std::string& member_id);
+  std::string select_protocol(const Group& g) const;
+  std::string new_member_id(std::string_view prefix);
+  Error check_member(const Group& g, const MemberIdentity& member) const;
+  void reply_join_error(ConnectionId c, std::int64_t correlation, Error error, std::string member_id = {});
+  void reply_sync(const Reply& to, Error error, std::vector<TopicPartition> assignment = {});
+
+  // group_coordinator_offsets.cpp
+  Error check_coordinator(const std::string& group) const;
+  Group* find(const std::string& group);
+  Group& find_or_create(const std::string& group);
+  void replay(Group& g, const CoordinatorRecord& record);
+  void settle(Group& g, ProducerId producer, bool commit);
+  void finish_load(std::int32_t partition, std::uint64_t generation);
+  void store_group(const Group& g, const Assignment& assignment, std::function<void(Error)> done);
+  GroupMetadataRecord metadata_of(const Group& g, const Assignment& assignment) const;
+  Error check_commit(const Group* g, const MemberIdentity& member) const;
+
+  CoordinatorHost& host_;
+  GroupCoordinatorConfig config_;
+  CoordinatorRecordStore& records_;  // shared by every broker: the content of coordinator batches
+  ConsumptionHistory* history_;
+  std::map<std::int32_t, PartitionLoad> partitions_;  // the offsets partitions this broker leads
+  std::map<std::string, Group> groups_;
+  std::uint64_t next_load_generation_ = 0;
+};
+
+}  // namespace ksim::models

@@ -1,0 +1,265 @@
+// Offsets and persistence of the group coordinator: OffsetCommit and
+// OffsetFetch (Kafka's handleCommitOffsets / handleFetchOffsets), storing
+// group metadata, and loading a partition's groups from its log when this
+// broker becomes its leader (GroupMetadataManager.loadGroupsAndOffsets).
+#include <algorithm>
+
+#include "models/coordinator/group_coordinator.hpp"
+
+namespace ksim::models {
+
+Error GroupCoordinator::check_coordinator(const std::string& group) const {
+  if (partitions_.empty()) return Error::NotCoordinator;
+  const auto partitions = static_cast<std::int32_t>(config_.offsets_topic_num_partitions);
+  const auto it = partitions_.find(group_partition(group, partitions));
+  if (it == partitions_.end()) return Error::NotCoordinator;
+  return it->second.state == LoadState::Loaded ? Error::None : Error::CoordinatorLoadInProgress;
+}
+
+GroupCoordinator::Group* GroupCoordinator::find(const std::string& group) {
+  const auto it = groups_.find(group);
+  return it == groups_.end() ? nullptr : &it->second;
+}
+
+GroupCoordinator::Group& GroupCoordinator::find_or_create(const std::string& group) {
+  auto [it, fresh] = groups_.try_emplace(group);
+  if (fresh) {
+    it->second.id = group;
+    it->second.partition = group_partition(group, config_.offsets_topic_num_partitions);
+  }
+  return it->second;
+}
+
+// Kafka maps storage errors of the coordinator's append to coordinator errors.
+Error coordinator_error(Error append_error) {
+  switch (append_error) {
+    case Error::None: return Error::None;
+    case Error::NotLeaderOrFollower:
+    case Error::KafkaStorageError: return Error::NotCoordinator;
+    default: return Error::CoordinatorNotAvailable;
+  }
+}
+
+// ---- loading and unloading ----
+
+void GroupCoordinator::load(std::int32_t partition, const PartitionLog& log) {
+  unload(partition);
+  const std::uint64_t generation = next_load_generation_++;
+  partitions_[partition] = PartitionLoad{LoadState::Loading, generation};
+  std::int64_t records = 0;
+  for (const RecordBatch& batch : log.batches()) {
+    if (batch.is_control()) {  // a transaction marker: pending transactional offsets settle
+      for (auto& [id, g] : groups_) {
+        if (g.partition == partition) settle(g, batch.producer_id, batch.control == ControlType::Commit);
+      }
+      continue;
+    }
+    if (batch.writer != kCoordinatorWriter) continue;
+    const CoordinatorRecord& record = records_.at(batch.first_record);
+    replay(find_or_create(record.group), record);
+    records += batch.record_count;
+  }
+  if (records > 0) host_.coordinator_trace("group.load_start", {{"partition", partition}, {"records", records}});
+  host_.coordinator_timer(config_.load_time_per_record * records,
+                          [this, partition, generation] { finish_load(partition, generation); });
+}
+
+void GroupCoordinator::replay(Group& g, const CoordinatorRecord& record) {
+  for (const CommittedOffset& o : record.offsets) {
+    if (record.producer_id != kNoProducerId) {
+      g.pending_offsets[record.producer_id][o.partition] = o;
+    } else {
+      g.offsets[o.partition] = o;
+    }
+  }
+  if (!record.metadata) return;
+  const GroupMetadataRecord& meta = *record.metadata;
+  g.generation = meta.generation;
+  g.protocol = meta.protocol;
+  g.leader = meta.leader;
+  g.members.clear();
+  g.static_members.clear();
+  g.owners.clear();
+  for (const GroupMemberRecord& member : meta.members) {
+    g.members[member.member_id].record = member;
+    if (member.instance_id) g.static_members[*member.instance_id] = member.member_id;
+    for (const TopicPartition tp : member.assignment) g.owners[tp] = member.client_id;
+  }
+  g.state = g.members.empty() ? GroupState::Empty : GroupState::Stable;
+}
+
+// Loaded groups start with fresh sessions: their members have session.timeout.ms to heartbeat here.
+void GroupCoordinator::finish_load(std::int32_t partition, std::uint64_t generation) {
+  const auto it = partitions_.find(partition);
+  if (it == partitions_.end() || it->second.generation != generation) return;
+  it->second.state = LoadState::Loaded;
+  for (auto& [id, g] : groups_) {
+    if (g.partition != partition) continue;
+    for (auto& [member_id, m] : g.members) schedule_session_expiry(g, m);
+    host_.coordinator_trace("group.loaded", {{"group", id}, {"generation", g.generation}, {"state", to_string(g.state)}});
+    if (history_) history_->coordinator_loads.push_back({id, host_.coordinator_id(), g.generation, host_.coordinator_now()});
+  }
+}
+
+void GroupCoordinator::unload(std::int32_t partition) {
+  if (partitions_.erase(partition) == 0) return;
+  for (auto it = groups_.begin(); it != groups_.end();) {
+    Group& g = it->second;
+    if (g.partition != partition) {
+      ++it;
+      continue;
+    }
+    host_.coordinator_trace("group.unloaded", {{"group", g.id}});
+    host_.coordinator_cancel(g.join_timer);
+    for (auto& [id, m] : g.members) {
+      host_.coordinator_cancel(m.heartbeat_timer);
+      if (m.join) reply_join_error(m.join->connection, m.join->correlation_id, Error::NotCoordinator);
+      if (m.sync) reply_sync(*m.sync, Error::NotCoordinator);
+    }
+    it = groups_.erase(it);
+  }
+}
+
+void GroupCoordinator::reset() {
+  partitions_.clear();
+  groups_.clear();
+}
+
+// ---- storing ----
+
+GroupMetadataRecord GroupCoordinator::metadata_of(const Group& g, const Assignment& assignment) const {
+  GroupMetadataRecord meta{g.generation, g.protocol, g.leader, {}};
+  for (const auto& [id, m] : g.members) {
+    GroupMemberRecord member = m.record;
+    const auto it = assignment.find(id);
+    member.assignment = it == assignment.end() ? std::vector<TopicPartition>{} : it->second;
+    meta.members.push_back(std::move(member));
+  }
+  return meta;
+}
+
+void GroupCoordinator::store_group(const Group& g, const Assignment& assignment, std::function<void(Error)> done) {
+  CoordinatorRecord record;
+  record.group = g.id;
+  record.metadata = metadata_of(g, assignment);
+  const std::uint64_t id = records_.add(std::move(record));
+  host_.coordinator_append(g.partition, id, std::move(done));
+}
+
+// ---- offsets ----
+
+// GroupMetadata.validateOffsetCommit for classic groups.
+Error GroupCoordinator::check_commit(const Group* g, const MemberIdentity& member) const {
+  const bool outside_group = member.generation < 0 && member.member_id.empty();
+  if (!g) return outside_group ? Error::None : Error::IllegalGeneration;
+  if (outside_group) return g->state == GroupState::Empty ? Error::None : Error::UnknownMemberId;
+  if (const Error e = check_member(*g, member); e != Error::None) return e;
+  if (member.generation != g->generation) return Error::IllegalGeneration;
+  if (g->state == GroupState::CompletingRebalance) return Error::RebalanceInProgress;
+  return Error::None;
+}
+
+void GroupCoordinator::handle(ConnectionId c, const OffsetCommitRequest& request) {
+  Error error = check_coordinator(request.group);
+  Group* g = error == Error::None ? find(request.group) : nullptr;
+  if (error == Error::None) error = check_commit(g, request.member);
+  const std::int64_t correlation = request.correlation_id;
+  if (error != Error::None) {
+    auto response = std::make_unique<OffsetCommitResponse>();
+    response->correlation_id = correlation;
+    response->error = error;
+    return host_.coordinator_send(c, std::move(response));
+  }
+  Group& group = g ? *g : find_or_create(request.group);
+  if (group.members.contains(request.member.member_id)) {
+    schedule_session_expiry(group, group.members.at(request.member.member_id));
+  }
+  CoordinatorRecord record;
+  record.group = request.group;
+  record.offsets = request.offsets;
+  const std::uint64_t id = records_.add(std::move(record));
+  const std::string name = request.group;
+  host_.coordinator_append(group.partition, id, [this, c, correlation, name, id](Error append_error) {
+    if (Group* committed = append_error == Error::None ? find(name) : nullptr) {
+      for (const CommittedOffset& o : records_.at(id).offsets) committed->offsets[o.partition] = o;
+    }
+    auto response = std::make_unique<OffsetCommitResponse>();
+    response->correlation_id = correlation;
+    response->error = coordinator_error(append_error);
+    host_.coordinator_send(c, std::move(response));
+  });
+}
+
+void GroupCoordinator::settle(Group& g, ProducerId producer, bool commit) {
+  const auto it = g.pending_offsets.find(producer);
+  if (it == g.pending_offsets.end()) return;
+  if (commit) {
+    for (const auto& [tp, o] : it->second) g.offsets[tp] = o;
+  }
+  g.pending_offsets.erase(it);
+}
+
+void GroupCoordinator::complete_transaction(std::int32_t partition, ProducerId producer, bool commit) {
+  for (auto& [id, g] : groups_) {
+    if (g.partition == partition) settle(g, producer, commit);
+  }
+}
+
+// KIP-447: offsets that count only if the producer's transaction commits;
+// a member of an older generation (a zombie) is rejected like any commit.
+void GroupCoordinator::handle(ConnectionId c, const TxnOffsetCommitRequest& request) {
+  Error error = check_coordinator(request.group);
+  Group* g = error == Error::None ? find(request.group) : nullptr;
+  // Without group metadata (the API before KIP-447) there is nothing to check the sender against.
+  if (error == Error::None && request.member.generation >= 0) error = check_commit(g, request.member);
+  const std::int64_t correlation = request.correlation_id;
+  if (error != Error::None) {
+    auto response = std::make_unique<TxnOffsetCommitResponse>();
+    response->correlation_id = correlation;
+    response->error = error;
+    return host_.coordinator_send(c, std::move(response));
+  }
+  Group& group = g ? *g : find_or_create(request.group);
+  CoordinatorRecord record;
+  record.group = request.group;
+  record.offsets = request.offsets;
+  record.producer_id = request.producer_id;
+  record.producer_epoch = request.producer_epoch;
+  const std::uint64_t id = records_.add(std::move(record));
+  const std::string name = request.group;
+  host_.coordinator_append(group.partition, id, [this, c, correlation, name, id](Error append_error) {
+    if (Group* pending = append_error == Error::None ? find(name) : nullptr) {
+      const CoordinatorRecord& r = records_.at(id);
+      for (const CommittedOffset& o : r.offsets) pending->pending_offsets[r.producer_id][o.partition] = o;
+    }
+    auto response = std::make_unique<TxnOffsetCommitResponse>();
+    response->correlation_id = correlation;
+    response->error = coordinator_error(append_error);
+    host_.coordinator_send(c, std::move(response));
+  });
+}
+
+void GroupCoordinator::handle(ConnectionId c, const OffsetFetchRequest& request) {
+  auto response = std::make_unique<OffsetFetchResponse>();
+  response->correlation_id = request.correlation_id;
+  response->error = check_coordinator(request.group);
+  if (const Group* g = response->error == Error::None ? find(request.group) : nullptr) {
+    // KIP-447 (require_stable): an offset still in an open transaction is not given out.
+    for (const auto& [producer, pending] : g->pending_offsets) {
+      for (const TopicPartition tp : request.partitions) {
+        if (pending.contains(tp)) response->error = Error::UnstableOffsetCommit;
+      }
+    }
+  }
+  if (response->error == Error::None) {
+    const Group* g = find(request.group);
+    for (const TopicPartition tp : request.partitions) {
+      CommittedOffset committed{tp, -1, -1};
+      if (g && g->offsets.contains(tp)) committed = g->offsets.at(tp);
+      response->offsets.push_back(committed);
+    }
+  }
+  host_.coordinator_send(c, std::move(response));
+}
+
+}  // namespace ksim::models

@@ -1,0 +1,316 @@
+#include "models/coordinator/txn_coordinator.hpp"
+
+#include <algorithm>
+
+namespace ksim::models {
+
+TxnCoordinator::TxnCoordinator(TxnCoordinatorHost& host, TxnCoordinatorConfig config, CoordinatorRecordStore& records)
+    : host_(host), config_(config), records_(records) {}
+
+void TxnCoordinator::start() {
+  host_.coordinator_timer(config_.abort_check_interval, [this] {
+    abort_timed_out();
+    start();
+  });
+}
+
+template <class Response>
+void TxnCoordinator::reply(ConnectionId c, std::int64_t correlation, Error error) {
+  auto response = std::make_unique<Response>();
+  response->correlation_id = correlation;
+  response->error = error;
+  host_.coordinator_send(c, std::move(response));
+}
+
+Error TxnCoordinator::check_coordinator(const std::string& id) const {
+  const auto it = partitions_.find(group_partition(id, config_.partitions));
+  if (it == partitions_.end()) return Error::NotCoordinator;
+  return it->second.first == LoadState::Loaded ? Error::None : Error::CoordinatorLoadInProgress;
+}
+
+TxnCoordinator::Txn* TxnCoordinator::find(const std::string& id) {
+  const auto it = txns_.find(id);
+  return it == txns_.end() ? nullptr : &it->second;
+}
+
+// Kafka answers an older or newer epoch with INVALID_PRODUCER_EPOCH, which the client treats as fenced.
+Error TxnCoordinator::check_producer(const Txn& txn, ProducerId producer, ProducerEpoch epoch) const {
+  if (producer != txn.state.producer_id) return Error::InvalidProducerIdMapping;
+  if (epoch != txn.state.producer_epoch) return Error::ProducerFenced;
+  return Error::None;
+}
+
+void TxnCoordinator::write(Txn& txn, TransactionRecord next, std::function<void(Error)> done) {
+  txn.writing = true;
+  CoordinatorRecord record;
+  record.group = txn.id;
+  record.transaction = next;
+  const std::uint64_t id = records_.add(std::move(record));
+  const std::string name = txn.id;
+  host_.txn_append(txn.partition, id, [this, name, next, done = std::move(done)](Error error) {
+    Txn* t = find(name);
+    if (t) {
+      t->writing = false;
+      if (error == Error::None) t->state = next;
+    }
+    done(t ? error : Error::NotCoordinator);
+  });
+}
+
+// ---- InitProducerId: a producer (re)starts with this transactional.id ----
+
+void TxnCoordinator::handle(ConnectionId c, const InitProducerIdRequest& request) {
+  auto answer = [this, c, correlation = request.correlation_id](Error error, ProducerId producer, ProducerEpoch epoch) {
+    auto response = std::make_unique<InitProducerIdResponse>();
+    response->correlation_id = correlation;
+    response->error = error;
+    response->producer_id = producer;
+    response->producer_epoch = epoch;
+    host_.coordinator_send(c, std::move(response));
+  };
+  if (const Error e = check_coordinator(request.transactional_id); e != Error::None) return answer(e, -1, -1);
+  Txn* txn = find(request.transactional_id);
+  if (!txn) {
+    txn = &txns_[request.transactional_id];
+    txn->id = request.transactional_id;
+    txn->partition = group_partition(txn->id, config_.partitions);
+    txn->state.producer_id = host_.allocate_producer_id();
+    txn->state.producer_epoch = -1;  // the write below makes it 0
+  }
+  if (txn->writing) return answer(Error::ConcurrentTransactions, -1, -1);
+  switch (txn->state.state) {
+    case TxnState::Ongoing: {
+      // A new instance of the producer: fence the old one and abort its transaction; the client retries.
+      host_.coordinator_trace("txn.fence", {{"transactional_id", txn->id}, {"epoch", txn->state.producer_epoch + 1}});
+      const std::string id = txn->id;
+      prepare_end(*txn, /*commit=*/false, /*bump_epoch=*/true, [](Error) {});
+      return answer(Error::ConcurrentTransactions, -1, -1);
+    }
+    case TxnState::PrepareCommit:
+    case TxnState::PrepareAbort: return answer(Error::ConcurrentTransactions, -1, -1);
+    case TxnState::Empty:
+    case TxnState::CompleteCommit:
+    case TxnState::CompleteAbort: break;
+  }
+  TransactionRecord next = txn->state;
+  next.producer_epoch = static_cast<ProducerEpoch>(next.producer_epoch + 1);
+  next.timeout = std::min(request.transaction_timeout, config_.max_timeout);
+  next.state = TxnState::Empty;
+  next.partitions.clear();
+  write(*txn, next, [answer, next](Error error) {
+    if (error != Error::None) return answer(coordinator_error(error), -1, -1);
+    answer(Error::None, next.producer_id, next.producer_epoch);
+  });
+}
+
+// ---- AddPartitionsToTxn: the producer is about to write to these partitions ----
+
+AddPartitionsToTxnResponse TxnCoordinator::verify(const AddPartitionsToTxnRequest& request) {
+  AddPartitionsToTxnResponse response;
+  response.correlation_id = request.correlation_id;
+  response.error = check_coordinator(request.transactional_id);
+  Txn* txn = response.error == Error::None ? find(request.transactional_id) : nullptr;
+  if (response.error == Error::None) {
+    response.error = txn ? check_producer(*txn, request.producer_id, request.producer_epoch) : Error::InvalidProducerIdMapping;
+  }
+  for (const TopicPartition tp : request.partitions) {
+    Error verdict = response.error;  // the coordinator's own errors (loading, moved) are retriable for the leader
+    if (verdict == Error::None) {
+      const bool in_txn = txn->state.state == TxnState::Ongoing &&
+                          std::find(txn->state.partitions.begin(), txn->state.partitions.end(), tp) !=
+                              txn->state.partitions.end();
+      verdict = in_txn ? Error::None : Error::InvalidTxnState;
+    }
+    response.partitions.emplace_back(tp, verdict);
+  }
+  return response;
+}
+
+void TxnCoordinator::handle(ConnectionId c, const AddPartitionsToTxnRequest& request) {
+  if (request.verify_only) return host_.coordinator_send(c, std::make_unique<AddPartitionsToTxnResponse>(verify(request)));
+  add_partitions(request, [this, c, correlation = request.correlation_id](Error error) {
+    reply<AddPartitionsToTxnResponse>(c, correlation, error);
+  });
+}
+
+// The partitions join the transaction (which becomes Ongoing), once written.
+void TxnCoordinator::add_partitions(const AddPartitionsToTxnRequest& request, std::function<void(Error)> done) {
+  Error error = check_coordinator(request.transactional_id);
+  Txn* txn = error == Error::None ? find(request.transactional_id) : nullptr;
+  if (error == Error::None) {
+    error = txn ? check_producer(*txn, request.producer_id, request.producer_epoch) : Error::InvalidProducerIdMapping;
+  }
+  if (error == Error::None && txn->writing) error = Error::ConcurrentTransactions;
+  if (error == Error::None &&
+      (txn->state.state == TxnState::PrepareCommit || txn->state.state == TxnState::PrepareAbort)) {
+    error = Error::ConcurrentTransactions;
+  }
+  if (error != Error::None) return done(error);
+  TransactionRecord next = txn->state;
+  if (next.state != TxnState::Ongoing) {
+    next.partitions.clear();
+    next.started = host_.coordinator_now();
+  }
+  next.state = TxnState::Ongoing;
+  for (const TopicPartition tp : request.partitions) {
+    if (std::find(next.partitions.begin(), next.partitions.end(), tp) == next.partitions.end()) {
+      next.partitions.push_back(tp);
+    }
+  }
+  std::sort(next.partitions.begin(), next.partitions.end());
+  write(*txn, next, [done = std::move(done)](Error e) { done(coordinator_error(e)); });
+}
+
+// AddOffsetsToTxn: the group's __consumer_offsets partition joins the transaction, as AddPartitionsToTxn would add it.
+void TxnCoordinator::handle(ConnectionId c, const AddOffsetsToTxnRequest& request) {
+  AddPartitionsToTxnRequest add;
+  static_cast<TxnRequestBase&>(add) = request;
+  add.partitions = {host_.offsets_partition_of(request.group)};
+  auto relay = [this, c, correlation = request.correlation_id](Error error) {
+    reply<AddOffsetsToTxnResponse>(c, correlation, error);
+  };
+  add_partitions(add, relay);
+}
+
+// ---- EndTxn: commit or abort ----
+
+void TxnCoordinator::handle(ConnectionId c, const EndTxnRequest& request) {
+  Error error = check_coordinator(request.transactional_id);
+  Txn* txn = error == Error::None ? find(request.transactional_id) : nullptr;
+  if (error == Error::None) {
+    error = txn ? check_producer(*txn, request.producer_id, request.producer_epoch) : Error::InvalidProducerIdMapping;
+  }
+  if (error == Error::None && txn->writing) error = Error::ConcurrentTransactions;
+  if (error != Error::None) return reply<EndTxnResponse>(c, request.correlation_id, error);
+  const bool commit = request.commit;
+  switch (txn->state.state) {
+    case TxnState::Ongoing: break;
+    case TxnState::PrepareCommit:
+      return reply<EndTxnResponse>(c, request.correlation_id, commit ? Error::ConcurrentTransactions : Error::InvalidTxnState);
+    case TxnState::PrepareAbort:
+      return reply<EndTxnResponse>(c, request.correlation_id, commit ? Error::InvalidTxnState : Error::ConcurrentTransactions);
+    case TxnState::CompleteCommit:  // a retry of an EndTxn that succeeded
+      return reply<EndTxnResponse>(c, request.correlation_id, commit ? Error::None : Error::InvalidTxnState);
+    case TxnState::CompleteAbort:
+      return reply<EndTxnResponse>(c, request.correlation_id, commit ? Error::InvalidTxnState : Error::None);
+    case TxnState::Empty: return reply<EndTxnResponse>(c, request.correlation_id, Error::InvalidTxnState);
+  }
+  prepare_end(*txn, commit, /*bump_epoch=*/false, [this, c, correlation = request.correlation_id](Error e) {
+    reply<EndTxnResponse>(c, correlation, coordinator_error(e));
+  });
+}
+
+// PrepareCommit or PrepareAbort is written first; once it is, the outcome is
+// decided: the markers follow, then the Complete state.
+void TxnCoordinator::prepare_end(Txn& txn, bool commit, bool bump_epoch, std::function<void(Error)> done) {
+  TransactionRecord next = txn.state;
+  next.state = commit ? TxnState::PrepareCommit : TxnState::PrepareAbort;
+  if (bump_epoch) next.producer_epoch = static_cast<ProducerEpoch>(next.producer_epoch + 1);
+  const std::string id = txn.id;
+  write(txn, next, [this, id, done = std::move(done)](Error error) {
+    done(error);
+    if (error != Error::None) return;
+    Txn* t = find(id);
+    if (!t) return;
+    t->markers_left = {t->state.partitions.begin(), t->state.partitions.end()};
+    host_.coordinator_trace("txn.prepared", {{"transactional_id", id}, {"state", to_string(t->state.state)},
+                                             {"partitions", t->state.partitions.size()}});
+    send_markers(id);
+  });
+}
+
+void TxnCoordinator::send_markers(const std::string& id) {
+  Txn* txn = find(id);
+  if (!txn || (txn->state.state != TxnState::PrepareCommit && txn->state.state != TxnState::PrepareAbort)) return;
+  if (txn->markers_left.empty()) return complete(id);
+  const std::vector<TopicPartition> partitions(txn->markers_left.begin(), txn->markers_left.end());
+  host_.write_markers(txn->state.producer_id, txn->state.producer_epoch, txn->state.state == TxnState::PrepareCommit,
+                      partitions, [this, id](const std::vector<std::pair<TopicPartition, Error>>& results) {
+                        Txn* t = find(id);
+                        if (!t) return;
+                        for (const auto& [tp, error] : results) {
+                          if (error == Error::None) t->markers_left.erase(tp);
+                        }
+                        if (t->markers_left.empty()) return complete(id);
+                        host_.coordinator_timer(milliseconds(100), [this, id] { send_markers(id); });  // retry
+                      });
+}
+
+void TxnCoordinator::complete(const std::string& id) {
+  Txn* txn = find(id);
+  if (!txn || txn->writing) return;
+  TransactionRecord next = txn->state;
+  next.state = next.state == TxnState::PrepareCommit ? TxnState::CompleteCommit : TxnState::CompleteAbort;
+  next.partitions.clear();
+  write(*txn, next, [this, id](Error error) {
+    if (error != Error::None) {
+      host_.coordinator_timer(milliseconds(100), [this, id] { complete(id); });
+      return;
+    }
+    if (Txn* t = find(id)) {
+      host_.coordinator_trace("txn.complete", {{"transactional_id", id}, {"state", to_string(t->state.state)}});
+    }
+  });
+}
+
+// transaction.timeout.ms: an open transaction that has run too long is
+// aborted, with the epoch bumped so its producer is fenced.
+void TxnCoordinator::abort_timed_out() {
+  std::vector<std::string> expired;
+  for (const auto& [id, txn] : txns_) {
+    if (txn.writing || txn.state.state != TxnState::Ongoing || check_coordinator(id) != Error::None) continue;
+    if (host_.coordinator_now() - txn.state.started > txn.state.timeout) expired.push_back(id);
+  }
+  for (const std::string& id : expired) {
+    host_.coordinator_trace("txn.timeout_abort", {{"transactional_id", id}});
+    prepare_end(txns_.at(id), /*commit=*/false, /*bump_epoch=*/true, [](Error) {});
+  }
+}
+
+// ---- loading ----
+
+void TxnCoordinator::load(std::int32_t partition, const PartitionLog& log) {
+  unload(partition);
+  const std::uint64_t generation = next_load_generation_++;
+  partitions_[partition] = {LoadState::Loading, generation};
+  std::int64_t records = 0;
+  for (const RecordBatch& batch : log.batches()) {
+    if (batch.writer != kCoordinatorWriter) continue;
+    const CoordinatorRecord& record = records_.at(batch.first_record);
+    if (!record.transaction) continue;
+    Txn& txn = txns_[record.group];
+    txn.id = record.group;
+    txn.partition = partition;
+    txn.state = *record.transaction;
+    ++records;
+  }
+  host_.coordinator_timer(config_.load_time_per_record * records,
+                          [this, partition, generation] { finish_load(partition, generation); });
+}
+
+// Prepared transactions found in the log are completed by the new coordinator.
+void TxnCoordinator::finish_load(std::int32_t partition, std::uint64_t generation) {
+  const auto it = partitions_.find(partition);
+  if (it == partitions_.end() || it->second.second != generation) return;
+  it->second.first = LoadState::Loaded;
+  for (auto& [id, txn] : txns_) {
+    if (txn.partition != partition) continue;
+    if (txn.state.state == TxnState::PrepareCommit || txn.state.state == TxnState::PrepareAbort) {
+      txn.markers_left = {txn.state.partitions.begin(), txn.state.partitions.end()};
+      host_.coordinator_trace("txn.resume", {{"transactional_id", id}, {"state", to_string(txn.state.state)}});
+      send_markers(id);
+    }
+  }
+}
+
+void TxnCoordinator::unload(std::int32_t partition) {
+  if (partitions_.erase(partition) == 0) return;
+  std::erase_if(txns_, [&](const auto& entry) { return entry.second.partition == partition; });
+}
+
+void TxnCoordinator::reset() {
+  partitions_.clear();
+  txns_.clear();
+}
+
+}  // namespace ksim::models

@@ -1,0 +1,78 @@
+#pragma once
+// The device behind one log dir. Kafka appends to the page cache and lets
+// the OS write back (Kafka's defaults never fsync, relying on replication),
+// so an append returns at once unless the dirty data waiting for the device
+// exceeds the page cache's dirty limit; then it waits for the device, which
+// writes back in FIFO order at its bandwidth after a per-write latency. A
+// write is durable once written back and at most `writeback_delay` after it
+// was made (Linux's vm.dirty_expire_centisecs, 30s), or when fsync'd.
+// A hard disk also pays a seek whenever the write-back moves from one file
+// to another: many partitions on one spindle interleave their appends.
+// (Simplification: Linux's per-inode write-back and the I/O elevator would
+// merge some of them; every switch costs a full seek here.)
+#include <cstdint>
+
+#include "sim/core/time.hpp"
+
+namespace ksim::models {
+
+struct DiskSpec {
+  std::uint64_t capacity_bytes = 1ULL << 40;       // 1 TiB
+  double write_bytes_per_s = 500e6;                // sequential write bandwidth
+  double read_bytes_per_s = 1000e6;                // sequential read bandwidth (reads are served by the page cache today)
+  SimTime write_latency = microseconds(50);        // per write: SSD access, or an HDD's controller overhead
+  SimTime seek_time = 0;                           // per switch between files: an HDD's seek plus rotation (~8ms)
+  std::uint64_t dirty_limit_bytes = 1ULL << 30;    // page cache dirty data before writers wait
+  SimTime writeback_delay = seconds(30);           // vm.dirty_expire_centisecs
+};
+
+class Disk {
+ public:
+  explicit Disk(DiskSpec spec) : spec_(spec) {}
+
+  enum class Status { Ok, Full, Failed };
+  struct Write {
+    Status status = Status::Ok;
+    SimTime returns_at = 0;  // when the append call returns
+    SimTime durable_at = 0;  // when it survives a power loss without fsync
+  };
+  // `file` identifies the file appended to (a partition), for seeks.
+  Write write(std::uint64_t bytes, SimTime now, std::uint64_t file = 0);
+  // A read that missed the page cache: when its data is in memory. Reads
+  // queue among themselves (Linux serves them ahead of write-back), and a
+  // hard disk seeks to the file first.
+  SimTime read(std::uint64_t bytes, SimTime now);
+  // fsync of everything written so far: when it completes.
+  SimTime flush(SimTime now);
+  void release(std::uint64_t bytes);  // a replica deleted
+
+  void set_bandwidth_factor(double factor);  // slow disk fault
+  void set_full(bool full) { full_ = full; }  // disk full fault: writes fail
+  void fail() { failed_ = true; }            // disk failure: the log dir goes offline for good
+  bool failed() const { return failed_; }
+
+  const DiskSpec& spec() const { return spec_; }
+  std::uint64_t used_bytes() const { return used_bytes_; }
+  std::uint64_t bytes_written() const { return bytes_written_; }
+  std::uint64_t seeks() const { return seeks_; }
+  std::uint64_t bytes_read() const { return bytes_read_; }
+  SimTime busy_ns() const { return busy_ns_; }
+
+ private:
+  double bytes_per_ns() const { return spec_.write_bytes_per_s * bandwidth_factor_ / 1e9; }
+
+  DiskSpec spec_;
+  double bandwidth_factor_ = 1.0;
+  bool full_ = false;
+  bool failed_ = false;
+  SimTime device_free_at_ = 0;  // when the device has written back everything queued
+  std::uint64_t used_bytes_ = 0;
+  std::uint64_t bytes_written_ = 0;
+  SimTime busy_ns_ = 0;
+  std::uint64_t last_file_ = 0;
+  std::uint64_t seeks_ = 0;
+  SimTime read_free_at_ = 0;
+  std::uint64_t bytes_read_ = 0;
+};
+
+}  // namespace ksim::models

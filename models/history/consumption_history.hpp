@@ -1,0 +1,94 @@
+#pragma once
+// What the consumers and the group coordinators did, recorded as it happens
+// for the checker and the report: every record processed, every offset
+// commit, every change in who owns a partition, consumer restarts and
+// evictions, and every rebalance with its trigger and cost. Recording never
+// changes what the models do.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/protocol/kafka_types.hpp"
+#include "sim/core/time.hpp"
+
+namespace ksim::models {
+
+// Records as the application processed them: `count` consecutive offsets
+// of one partition from `offset`, written by one producer with consecutive
+// record numbers from `record` (a run, so a busy consumer costs one entry
+// per batch, not per record).
+struct ProcessedRecord {
+  std::uint32_t consumer = 0;
+  TopicPartition partition;
+  Offset offset = 0;
+  std::uint32_t writer = 0;
+  std::uint64_t record = 0;
+  std::uint32_t count = 1;
+  SimTime at = 0;  // when the run's first record was processed
+  std::int32_t generation = -1;  // the consumer's group generation then (-1: none)
+  std::uint32_t incarnation = 0; // the consumer process (restarts count up)
+};
+
+struct CommitEvent {
+  std::uint32_t consumer = 0;
+  TopicPartition partition;
+  Offset offset = 0;
+  std::int32_t generation = -1;
+  SimTime at = 0;
+  Error error = Error::None;
+};
+
+// A consumer starts or stops owning a partition (assigned, revoked or lost).
+struct OwnershipEvent {
+  std::uint32_t consumer = 0;
+  TopicPartition partition;
+  bool owned = false;
+  SimTime at = 0;
+};
+
+enum class ConsumerEventKind { Crashed, Restarted, PollTimeout, LeftGroup, Fenced };
+std::string_view to_string(ConsumerEventKind kind);
+
+struct ConsumerEvent {
+  std::uint32_t consumer = 0;
+  ConsumerEventKind kind = ConsumerEventKind::Crashed;
+  SimTime at = 0;
+};
+
+// A rebalance as the coordinator saw it: from the moment the group started
+// preparing a rebalance to the moment its new generation was stable.
+struct RebalanceRecord {
+  std::string group;
+  std::string trigger;
+  SimTime started = 0;
+  SimTime completed = kNever;  // kNever: not finished by the end of the run
+  std::int32_t generation = -1;
+  std::int32_t members = 0;
+  std::int32_t partitions_moved = 0;
+  std::string protocol;
+};
+
+// A broker became a group's coordinator by loading it from __consumer_offsets.
+struct CoordinatorLoad {
+  std::string group;
+  BrokerId broker = kNoBroker;
+  std::int32_t generation = 0;
+  SimTime at = 0;
+};
+
+struct ConsumptionHistory {
+  std::vector<ProcessedRecord> processed;
+  std::vector<CommitEvent> commits;
+  std::vector<OwnershipEvent> ownership;
+  std::vector<ConsumerEvent> consumer_events;
+  std::vector<RebalanceRecord> rebalances;
+  std::vector<CoordinatorLoad> coordinator_loads;
+
+  // The coordinator's view: one rebalance is open per group at a time, even
+  // across a coordinator failover (the new coordinator finishes it).
+  void rebalance_started(const std::string& group, const std::string& trigger, SimTime at);
+  void rebalance_completed(const std::string& group, std::int32_t generation, std::int32_t members,
+                           std::int32_t partitions_moved, const std::string& protocol, SimTime at);
+};
+
+}  // namespace ksim::models

@@ -1,0 +1,72 @@
+#pragma once
+// What the producers did, as the checker needs it: how many records each
+// workload producer handed to each partition (records are numbered per
+// (producer, partition) from 0, in send order), and every acknowledgement
+// and final failure, as ranges of those numbers.
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "models/protocol/kafka_types.hpp"
+
+namespace ksim::models {
+
+struct RecordRange {
+  std::uint32_t writer = 0;
+  TopicPartition partition;
+  std::uint64_t first = 0;  // record number of the first record
+  std::int32_t count = 0;
+};
+
+struct DeliveryHistory {
+  struct Ack {
+    RecordRange records;
+    Offset base_offset = -1;  // -1 with acks=0 (no offset is returned)
+    SimTime at = 0;
+  };
+  struct Failure {
+    RecordRange records;
+    Error error = Error::None;
+    SimTime at = 0;
+  };
+
+  // (writer, partition) -> records handed to the producer so far.
+  std::map<std::pair<std::uint32_t, TopicPartition>, std::uint64_t> produced;
+  std::vector<Ack> acks;
+  std::vector<Failure> failures;
+  std::uint64_t produce_attempts = 0;  // produce requests' batches sent, retries included
+
+  // Consume-transform-produce: the input record each output record was made
+  // from, by (writer, output partition) and output record number.
+  struct InputRecord {
+    std::uint32_t writer = 0;
+    TopicPartition partition;
+    std::uint64_t record = 0;
+  };
+  std::map<std::pair<std::uint32_t, TopicPartition>, std::vector<InputRecord>> made_from;
+
+  // Numbers the next record of `writer` for `partition`.
+  std::uint64_t next_record(std::uint32_t writer, TopicPartition partition) { return produced[{writer, partition}]++; }
+};
+
+// The committed state at the end of a run: for each partition, the batches of
+// its log up to the high watermark of its leader that a read_committed
+// consumer would see (no markers, no aborted or still open transactions);
+// `aborted` holds the batches of aborted transactions, `open` those of
+// transactions still open at the end; `offline` partitions had no leader,
+// so their records were unavailable rather than lost.
+struct FinalLogs {
+  std::map<TopicPartition, std::vector<RecordBatch>> committed;
+  std::map<TopicPartition, std::vector<RecordBatch>> aborted;
+  std::map<TopicPartition, std::vector<RecordBatch>> open;
+  std::vector<TopicPartition> offline;
+};
+
+// Splits a log's batches up to the high watermark into what is committed
+// (non-transactional, or in a committed transaction), aborted, and open:
+// each transactional batch belongs to the transaction its producer's next
+// marker ends.
+void split_by_transaction(const std::vector<RecordBatch>& batches, std::vector<RecordBatch>& committed,
+                          std::vector<RecordBatch>& aborted, std::vector<RecordBatch>& open);
+
+}  // namespace ksim::models

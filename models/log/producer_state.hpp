@@ -1,0 +1,83 @@
+#pragma once
+// A partition leader's memory of idempotent producers (KIP-98): per producer
+// id, its epoch and the metadata of its last five batches, so a retried
+// batch is recognised as a duplicate and a gap in sequence numbers is
+// rejected; and their transactions (KIP-98): where each open transaction
+// starts (the last stable offset is the lowest of these) and which ended in
+// an abort (the aborted-transaction index read_committed consumers need). It
+// survives leader changes because it is rebuilt from the log.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <vector>
+
+#include <boost/container/static_vector.hpp>
+
+#include "models/protocol/kafka_types.hpp"
+#include "models/log/partition_log.hpp"
+
+namespace ksim::models {
+
+class ProducerStateTable {
+ public:
+  static constexpr std::size_t kBatchesRemembered = 5;  // as Kafka's ProducerStateEntry
+
+  enum class Verdict {
+    Append,       // new and in sequence: write it
+    Duplicate,    // the same batch is already in the log at `duplicate_base_offset`
+    OutOfOrder,   // OUT_OF_ORDER_SEQUENCE_NUMBER: a gap, or an unknown producer not starting at 0
+    Fenced,       // INVALID_PRODUCER_EPOCH: an older epoch than the producer's current one
+  };
+  struct Check {
+    Verdict verdict;
+    Offset duplicate_base_offset = -1;
+  };
+
+  // Rules (Kafka's ProducerStateManager / ProducerAppendInfo, for non-transactional batches):
+  // - no producer_id (kNoProducerId): always Append;
+  // - epoch older than the known one: Fenced;
+  // - epoch newer than the known one: Append if base_sequence == 0, else OutOfOrder;
+  // - unknown producer id: Append if base_sequence == 0, else OutOfOrder;
+  // - same epoch: Duplicate if (base_sequence, last sequence) equals one of the last five
+  //   batches; else Append if base_sequence == last sequence + 1 (with int32 wrap to 0); else OutOfOrder.
+  Check check(const RecordBatch& batch) const;
+  // Whether a transaction marker of (producer id, epoch) may be written: not from an older epoch.
+  bool marker_allowed(ProducerId producer, ProducerEpoch epoch) const;
+  // Records an appended batch (with its base_offset assigned): a transactional
+  // batch opens its producer's transaction, a marker ends it.
+  void record(const RecordBatch& batch);
+  // Forgets everything and replays the log's batches in order (after truncation or on becoming leader).
+  void rebuild(const PartitionLog& log);
+  std::size_t producers() const { return entries_.size(); }
+
+  // --- transactions ---
+  struct AbortedTransaction {
+    ProducerId producer_id;
+    Offset first_offset;
+    Offset last_offset;  // the abort marker's offset
+  };
+  bool in_transaction(ProducerId producer) const { return open_.contains(producer); }
+  // The first offset of the oldest open transaction; nullopt when none is open.
+  std::optional<Offset> first_unstable_offset() const;
+  // Aborted transactions overlapping [from, to): what a read_committed fetch of that range must skip.
+  std::vector<AbortedTransaction> aborted_between(Offset from, Offset to) const;
+  // The open transactions, by producer id: where each started.
+  const std::map<ProducerId, Offset>& open_transactions() const { return open_; }
+
+ private:
+  struct BatchInfo {
+    std::int32_t first_sequence;
+    std::int32_t last_sequence;
+    Offset base_offset;
+  };
+  struct Entry {
+    ProducerEpoch epoch = -1;
+    // Newest at the back; held in the entry itself, as it is read for every batch appended.
+    boost::container::static_vector<BatchInfo, kBatchesRemembered> recent;
+  };
+  std::map<ProducerId, Entry> entries_;
+  std::map<ProducerId, Offset> open_;          // producer id -> first offset of its open transaction
+  std::vector<AbortedTransaction> aborted_;    // in marker order
+};
+
+}  // namespace ksim::models

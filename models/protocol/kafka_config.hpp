@@ -1,0 +1,116 @@
+#pragma once
+// Configuration of the Kafka models, under Kafka's own config names and
+// defaults (Kafka 3.9/4.x docs; shared/kafka-reference.md lists sources).
+#include <climits>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/hardware/cpu_costs.hpp"
+#include "models/hardware/disk.hpp"
+#include "models/protocol/kafka_types.hpp"
+
+namespace ksim::models {
+
+struct LogDirSpec {
+  std::string path;  // "/data/0"
+  DiskSpec disk;
+};
+
+// The group coordinator of every broker, and the __consumer_offsets topic it writes to.
+struct GroupCoordinatorConfig {
+  std::int32_t offsets_topic_num_partitions = 50;          // offsets.topic.num.partitions
+  std::int32_t offsets_topic_replication_factor = 3;       // offsets.topic.replication.factor
+  SimTime offsets_commit_timeout = seconds(5);             // offsets.commit.timeout.ms
+  SimTime group_initial_rebalance_delay = seconds(3);      // group.initial.rebalance.delay.ms
+  SimTime group_min_session_timeout = seconds(6);          // group.min.session.timeout.ms
+  SimTime group_max_session_timeout = minutes(30);         // group.max.session.timeout.ms
+  // Time to replay one record of a __consumer_offsets partition when a broker
+  // becomes its leader (Kafka's loadGroupsAndOffsets). Not a Kafka config.
+  SimTime load_time_per_record = microseconds(2);
+};
+
+// The transaction coordinator of every broker, and its __transaction_state topic.
+struct TxnCoordinatorConfig {
+  std::int32_t partitions = 50;                          // transaction.state.log.num.partitions
+  std::int32_t replication_factor = 3;                   // transaction.state.log.replication.factor
+  std::int32_t min_isr = 2;                              // transaction.state.log.min.isr
+  SimTime abort_check_interval = seconds(10);  // transaction.abort.timed.out.transaction.cleanup.interval.ms
+  SimTime max_timeout = minutes(15);                     // transaction.max.timeout.ms
+  SimTime load_time_per_record = microseconds(2);        // replaying the log (not a Kafka config)
+  SimTime append_timeout = seconds(30);                  // request.timeout.ms of its own appends
+};
+
+struct BrokerConfig {
+  SimTime replica_lag_time_max = seconds(30);             // replica.lag.time.max.ms
+  int num_replica_fetchers = 1;                           // num.replica.fetchers
+  std::uint64_t replica_fetch_max_bytes = 1048576;        // replica.fetch.max.bytes
+  std::uint64_t replica_fetch_response_max_bytes = 10485760;  // replica.fetch.response.max.bytes
+  std::uint64_t replica_fetch_min_bytes = 1;              // replica.fetch.min.bytes
+  SimTime replica_fetch_wait_max = milliseconds(500);     // replica.fetch.wait.max.ms
+  SimTime replica_fetch_backoff = seconds(1);             // replica.fetch.backoff.ms
+  SimTime replica_socket_timeout = seconds(30);           // replica.socket.timeout.ms
+  std::int64_t log_flush_interval_messages = INT64_MAX;   // log.flush.interval.messages
+  SimTime log_flush_interval = kNever;                    // log.flush.interval.ms (unset: never)
+  SimTime broker_heartbeat_interval = seconds(2);         // broker.heartbeat.interval.ms
+  // Before KIP-101 (Kafka < 0.11) a follower truncated to its high watermark
+  // when it became a follower, instead of asking the leader where its epoch ended.
+  bool truncate_to_high_watermark = false;
+  // Not a Kafka setting: a leader skips the quiet partitions of a fetch
+  // session (fetch_session.hpp). Off, it reads every partition of every
+  // fetch, with the same outcome; tests compare the two.
+  bool fetch_sessions = true;
+  std::vector<LogDirSpec> log_dirs{{"/data/0", {}}};     // log.dirs
+  GroupCoordinatorConfig group_coordinator;
+  TxnCoordinatorConfig transaction_coordinator;
+  // KIP-890 part 1: a partition leader checks with the transaction
+  // coordinator before it lets a transactional write open a transaction.
+  bool transaction_partition_verification_enable = true;  // transaction.partition.verification.enable
+  BrokerThreading threading;
+  BrokerCpuCosts cpu_costs;
+  std::uint64_t page_cache_bytes = 0;  // memory left to the page cache (0: every read is served from it)
+};
+
+struct ControllerConfig {
+  SimTime broker_session_timeout = seconds(9);  // broker.session.timeout.ms (KRaft)
+  // Controller work per partition whose leader is elected: failover time grows
+  // with partition count. Jun Rao measured about 5ms per partition with the
+  // ZooKeeper controller (2015); KRaft is much faster. Not a Kafka config.
+  SimTime election_time_per_partition = microseconds(200);
+  // A controller that takes over (a restart here) loads every partition's
+  // state before it acts: with ZooKeeper about 2ms per partition read from
+  // ZooKeeper (Jun Rao, "How to choose the number of topics/partitions",
+  // 2015); a KRaft standby already has the metadata log replayed (KIP-500).
+  SimTime metadata_load_time_per_partition = 0;
+};
+
+struct TopicSpec {
+  std::string name = "events";
+  std::int32_t partitions = 6;
+  std::int32_t replication_factor = 3;
+  std::int32_t min_insync_replicas = 1;             // min.insync.replicas
+  bool unclean_leader_election_enable = false;      // unclean.leader.election.enable
+  std::vector<std::vector<BrokerId>> assignment;    // explicit replica assignment; empty: Kafka's placement
+};
+
+struct ProducerConfig {
+  std::int16_t acks = -1;                             // acks: all (1 before Kafka 3.0, KIP-679)
+  bool enable_idempotence = true;                     // enable.idempotence (false before 3.0)
+  std::uint64_t batch_size = 16384;                   // batch.size
+  SimTime linger = milliseconds(5);                   // linger.ms (0 before Kafka 4.0)
+  std::uint64_t buffer_memory = 33554432;             // buffer.memory
+  SimTime max_block = seconds(60);                    // max.block.ms
+  int max_in_flight_requests_per_connection = 5;      // max.in.flight.requests.per.connection
+  SimTime request_timeout = seconds(30);              // request.timeout.ms
+  std::int64_t retries = INT32_MAX;                   // retries
+  SimTime retry_backoff = milliseconds(100);          // retry.backoff.ms
+  SimTime retry_backoff_max = seconds(1);             // retry.backoff.max.ms (KIP-580)
+  SimTime delivery_timeout = seconds(120);            // delivery.timeout.ms
+  std::uint64_t max_request_size = 1048576;           // max.request.size
+  SimTime metadata_max_age = minutes(5);              // metadata.max.age.ms
+  SimTime reconnect_backoff = milliseconds(50);       // reconnect.backoff.ms
+  std::string transactional_id;                       // transactional.id (empty: not transactional)
+  SimTime transaction_timeout = seconds(60);          // transaction.timeout.ms
+};
+
+}  // namespace ksim::models

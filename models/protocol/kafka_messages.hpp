@@ -1,0 +1,223 @@
+#pragma once
+// The requests and responses of the Kafka protocol that ksim models, with
+// their approximate sizes on the wire (headers plus record bytes).
+#include <optional>
+#include <vector>
+
+#include <boost/container/small_vector.hpp>
+
+#include "models/protocol/kafka_types.hpp"
+#include "models/log/partition_log.hpp"
+#include "sim/core/message.hpp"
+
+namespace ksim::models {
+
+constexpr std::uint64_t kRequestHeaderBytes = 64;
+constexpr std::uint64_t kPartitionHeaderBytes = 32;
+constexpr std::uint64_t kForgottenPartitionBytes = 4;  // a partition index in forgotten_topics_data
+
+// A partition's leadership and ISR, as the controller decided it (KRaft's PartitionRecord).
+struct PartitionState {
+  TopicPartition partition;
+  std::vector<BrokerId> replicas;
+  std::vector<BrokerId> isr;
+  BrokerId leader = kNoBroker;
+  Epoch leader_epoch = 0;
+  Epoch partition_epoch = 0;  // bumped by every leader or ISR change (KIP-497)
+};
+
+template <class Derived>
+struct KafkaMessage : Message {
+  std::string_view name() const override { return Derived::kName; }
+};
+
+// ---- producer -> partition leader ----
+struct ProduceRequest final : KafkaMessage<ProduceRequest> {
+  static constexpr std::string_view kName = "Produce";
+  struct PartitionData {
+    TopicPartition partition;
+    RecordBatch batch;
+  };
+  std::int64_t correlation_id = 0;
+  std::int16_t acks = -1;  // 0, 1 or -1 (all)
+  SimTime timeout = seconds(30);
+  std::string transactional_id;  // set by a transactional producer (KIP-890 verification needs it)
+  std::vector<PartitionData> partitions;
+  std::uint64_t size_bytes() const override;
+};
+
+struct ProduceResponse final : KafkaMessage<ProduceResponse> {
+  static constexpr std::string_view kName = "ProduceResponse";
+  struct PartitionResponse {
+    TopicPartition partition;
+    Error error = Error::None;
+    Offset base_offset = -1;
+  };
+  std::int64_t correlation_id = 0;
+  std::vector<PartitionResponse> partitions;
+  std::uint64_t size_bytes() const override { return kRequestHeaderBytes + kPartitionHeaderBytes * partitions.size(); }
+};
+
+// ---- follower -> leader (replica fetcher) ----
+struct FetchRequest final : KafkaMessage<FetchRequest> {
+  static constexpr std::string_view kName = "Fetch";
+  struct PartitionData {
+    TopicPartition partition;
+    Offset fetch_offset = 0;
+    Epoch current_leader_epoch = 0;  // KIP-320: fences fetches from or to a stale leader
+    Epoch last_fetched_epoch = -1;   // the epoch of the follower's last batch, for divergence
+
+    bool operator==(const PartitionData&) const = default;
+  };
+  std::int64_t correlation_id = 0;
+  BrokerId replica_id = kNoBroker;
+  SimTime max_wait = milliseconds(500);     // replica.fetch.wait.max.ms
+  std::uint64_t min_bytes = 1;              // replica.fetch.min.bytes
+  std::uint64_t max_bytes = 10 * 1048576;   // replica.fetch.response.max.bytes
+  std::uint64_t partition_max_bytes = 1048576;  // replica.fetch.max.bytes
+  bool read_committed = false;  // isolation.level: read up to the last stable offset, not the high watermark
+  std::vector<PartitionData> partitions;
+  // KIP-227 fetch sessions. `partitions` always holds the whole fetch, as the
+  // leader's session holds it once the request is applied; an incremental
+  // request puts on the wire only the partitions added or whose fetch state
+  // changed since the previous request, and the ids of those it drops
+  // (forgotten_topics_data).
+  bool incremental = false;
+  // A replica fetcher lists the same partitions as in its previous request:
+  // the leader's skip economy may go on (fetch_session.hpp). Not on the wire.
+  bool same_partitions = false;
+  std::uint32_t unchanged_partitions = 0;  // of `partitions`: held by the session as they are, not sent
+  std::uint32_t forgotten_partitions = 0;  // in the session, not in this fetch: sent as ids only
+  std::uint64_t size_bytes() const override {
+    return kRequestHeaderBytes + kPartitionHeaderBytes * (partitions.size() - unchanged_partitions) +
+           kForgottenPartitionBytes * forgotten_partitions;
+  }
+};
+
+struct FetchResponse final : KafkaMessage<FetchResponse> {
+  static constexpr std::string_view kName = "FetchResponse";
+  struct PartitionData {
+    TopicPartition partition;
+    Error error = Error::None;
+    Offset high_watermark = 0;
+    // KIP-595 / KAFKA-10554: the follower's log diverges from the leader's; it
+    // must truncate to this epoch's end offset (KIP-101 and KIP-279 semantics).
+    std::optional<EpochEndOffset> diverging_epoch;
+    // Most partitions of a busy fetch carry one batch: it is held inline.
+    boost::container::small_vector<RecordBatch, 1> batches;
+    // read_committed: the transactions aborted in the fetched range, as (producer id, first offset).
+    std::vector<std::pair<ProducerId, Offset>> aborted_transactions;
+  };
+  std::int64_t correlation_id = 0;
+  std::vector<PartitionData> partitions;
+  // Quiet partitions the leader skipped (fetch_session.hpp) that a consumer's
+  // full fetch still gets on the wire, each with its high watermark; an
+  // incremental fetch's response leaves them out (KIP-227).
+  std::uint32_t unlisted_partitions = 0;
+  std::uint64_t size_bytes() const override;
+};
+
+// ---- brokers <-> controller ----
+struct BrokerHeartbeat final : KafkaMessage<BrokerHeartbeat> {
+  static constexpr std::string_view kName = "BrokerHeartbeat";
+  BrokerId broker = kNoBroker;
+  std::uint32_t incarnation = 0;   // a new incarnation is a restart: the controller re-sends all metadata
+  bool shutting_down = false;      // controlled shutdown: move my leaderships away first
+  std::vector<TopicPartition> offline_replicas;  // KIP-112/KIP-858: replicas on failed log dirs
+  std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 8 * offline_replicas.size(); }
+};
+
+struct BrokerHeartbeatResponse final : KafkaMessage<BrokerHeartbeatResponse> {
+  static constexpr std::string_view kName = "BrokerHeartbeatResponse";
+  bool fenced = false;
+  bool shutdown_ready = false;  // controlled shutdown: no leadership left here
+  std::uint64_t size_bytes() const override { return kRequestHeaderBytes; }
+};
+
+// KIP-497: the leader asks the controller to change the ISR.
+struct AlterPartitionRequest final : KafkaMessage<AlterPartitionRequest> {
+  static constexpr std::string_view kName = "AlterPartition";
+  BrokerId leader = kNoBroker;
+  TopicPartition partition;
+  Epoch leader_epoch = 0;
+  Epoch partition_epoch = 0;
+  std::vector<BrokerId> new_isr;
+  std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 4 * new_isr.size(); }
+};
+
+struct AlterPartitionResponse final : KafkaMessage<AlterPartitionResponse> {
+  static constexpr std::string_view kName = "AlterPartitionResponse";
+  Error error = Error::None;  // InvalidProducerEpoch stands for a stale partition epoch
+  PartitionState state;
+  std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 4 * state.isr.size(); }
+};
+
+// The controller's metadata, pushed to brokers (standing in for KRaft brokers
+// fetching the metadata log).
+struct MetadataUpdate final : KafkaMessage<MetadataUpdate> {
+  static constexpr std::string_view kName = "MetadataUpdate";
+  std::vector<PartitionState> partitions;
+  std::vector<BrokerId> live_brokers;  // unfenced
+  std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 48 * partitions.size(); }
+};
+
+// ---- clients <-> any broker ----
+struct MetadataRequest final : KafkaMessage<MetadataRequest> {
+  static constexpr std::string_view kName = "Metadata";
+  std::int64_t correlation_id = 0;
+  std::uint64_t size_bytes() const override { return kRequestHeaderBytes; }
+};
+
+struct MetadataResponse final : KafkaMessage<MetadataResponse> {
+  static constexpr std::string_view kName = "MetadataResponse";
+  std::int64_t correlation_id = 0;
+  std::vector<PartitionState> partitions;
+  std::vector<BrokerId> live_brokers;
+  std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 48 * partitions.size(); }
+};
+
+struct InitProducerIdRequest final : KafkaMessage<InitProducerIdRequest> {
+  static constexpr std::string_view kName = "InitProducerId";
+  std::int64_t correlation_id = 0;
+  ProducerId producer_id = kNoProducerId;  // KIP-360: bump the epoch of this id
+  ProducerEpoch producer_epoch = -1;
+  std::string transactional_id;             // a transactional producer: sent to its transaction coordinator
+  SimTime transaction_timeout = 0;          // transaction.timeout.ms
+  std::uint64_t size_bytes() const override { return kRequestHeaderBytes + transactional_id.size(); }
+};
+
+struct InitProducerIdResponse final : KafkaMessage<InitProducerIdResponse> {
+  static constexpr std::string_view kName = "InitProducerIdResponse";
+  std::int64_t correlation_id = 0;
+  Error error = Error::None;
+  ProducerId producer_id = kNoProducerId;
+  ProducerEpoch producer_epoch = 0;
+  std::uint64_t size_bytes() const override { return kRequestHeaderBytes; }
+};
+
+}  // namespace ksim::models
+
+namespace ksim::models {
+
+// A consumer asks where to start: the log start (earliest) or the high watermark (latest).
+struct ListOffsetsRequest final : KafkaMessage<ListOffsetsRequest> {
+  static constexpr std::string_view kName = "ListOffsets";
+  std::int64_t correlation_id = 0;
+  bool latest = true;
+  std::vector<TopicPartition> partitions;
+  std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 8 * partitions.size(); }
+};
+
+struct ListOffsetsResponse final : KafkaMessage<ListOffsetsResponse> {
+  static constexpr std::string_view kName = "ListOffsetsResponse";
+  struct PartitionOffset {
+    TopicPartition partition;
+    Error error = Error::None;
+    Offset offset = -1;
+  };
+  std::int64_t correlation_id = 0;
+  std::vector<PartitionOffset> partitions;
+  std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 16 * partitions.size(); }
+};
+
+}  // namespace ksim::models

@@ -1,0 +1,92 @@
+#pragma once
+// Kafka's basic vocabulary, shared by brokers, the controller, clients and
+// the checker: partitions, offsets, epochs, producer ids, error codes and the
+// record batch.
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "sim/core/time.hpp"
+
+namespace ksim::models {
+
+using Offset = std::int64_t;
+using Epoch = std::int32_t;        // leader epoch (KIP-101) or partition epoch
+using BrokerId = std::int32_t;
+using ProducerId = std::int64_t;
+using ProducerEpoch = std::int16_t;
+
+constexpr ProducerId kNoProducerId = -1;
+constexpr BrokerId kNoBroker = -1;
+
+// Topics are numbered in scenario order; partition numbers are Kafka's.
+struct TopicPartition {
+  std::int32_t topic = 0;
+  std::int32_t partition = 0;
+  friend auto operator<=>(const TopicPartition&, const TopicPartition&) = default;
+};
+
+// The error codes of Kafka's protocol that ksim models.
+enum class Error {
+  None,
+  NotLeaderOrFollower,
+  NotEnoughReplicas,             // ISR smaller than min.insync.replicas, checked before append
+  NotEnoughReplicasAfterAppend,  // ISR shrank below min.insync.replicas while waiting
+  RequestTimedOut,               // acks=all purgatory expired (request.timeout.ms)
+  OutOfOrderSequenceNumber,      // KIP-98: a gap in an idempotent producer's sequence
+  DuplicateSequenceNumber,       // KIP-98: a retry of a batch already written (treated as success)
+  InvalidProducerEpoch,          // a fenced (older) producer epoch
+  KafkaStorageError,             // the log dir is offline (KIP-112)
+  UnknownTopicOrPartition,
+  OffsetOutOfRange,              // a consumer fetched past the log's end (auto.offset.reset applies)
+  NetworkException,              // client side: the connection closed with the request in flight
+  DeliveryTimeout,               // client side: delivery.timeout.ms elapsed
+  BufferExhausted,               // client side: send() blocked longer than max.block.ms
+  // consumer groups (the classic protocol) and KIP-320
+  NotCoordinator,                // this broker does not lead the group's __consumer_offsets partition
+  CoordinatorNotAvailable,       // no coordinator yet, or its write could not be replicated
+  CoordinatorLoadInProgress,     // the coordinator is still loading the group from its partition
+  IllegalGeneration,             // a request from an older generation of the group
+  UnknownMemberId,               // the member was removed from the group (or never was in it)
+  RebalanceInProgress,           // the group is rebalancing: rejoin
+  MemberIdRequired,              // KIP-394: join again with the member id in the response
+  FencedInstanceId,              // KIP-345: another member took this group.instance.id
+  InvalidSessionTimeout,         // session.timeout.ms outside group.min/max.session.timeout.ms
+  FencedLeaderEpoch,             // KIP-320: the client's leader epoch is older than the leader's
+  UnknownLeaderEpoch,            // KIP-320: the client's leader epoch is newer than the broker's
+  // transactions (KIP-98, KIP-890)
+  ConcurrentTransactions,        // the previous transaction of this transactional.id is still completing
+  ProducerFenced,                // a newer producer epoch took this transactional.id (zombie fencing)
+  InvalidTxnState,               // the request does not fit the transaction's state (KIP-890: not in the transaction)
+  InvalidProducerIdMapping,      // the transactional.id is not mapped to this producer id
+  TransactionAborted,            // client side: the record's transaction was aborted
+  UnstableOffsetCommit,          // KIP-447: a transactional offset commit for the partition is pending
+};
+std::string_view to_string(Error error);
+bool is_retriable(Error error);
+
+// A transaction marker (KIP-98): a control batch ending a producer's transaction on a partition.
+enum class ControlType : std::uint8_t { None, Commit, Abort };
+
+// A batch of records, as stored in a log. One batch stands for many records:
+// the workload ids it carries are (writer, partition, first_record + i).
+struct RecordBatch {
+  Offset base_offset = 0;  // assigned by the leader
+  std::int32_t record_count = 0;
+  std::uint64_t bytes = 0;
+  ProducerId producer_id = kNoProducerId;
+  ProducerEpoch producer_epoch = -1;
+  bool transactional = false;              // written inside a transaction
+  ControlType control = ControlType::None; // a marker: one control record, no workload records
+  std::int32_t base_sequence = -1;  // -1 without idempotence
+  Epoch leader_epoch = 0;           // stamped by the leader that appended it
+  std::uint32_t writer = 0;         // the workload producer that created the records
+  std::uint64_t first_record = 0;   // that producer's per-partition number of the first record
+  SimTime create_time = 0;          // when the producer closed the batch
+
+  bool is_control() const { return control != ControlType::None; }
+  Offset last_offset() const { return base_offset + record_count - 1; }
+  Offset next_offset() const { return base_offset + record_count; }
+};
+
+}  // namespace ksim::models

@@ -1,0 +1,80 @@
+#pragma once
+// The transaction requests of Kafka's protocol (KIP-98): AddPartitionsToTxn
+// (also as KIP-890's verification from a partition leader), EndTxn, and the
+// coordinator's WriteTxnMarkers to partition leaders.
+#include <string>
+#include <vector>
+
+#include "models/protocol/kafka_messages.hpp"
+
+namespace ksim::models {
+
+struct TxnRequestBase {
+  std::int64_t correlation_id = 0;
+  std::string transactional_id;
+  ProducerId producer_id = kNoProducerId;
+  ProducerEpoch producer_epoch = -1;
+};
+
+struct AddPartitionsToTxnRequest final : KafkaMessage<AddPartitionsToTxnRequest>, TxnRequestBase {
+  static constexpr std::string_view kName = "AddPartitionsToTxn";
+  std::vector<TopicPartition> partitions;
+  bool verify_only = false;  // KIP-890: a partition leader asks whether they are in the ongoing transaction
+  std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 8 * partitions.size(); }
+};
+
+struct AddPartitionsToTxnResponse final : KafkaMessage<AddPartitionsToTxnResponse> {
+  static constexpr std::string_view kName = "AddPartitionsToTxnResponse";
+  std::int64_t correlation_id = 0;
+  Error error = Error::None;
+  std::vector<std::pair<TopicPartition, Error>> partitions;  // verify_only: one verdict per partition
+  std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 12 * partitions.size(); }
+};
+
+// sendOffsetsToTransaction(), first step: the group's __consumer_offsets partition joins the transaction.
+struct AddOffsetsToTxnRequest final : KafkaMessage<AddOffsetsToTxnRequest>, TxnRequestBase {
+  static constexpr std::string_view kName = "AddOffsetsToTxn";
+  std::string group;
+  std::uint64_t size_bytes() const override { return kRequestHeaderBytes + group.size(); }
+};
+
+struct AddOffsetsToTxnResponse final : KafkaMessage<AddOffsetsToTxnResponse> {
+  static constexpr std::string_view kName = "AddOffsetsToTxnResponse";
+  std::int64_t correlation_id = 0;
+  Error error = Error::None;
+  std::uint64_t size_bytes() const override { return kRequestHeaderBytes; }
+};
+
+struct EndTxnRequest final : KafkaMessage<EndTxnRequest>, TxnRequestBase {
+  static constexpr std::string_view kName = "EndTxn";
+  bool commit = true;
+  std::uint64_t size_bytes() const override { return kRequestHeaderBytes + transactional_id.size(); }
+};
+
+struct EndTxnResponse final : KafkaMessage<EndTxnResponse> {
+  static constexpr std::string_view kName = "EndTxnResponse";
+  std::int64_t correlation_id = 0;
+  Error error = Error::None;
+  std::uint64_t size_bytes() const override { return kRequestHeaderBytes; }
+};
+
+// From a transaction coordinator to a partition leader: write a commit or
+// abort marker for (producer id, epoch) on these partitions.
+struct WriteTxnMarkersRequest final : KafkaMessage<WriteTxnMarkersRequest> {
+  static constexpr std::string_view kName = "WriteTxnMarkers";
+  std::int64_t correlation_id = 0;
+  ProducerId producer_id = kNoProducerId;
+  ProducerEpoch producer_epoch = 0;
+  bool commit = true;
+  std::vector<TopicPartition> partitions;
+  std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 8 * partitions.size(); }
+};
+
+struct WriteTxnMarkersResponse final : KafkaMessage<WriteTxnMarkersResponse> {
+  static constexpr std::string_view kName = "WriteTxnMarkersResponse";
+  std::int64_t correlation_id = 0;
+  std::vector<std::pair<TopicPartition, Error>> partitions;
+  std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 12 * partitions.size(); }
+};
+
+}  // namespace ksim::models

@@ -1,0 +1,141 @@
+#include "sim/core/node.hpp"
+
+#include <cassert>
+
+#include "sim/core/simulation.hpp"
+
+namespace ksim {
+
+std::string_view to_string(NodeState state) {
+  switch (state) {
+    case NodeState::Running: return "running";
+    case NodeState::Paused: return "paused";
+    case NodeState::Crashed: return "crashed";
+  }
+  return "?";
+}
+
+Node::Node(Simulation& sim, std::string name, HostId host)
+    : sim_(sim),
+      name_(std::move(name)),
+      host_(host),
+      id_(sim.register_node(*this)),
+      rng_(sim.stream("node/" + name_)) {}
+
+SimTime Node::now() const { return sim_.now(); }
+
+void Node::start() {
+  assert(state_ == NodeState::Crashed);
+  state_ = NodeState::Running;
+  sim_.trace().record(now(), name_, "node.start", {{"incarnation", incarnation_}});
+  before_event();
+  on_start();
+  after_event();
+}
+
+std::string_view to_string(CrashKind kind) {
+  switch (kind) {
+    case CrashKind::Process: return "process";
+    case CrashKind::Machine: return "machine";
+    case CrashKind::Shutdown: return "shutdown";
+  }
+  return "?";
+}
+
+void Node::crash(CrashKind kind) {
+  if (state_ == NodeState::Crashed) return;
+  sim_.trace().record(now(), name_, "node.crash", {{"incarnation", incarnation_}, {"crash", to_string(kind)}});
+  state_ = NodeState::Crashed;
+  ++incarnation_;  // every pending timer of the old incarnation is now void
+  deferred_.clear();
+  sim_.network().reset_connections_of(id_);
+  shutting_down_ = false;
+  on_crash(kind);
+  if (restart_after_shutdown_) {
+    // The restart was asked for while the shutdown was still under way.
+    restart_after_shutdown_ = false;
+    sim_.events().schedule_after(0, [this, incarnation = incarnation_] {
+      if (incarnation == incarnation_) restart();
+    });
+  }
+}
+
+void Node::request_shutdown() {
+  if (state_ != NodeState::Running) return;
+  shutting_down_ = true;
+  sim_.trace().record(now(), name_, "node.shutdown_requested");
+  before_event();
+  on_shutdown_requested();
+  if (state_ == NodeState::Running) after_event();
+}
+
+void Node::restart() {
+  if (shutting_down_ && state_ != NodeState::Crashed) {
+    restart_after_shutdown_ = true;
+    return;
+  }
+  if (state_ != NodeState::Crashed) return;
+  start();
+}
+
+void Node::pause() {
+  if (state_ != NodeState::Running) return;
+  state_ = NodeState::Paused;
+  sim_.trace().record(now(), name_, "node.pause");
+  on_pause();
+}
+
+void Node::resume() {
+  if (state_ != NodeState::Paused) return;
+  state_ = NodeState::Running;
+  sim_.trace().record(now(), name_, "node.resume", {{"queued", deferred_.size()}});
+  on_resume();
+  // Replay what queued up, in arrival order, each as its own event now.
+  const std::uint32_t incarnation = incarnation_;
+  while (!deferred_.empty()) {
+    sim_.events().schedule_after(0, [this, incarnation, cb = std::move(deferred_.front())]() mutable {
+      if (incarnation == incarnation_) run_or_defer(std::move(cb));
+    });
+    deferred_.pop_front();
+  }
+}
+
+void Node::run_or_defer(TimerCallback callback) {
+  switch (state_) {
+    case NodeState::Running:
+      before_event();
+      callback();
+      if (state_ == NodeState::Running) after_event();
+      return;
+    case NodeState::Paused: deferred_.push_back(std::move(callback)); return;
+    case NodeState::Crashed: return;
+  }
+}
+
+TimerId Node::set_timer(SimTime delay, TimerCallback callback) {
+  assert(state_ != NodeState::Crashed);
+  const std::uint32_t incarnation = incarnation_;
+  return sim_.events().schedule_after(delay, [this, incarnation, cb = std::move(callback)]() mutable {
+    if (incarnation == incarnation_) run_or_defer(std::move(cb));
+  });
+}
+
+bool Node::cancel_timer(TimerId id) { return sim_.events().cancel(id); }
+
+void Node::deliver_message(ConnectionId connection, MessagePtr message) {
+  run_or_defer([this, connection, m = std::move(message)]() mutable { on_message(connection, std::move(m)); });
+}
+
+void Node::deliver_connection_closed(ConnectionId connection) {
+  run_or_defer([this, connection] { on_connection_closed(connection); });
+}
+
+ConnectionId Node::connect(NodeId peer) { return sim_.network().connect(id_, peer); }
+bool Node::send(ConnectionId connection, MessagePtr message) {
+  on_send(connection, *message);
+  return sim_.network().send(connection, id_, std::move(message));
+}
+bool Node::accepted(ConnectionId connection) const { return sim_.network().server_of(connection) == id_; }
+void Node::close(ConnectionId connection) { sim_.network().close(connection, id_); }
+
+}  // namespace ksim

@@ -1,0 +1,101 @@
+#pragma once
+// A node is an actor of the simulation: a process on a host. It receives
+// messages, sets timers and owns a random stream. It can crash (volatile
+// state is lost, timers are dropped, connections reset) and restart, and it
+// can be paused like a long GC pause: nothing runs, and messages and timers
+// queue up until it resumes.
+#include <deque>
+#include <string>
+
+#include "sim/core/inline_function.hpp"
+#include "sim/core/message.hpp"
+#include "sim/random/random.hpp"
+#include "sim/core/event_queue.hpp"
+
+namespace ksim {
+
+class Simulation;
+
+enum class NodeState { Running, Paused, Crashed };
+std::string_view to_string(NodeState state);
+
+// A process crash keeps what the OS has (page cache); a machine crash (power
+// loss) keeps only what reached stable storage. Models decide what that means.
+// A clean shutdown is a process exit after the node's own shutdown work.
+enum class CrashKind { Process, Machine, Shutdown };
+std::string_view to_string(CrashKind kind);
+
+class Node {
+ public:
+  using TimerCallback = InlineFunction<40>;
+
+  Node(Simulation& sim, std::string name, HostId host);
+  virtual ~Node() = default;
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+
+  NodeId id() const { return id_; }
+  const std::string& name() const { return name_; }
+  HostId host() const { return host_; }
+  NodeState state() const { return state_; }
+  bool is_running() const { return state_ == NodeState::Running; }
+  std::uint32_t incarnation() const { return incarnation_; }
+
+  // Lifecycle, driven by faults and the driver.
+  void start();
+  void crash(CrashKind kind = CrashKind::Process);
+  // A graceful stop (SIGTERM): the node does its shutdown work, then calls
+  // crash(CrashKind::Shutdown). By default it stops at once.
+  void request_shutdown();
+  void restart();
+  void pause();
+  void resume();
+
+  // Called by the network (already routed and timed).
+  void deliver_message(ConnectionId connection, MessagePtr message);
+  void deliver_connection_closed(ConnectionId connection);
+
+ protected:
+  Simulation& sim() { return sim_; }
+  const Simulation& sim() const { return sim_; }
+  SimTime now() const;
+  RandomStream& rng() { return rng_; }
+
+  // A timer fires only in the incarnation that set it; while paused it waits.
+  TimerId set_timer(SimTime delay, TimerCallback callback);
+  bool cancel_timer(TimerId id);
+
+  ConnectionId connect(NodeId peer);
+  bool send(ConnectionId connection, MessagePtr message);
+  bool accepted(ConnectionId connection) const;  // this node is the connection's server side
+  void close(ConnectionId connection);
+
+  virtual void on_start() {}     // first start and every restart
+  virtual void on_crash(CrashKind /*kind*/) {}  // drop volatile state here; durable state stays
+  virtual void on_shutdown_requested() { crash(CrashKind::Shutdown); }
+  virtual void on_pause() {}
+  virtual void on_resume() {}
+  virtual void on_message(ConnectionId /*connection*/, MessagePtr /*message*/) {}
+  virtual void on_connection_closed(ConnectionId /*connection*/) {}
+  // Every message the node sends passes here first (a server's response path, say).
+  virtual void on_send(ConnectionId /*connection*/, const Message& /*message*/) {}
+  // Around every handler the node runs (message, timer, closed connection, start).
+  virtual void before_event() {}
+  virtual void after_event() {}
+
+ private:
+  void run_or_defer(TimerCallback callback);
+
+  Simulation& sim_;
+  std::string name_;
+  HostId host_;
+  NodeId id_;
+  RandomStream rng_;
+  NodeState state_ = NodeState::Crashed;  // until start()
+  std::uint32_t incarnation_ = 0;
+  std::deque<TimerCallback> deferred_;  // work that arrived while paused, in order
+  bool shutting_down_ = false;          // a requested shutdown has not finished yet
+  bool restart_after_shutdown_ = false; // restart() came while it was still shutting down
+};
+
+}  // namespace ksim

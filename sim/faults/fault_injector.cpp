@@ -1,0 +1,125 @@
+#include "sim/faults/fault_injector.hpp"
+
+#include <algorithm>
+#include <cassert>
+
+#include "sim/core/simulation.hpp"
+
+namespace ksim {
+
+std::string_view to_string(FaultKind kind) {
+  switch (kind) {
+    case FaultKind::Partition: return "partition";
+    case FaultKind::JitterBurst: return "jitter_burst";
+    case FaultKind::LatencySpike: return "latency_spike";
+    case FaultKind::LinkSlowdown: return "link_slowdown";
+    case FaultKind::NodePause: return "pause";
+    case FaultKind::NodeCrash: return "crash";
+    case FaultKind::NodeShutdown: return "shutdown";
+    case FaultKind::Extension: return "extension";
+  }
+  return "?";
+}
+
+void FaultInjector::set_extension_handler(std::string name, ExtensionHandler handler) {
+  extensions_[std::move(name)] = std::move(handler);
+}
+
+std::string_view FaultInjector::name_of(const Fault& fault) const {
+  return fault.kind == FaultKind::Extension ? std::string_view(fault.extension) : to_string(fault.kind);
+}
+
+void FaultInjector::schedule(Fault fault) {
+  assert(fault.at >= sim_.now() && fault.duration >= 0);
+  assert(fault.kind != FaultKind::Extension || extensions_.contains(fault.extension));
+  const Fault* stored = &faults_.emplace_back(std::move(fault));
+  sim_.events().schedule_at(stored->at, [this, stored] { start(*stored); });
+}
+
+void FaultInjector::schedule_all(std::vector<Fault> faults) {
+  for (Fault& f : faults) schedule(std::move(f));
+}
+
+std::vector<NodeId> FaultInjector::everyone_except(const std::vector<NodeId>& nodes) const {
+  std::vector<NodeId> others;
+  for (NodeId n = 0; n < sim_.node_count(); ++n) {
+    if (std::find(nodes.begin(), nodes.end(), n) == nodes.end()) others.push_back(n);
+  }
+  return others;
+}
+
+void FaultInjector::start(const Fault& fault) {
+  const std::string_view name = name_of(fault);
+  ++started_[std::string(name)];
+  sim_.trace().record(sim_.now(), "faults", "fault.start",
+                      {{"fault", name}, {"nodes", fault.nodes.size()}, {"duration_ns", fault.duration}});
+  sim_.log().info("faults", "{} starts for {}ms on {} node(s)", name, to_milliseconds(fault.duration),
+                  fault.nodes.size());
+  NetworkFaults& net = sim_.network().faults();
+  FaultHandle handle = 0;
+  switch (fault.kind) {
+    case FaultKind::Partition: {
+      auto other = fault.other_nodes.empty() ? everyone_except(fault.nodes) : fault.other_nodes;
+      handle = net.add_cut(fault.nodes, std::move(other), fault.one_way);
+      break;
+    }
+    case FaultKind::JitterBurst: handle = net.add_jitter_burst(fault.nodes, fault.jitter); break;
+    case FaultKind::LatencySpike: handle = net.add_latency_spike(fault.nodes, fault.extra_latency); break;
+    case FaultKind::LinkSlowdown: handle = net.add_link_slowdown(fault.links, fault.bandwidth_factor); break;
+    case FaultKind::NodePause:
+      for (const NodeId n : fault.nodes) sim_.node(n).pause();
+      break;
+    case FaultKind::NodeCrash:
+      for (const NodeId n : fault.nodes) sim_.node(n).crash(fault.crash_kind);
+      if (fault.duration == 0) return;  // stays down
+      break;
+    case FaultKind::NodeShutdown:
+      for (const NodeId n : fault.nodes) sim_.node(n).request_shutdown();
+      if (fault.duration == 0) return;  // stays down
+      break;
+    case FaultKind::Extension:
+      extensions_.find(fault.extension)->second(fault, true);
+      if (fault.duration == 0) return;  // permanent
+      break;
+  }
+  const Fault* f = &fault;
+  sim_.events().schedule_after(fault.duration, [this, f, handle] { stop(*f, handle); });
+}
+
+void FaultInjector::stop(const Fault& fault, FaultHandle handle) {
+  sim_.trace().record(sim_.now(), "faults", "fault.stop", {{"fault", name_of(fault)}});
+  sim_.log().info("faults", "{} ends", name_of(fault));
+  switch (fault.kind) {
+    case FaultKind::Partition:
+      sim_.network().faults().remove(handle);
+      sim_.network().release_held_messages();
+      break;
+    case FaultKind::JitterBurst:
+    case FaultKind::LatencySpike:
+    case FaultKind::LinkSlowdown: sim_.network().faults().remove(handle); break;
+    case FaultKind::NodePause:
+      for (const NodeId n : fault.nodes) sim_.node(n).resume();
+      break;
+    case FaultKind::NodeCrash:
+    case FaultKind::NodeShutdown:
+      for (const NodeId n : fault.nodes) sim_.node(n).restart();
+      break;
+    case FaultKind::Extension: extensions_.find(fault.extension)->second(fault, false); break;
+  }
+}
+
+std::map<std::string, std::uint64_t> FaultInjector::coverage() const {
+  std::map<std::string, std::uint64_t> result;
+  for (const FaultKind kind : kEngineFaultKinds) result[std::string(to_string(kind))] = 0;
+  for (const auto& [name, handler] : extensions_) result[name] = 0;
+  for (const auto& [name, count] : started_) result[name] = count;
+  return result;
+}
+
+std::uint64_t FaultInjector::started() const {
+  std::uint64_t total = 0;
+  for (const auto& [kind, count] : started_) total += count;
+  return total;
+}
+
+}  // namespace ksim

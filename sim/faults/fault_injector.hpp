@@ -1,0 +1,45 @@
+#pragma once
+// Applies faults at their time and undoes them after their duration, and
+// counts every fault that actually fired (like FoundationDB's CODE_PROBE),
+// so a test suite can show which fault paths it covered.
+#include <deque>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sim/faults/fault.hpp"
+
+namespace ksim {
+
+class Simulation;
+
+class FaultInjector {
+ public:
+  explicit FaultInjector(Simulation& sim) : sim_(sim) {}
+
+  // Applies (`starting`) and undoes extension faults named `name`.
+  using ExtensionHandler = std::function<void(const Fault& fault, bool starting)>;
+  void set_extension_handler(std::string name, ExtensionHandler handler);
+
+  void schedule(Fault fault);
+  void schedule_all(std::vector<Fault> faults);
+
+  // Faults that started, by kind name; zero counts are included.
+  std::map<std::string, std::uint64_t> coverage() const;
+  std::uint64_t started() const;
+
+ private:
+  void start(const Fault& fault);
+  void stop(const Fault& fault, FaultHandle handle);
+  std::vector<NodeId> everyone_except(const std::vector<NodeId>& nodes) const;
+
+  Simulation& sim_;
+  std::string_view name_of(const Fault& fault) const;
+
+  std::map<std::string, std::uint64_t, std::less<>> started_;
+  std::map<std::string, ExtensionHandler, std::less<>> extensions_;
+  std::deque<Fault> faults_;  // owned here, never moved: events refer to them
+};
+
+}  // namespace ksim

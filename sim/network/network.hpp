@@ -1,0 +1,92 @@
+#pragma once
+// Connections between nodes, with the semantics of Kafka's TCP connections:
+// messages on one connection arrive in order; each message occupies every
+// link on its route for size/bandwidth (links are FIFO resources shared by
+// all traffic), then pays propagation latency and a jitter draw. Faults cut,
+// slow and delay traffic; see network_faults.hpp for their bookkeeping.
+#include <deque>
+#include <vector>
+
+#include "sim/random/distribution.hpp"
+#include "sim/core/event_queue.hpp"
+#include "sim/core/message.hpp"
+#include "sim/network/network_faults.hpp"
+#include "sim/random/random.hpp"
+#include "sim/core/ring_queue.hpp"
+#include "sim/network/topology.hpp"
+
+namespace ksim {
+
+class Simulation;
+
+struct NetworkOptions {
+  Distribution jitter = Distribution::constant(0);
+  SimTime loopback_latency = microseconds(5);        // two nodes on one host
+  SimTime connection_reset_timeout = seconds(10);    // a cut this long resets the connection
+};
+
+struct NetworkStats {
+  std::uint64_t messages_sent = 0;
+  std::uint64_t messages_delivered = 0;
+  std::uint64_t messages_dropped = 0;  // lost with a reset or closed connection
+  std::uint64_t messages_held = 0;     // waited behind a cut at least once
+  std::uint64_t bytes_sent = 0;
+  std::uint64_t connections_opened = 0;
+  std::uint64_t connections_reset = 0;
+};
+
+class Network {
+ public:
+  Network(Simulation& sim, Topology& topology, NetworkOptions options);
+
+  ConnectionId connect(NodeId client, NodeId server);
+  // False when the connection is closed; the message is then dropped.
+  bool send(ConnectionId connection, NodeId from, MessagePtr message);
+  void close(ConnectionId connection, NodeId by);
+  bool is_open(ConnectionId connection) const { return connections_[connection].open; }
+  NodeId peer_of(ConnectionId connection, NodeId self) const;
+  NodeId server_of(ConnectionId connection) const { return connections_[connection].directions[0].to; }
+  void reset_connections_of(NodeId node);
+
+  NetworkFaults& faults() { return faults_; }
+  // Re-sends what a cut held back, now that it may have healed.
+  void release_held_messages();
+
+  const NetworkStats& stats() const { return stats_; }
+  const NetworkOptions& options() const { return options_; }
+  Topology& topology() { return topology_; }
+
+ private:
+  struct Direction {
+    NodeId from = 0;
+    NodeId to = 0;
+    RingQueue<MessagePtr> in_flight;  // deliveries scheduled, in arrival order
+    RingQueue<MessagePtr> held;       // waiting for a cut to heal, in send order
+    SimTime last_arrival = 0;          // arrivals on one connection never overtake
+    SimTime held_since = kNever;
+    std::uint32_t epoch = 0;           // bumped when its data is dropped; stale deliveries are ignored
+  };
+  struct Connection {
+    Direction directions[2];
+    bool open = true;
+    std::uint32_t epoch = 0;  // bumped on reset; stale deliveries are ignored
+  };
+
+  void transmit(ConnectionId id, int direction, MessagePtr message);
+  SimTime arrival_time(const Direction& d, std::uint64_t size_bytes);
+  void on_arrival(ConnectionId id, int direction, std::uint32_t epoch);
+  void hold(ConnectionId id, int direction, MessagePtr message);
+  void check_reset(ConnectionId id, int direction, std::uint32_t epoch);
+  void reset(ConnectionId id, std::string_view reason, NodeId notify_except);
+  int direction_of(const Connection& c, NodeId from) const;
+
+  Simulation& sim_;
+  Topology& topology_;
+  NetworkOptions options_;
+  NetworkFaults faults_;
+  RandomStream rng_;
+  std::deque<Connection> connections_;  // a deque: connections never move
+  NetworkStats stats_;
+};
+
+}  // namespace ksim

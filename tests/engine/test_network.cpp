@@ -1,0 +1,172 @@
+#include <catch2/catch.hpp>
+
+#include "sim/faults/fault_injector.hpp"
+#include "tests/support/probe_node.hpp"
+
+using namespace ksim;
+using ksim::testing::ProbeCluster;
+
+// 1 Gbps host links (125 MB/s), 10us each way through the rack switch.
+TEST_CASE("a message pays transmission on each link plus propagation", "[network]") {
+  ProbeCluster c(2);
+  const ConnectionId conn = c[0].connect(c[1].id());
+  c[0].send_payload(conn, 1, 125'000);  // 1ms at 125 MB/s
+  c.sim.run_until(seconds(1));
+  REQUIRE(c[1].received.size() == 1);
+  // Pipelined over two links: 1ms of transmission, 20us of propagation.
+  CHECK(c[1].received[0].at == milliseconds(1) + microseconds(20));
+}
+
+TEST_CASE("messages on one connection arrive in order despite jitter", "[network]") {
+  NetworkOptions options;
+  options.jitter = Distribution::exponential(milliseconds(5));  // far larger than the gaps
+  ProbeCluster c(2, 100, {1.25e9, microseconds(10)}, options);
+  const ConnectionId conn = c[0].connect(c[1].id());
+  for (std::uint64_t i = 0; i < 1000; ++i) {
+    c[0].set_timer(microseconds(static_cast<std::int64_t>(i)), [&c, conn, i] { c[0].send_payload(conn, i, 100); });
+  }
+  c.sim.run_until(seconds(1));
+  REQUIRE(c[1].received.size() == 1000);
+  for (std::uint64_t i = 0; i < 1000; ++i) CHECK(c[1].received[i].id == i);
+}
+
+TEST_CASE("two flows sharing a link each get about half of it", "[network]") {
+  // h0 and h1 both send to h2 as fast as they can: h2's access link is the bottleneck.
+  ProbeCluster c(3);
+  const ConnectionId a = c[0].connect(c[2].id());
+  const ConnectionId b = c[1].connect(c[2].id());
+  for (std::uint64_t i = 0; i < 2000; ++i) {  // each offers 2000 x 125KB = 250MB in 1s: twice the link
+    const auto at = microseconds(static_cast<std::int64_t>(i) * 500);
+    c[0].set_timer(at, [&c, a, i] { c[0].send_payload(a, i, 125'000); });
+    c[1].set_timer(at, [&c, b, i] { c[1].send_payload(b, i, 125'000); });
+  }
+  c.sim.run_until(seconds(1));
+  std::uint64_t from_a = 0, from_b = 0;
+  for (const auto& r : c[2].received) (r.connection == a ? from_a : from_b) += 125'000;
+  // The link carries 125 MB in the second; each flow gets about half.
+  CHECK(static_cast<double>(from_a + from_b) == Approx(125e6).epsilon(0.02));
+  CHECK(static_cast<double>(from_a) == Approx(62.5e6).epsilon(0.05));
+  CHECK(static_cast<double>(from_b) == Approx(62.5e6).epsilon(0.05));
+}
+
+TEST_CASE("a busy link delays a small message queued behind a large one", "[network]") {
+  ProbeCluster c(3);
+  const ConnectionId big = c[0].connect(c[2].id());
+  const ConnectionId small = c[1].connect(c[2].id());
+  c[0].send_payload(big, 1, 12'500'000);  // 100ms on h2's link
+  c[1].set_timer(milliseconds(1), [&] { c[1].send_payload(small, 2, 100); });
+  c.sim.run_until(seconds(1));
+  REQUIRE(c[2].received.size() == 2);
+  CHECK(c[2].received[1].id == 2);
+  CHECK(c[2].received[1].at > milliseconds(100));
+}
+
+TEST_CASE("a partition holds messages and heal delivers them in order", "[network][faults]") {
+  ProbeCluster c(2);
+  FaultInjector faults(c.sim);
+  const ConnectionId conn = c[0].connect(c[1].id());
+  faults.schedule(Fault{.kind = FaultKind::Partition, .at = milliseconds(10), .duration = seconds(2),
+                        .nodes = {c[0].id()}});
+  for (std::uint64_t i = 0; i < 10; ++i) {
+    c[0].set_timer(milliseconds(20 + static_cast<std::int64_t>(i)), [&c, conn, i] { c[0].send_payload(conn, i, 100); });
+  }
+  c.sim.run_until(seconds(2));
+  CHECK(c[1].received.empty());
+  c.sim.run_until(seconds(3));
+  REQUIRE(c[1].received.size() == 10);
+  for (std::uint64_t i = 0; i < 10; ++i) CHECK(c[1].received[i].id == i);
+  CHECK(c[1].received[0].at >= milliseconds(2010));
+  CHECK(c.sim.network().is_open(conn));
+  CHECK(faults.coverage().at("partition") == 1);
+}
+
+TEST_CASE("a one-way partition cuts only one direction", "[network][faults]") {
+  ProbeCluster c(2);
+  FaultInjector faults(c.sim);
+  const ConnectionId conn = c[0].connect(c[1].id());
+  faults.schedule(Fault{.kind = FaultKind::Partition, .at = 0, .duration = seconds(1), .nodes = {c[0].id()},
+                        .other_nodes = {c[1].id()}, .one_way = true});
+  c[0].set_timer(milliseconds(1), [&] { c[0].send_payload(conn, 1, 100); });
+  c[1].set_timer(milliseconds(1), [&] { c[1].send_payload(conn, 2, 100); });
+  c.sim.run_until(milliseconds(500));
+  CHECK(c[1].received.empty());
+  REQUIRE(c[0].received.size() == 1);
+  CHECK(c[0].received[0].id == 2);
+}
+
+TEST_CASE("a cut longer than the reset timeout resets the connection and drops its messages", "[network][faults]") {
+  NetworkOptions options;
+  options.connection_reset_timeout = seconds(5);
+  ProbeCluster c(2, 100, {1.25e8, microseconds(10)}, options);
+  FaultInjector faults(c.sim);
+  const ConnectionId conn = c[0].connect(c[1].id());
+  faults.schedule(Fault{.kind = FaultKind::Partition, .at = 0, .duration = seconds(20), .nodes = {c[1].id()}});
+  c[0].set_timer(milliseconds(1), [&] { c[0].send_payload(conn, 1, 100); });
+  c.sim.run_until(seconds(4));
+  CHECK(c.sim.network().is_open(conn));
+  c.sim.run_until(seconds(6));
+  CHECK_FALSE(c.sim.network().is_open(conn));
+  CHECK(c[0].closed == std::vector<ConnectionId>{conn});
+  CHECK(c[1].closed == std::vector<ConnectionId>{conn});
+  c.sim.run_until(seconds(30));
+  CHECK(c[1].received.empty());
+  CHECK(c.sim.network().stats().messages_dropped == 1);
+  CHECK_FALSE(c[0].send_payload(conn, 2, 100));
+}
+
+TEST_CASE("a latency spike delays messages of its targets only while it lasts", "[network][faults]") {
+  ProbeCluster c(3);
+  FaultInjector faults(c.sim);
+  const ConnectionId to_slow = c[0].connect(c[1].id());
+  const ConnectionId to_fast = c[0].connect(c[2].id());
+  faults.schedule(Fault{.kind = FaultKind::LatencySpike, .at = 0, .duration = seconds(1), .nodes = {c[1].id()},
+                        .extra_latency = milliseconds(400)});
+  c[0].set_timer(milliseconds(1), [&] {
+    c[0].send_payload(to_slow, 1, 100);
+    c[0].send_payload(to_fast, 2, 100);
+  });
+  c[0].set_timer(seconds(2), [&] { c[0].send_payload(to_slow, 3, 100); });
+  c.sim.run_until(seconds(3));
+  REQUIRE(c[1].received.size() == 2);
+  REQUIRE(c[2].received.size() == 1);
+  CHECK(c[1].received[0].at > milliseconds(401));
+  CHECK(c[2].received[0].at < milliseconds(2));
+  CHECK(c[1].received[1].at < seconds(2) + milliseconds(1));
+}
+
+TEST_CASE("a link slowdown stretches transmission by its factor", "[network][faults]") {
+  ProbeCluster c(2);
+  FaultInjector faults(c.sim);
+  const ConnectionId conn = c[0].connect(c[1].id());
+  const VertexId h1 = *c.sim.topology().find("h1");
+  faults.schedule(Fault{.kind = FaultKind::LinkSlowdown, .at = 0, .duration = seconds(1), .bandwidth_factor = 0.1,
+                        .links = c.sim.topology().links_touching(h1)});
+  c[0].set_timer(milliseconds(1), [&] { c[0].send_payload(conn, 1, 125'000); });
+  c.sim.run_until(seconds(2));
+  REQUIRE(c[1].received.size() == 1);
+  CHECK(c[1].received[0].at == milliseconds(1) + milliseconds(10) + microseconds(20));
+  CHECK(c.sim.topology().link(c.sim.topology().links_touching(h1)[0]).bandwidth_factor == 1.0);
+}
+
+TEST_CASE("a jitter burst replaces the jitter distribution for its window", "[network][faults]") {
+  ProbeCluster c(2, 100, {1.25e9, microseconds(10)});
+  FaultInjector faults(c.sim);
+  const ConnectionId conn = c[0].connect(c[1].id());
+  faults.schedule(Fault{.kind = FaultKind::JitterBurst, .at = 0, .duration = seconds(1),
+                        .jitter = Distribution::constant(milliseconds(50))});
+  c[0].set_timer(milliseconds(1), [&] { c[0].send_payload(conn, 1, 100); });
+  c[0].set_timer(seconds(2), [&] { c[0].send_payload(conn, 2, 100); });
+  c.sim.run_until(seconds(3));
+  REQUIRE(c[1].received.size() == 2);
+  CHECK(c[1].received[0].at > milliseconds(51));
+  CHECK(c[1].received[1].at < seconds(2) + milliseconds(1));
+}
+
+TEST_CASE("routes cross racks through the spine and are recomputed when links change", "[network]") {
+  Topology t = ProbeCluster::make_topology(4, 2, {1.25e9, microseconds(10)});
+  const VertexId h0 = *t.find("h0"), h1 = *t.find("h1"), h2 = *t.find("h2");
+  CHECK(t.route(h0, h1).size() == 2);  // same rack: host -> rack switch -> host
+  CHECK(t.route(h0, h2).size() == 4);  // host -> rack -> spine -> rack -> host
+  t.add_link(h0, h2, {1.25e9, microseconds(1)});  // a direct cable
+  CHECK(t.route(h0, h2).size() == 1);
+}

@@ -1,0 +1,93 @@
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/client/producer/partitioner.hpp"
+
+using namespace ksim;
+using namespace ksim::models;
+
+TEST_CASE("murmur2 gives the values of Kafka's UtilsTest.testMurmur2", "[partitioner]") {
+  CHECK(murmur2("21") == -973932308);
+  CHECK(murmur2("foobar") == -790332482);
+  CHECK(murmur2("a-little-bit-long-string") == -985981536);
+  CHECK(murmur2("a-little-bit-longer-string") == -1486304829);
+  CHECK(murmur2("lkjh234lh9fiuh90y23oiuhsafujhadof229phr9h19h89h8") == -58897971);
+  const std::vector<std::uint8_t> abc{'a', 'b', 'c'};
+  CHECK(murmur2(abc) == 479470107);
+}
+
+TEST_CASE("to_positive clears the sign bit, as Kafka's Utils.toPositive", "[partitioner]") {
+  CHECK(to_positive(-973932308) == (-973932308 & 0x7fffffff));
+  CHECK(to_positive(-1) == 0x7fffffff);
+  CHECK(to_positive(INT32_MIN) == 0);
+  CHECK(to_positive(42) == 42);
+}
+
+TEST_CASE("a keyed record goes to toPositive(murmur2(key)) % partitions, always the same", "[partitioner]") {
+  Partitioner a(12, 16384, RandomStream(1));
+  Partitioner b(12, 16384, RandomStream(2));
+  CHECK(a.partition("21", 100) == to_positive(-973932308) % 12);
+  for (int i = 0; i < 100; ++i) {
+    const std::string key = "key-" + std::to_string(i);
+    const auto p = a.partition(key, 100);
+    CHECK(a.partition(key, 100) == p);
+    CHECK(b.partition(key, 100) == p);  // the key alone decides
+  }
+}
+
+TEST_CASE("keys spread roughly uniformly over the partitions", "[partitioner]") {
+  Partitioner partitioner(12, 16384, RandomStream(7));
+  std::vector<int> counts(12, 0);
+  for (int i = 0; i < 12'000; ++i) ++counts[static_cast<std::size_t>(partitioner.partition("key-" + std::to_string(i), 100))];
+  for (const int count : counts) {
+    CHECK(count > 850);  // expected 1000, standard deviation about 30
+    CHECK(count < 1150);
+  }
+}
+
+TEST_CASE("the sticky partition holds until batch.size bytes, then moves to another", "[partitioner]") {
+  Partitioner partitioner(6, 1000, RandomStream(3));
+  std::int32_t previous = -1;
+  for (int run = 0; run < 50; ++run) {
+    const auto sticky = partitioner.partition(std::nullopt, 100);
+    CHECK(sticky != previous);
+    for (int i = 1; i < 10; ++i) CHECK(partitioner.partition(std::nullopt, 100) == sticky);  // 1000 bytes in all
+    previous = sticky;
+  }
+}
+
+TEST_CASE("keyed records do not count towards the sticky partition's batch", "[partitioner]") {
+  Partitioner partitioner(6, 1000, RandomStream(3));
+  const auto sticky = partitioner.partition(std::nullopt, 500);
+  for (int i = 0; i < 20; ++i) partitioner.partition("key-" + std::to_string(i), 500);
+  CHECK(partitioner.partition(std::nullopt, 400) == sticky);
+  CHECK(partitioner.partition(std::nullopt, 100) == sticky);  // reaches 1000 bytes
+  CHECK(partitioner.partition(std::nullopt, 100) != sticky);
+}
+
+TEST_CASE("the sticky partitioner visits every partition over time", "[partitioner]") {
+  Partitioner partitioner(5, 100, RandomStream(11));
+  std::vector<int> visits(5, 0);
+  for (int i = 0; i < 500; ++i) ++visits[static_cast<std::size_t>(partitioner.partition(std::nullopt, 100))];
+  for (const int v : visits) CHECK(v > 50);
+}
+
+TEST_CASE("a single partition takes every record", "[partitioner]") {
+  Partitioner partitioner(1, 100, RandomStream(5));
+  for (int i = 0; i < 10; ++i) CHECK(partitioner.partition(std::nullopt, 60) == 0);
+  CHECK(partitioner.partition("k", 60) == 0);
+}
+
+TEST_CASE("the same seed gives the same sticky sequence", "[partitioner]") {
+  const auto sequence = [](std::uint64_t seed) {
+    Partitioner partitioner(8, 300, RandomStream(seed));
+    std::vector<std::int32_t> out;
+    for (int i = 0; i < 200; ++i) out.push_back(partitioner.partition(std::nullopt, 100));
+    return out;
+  };
+  CHECK(sequence(42) == sequence(42));
+  CHECK(sequence(42) != sequence(43));
+}

@@ -1,0 +1,137 @@
+// The consumer with manually assigned partitions, and the consumption checker.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <sstream>
+
+#include "app/harness/cluster.hpp"
+#include "app/report/report.hpp"
+#include "app/scenario/config_reader.hpp"
+#include "tests/support/scenario_runner.hpp"
+
+using namespace ksim;
+using namespace ksim::app;
+using ksim::testing::run_inline;
+
+namespace {
+
+const std::string kCluster = R"(
+duration: 10s
+drain: 10s
+network: {racks: [a, b, c]}
+brokers: {count: 3}
+topics: [{name: t, partitions: 4, replication_factor: 3, config: {min.insync.replicas: 2}}]
+producers:
+  - {name: p, topic: t, rate: 1000/s, record_size: 200B, start: 1s}
+consumers:
+  - {name: reader, topic: t, config: {auto.offset.reset: earliest}, processing_time: 100us}
+)";
+
+const models::ConsumptionReport& reader(const RunReport& r) { return r.kafka->groups.at(0).report; }
+
+}  // namespace
+
+TEST_CASE("a consumer processes every committed record once, in order", "[consumer]") {
+  const RunReport r = run_inline(kCluster);
+  CHECK(reader(r).committed > 8000);
+  CHECK(reader(r).processed == reader(r).committed);
+  CHECK(reader(r).exactly_once());
+}
+
+TEST_CASE("without committed offsets, a restarted consumer reads again from auto.offset.reset", "[consumer]") {
+  const std::string crash = "faults: [{kind: crash, at: 6s, duration: 1s, nodes: [reader-0]}]\n";
+  const std::vector<std::string> no_commits{"consumers.0.config[enable.auto.commit]=false",
+                                            "consumers.0.config[session.timeout.ms]=6s",
+                                            "consumers.0.config[heartbeat.interval.ms]=2s"};
+  const RunReport earliest = run_inline(kCluster + crash, 1, no_commits);
+  CHECK(reader(earliest).duplicated > 3000);  // everything before the crash, again
+  CHECK(reader(earliest).unprocessed == 0);
+  CHECK(reader(earliest).at_least_once());
+  CHECK_FALSE(reader(earliest).at_most_once());
+
+  std::vector<std::string> latest_reset = no_commits;
+  latest_reset.push_back("consumers.0.config[auto.offset.reset]=latest");
+  const RunReport latest = run_inline(kCluster + crash, 1, latest_reset);
+  CHECK(reader(latest).unprocessed > 500);  // what was produced while it was down
+  CHECK(reader(latest).duplicated == 0);
+  CHECK_FALSE(reader(latest).at_least_once());
+}
+
+TEST_CASE("with auto-commit, a restarted member resumes from its group's committed offsets", "[consumer]") {
+  const std::string crash = "faults: [{kind: crash, at: 6s, duration: 1s, nodes: [reader-0]}]\n";
+  const RunReport r = run_inline(kCluster + crash, 1, {"consumers.0.config[session.timeout.ms]=6s",
+                                                      "consumers.0.config[heartbeat.interval.ms]=2s"});
+  CHECK(reader(r).unprocessed == 0);
+  CHECK(reader(r).duplicated > 0);      // what it processed after the last auto-commit
+  CHECK(reader(r).duplicated < 5500);   // at most auto.commit.interval.ms (5s) of records at 1000/s, plus a poll
+  CHECK(reader(r).crashes == 1);
+}
+
+TEST_CASE("a consumer never sees records above the high watermark, even with acks=1 and leader crashes",
+          "[consumer]") {
+  const std::string yaml = R"(
+duration: 12s
+drain: 20s
+network: {racks: [a, b, c], jitter: {distribution: lognormal, median: 200us, sigma: 1.0}}
+brokers: {count: 3}
+topics: [{name: t, partitions: 1, replication_factor: 3, assignment: [[0, 1, 2]]}]
+producers:
+  - {name: p, topic: t, rate: 20000/s, record_size: 200B, start: 2s, defaults: pre-3.0}
+consumers:
+  - {name: reader, topic: t, config: {auto.offset.reset: earliest, fetch.max.wait.ms: 10ms}}
+faults:
+  - {kind: crash, at: 6s, duration: 4s, nodes: [broker-0]}
+)";
+  int seeds_with_producer_loss = 0;
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    const RunReport r = run_inline(yaml, seed);
+    INFO("seed " << seed);
+    seeds_with_producer_loss += r.kafka->delivery.lost > 0 ? 1 : 0;
+    CHECK(reader(r).uncommitted_seen == 0);  // what the old leader lost, no consumer had read
+    CHECK(reader(r).out_of_order == 0);
+    CHECK(reader(r).unprocessed == 0);
+  }
+  CHECK(seeds_with_producer_loss > 0);  // the acknowledged-but-lost records existed
+}
+
+TEST_CASE("consumers keep reading committed records in order through random broker faults", "[consumer]") {
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    const RunReport r = run_inline(kCluster + R"(
+nemesis:
+  start: 2s
+  end: 9s
+  crash: {rate: 0.3/s, duration: {distribution: uniform, min: 500ms, max: 3s}, targets: [brokers]}
+  partition: {rate: 0.2/s, duration: {distribution: uniform, min: 500ms, max: 5s}, targets: [brokers]}
+)",
+                                   seed);
+    INFO("seed " << seed);
+    CHECK(reader(r).exactly_once());
+  }
+}
+
+TEST_CASE("KIP-320: after an unclean election a consumer detects the truncation and goes on from the new log",
+          "[consumer][groups]") {
+  std::ifstream file(std::string(KSIM_SOURCE_DIR) + "/scenarios/unclean-election.yaml");
+  std::stringstream yaml;
+  yaml << file.rdbuf();
+  yaml << R"(
+consumers:
+  - name: reader
+    topic: metrics
+    config: {auto.offset.reset: earliest, enable.auto.commit: false}
+)";
+  int seeds_with_truncation = 0;
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+    const RunReport r = run_inline(yaml.str(), seed);
+    INFO("seed " << seed);
+    REQUIRE(r.kafka->delivery.lost > 0);  // the unclean election threw acknowledged records away
+    // The consumer had read some of them (they were committed then): they are gone from the log now.
+    seeds_with_truncation += reader(r).uncommitted_seen > 0 ? 1 : 0;
+    // Without validation it would fetch past the new log end, and auto.offset.reset=earliest
+    // would read the partition again from the start: duplicates. With it, it goes back to where
+    // its epoch ends on the new leader and reads what the new leader writes from there.
+    CHECK(reader(r).duplicated == 0);
+    CHECK(reader(r).unprocessed == 0);
+  }
+  CHECK(seeds_with_truncation == 5);
+}

@@ -1,0 +1,131 @@
+// The consumer group scenarios of scenarios/, each over many seeds, and the
+// group protocol's documented behaviours.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "tests/support/scenario_runner.hpp"
+
+using ksim::testing::run_scenario;
+using ksim::testing::ScenarioRun;
+
+namespace {
+
+const nlohmann::json& group(const ScenarioRun& run) { return run.report["groups"][0]; }
+std::uint64_t count(const ScenarioRun& run, const char* field) { return group(run)[field].get<std::uint64_t>(); }
+
+std::vector<std::string> both_entries(const std::string& key, const std::string& value) {
+  return {"consumers.0.config[" + key + "]=" + value, "consumers.1.config[" + key + "]=" + value};
+}
+
+}  // namespace
+
+TEST_CASE("consumer-autocommit-crash: after a crash the records since the last auto-commit are processed again",
+          "[scenarios][groups]") {
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    const auto run = run_scenario("consumer-autocommit-crash", seed);
+    INFO("seed " << seed);
+    CHECK(run.status == ksim::app::kExitOk);
+    CHECK(count(run, "duplicates") > 0);
+    CHECK(count(run, "unprocessed") == 0);
+    CHECK(group(run)["at_least_once"] == true);
+    CHECK(group(run)["at_most_once"] == false);
+    CHECK(count(run, "crashes") == 1);
+    // Every duplicate is explained by the restart or the rebalance that followed it.
+    std::uint64_t explained = 0;
+    for (const auto& cause : group(run)["duplicate_causes"]) explained += cause["count"].get<std::uint64_t>();
+    CHECK(explained == count(run, "duplicates"));
+  }
+}
+
+TEST_CASE("consumer-commit-before-process: crashes lose the rest of a batch, never duplicate", "[scenarios][groups]") {
+  int seeds_with_loss = 0;
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    const auto run = run_scenario("consumer-commit-before-process", seed);
+    INFO("seed " << seed);
+    CHECK(count(run, "duplicates") == 0);
+    CHECK(group(run)["at_most_once"] == true);
+    CHECK(run.report["delivery"]["exactly_once"] == true);  // the loss is the group's, not the log's
+    seeds_with_loss += count(run, "unprocessed") > 0 ? 1 : 0;
+  }
+  CHECK(seeds_with_loss >= 18);  // three crashes in busy consumers: a batch is cut short nearly always
+}
+
+TEST_CASE("consumer-commit-after-process: no record is ever unprocessed, over 200 seeds of consumer faults",
+          "[scenarios][groups]") {
+  int seeds_with_duplicates = 0;
+  for (std::uint64_t seed = 1; seed <= 200; ++seed) {
+    const auto run = run_scenario("consumer-commit-after-process", seed);
+    INFO("seed " << seed);
+    REQUIRE(run.status == ksim::app::kExitOk);
+    CHECK(count(run, "unprocessed") == 0);
+    CHECK(count(run, "uncommitted_seen") == 0);
+    CHECK(group(run)["end_to_end"]["at_least_once"] == true);
+    seeds_with_duplicates += count(run, "duplicates") > 0 ? 1 : 0;
+  }
+  CHECK(seeds_with_duplicates > 10);  // the faults did reach the group
+}
+
+TEST_CASE("consumer-slow-processing: batches longer than max.poll.interval.ms evict members over and over",
+          "[scenarios][groups]") {
+  const auto storm = run_scenario("consumer-slow-processing", 1);
+  CHECK(storm.status == ksim::app::kExitOk);
+  CHECK(count(storm, "poll_timeouts") >= 3);
+  CHECK(count(storm, "rebalances") >= 4);
+  CHECK(count(storm, "failed_commits") > 0);
+  CHECK(count(storm, "duplicates") > 0);
+  // Smaller batches fit in max.poll.interval.ms: no eviction, one rebalance, every record once.
+  const auto fixed = run_scenario("consumer-slow-processing", 1, {"consumers.0.config[max.poll.records]=50"});
+  CHECK(count(fixed, "poll_timeouts") == 0);
+  CHECK(count(fixed, "rebalances") == 1);
+  CHECK(group(fixed)["exactly_once"] == true);
+}
+
+TEST_CASE("rebalance-scale-out: cooperative-sticky stops far fewer partition-seconds than eager range",
+          "[scenarios][groups]") {
+  double eager = 0;
+  double cooperative = 0;
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    INFO("seed " << seed);
+    const auto range = run_scenario("rebalance-scale-out", seed);
+    const auto coop = run_scenario("rebalance-scale-out", seed,
+                                   both_entries("partition.assignment.strategy", "cooperative-sticky"));
+    CHECK(range.status == ksim::app::kExitOk);
+    CHECK(coop.status == ksim::app::kExitOk);
+    CHECK(count(range, "unprocessed") == 0);
+    CHECK(count(coop, "unprocessed") == 0);
+    // Eager: one rebalance for the new member. Cooperative: two (KIP-429), the second to hand over what was revoked.
+    CHECK(count(range, "rebalances") == 2);
+    CHECK(count(coop, "rebalances") == 3);
+    CHECK(group(range)["rebalance_log"][1]["partitions_moved"] > group(coop)["rebalance_log"][1]["partitions_moved"]);
+    eager += group(range)["stop_the_world_partition_s"].get<double>();
+    cooperative += group(coop)["stop_the_world_partition_s"].get<double>();
+  }
+  CHECK(cooperative < 0.5 * eager);
+}
+
+TEST_CASE("coordinator-failover: the group moves to the new coordinator and resumes from its committed offsets",
+          "[scenarios][groups]") {
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    const auto run = run_scenario("coordinator-failover", seed);
+    INFO("seed " << seed);
+    CHECK(run.status == ksim::app::kExitOk);
+    CHECK(count(run, "coordinator_loads") == 1);  // another broker loaded the group from __consumer_offsets
+    CHECK(count(run, "unprocessed") == 0);      // with auto.offset.reset=latest a lost offset would skip records
+    CHECK(count(run, "duplicates") < 1000);     // at most what ledger-0 had not committed when it crashed
+    CHECK(count(run, "rebalances") == 2);       // the first join and ledger-0's crash, none for the failover
+  }
+}
+
+TEST_CASE("rolling-restart: two rebalances per restart with dynamic members, none with static membership",
+          "[scenarios][groups]") {
+  const auto dynamic = run_scenario("rolling-restart", 1);
+  CHECK(dynamic.status == ksim::app::kExitOk);
+  CHECK(count(dynamic, "rebalances") == 1 + 2 * 4);  // LeaveGroup, then the new member's JoinGroup
+  CHECK(count(dynamic, "unprocessed") == 0);
+  const auto static_members = run_scenario("rolling-restart", 1, {"consumers.0.config[group.instance.id]=static-{name}"});
+  CHECK(count(static_members, "rebalances") == 1);  // only the group's first
+  CHECK(count(static_members, "unprocessed") == 0);
+  CHECK(group(static_members)["exactly_once"] == true);
+}

@@ -1,0 +1,178 @@
+// Behaviours of the Kafka models, each from a small inline scenario.
+#include <catch2/catch.hpp>
+
+#include "app/harness/cluster.hpp"
+#include "app/report/report.hpp"
+#include "app/scenario/config_reader.hpp"
+#include "tests/support/scenario_runner.hpp"
+
+using namespace ksim;
+using namespace ksim::app;
+using ksim::testing::run_inline;
+
+namespace {
+
+const std::string kSingleReplica = R"(
+duration: 20s
+drain: 5s
+brokers: {count: 1}
+topics: [{name: t, partitions: 2, replication_factor: 1}]
+producers:
+  - {name: p, topic: t, rate: 500/s, record_size: 100B, defaults: pre-3.0}
+faults:
+  - {kind: crash, at: 15s, duration: 2s, nodes: [broker-0], power_loss: true}
+)";
+
+}  // namespace
+
+TEST_CASE("a power loss loses acknowledged records that were never flushed", "[kafka][durability]") {
+  const RunReport report = run_inline(kSingleReplica);
+  // The OS writes back after 30s, Kafka never fsyncs by default: everything
+  // acknowledged before the power loss was still only in the page cache.
+  CHECK(report.kafka->delivery.lost > 5000);
+}
+
+TEST_CASE("log.flush.interval.messages=1 makes every acknowledged record survive a power loss", "[kafka][durability]") {
+  std::string yaml = kSingleReplica;
+  yaml.replace(yaml.find("brokers: {count: 1}"), 19, "brokers: {count: 1, config: {log.flush.interval.messages: 1}}");
+  const RunReport report = run_inline(yaml);
+  CHECK(report.kafka->delivery.lost == 0);
+  CHECK(report.kafka->delivery.acknowledged > 5000);
+}
+
+TEST_CASE("a process crash keeps the page cache: nothing acknowledged is lost", "[kafka][durability]") {
+  std::string yaml = kSingleReplica;
+  yaml.replace(yaml.find("power_loss: true"), 16, "power_loss: false");
+  const RunReport report = run_inline(yaml);
+  CHECK(report.kafka->delivery.lost == 0);
+}
+
+TEST_CASE("a failed log dir goes offline and its leaderships move, losing nothing acknowledged", "[kafka][disks]") {
+  const RunReport report = run_inline(R"(
+duration: 20s
+drain: 20s
+brokers:
+  count: 3
+  log_dirs: [{path: /a}, {path: /b}]
+topics: [{name: t, partitions: 8, replication_factor: 3, config: {min.insync.replicas: 2}}]
+producers:
+  - {name: p, topic: t, rate: 1000/s, record_size: 100B}
+faults:
+  - {kind: disk_failure, at: 8s, nodes: [broker-0], log_dir: /a}
+)");
+  CHECK(report.kafka->delivery.exactly_once());
+  CHECK(report.kafka->controller.elections >= 1);
+  CHECK(report.faults_fired.at("disk_failure") == 1);
+  bool offline_dir = false;
+  for (const auto& d : report.kafka->log_dirs) offline_dir |= d.broker == 0 && d.stats.path == "/a" && !d.stats.online;
+  CHECK(offline_dir);
+}
+
+TEST_CASE("a full disk takes its log dir offline", "[kafka][disks]") {
+  const RunReport report = run_inline(R"(
+duration: 10s
+brokers:
+  count: 1
+  log_dirs: [{path: /small, capacity: 200KB}]
+topics: [{name: t, partitions: 1, replication_factor: 1}]
+producers:
+  - {name: p, topic: t, rate: 1000/s, record_size: 100B, config: {delivery.timeout.ms: 3s, request.timeout.ms: 1s}}
+)");
+  REQUIRE(report.kafka->log_dirs.size() == 1);
+  CHECK_FALSE(report.kafka->log_dirs[0].stats.online);
+  CHECK(report.kafka->log_dirs[0].stats.bytes <= 200000);
+  CHECK(report.kafka->delivery.failed > 0);
+  CHECK(report.kafka->delivery.lost == 0);
+}
+
+TEST_CASE("min.insync.replicas refuses writes while the ISR is too small", "[kafka]") {
+  const RunReport report = run_inline(R"(
+duration: 20s
+drain: 5s
+brokers: {count: 3, config: {replica.lag.time.max.ms: 2s}}
+topics: [{name: t, partitions: 1, replication_factor: 3, assignment: [[0, 1, 2]], config: {min.insync.replicas: 3}}]
+producers:
+  - {name: p, topic: t, rate: 500/s, record_size: 100B, config: {delivery.timeout.ms: 3s, request.timeout.ms: 1s}}
+faults:
+  - {kind: pause, at: 5s, duration: 10s, nodes: [broker-2]}
+)");
+  // With broker-2 out of the ISR, acks=all writes fail: nothing is acknowledged
+  // that is not on all three replicas, and the records of that window fail.
+  CHECK(report.kafka->delivery.failed > 1000);
+  CHECK(report.kafka->delivery.lost == 0);
+  CHECK(report.kafka->controller.isr_changes >= 1);
+}
+
+TEST_CASE("a slow disk makes appends wait once the page cache's dirty limit is reached", "[kafka][disks]") {
+  const std::string base = R"(
+duration: 10s
+drain: 5s
+brokers:
+  count: 1
+  disk: {write_bandwidth: 20MB/s, dirty_limit: 4MB}
+topics: [{name: t, partitions: 1, replication_factor: 1}]
+producers:
+  - {name: p, topic: t, rate: 10000/s, record_size: 1KB}
+)";
+  const RunReport fast = run_inline(base);
+  const RunReport slow = run_inline(base + "faults:\n  - {kind: disk_slow, at: 2s, duration: 6s, nodes: [broker-0], log_dir: /data/0, factor: 0.1}\n");
+  CHECK(fast.kafka->latency_p99_ms < 20.0);
+  CHECK(slow.kafka->latency_p99_ms > 10 * fast.kafka->latency_p99_ms);
+  CHECK(slow.kafka->delivery.exactly_once());
+}
+
+TEST_CASE("a controlled shutdown moves leadership first, so producers barely notice; a crash makes them wait",
+          "[kafka][controller]") {
+  const std::string base = R"(
+duration: 20s
+drain: 20s
+network: {racks: [a, b, c]}
+brokers: {count: 3}
+topics: [{name: t, partitions: 6, replication_factor: 3, config: {min.insync.replicas: 2}}]
+producers:
+  - {name: p, topic: t, rate: 1000/s, record_size: 100B, start: 2s, config: {request.timeout.ms: 5s}}
+faults:
+)";
+  const RunReport shutdown = run_inline(base + "  - {kind: shutdown, at: 8s, duration: 5s, nodes: [broker-0]}\n");
+  const RunReport crash = run_inline(base + "  - {kind: crash, at: 8s, duration: 5s, nodes: [broker-0]}\n");
+  CHECK(shutdown.kafka->controller.controlled_shutdowns == 1);
+  CHECK(shutdown.kafka->controller.elections >= 1);
+  CHECK(shutdown.kafka->delivery.exactly_once());
+  CHECK(crash.kafka->delivery.exactly_once());
+  // The crash leaves requests to the dead leader until they time out; the shutdown does not.
+  CHECK(crash.kafka->latency_max_ms > 2000.0);
+  CHECK(shutdown.kafka->latency_max_ms < 1000.0);
+  CHECK(shutdown.faults_fired.at("shutdown") == 1);
+}
+
+TEST_CASE("buffer.memory bounds the producer: batch.size is reserved per partition and send() blocks", "[kafka][producer]") {
+  // 200 partitions x 16KB batches need more than the 1MiB buffer: sends block.
+  const RunReport report = run_inline(R"(
+duration: 10s
+drain: 10s
+brokers: {count: 1}
+topics: [{name: t, partitions: 200, replication_factor: 1}]
+producers:
+  - {name: p, topic: t, rate: 20000/s, record_size: 100B, keys: {distribution: uniform, count: 100000}, config: {buffer.memory: 1MiB, linger.ms: 50ms}}
+)");
+  CHECK(report.kafka->blocked_sends > 0);
+  CHECK(report.kafka->producer_memory_peak_bytes <= 1048576);
+  CHECK(report.kafka->producer_memory_peak_bytes > 1048576 - 16384);
+  CHECK(report.kafka->delivery.exactly_once());
+}
+
+TEST_CASE("send() gives up after max.block.ms when the cluster is gone", "[kafka][producer]") {
+  const RunReport report = run_inline(R"(
+duration: 20s
+drain: 5s
+brokers: {count: 1}
+topics: [{name: t, partitions: 4, replication_factor: 1}]
+producers:
+  - {name: p, topic: t, rate: 2000/s, record_size: 1KB, config: {buffer.memory: 256KB, max.block.ms: 1s, delivery.timeout.ms: 120s}}
+faults:
+  - {kind: crash, at: 5s, nodes: [broker-0]}
+)");
+  CHECK(report.kafka->blocked_sends > 0);
+  CHECK(report.kafka->delivery.failed > 0);
+  CHECK(report.kafka->delivery.lost == 0);
+}

@@ -1,0 +1,224 @@
+// Transactions (KIP-98, KIP-890): the scenarios of scenarios/ over many
+// seeds, and the pieces they rest on.
+#include <catch2/catch.hpp>
+
+#include "models/history/delivery_history.hpp"
+#include "models/log/producer_state.hpp"
+#include "tests/support/scenario_runner.hpp"
+
+using namespace ksim;
+using namespace ksim::models;
+using ksim::testing::run_scenario;
+
+namespace {
+
+const nlohmann::json& group_named(const ksim::testing::ScenarioRun& run, const std::string& name) {
+  for (const auto& g : run.report["groups"]) {
+    if (g["group"] == name) return g;
+  }
+  FAIL("no group " << name);
+  return run.report["groups"][0];
+}
+
+RecordBatch batch(Offset base, std::int32_t count, ProducerId producer, bool transactional,
+                  ControlType control = ControlType::None) {
+  RecordBatch b;
+  b.base_offset = base;
+  b.record_count = count;
+  b.producer_id = producer;
+  b.producer_epoch = 0;
+  b.base_sequence = control == ControlType::None ? static_cast<std::int32_t>(base) : -1;
+  b.transactional = transactional;
+  b.control = control;
+  return b;
+}
+
+}  // namespace
+
+TEST_CASE("open transactions hold the last stable offset; aborted ones are indexed for read_committed", "[transactions]") {
+  ProducerStateTable table;
+  table.record(batch(0, 5, 1, true));
+  table.record(batch(5, 5, 2, true));
+  CHECK(table.first_unstable_offset() == 0);
+  table.record(batch(10, 1, 1, true, ControlType::Abort));
+  CHECK(table.first_unstable_offset() == 5);  // producer 2's transaction is still open
+  REQUIRE(table.aborted_between(0, 11).size() == 1);
+  CHECK(table.aborted_between(0, 11)[0].first_offset == 0);
+  CHECK(table.aborted_between(11, 20).empty());
+  table.record(batch(11, 1, 2, true, ControlType::Commit));
+  CHECK_FALSE(table.first_unstable_offset());
+}
+
+TEST_CASE("a log splits into committed, aborted and open transactions by each producer's next marker",
+          "[transactions]") {
+  const std::vector<RecordBatch> log{batch(0, 2, 1, true),  batch(2, 2, 7, false), batch(4, 1, 1, true, ControlType::Abort),
+                                     batch(5, 2, 1, true),  batch(7, 1, 1, true, ControlType::Commit),
+                                     batch(8, 3, 1, true)};
+  std::vector<RecordBatch> committed, aborted, open;
+  split_by_transaction(log, committed, aborted, open);
+  REQUIRE(committed.size() == 2);
+  CHECK(committed[0].base_offset == 2);  // not transactional
+  CHECK(committed[1].base_offset == 5);
+  REQUIRE(aborted.size() == 1);
+  CHECK(aborted[0].base_offset == 0);
+  REQUIRE(open.size() == 1);
+  CHECK(open[0].base_offset == 8);
+}
+
+TEST_CASE("txn-isolation: read_committed never sees an aborted record, read_uncommitted does", "[scenarios][transactions]") {
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    const auto run = run_scenario("txn-isolation", seed);
+    INFO("seed " << seed);
+    CHECK(run.status == ksim::app::kExitOk);
+    CHECK(run.report["transactions"]["aborted"].get<int>() > 0);
+    CHECK(run.report["transactions"]["aborted_reads"] == 0);
+    CHECK(group_named(run, "auditor")["exactly_once"] == true);
+    CHECK(group_named(run, "auditor")["aborted_reads"] == 0);
+    CHECK(group_named(run, "dashboard")["aborted_reads"].get<int>() > 0);
+  }
+}
+
+TEST_CASE("txn-zombie: the paused instance is fenced and nothing it writes afterwards is committed",
+          "[scenarios][transactions]") {
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    const auto run = run_scenario("txn-zombie", seed);
+    INFO("seed " << seed);
+    CHECK(run.status == ksim::app::kExitOk);
+    CHECK(run.report["transactions"]["fenced"] == 1);
+    CHECK(run.report["transactions"]["zombie_writes"] == 0);
+    CHECK(run.report["transactions"]["exactly_once"] == true);
+    CHECK(group_named(run, "settlement")["exactly_once"] == true);
+  }
+}
+
+TEST_CASE("txn-hanging: a late write hangs a transaction without KIP-890 verification, never with it",
+          "[scenarios][transactions]") {
+  int seeds_hanging = 0;
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    INFO("seed " << seed);
+    const auto off = run_scenario("txn-hanging", seed);
+    seeds_hanging += off.report["transactions"]["hanging"].get<int>() > 0 ? 1 : 0;
+    const auto on = run_scenario("txn-hanging", seed, {"brokers.config[transaction.partition.verification.enable]=true"});
+    CHECK(on.report["transactions"]["hanging"] == 0);
+    CHECK(on.report["transactions"]["exactly_once"] == true);
+  }
+  CHECK(seeds_hanging >= 18);  // the stale request has to be in flight during the short delay
+}
+
+TEST_CASE("txn-coordinator-failover: every transaction completes or aborts, none is left half done",
+          "[scenarios][transactions]") {
+  for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+    const auto run = run_scenario("txn-coordinator-failover", seed);
+    INFO("seed " << seed);
+    CHECK(run.status == ksim::app::kExitOk);
+    CHECK(run.report["transactions"]["hanging"] == 0);
+    CHECK(run.report["transactions"]["exactly_once"] == true);
+    CHECK(run.report["delivery"]["pending"] == 0);
+    CHECK(run.report["transactions"]["committed"].get<int>() > 100);
+  }
+}
+
+TEST_CASE("txn-chaos: transactions stay exactly-once under random crashes, pauses and delays, over 100 seeds",
+          "[scenarios][transactions]") {
+  std::uint64_t aborted = 0;
+  for (std::uint64_t seed = 1; seed <= 100; ++seed) {
+    const auto run = run_scenario("txn-chaos", seed);
+    INFO("seed " << seed);
+    CHECK(run.status == ksim::app::kExitOk);
+    CHECK(run.report["transactions"]["exactly_once"] == true);
+    CHECK(group_named(run, "rc")["exactly_once"] == true);
+    aborted += run.report["transactions"]["aborted"].get<std::uint64_t>();
+  }
+  CHECK(aborted > 1000);  // the application's aborts and the faults' happened
+}
+
+TEST_CASE("eos-transform: every committed input is in the committed output exactly once, over 200 seeds",
+          "[scenarios][transactions]") {
+  std::uint64_t aborted = 0, reprocessed = 0;
+  for (std::uint64_t seed = 1; seed <= 200; ++seed) {
+    const auto run = run_scenario("eos-transform", seed);
+    INFO("seed " << seed);
+    const auto& enricher = group_named(run, "enricher");
+    REQUIRE(run.status == ksim::app::kExitOk);
+    CHECK(enricher["output"]["missing"] == 0);
+    CHECK(enricher["output"]["duplicates"] == 0);
+    CHECK(enricher["end_to_end"]["exactly_once"] == true);
+    CHECK(group_named(run, "ledger")["exactly_once"] == true);  // read_committed, downstream
+    aborted += run.report["transactions"]["aborted"].get<std::uint64_t>();
+    reprocessed += enricher["duplicates"].get<std::uint64_t>();
+  }
+  CHECK(aborted > 500);       // transactions did abort under the faults...
+  CHECK(reprocessed > 1000);  // ...and inputs were processed again, yet never output twice
+}
+
+TEST_CASE("alo-transform: without transactions the output has duplicates, never gaps", "[scenarios][transactions]") {
+  int seeds_with_duplicates = 0;
+  for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+    const auto run = run_scenario("alo-transform", seed);
+    INFO("seed " << seed);
+    const auto& enricher = group_named(run, "enricher");
+    CHECK(run.status == ksim::app::kExitOk);
+    CHECK(enricher["output"]["missing"] == 0);
+    CHECK(enricher["end_to_end"]["at_least_once"] == true);
+    seeds_with_duplicates += enricher["output"]["duplicates"].get<int>() > 0 ? 1 : 0;
+  }
+  CHECK(seeds_with_duplicates >= 8);
+}
+
+TEST_CASE("eos-transform without group metadata (before KIP-447): evicted zombies commit duplicates",
+          "[scenarios][transactions]") {
+  int seeds_with_duplicates = 0;
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    const auto run = run_scenario("eos-transform", seed, {"consumers.0.transform.send_group_metadata=false"});
+    INFO("seed " << seed);
+    const auto& enricher = group_named(run, "enricher");
+    CHECK(enricher["output"]["missing"] == 0);
+    seeds_with_duplicates += enricher["output"]["duplicates"].get<int>() > 0 ? 1 : 0;
+  }
+  CHECK(seeds_with_duplicates >= 3);  // with the group metadata: never (the 200-seed test above)
+}
+
+TEST_CASE("eos-transform with transactions spanning polls (commit interval): still exactly-once, over 50 seeds",
+          "[scenarios][transactions]") {
+  std::uint64_t committed = 0;
+  for (std::uint64_t seed = 1; seed <= 50; ++seed) {
+    const auto run = run_scenario("eos-transform", seed,
+                                  {"consumers.0.transform.commit_interval=200ms",
+                                   "consumers.0.transform.records_per_transaction=1000"});
+    INFO("seed " << seed);
+    const auto& enricher = group_named(run, "enricher");
+    CHECK(run.status == ksim::app::kExitOk);
+    CHECK(enricher["output"]["missing"] == 0);
+    CHECK(enricher["output"]["duplicates"] == 0);
+    committed += run.report["transactions"]["committed"].get<std::uint64_t>();
+  }
+  // Fewer, larger transactions than one per poll (the 200-seed run above commits far more per seed).
+  CHECK(committed < 50 * 150);
+}
+
+TEST_CASE("txn-zombie in a consume-transform-produce application (EOS-v1): a stable transactional.id fences the "
+          "zombie and one per instance lets it commit duplicates",
+          "[scenarios][transactions]") {
+  // EOS-v1: a producer per input partition, created when the partition is assigned; no group metadata.
+  const auto run = [](std::uint64_t seed, const std::string& transactional_id) {
+    return run_scenario("eos-transform", seed,
+                        {"consumers.0.transform.producer_per_partition=true",
+                         "consumers.0.transform.config[transactional.id]=" + transactional_id,
+                         "nemesis.pause.rate=0.25/s"});  // more instances paused past their session: more zombies
+  };
+  std::uint64_t fenced = 0;
+  int seeds_with_duplicates = 0;
+  for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+    INFO("seed " << seed);
+    const auto stable = run(seed, "enricher-{partition}");  // the partition's next owner has the same id
+    CHECK(group_named(stable, "enricher")["output"]["duplicates"] == 0);
+    CHECK(group_named(stable, "enricher")["output"]["missing"] == 0);
+    fenced += stable.report["transactions"]["fenced"].get<std::uint64_t>();
+    const auto unstable = run(seed, "enricher-{name}-{partition}");  // a new id with every instance
+    CHECK(group_named(unstable, "enricher")["output"]["missing"] == 0);
+    CHECK(unstable.report["transactions"]["fenced"] == 0);
+    seeds_with_duplicates += group_named(unstable, "enricher")["output"]["duplicates"].get<int>() > 0 ? 1 : 0;
+  }
+  CHECK(fenced > 0);                  // the stable ids did fence zombies
+  CHECK(seeds_with_duplicates >= 3);  // the unstable ones let them commit
+}

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/core/event_queue.hpp"
+#include "sim/events/event_queue.hpp"
 #include "sim/random/random.hpp"
 
 namespace ksim::bench {

@@ -23,7 +23,7 @@
 #include <string_view>
 #include <vector>
 
-#include "sim/core/time.hpp"
+#include "sim/events/time.hpp"
 #include "app/scenario/units.hpp"
 
 namespace ksim::config {

@@ -16,7 +16,7 @@
 #include "app/scenario/config_reader.hpp"
 #include "sim/random/distribution.hpp"
 #include "sim/faults/fault.hpp"
-#include "sim/network/network.hpp"
+#include "sim/core/network.hpp"
 #include "sim/network/topology.hpp"
 
 namespace ksim::app {

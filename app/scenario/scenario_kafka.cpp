@@ -4,6 +4,7 @@
 
 #include "app/scenario/scenario.hpp"
 #include "app/scenario/distribution_reader.hpp"
+#include "models/client/consumer/assignors/assignor.hpp"
 
 namespace ksim::app {
 

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <utility>
 
-#include "sim/core/time.hpp"
+#include "sim/events/time.hpp"
 
 namespace ksim::units {
 

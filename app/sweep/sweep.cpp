@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
-#include "app/cli/commands.hpp"
+#include "app/commands/commands.hpp"
 #include "app/scenario/scenario.hpp"
 #include "app/sweep/sweep_columns.hpp"
 #include "app/sweep/sweep_files.hpp"

@@ -9,7 +9,7 @@
 #include <fmt/ostream.h>
 #include <fmt/ranges.h>
 
-#include "app/cli/commands.hpp"
+#include "app/commands/commands.hpp"
 #include "app/sweep/sweep.hpp"
 #include "app/sweep/sweep_files.hpp"
 #include "app/sweep/sweep_plan.hpp"

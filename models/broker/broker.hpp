@@ -17,11 +17,11 @@
 #include <set>
 #include <vector>
 
-#include "models/history/delivery_history.hpp"
 #include "models/hardware/disk.hpp"
 #include "models/broker/fetch_session.hpp"
 #include "models/coordinator/group_coordinator.hpp"
 #include "models/coordinator/txn_coordinator.hpp"
+#include "models/protocol/cluster_directory.hpp"
 #include "models/protocol/kafka_config.hpp"
 #include "models/protocol/kafka_messages.hpp"
 #include "models/log/partition_log.hpp"
@@ -30,17 +30,6 @@
 #include "sim/core/node.hpp"
 
 namespace ksim::models {
-
-// Who is where: broker ids to nodes, the controller's node, the topics.
-struct ClusterDirectory {
-  std::vector<NodeId> broker_nodes;  // index: broker id
-  NodeId controller_node = 0;
-  std::vector<TopicSpec> topics;
-  // Consumer groups: the __consumer_offsets topic (-1: none) and the content of its batches.
-  std::int32_t offsets_topic = -1;
-  std::int32_t transaction_topic = -1;  // __transaction_state (-1: none)
-  std::shared_ptr<CoordinatorRecordStore> coordinator_records;
-};
 
 // CPU time a broker spent, by thread pool (all zero without a CPU model).
 struct BrokerCpuUsage {

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "models/protocol/kafka_messages.hpp"
-#include "sim/core/time.hpp"
+#include "sim/events/time.hpp"
 
 namespace ksim::models {
 

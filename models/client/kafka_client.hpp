@@ -8,7 +8,7 @@
 #include <memory>
 #include <vector>
 
-#include "models/broker/broker.hpp"
+#include "models/protocol/cluster_directory.hpp"
 #include "models/protocol/kafka_messages.hpp"
 #include "sim/core/node.hpp"
 

@@ -12,7 +12,7 @@
 #include <set>
 #include <vector>
 
-#include "models/broker/broker.hpp"
+#include "models/protocol/cluster_directory.hpp"
 #include "models/protocol/kafka_config.hpp"
 #include "models/protocol/kafka_messages.hpp"
 #include "sim/core/node.hpp"

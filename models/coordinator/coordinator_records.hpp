@@ -14,19 +14,12 @@
 #include <string>
 #include <vector>
 
-#include "models/client/consumer/assignors/assignor.hpp"
-#include "models/protocol/kafka_types.hpp"
+#include "models/protocol/group_types.hpp"
 
 namespace ksim::models {
 
 // The writer id of coordinator batches (user producers are numbered from 0).
 constexpr std::uint32_t kCoordinatorWriter = 0xffffffffu;
-
-struct CommittedOffset {
-  TopicPartition partition;
-  Offset offset = -1;
-  Epoch leader_epoch = -1;  // KIP-320: the epoch of the last consumed record, for validation after a restart
-};
 
 struct GroupMemberRecord {
   std::string member_id;

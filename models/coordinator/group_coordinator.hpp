@@ -24,10 +24,11 @@
 #include <string>
 
 #include "models/history/consumption_history.hpp"
+#include "models/coordinator/coordinator_records.hpp"
 #include "models/protocol/group_messages.hpp"
 #include "models/protocol/kafka_config.hpp"
 #include "models/log/partition_log.hpp"
-#include "sim/core/event_queue.hpp"
+#include "sim/events/event_queue.hpp"
 #include "sim/random/random.hpp"
 #include "sim/observe/trace.hpp"
 

@@ -5,7 +5,7 @@
 // Calibration of the shipped profiles: docs/calibration.md.
 #include <cstdint>
 
-#include "sim/core/time.hpp"
+#include "sim/events/time.hpp"
 
 namespace ksim::models {
 

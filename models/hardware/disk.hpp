@@ -12,7 +12,7 @@
 // merge some of them; every switch costs a full seek here.)
 #include <cstdint>
 
-#include "sim/core/time.hpp"
+#include "sim/events/time.hpp"
 
 namespace ksim::models {
 

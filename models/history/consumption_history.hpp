@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "models/protocol/kafka_types.hpp"
-#include "sim/core/time.hpp"
+#include "sim/events/time.hpp"
 
 namespace ksim::models {
 

@@ -11,12 +11,6 @@
 
 namespace ksim::models {
 
-// KIP-101 / KIP-279: the answer to "where does epoch E end in your log?".
-struct EpochEndOffset {
-  Epoch epoch;       // the largest epoch in the cache that is <= the one asked about
-  Offset end_offset; // the start offset of the next larger epoch, or the LEO for the latest epoch
-};
-
 class PartitionLog {
  public:
   Offset log_start_offset() const { return 0; }  // ksim does not model retention yet

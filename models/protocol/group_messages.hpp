@@ -6,8 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "models/client/consumer/assignors/assignor.hpp"
-#include "models/coordinator/coordinator_records.hpp"
+#include "models/protocol/group_types.hpp"
 #include "models/protocol/kafka_messages.hpp"
 
 namespace ksim::models {

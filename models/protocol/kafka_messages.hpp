@@ -7,8 +7,7 @@
 #include <boost/container/small_vector.hpp>
 
 #include "models/protocol/kafka_types.hpp"
-#include "models/log/partition_log.hpp"
-#include "sim/core/message.hpp"
+#include "sim/network/message.hpp"
 
 namespace ksim::models {
 

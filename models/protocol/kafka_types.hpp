@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "sim/core/time.hpp"
+#include "sim/events/time.hpp"
 
 namespace ksim::models {
 
@@ -67,6 +67,12 @@ bool is_retriable(Error error);
 
 // A transaction marker (KIP-98): a control batch ending a producer's transaction on a partition.
 enum class ControlType : std::uint8_t { None, Commit, Abort };
+
+// KIP-101 / KIP-279: the answer to "where does epoch E end in your log?".
+struct EpochEndOffset {
+  Epoch epoch;       // the largest epoch in the cache that is <= the one asked about
+  Offset end_offset; // the start offset of the next larger epoch, or the LEO for the latest epoch
+};
 
 // A batch of records, as stored in a log. One batch stands for many records:
 // the workload ids it carries are (writer, partition, first_record + i).

@@ -3,8 +3,8 @@
 // before the Kafka protocol exists (and benchmarks the network).
 #include <cstdint>
 
-#include "sim/core/message.hpp"
-#include "sim/core/time.hpp"
+#include "sim/network/message.hpp"
+#include "sim/events/time.hpp"
 
 namespace ksim::models {
 

@@ -7,10 +7,10 @@
 #include <deque>
 #include <string>
 
-#include "sim/core/inline_function.hpp"
-#include "sim/core/message.hpp"
+#include "sim/events/inline_function.hpp"
+#include "sim/network/message.hpp"
 #include "sim/random/random.hpp"
-#include "sim/core/event_queue.hpp"
+#include "sim/events/event_queue.hpp"
 
 namespace ksim {
 

@@ -6,8 +6,8 @@
 #include <string_view>
 #include <vector>
 
-#include "sim/core/event_queue.hpp"
-#include "sim/network/network.hpp"
+#include "sim/events/event_queue.hpp"
+#include "sim/core/network.hpp"
 #include "sim/core/node.hpp"
 #include "sim/random/random.hpp"
 #include "sim/observe/sim_logger.hpp"

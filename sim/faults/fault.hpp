@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "sim/random/distribution.hpp"
-#include "sim/core/message.hpp"
+#include "sim/network/message.hpp"
 #include "sim/network/network_faults.hpp"
 #include "sim/core/node.hpp"
 #include "sim/network/topology.hpp"

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "sim/random/distribution.hpp"
-#include "sim/core/message.hpp"
+#include "sim/network/message.hpp"
 #include "sim/network/topology.hpp"
 
 namespace ksim {

@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "sim/core/message.hpp"
-#include "sim/core/time.hpp"
+#include "sim/network/message.hpp"
+#include "sim/events/time.hpp"
 
 namespace ksim {
 

@@ -5,7 +5,7 @@
 #include <array>
 #include <cstdint>
 
-#include "sim/core/time.hpp"
+#include "sim/events/time.hpp"
 
 namespace ksim {
 

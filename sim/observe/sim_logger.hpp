@@ -5,7 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "sim/core/event_queue.hpp"
+#include "sim/events/event_queue.hpp"
 
 namespace ksim {
 

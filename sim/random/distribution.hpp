@@ -4,7 +4,7 @@
 #include <string>
 
 #include "sim/random/random.hpp"
-#include "sim/core/time.hpp"
+#include "sim/events/time.hpp"
 
 namespace ksim {
 

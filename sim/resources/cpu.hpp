@@ -10,7 +10,7 @@
 #include <optional>
 #include <vector>
 
-#include "sim/core/time.hpp"
+#include "sim/events/time.hpp"
 
 namespace ksim {
 

@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "bench/network_bench.hpp"
-#include "sim/core/event_queue.hpp"
+#include "sim/events/event_queue.hpp"
 #include "sim/random/random.hpp"
 #include "tests/support/allocation_counter.hpp"
 #include "tests/support/probe_node.hpp"

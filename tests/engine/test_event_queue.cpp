@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <functional>
 
-#include "sim/core/event_queue.hpp"
+#include "sim/events/event_queue.hpp"
 #include "sim/random/random.hpp"
 
 using namespace ksim;

@@ -2,7 +2,7 @@
 
 #include <sstream>
 
-#include "app/cli/commands.hpp"
+#include "app/commands/commands.hpp"
 #include "app/harness/cluster.hpp"
 #include "app/scenario/scenario.hpp"
 #include "tests/support/scenario_runner.hpp"

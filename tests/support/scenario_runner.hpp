@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/harness/cluster.hpp"
-#include "app/cli/commands.hpp"
+#include "app/commands/commands.hpp"
 #include "app/report/report.hpp"
 #include "app/scenario/config_reader.hpp"
 

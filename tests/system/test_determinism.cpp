@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/cli/commands.hpp"
+#include "app/commands/commands.hpp"
 #include "tests/support/scenario_runner.hpp"
 
 using namespace ksim::app;

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/cli/commands.hpp"
+#include "app/commands/commands.hpp"
 
 using namespace ksim::app;
 

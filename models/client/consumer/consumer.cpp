@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cassert>
 
+#include "models/client/consumer/assignors/assignor.hpp"
 #include "sim/core/simulation.hpp"
 
 namespace ksim::models {

@@ -32,7 +32,7 @@
 
 #include <boost/dynamic_bitset.hpp>
 
-#include "models/broker/broker.hpp"
+#include "models/protocol/cluster_directory.hpp"
 #include "models/history/consumption_history.hpp"
 #include "models/client/consumer/fetch_session_handler.hpp"
 #include "models/protocol/group_messages.hpp"

@@ -6,6 +6,7 @@
 #include <cassert>
 
 #include "models/client/consumer/consumer.hpp"
+#include "models/client/consumer/assignors/assignor.hpp"
 #include "sim/core/simulation.hpp"
 
 namespace ksim::models {

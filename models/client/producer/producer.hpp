@@ -16,7 +16,7 @@
 #include <vector>
 
 
-#include "models/broker/broker.hpp"
+#include "models/protocol/cluster_directory.hpp"
 #include "models/history/delivery_history.hpp"
 #include "models/client/kafka_client.hpp"
 #include "models/protocol/kafka_config.hpp"

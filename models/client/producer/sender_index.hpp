@@ -19,7 +19,7 @@
 #include <boost/dynamic_bitset.hpp>
 
 #include "models/protocol/kafka_types.hpp"
-#include "sim/core/time.hpp"
+#include "sim/events/time.hpp"
 
 namespace ksim::models {
 

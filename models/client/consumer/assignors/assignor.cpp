@@ -9,14 +9,6 @@
 
 namespace ksim::models {
 
-std::string_view to_string(RebalanceProtocol p) {
-  switch (p) {
-    case RebalanceProtocol::Eager: return "EAGER";
-    case RebalanceProtocol::Cooperative: return "COOPERATIVE";
-  }
-  return "?";
-}
-
 using namespace assignor_detail;
 
 namespace {

@@ -1,4 +1,4 @@
-#include "app/cli/commands.hpp"
+#include "app/commands/commands.hpp"
 
 #include <chrono>
 #include <filesystem>

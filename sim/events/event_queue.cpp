@@ -1,4 +1,4 @@
-#include "sim/core/event_queue.hpp"
+#include "sim/events/event_queue.hpp"
 
 #include <algorithm>
 #include <bit>

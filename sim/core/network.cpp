@@ -1,4 +1,4 @@
-#include "sim/network/network.hpp"
+#include "sim/core/network.hpp"
 
 #include <algorithm>
 #include <cassert>

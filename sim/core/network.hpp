@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "sim/random/distribution.hpp"
-#include "sim/core/event_queue.hpp"
-#include "sim/core/message.hpp"
+#include "sim/events/event_queue.hpp"
+#include "sim/network/message.hpp"
 #include "sim/network/network_faults.hpp"
 #include "sim/random/random.hpp"
-#include "sim/core/ring_queue.hpp"
+#include "sim/events/ring_queue.hpp"
 #include "sim/network/topology.hpp"
 
 namespace ksim {

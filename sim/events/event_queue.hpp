@@ -17,8 +17,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "sim/core/inline_function.hpp"
-#include "sim/core/time.hpp"
+#include "sim/events/inline_function.hpp"
+#include "sim/events/time.hpp"
 
 namespace ksim {
 

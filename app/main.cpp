@@ -3,7 +3,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "app/cli/commands.hpp"
+#include "app/commands/commands.hpp"
 #include "app/sweep/sweep.hpp"
 #include "bench/bench_commands.hpp"
 

@@ -1,0 +1,29 @@
+#pragma once
+// Who is where in a cluster, as every node learns it when the cluster is
+// built: the broker ids' nodes, the controller's node, the topics (user
+// topics first, then __consumer_offsets and __transaction_state when the
+// cluster has them). Clients find brokers through it, never through Broker.
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "models/protocol/kafka_config.hpp"
+#include "models/protocol/kafka_types.hpp"
+#include "sim/core/node.hpp"
+
+namespace ksim::models {
+
+class CoordinatorRecordStore;  // models/coordinator/coordinator_records.hpp
+
+// Who is where: broker ids to nodes, the controller's node, the topics.
+struct ClusterDirectory {
+  std::vector<NodeId> broker_nodes;  // index: broker id
+  NodeId controller_node = 0;
+  std::vector<TopicSpec> topics;
+  // Consumer groups: the __consumer_offsets topic (-1: none) and the content of its batches.
+  std::int32_t offsets_topic = -1;
+  std::int32_t transaction_topic = -1;  // __transaction_state (-1: none)
+  std::shared_ptr<CoordinatorRecordStore> coordinator_records;
+};
+
+}  // namespace ksim::models

@@ -13,8 +13,9 @@ Cluster::Cluster(const Scenario& scenario, const RunOptions& options)
     : scenario_(scenario), placements_(node_placements(scenario)) {
   sim_ = std::make_unique<Simulation>(scenario.seed, build_topology(), scenario.network.options, options.log_level);
   sim_->trace().write_to(options.trace_out);
-  sim_->trace().add_observer([this](SimTime t, std::string_view node, std::string_view kind,
-                                    std::initializer_list<TraceField> fields) { failover_.observe(t, node, kind, fields); });
+  events_ = std::make_unique<models::ModelEventBus>(sim_->trace());
+  events_->subscribe([this](SimTime t, const Node& from, const models::ModelEvent& e) { failover_.on_event(t, from, e); });
+  sim_->observe_nodes([this](const Node& node, NodeChange change) { failover_.on_node(sim_->now(), node, change); });
   faults_ = std::make_unique<FaultInjector>(*sim_);
   if (scenario.kafka) spawn_kafka();
   if (scenario.rpc) spawn_rpc();
@@ -85,7 +86,7 @@ void Cluster::spawn_task_producers(const KafkaSpec::ConsumerGroup& group, std::s
       workload.external = true;
       workload.stop = 0;
       auto& producer =
-          sim_->spawn<models::Producer>(name, *sim_->topology().find(name), index++, config, workload, directory, history_);
+          sim_->spawn<models::Producer>(name, *sim_->topology().find(name), index++, config, workload, directory, *events_, history_);
       producers_.push_back(&producer);
       transform_producers_.push_back(&producer);
       tasks.push_back(&producer);
@@ -166,12 +167,12 @@ void Cluster::spawn_kafka() {
     if (p.group != "brokers") continue;
     assert(sim_->node_count() == static_cast<std::size_t>(p.index));
     brokers_.push_back(&sim_->spawn<models::Broker>(p.name, *sim_->topology().find(p.name), p.index, kafka.broker,
-                                                    directory));
+                                                    directory, *events_));
     brokers_.back()->observe_groups(&consumption_);
     placement.push_back({p.index, scenario_.network.racks.size() > 1 ? p.rack : ""});
   }
   controller_ = &sim_->spawn<models::Controller>("controller", *sim_->topology().find("controller"), kafka.controller,
-                                                 directory);
+                                                 directory, *events_);
   RandomStream assignment_rng = sim_->stream("replica-assignment");
   std::vector<std::vector<std::vector<models::BrokerId>>> replicas;
   for (std::size_t t = 0; t < directory->topics.size(); ++t) {
@@ -198,7 +199,7 @@ void Cluster::spawn_kafka() {
       const auto at = config.transactional_id.find("{name}");
       if (at != std::string::npos) config.transactional_id.replace(at, 6, p.name);
       producers_.push_back(&sim_->spawn<models::Producer>(p.name, *sim_->topology().find(p.name), index++, config,
-                                                          workload, directory, history_));
+                                                          workload, directory, *events_, history_));
     }
   }
   std::uint32_t consumer_index = 0;
@@ -213,7 +214,7 @@ void Cluster::spawn_kafka() {
         if (at != std::string::npos) config.group_instance_id->replace(at, 6, p.name);
       }
       consumers_.push_back(&sim_->spawn<models::Consumer>(p.name, *sim_->topology().find(p.name), consumer_index++,
-                                                          config, group.workload, directory, consumption_));
+                                                          config, group.workload, directory, *events_, consumption_));
     }
   }
   // The transform applications' producers come after every consumer, as node_placements lists them.
@@ -235,7 +236,7 @@ void Cluster::spawn_kafka() {
       workload.external = true;
       workload.stop = 0;  // no records of its own
       auto& producer = sim_->spawn<models::Producer>(p.name, *sim_->topology().find(p.name), index++, config, workload,
-                                                     directory, history_);
+                                                     directory, *events_, history_);
       producers_.push_back(&producer);
       transform_producers_.push_back(&producer);
       consumers_[first_consumer[g] + static_cast<std::size_t>(p.index)]->set_output(&producer);

@@ -97,6 +97,7 @@ class Cluster {
   const Scenario& scenario_;
   std::vector<NodePlacement> placements_;
   std::unique_ptr<Simulation> sim_;
+  std::unique_ptr<models::ModelEventBus> events_;  // after sim_: it writes to its trace
   std::unique_ptr<FaultInjector> faults_;
   std::vector<models::RpcServer*> servers_;
   std::vector<models::RpcClient*> clients_;

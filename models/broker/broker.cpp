@@ -9,8 +9,12 @@
 namespace ksim::models {
 
 Broker::Broker(Simulation& sim, std::string name, HostId host, BrokerId id, BrokerConfig config,
-               std::shared_ptr<const ClusterDirectory> directory)
-    : Node(sim, std::move(name), host), id_(id), config_(std::move(config)), directory_(std::move(directory)) {
+               std::shared_ptr<const ClusterDirectory> directory, ModelEventBus& events)
+    : Node(sim, std::move(name), host),
+      id_(id),
+      config_(std::move(config)),
+      directory_(std::move(directory)),
+      events_(events) {
   assert(!config_.log_dirs.empty());
   for (const LogDirSpec& spec : config_.log_dirs) log_dirs_.push_back(LogDir{spec, Disk(spec.disk)});
   std::int32_t total = 0;
@@ -75,7 +79,11 @@ void Broker::on_crash(CrashKind kind) {
     if (kind == CrashKind::Machine) {
       cache_floor_ = appended_bytes_;  // the page cache is gone
       mark_durable(r);
+      const Offset before = r.log.log_end_offset();
       r.log.lose_unflushed();  // power loss: the page cache is gone
+      if (r.log.log_end_offset() < before) {
+        publish(LogTruncated{id_, tp, before, r.log.log_end_offset(), TruncationCause::PowerLoss});
+      }
       r.durability.clear();
     }
     r.role = Role::None;
@@ -115,7 +123,7 @@ void Broker::finish_shutdown() {
   for (auto& [tp, r] : replicas_) {
     if (replica_online(r)) r.log.mark_flushed(r.log.log_end_offset());  // a clean shutdown flushes every log
   }
-  sim().trace().record(now(), name(), "broker.shutdown");
+  publish(BrokerShutDown{id_});
   crash(CrashKind::Shutdown);
 }
 
@@ -229,9 +237,7 @@ void Broker::apply_partition_state(Replica& r, const PartitionState& state) {
 }
 
 void Broker::become_leader(Replica& r, const PartitionState& state) {
-  sim().trace().record(now(), name(), "broker.become_leader",
-                       {{"topic", r.tp.topic}, {"partition", r.tp.partition}, {"epoch", state.leader_epoch},
-                        {"leo", r.log.log_end_offset()}, {"hw", r.log.high_watermark()}});
+  publish(BecameLeader{id_, r.tp, state.leader_epoch, r.log.log_end_offset(), r.log.high_watermark()});
   remove_from_fetchers(r.tp);
   r.role = Role::Leader;
   r.state = state;
@@ -247,9 +253,7 @@ void Broker::become_leader(Replica& r, const PartitionState& state) {
 }
 
 void Broker::become_follower(Replica& r, const PartitionState& state) {
-  sim().trace().record(now(), name(), "broker.become_follower",
-                       {{"topic", r.tp.topic}, {"partition", r.tp.partition}, {"epoch", state.leader_epoch},
-                        {"leader", state.leader}, {"leo", r.log.log_end_offset()}});
+  publish(BecameFollower{id_, r.tp, state.leader_epoch, state.leader, r.log.log_end_offset()});
   fail_produces_of(r.tp, Error::NotLeaderOrFollower);
   r.role = Role::Follower;
   r.state = state;
@@ -258,7 +262,9 @@ void Broker::become_follower(Replica& r, const PartitionState& state) {
   if (config_.truncate_to_high_watermark) {
     // Before KIP-101: drop everything above the high watermark, which may
     // discard committed records the new leader does not have either.
+    const Offset from = r.log.log_end_offset();
     r.log.truncate_to(r.log.high_watermark());
+    publish(LogTruncated{id_, r.tp, from, r.log.log_end_offset(), TruncationCause::HighWatermark});
   }
   remove_from_fetchers(r.tp);
   add_to_fetcher(r);
@@ -332,7 +338,7 @@ void Broker::take_log_dir_offline(std::size_t index, std::string_view reason) {
   LogDir& dir = log_dirs_[index];
   if (!dir.online) return;
   dir.online = false;
-  sim().trace().record(now(), name(), "broker.log_dir_offline", {{"path", dir.spec.path}, {"reason", reason}});
+  publish(LogDirWentOffline{id_, dir.spec.path, reason});
   for (auto& [tp, r] : replicas_) {
     if (r.log_dir != index) continue;
     fail_produces_of(tp, Error::KafkaStorageError);

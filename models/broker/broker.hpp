@@ -21,6 +21,7 @@
 #include "models/broker/fetch_session.hpp"
 #include "models/coordinator/group_coordinator.hpp"
 #include "models/coordinator/txn_coordinator.hpp"
+#include "models/events/model_event_bus.hpp"
 #include "models/protocol/cluster_directory.hpp"
 #include "models/protocol/kafka_config.hpp"
 #include "models/protocol/kafka_messages.hpp"
@@ -55,7 +56,7 @@ struct LogDirStats {
 class Broker final : public Node, private TxnCoordinatorHost {
  public:
   Broker(Simulation& sim, std::string name, HostId host, BrokerId id, BrokerConfig config,
-         std::shared_ptr<const ClusterDirectory> directory);
+         std::shared_ptr<const ClusterDirectory> directory, ModelEventBus& events);
   ~Broker() override;
 
   BrokerId broker_id() const { return id_; }
@@ -306,7 +307,7 @@ class Broker final : public Node, private TxnCoordinatorHost {
   void coordinator_append(std::int32_t partition, std::uint64_t record_id, std::function<void(Error)> done) override;
   RandomStream& coordinator_rng() override { return rng(); }
   BrokerId coordinator_id() const override { return id_; }
-  void coordinator_trace(std::string_view kind, std::initializer_list<TraceField> fields) override;
+  void coordinator_publish(const ModelEvent& event) override { publish(event); }
 
   // broker_follower.cpp
   Fetcher& fetcher_for(BrokerId leader, TopicPartition tp);
@@ -319,9 +320,12 @@ class Broker final : public Node, private TxnCoordinatorHost {
   void apply_fetched(Replica& replica, const FetchResponse::PartitionData& data);
   void retry_fetcher_later(Fetcher& fetcher);
 
+  void publish(const ModelEvent& event) { events_.publish(*this, event); }
+
   BrokerId id_;
   BrokerConfig config_;
   std::shared_ptr<const ClusterDirectory> directory_;
+  ModelEventBus& events_;
   std::vector<LogDir> log_dirs_;
   std::map<TopicPartition, Replica> replicas_;
   std::vector<std::int32_t> topic_base_;      // first global partition number of each topic

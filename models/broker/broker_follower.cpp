@@ -154,10 +154,9 @@ void Broker::apply_fetched(Replica& r, const FetchResponse::PartitionData& data)
       }
     }
     truncate_at = std::min(truncate_at, r.log.log_end_offset());
-    sim().trace().record(now(), name(), "broker.truncate",
-                         {{"topic", r.tp.topic}, {"partition", r.tp.partition}, {"from", r.log.log_end_offset()},
-                          {"to", truncate_at}});
+    const Offset from = r.log.log_end_offset();
     r.log.truncate_to(truncate_at);
+    publish(LogTruncated{id_, r.tp, from, truncate_at, TruncationCause::Divergence});
     std::erase_if(r.durability, [&](const auto& d) { return d.first > r.log.log_end_offset(); });
     return;
   }
@@ -167,7 +166,9 @@ void Broker::apply_fetched(Replica& r, const FetchResponse::PartitionData& data)
     // Without leader epochs (pre-KIP-101) the follower may have fetched from
     // inside a leader's batch: its own log diverged there. It keeps the
     // leader's batch from its start, and never notices what came before.
+    const Offset from = r.log.log_end_offset();
     r.log.truncate_to(data.batches.front().base_offset);
+    publish(LogTruncated{id_, r.tp, from, r.log.log_end_offset(), TruncationCause::InsideBatch});
   }
   for (const RecordBatch& batch : data.batches) {
     if (batch.base_offset != r.log.log_end_offset()) break;  // not contiguous: a stale response

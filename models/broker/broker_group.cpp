@@ -119,10 +119,6 @@ TimerId Broker::coordinator_timer(SimTime delay, std::function<void()> callback)
   return set_timer(delay, [callback = std::move(callback)] { callback(); });
 }
 
-void Broker::coordinator_trace(std::string_view kind, std::initializer_list<TraceField> fields) {
-  sim().trace().record(now(), name(), kind, fields);
-}
-
 void Broker::coordinator_append(std::int32_t partition, std::uint64_t record_id, std::function<void(Error)> done) {
   internal_append({directory_->offsets_topic, partition}, coordinator_batch(record_id),
                   config_.group_coordinator.offsets_commit_timeout, std::move(done));

@@ -270,8 +270,7 @@ void Broker::maybe_advance_high_watermark(Replica& r) {
   if (hw <= r.log.high_watermark()) return;
   r.log.set_high_watermark(hw);
   changed(r);
-  sim().trace().record(now(), name(), "broker.high_watermark",
-                       {{"topic", r.tp.topic}, {"partition", r.tp.partition}, {"hw", hw}, {"epoch", r.state.leader_epoch}});
+  publish(HighWatermarkAdvanced{id_, r.tp, hw, r.state.leader_epoch});
   complete_produces(r.tp);
   if (consumer_fetches_waiting_ > 0) wake_consumer_fetches(r.tp);
 }
@@ -308,9 +307,7 @@ void Broker::shrink_isrs() {
 }
 
 void Broker::propose_isr(Replica& r, std::vector<BrokerId> isr) {
-  sim().trace().record(now(), name(), "broker.alter_isr",
-                       {{"topic", r.tp.topic}, {"partition", r.tp.partition}, {"from", r.state.isr.size()},
-                        {"to", isr.size()}});
+  publish(IsrChangeProposed{id_, r.tp, r.state.isr.size(), isr.size()});
   r.pending_isr = isr;
   changed(r);
   auto request = std::make_unique<AlterPartitionRequest>();

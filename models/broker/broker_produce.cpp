@@ -72,8 +72,7 @@ ProduceResponse::PartitionResponse Broker::append_produce(const ProduceRequest& 
     case ProducerStateTable::Verdict::Duplicate:
       // KIP-98: a retry of a batch already written is answered with its original offset.
       result.base_offset = check.duplicate_base_offset;
-      sim().trace().record(now(), name(), "produce.duplicate",
-                           {{"topic", r->tp.topic}, {"partition", r->tp.partition}, {"offset", result.base_offset}});
+      publish(DuplicateBatch{id_, r->tp, result.base_offset});
       return result;
     case ProducerStateTable::Verdict::OutOfOrder: return result.error = Error::OutOfOrderSequenceNumber, result;
     case ProducerStateTable::Verdict::Fenced: return result.error = Error::InvalidProducerEpoch, result;
@@ -86,9 +85,7 @@ ProduceResponse::PartitionResponse Broker::append_produce(const ProduceRequest& 
   r->producers.record(stored);
   maybe_flush(*r, returns_at);
   result.base_offset = stored.base_offset;
-  sim().trace().record(now(), name(), "produce.append",
-                       {{"topic", r->tp.topic}, {"partition", r->tp.partition}, {"offset", stored.base_offset},
-                        {"records", stored.record_count}, {"epoch", stored.leader_epoch}});
+  publish(BatchAppended{id_, r->tp, stored.base_offset, stored.record_count, stored.leader_epoch});
   maybe_advance_high_watermark(*r);
   return result;
 }

@@ -173,8 +173,7 @@ void Broker::write_marker(TopicPartition tp, ProducerId producer, ProducerEpoch 
   marker.writer = kCoordinatorWriter;
   marker.create_time = now();
   if (r) r->verified.erase(producer);
-  sim().trace().record(now(), name(), "txn.marker",
-                       {{"topic", tp.topic}, {"partition", tp.partition}, {"producer", producer}, {"commit", commit ? 1 : 0}});
+  publish(TxnMarkerWritten{id_, tp, producer, commit});
   if (tp.topic == directory_->offsets_topic && coordinator_) {
     // On __consumer_offsets the marker also settles the transaction's offsets (KIP-98, KIP-447).
     done = [this, tp, producer, commit, done = std::move(done)](Error error) {

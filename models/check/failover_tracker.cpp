@@ -4,30 +4,18 @@
 
 namespace ksim::models {
 
-namespace {
-
-const TraceField* find(std::initializer_list<TraceField> fields, std::string_view key) {
-  for (const TraceField& f : fields) {
-    if (f.key == key) return &f;
-  }
-  return nullptr;
-}
-
-}  // namespace
-
-void FailoverTracker::observe(SimTime time, std::string_view node, std::string_view kind,
-                              std::initializer_list<TraceField> fields) {
-  if (kind == "broker.become_leader") {
-    const TopicPartition tp{static_cast<std::int32_t>(find(fields, "topic")->number),
-                                    static_cast<std::int32_t>(find(fields, "partition")->number)};
-    if (!ignored_.count(tp.topic)) became_leader(time, tp, node);
-  } else if (kind == "node.crash" && find(fields, "crash")->text != "shutdown") {
-    crashed(time, node);
+void FailoverTracker::on_event(SimTime time, const Node& from, const ModelEvent& event) {
+  if (const auto* e = std::get_if<BecameLeader>(&event); e && !ignored_.contains(e->partition.topic)) {
+    became_leader(time, e->partition, from.name());
   }
 }
 
-void FailoverTracker::became_leader(SimTime time, TopicPartition tp, std::string_view node) {
-  leaders_[tp] = std::string(node);
+void FailoverTracker::on_node(SimTime time, const Node& node, NodeChange change) {
+  if (change.kind == NodeChange::Kind::Crashed && change.crash != CrashKind::Shutdown) crashed(time, node.name());
+}
+
+void FailoverTracker::became_leader(SimTime time, TopicPartition tp, const std::string& node) {
+  leaders_[tp] = node;
   const auto it = leaderless_.find(tp);
   if (it == leaderless_.end()) return;
   const auto [since, index] = it->second;
@@ -37,7 +25,7 @@ void FailoverTracker::became_leader(SimTime time, TopicPartition tp, std::string
   leaderless_.erase(it);
 }
 
-void FailoverTracker::crashed(SimTime time, std::string_view node) {
+void FailoverTracker::crashed(SimTime time, const std::string& node) {
   if (incidents_.empty() || incidents_.back().at != time) incidents_.push_back({time, {}, 0, 0, 0, 0});
   FailoverIncident& incident = incidents_.back();
   incident.nodes.emplace_back(node);

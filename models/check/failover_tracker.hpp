@@ -1,18 +1,17 @@
 #pragma once
-// Watches the trace for how long partitions go without a leader after
-// failures: from the crash (or power loss) of a partition's leader until some
-// broker becomes its leader again (broker.become_leader, once the
-// controller's election and metadata reached it). Crashes at the same
-// instant form one incident (a broker with the controller: a controller
-// failover). A clean shutdown moves leaderships first (controlled shutdown)
-// and is not counted.
+// How long partitions go without a leader after failures: from the crash (or
+// power loss) of a partition's leader until some broker becomes its leader
+// again (BecameLeader, once the controller's election and metadata reached
+// it). Crashes at the same instant form one incident (a broker with the
+// controller: a controller failover). A clean shutdown moves leaderships
+// first (controlled shutdown) and is not counted.
 #include <map>
 #include <set>
 #include <string>
 #include <vector>
 
-#include "models/protocol/kafka_types.hpp"
-#include "sim/observe/trace.hpp"
+#include "models/events/model_event.hpp"
+#include "sim/core/node.hpp"
 
 namespace ksim::models {
 
@@ -35,12 +34,13 @@ class FailoverTracker {
  public:
   // Internal topics (__consumer_offsets, __transaction_state) are not counted.
   void ignore_topic(std::int32_t topic) { ignored_.insert(topic); }
-  void observe(SimTime time, std::string_view node, std::string_view kind, std::initializer_list<TraceField> fields);
+  void on_event(SimTime time, const Node& from, const ModelEvent& event);
+  void on_node(SimTime time, const Node& node, NodeChange change);
   FailoverFigures figures(SimTime end) const;
 
  private:
-  void became_leader(SimTime time, TopicPartition tp, std::string_view node);
-  void crashed(SimTime time, std::string_view node);
+  void became_leader(SimTime time, TopicPartition tp, const std::string& node);
+  void crashed(SimTime time, const std::string& node);
 
   std::map<TopicPartition, std::string> leaders_;  // the broker (node name) that last became leader
   std::map<TopicPartition, std::pair<SimTime, std::size_t>> leaderless_;  // since, incident

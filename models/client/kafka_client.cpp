@@ -7,10 +7,11 @@
 namespace ksim::models {
 
 KafkaClient::KafkaClient(Simulation& sim, std::string name, HostId host,
-                         std::shared_ptr<const ClusterDirectory> directory, std::int32_t main_topic,
-                         ClientTimeouts timeouts)
+                         std::shared_ptr<const ClusterDirectory> directory, ModelEventBus& events,
+                         std::int32_t main_topic, ClientTimeouts timeouts)
     : Node(sim, std::move(name), host),
       directory_(std::move(directory)),
+      events_(events),
       timeouts_(timeouts),
       main_topic_(main_topic),
       main_topic_leaders_(static_cast<std::size_t>(directory_->topics[static_cast<std::size_t>(main_topic)].partitions),

@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "models/events/model_event_bus.hpp"
 #include "models/protocol/cluster_directory.hpp"
 #include "models/protocol/kafka_messages.hpp"
 #include "sim/core/node.hpp"
@@ -23,7 +24,8 @@ struct ClientTimeouts {
 class KafkaClient : public Node {
  protected:
   KafkaClient(Simulation& sim, std::string name, HostId host, std::shared_ptr<const ClusterDirectory> directory,
-              std::int32_t main_topic, ClientTimeouts timeouts);
+              ModelEventBus& events, std::int32_t main_topic, ClientTimeouts timeouts);
+  void publish(const ModelEvent& event) { events_.publish(*this, event); }
 
   struct BrokerLink {
     ConnectionId connection = 0;
@@ -51,6 +53,7 @@ class KafkaClient : public Node {
   std::int64_t next_correlation_id() { return next_correlation_id_++; }
 
   std::shared_ptr<const ClusterDirectory> directory_;
+  ModelEventBus& events_;
   std::map<BrokerId, BrokerLink> links_;
 
  private:

@@ -12,8 +12,8 @@ bool contains(const std::vector<BrokerId>& v, BrokerId b) { return std::find(v.b
 }  // namespace
 
 Controller::Controller(Simulation& sim, std::string name, HostId host, ControllerConfig config,
-                       std::shared_ptr<const ClusterDirectory> directory)
-    : Node(sim, std::move(name), host), config_(config), directory_(std::move(directory)) {
+                       std::shared_ptr<const ClusterDirectory> directory, ModelEventBus& events)
+    : Node(sim, std::move(name), host), config_(config), directory_(std::move(directory)), events_(events) {
   brokers_.resize(directory_->broker_nodes.size());
 }
 
@@ -38,7 +38,7 @@ void Controller::on_start() {
       incarnation() > 0 ? static_cast<SimTime>(partitions_.size()) * config_.metadata_load_time_per_partition : 0;
   if (load == 0) return activate();
   loading_ = true;
-  sim().trace().record(now(), name(), "controller.loading", {{"partitions", partitions_.size()}, {"load_ns", load}});
+  publish(ControllerLoading{partitions_.size(), load});
   set_timer(load, [this] { activate(); });
 }
 
@@ -121,7 +121,7 @@ void Controller::fence(BrokerId broker, std::string_view reason) {
   Registration& r = brokers_[static_cast<std::size_t>(broker)];
   r.fenced = true;
   ++stats_.fencings;
-  sim().trace().record(now(), name(), "controller.fence", {{"broker", broker}, {"reason", reason}});
+  publish(BrokerFenced{broker, reason});
   remove_replica_from_partitions(broker);
 }
 
@@ -130,7 +130,7 @@ void Controller::fence(BrokerId broker, std::string_view reason) {
 void Controller::begin_controlled_shutdown(BrokerId broker) {
   brokers_[static_cast<std::size_t>(broker)].shutting_down = true;
   ++stats_.controlled_shutdowns;
-  sim().trace().record(now(), name(), "controller.controlled_shutdown", {{"broker", broker}});
+  publish(ControlledShutdownStarted{broker});
   remove_replica_from_partitions(broker);
 }
 
@@ -141,7 +141,7 @@ bool Controller::leads_any(BrokerId broker) const {
 
 void Controller::unfence(BrokerId broker) {
   brokers_[static_cast<std::size_t>(broker)].fenced = false;
-  sim().trace().record(now(), name(), "controller.unfence", {{"broker", broker}});
+  publish(BrokerUnfenced{broker});
   push_all_to(broker);
   // Partitions without a leader may now have one.
   for (const auto& [tp, state] : partitions_) {
@@ -272,9 +272,7 @@ void Controller::elect(TopicPartition tp, BrokerId replacing) {
       leaderless_since_.erase(since);
     }
   }
-  sim().trace().record(now(), name(), "controller.elect",
-                       {{"topic", tp.topic}, {"partition", tp.partition}, {"leader", leader},
-                        {"epoch", state.leader_epoch}, {"unclean", unclean ? 1 : 0}, {"isr", state.isr.size()}});
+  publish(LeaderElected{tp, leader, state.leader_epoch, unclean, state.isr.size()});
   push({state});
 }
 
@@ -296,9 +294,7 @@ void Controller::handle_alter_partition(ConnectionId connection, const AlterPart
   state.isr = request.new_isr;
   ++state.partition_epoch;
   ++stats_.isr_changes;
-  sim().trace().record(now(), name(), "controller.isr",
-                       {{"topic", state.partition.topic}, {"partition", state.partition.partition},
-                        {"isr", state.isr.size()}, {"partition_epoch", state.partition_epoch}});
+  publish(IsrCommitted{state.partition, state.isr.size(), state.partition_epoch});
   response->state = state;
   send(connection, std::move(response));
   push({state});

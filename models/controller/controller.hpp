@@ -12,6 +12,7 @@
 #include <set>
 #include <vector>
 
+#include "models/events/model_event_bus.hpp"
 #include "models/protocol/cluster_directory.hpp"
 #include "models/protocol/kafka_config.hpp"
 #include "models/protocol/kafka_messages.hpp"
@@ -32,7 +33,7 @@ struct ControllerStats {
 class Controller final : public Node {
  public:
   Controller(Simulation& sim, std::string name, HostId host, ControllerConfig config,
-             std::shared_ptr<const ClusterDirectory> directory);
+             std::shared_ptr<const ClusterDirectory> directory, ModelEventBus& events);
 
   // Topic creation: replicas[topic][partition], preferred leader first.
   void create_partitions(const std::vector<std::vector<std::vector<BrokerId>>>& replicas);
@@ -78,7 +79,10 @@ class Controller final : public Node {
   std::vector<BrokerId> live_brokers() const;
 
   ControllerConfig config_;
+  void publish(const ModelEvent& event) { events_.publish(*this, event); }
+
   std::shared_ptr<const ClusterDirectory> directory_;
+  ModelEventBus& events_;
   std::map<TopicPartition, PartitionState> partitions_;  // durable: the metadata log
   std::map<TopicPartition, SimTime> leaderless_since_;
   std::vector<Registration> brokers_;

@@ -124,7 +124,7 @@ void GroupCoordinator::add_member_and_rebalance(Group& g, ConnectionId c, const 
   Member& added = g.members.emplace(member_id, std::move(m)).first->second;
   update_member(g, added, c, request);
   g.new_member_added = true;
-  host_.coordinator_trace("group.member_added", {{"group", g.id}, {"member", member_id}});
+  host_.coordinator_publish(MemberAdded{g.id, member_id});
   const std::string trigger = request.client_id + " joined" + (request.reason.empty() ? "" : ": " + request.reason);
   if (g.state == GroupState::PreparingRebalance) return try_complete_join(g);
   prepare_rebalance(g, trigger);
@@ -148,7 +148,7 @@ void GroupCoordinator::replace_static_member(Group& g, ConnectionId c, const Joi
   if (g.leader == old_id) g.leader = id;
   Member& replaced = g.members.emplace(id, std::move(m)).first->second;
   update_member(g, replaced, c, request);
-  host_.coordinator_trace("group.static_member_replaced", {{"group", g.id}, {"instance", instance}});
+  host_.coordinator_publish(StaticMemberReplaced{g.id, instance});
   switch (g.state) {
     case GroupState::Empty:
     case GroupState::CompletingRebalance:
@@ -194,7 +194,7 @@ void GroupCoordinator::prepare_rebalance(Group& g, const std::string& trigger) {
     }
   }
   if (history_) history_->rebalance_started(g.id, trigger, host_.coordinator_now());
-  host_.coordinator_trace("group.prepare_rebalance", {{"group", g.id}, {"reason", trigger}});
+  host_.coordinator_publish(RebalancePrepared{g.id, trigger});
   host_.coordinator_cancel(g.join_timer);
   SimTime rebalance_timeout = 0;
   for (const auto& [id, m] : g.members) rebalance_timeout = std::max(rebalance_timeout, m.record.rebalance_timeout);
@@ -247,7 +247,7 @@ void GroupCoordinator::complete_join(Group& g) {
     if (!m.join) not_rejoined.push_back(id);
   }
   for (const std::string& id : not_rejoined) {
-    host_.coordinator_trace("group.member_removed", {{"group", g.id}, {"member", id}, {"reason", "not rejoined"}});
+    host_.coordinator_publish(MemberRemoved{g.id, id, "not rejoined"});
     remove_member(g, id);
   }
   ++g.generation;
@@ -262,8 +262,7 @@ void GroupCoordinator::complete_join(Group& g) {
   g.protocol = select_protocol(g);
   if (!g.members.contains(g.leader)) g.leader = g.members.begin()->first;
   g.state = GroupState::CompletingRebalance;
-  host_.coordinator_trace("group.join_complete", {{"group", g.id}, {"generation", g.generation},
-                                                  {"members", g.members.size()}, {"protocol", g.protocol}});
+  host_.coordinator_publish(JoinCompleted{g.id, g.generation, g.members.size(), g.protocol});
   for (auto& [id, m] : g.members) {
     answer_join(g, m);
     schedule_session_expiry(g, m);  // a fresh session from the join response on
@@ -374,7 +373,7 @@ void GroupCoordinator::complete_sync(const std::string& group, std::int32_t gene
   for (const auto& [tp, owner] : g->owners) moved += owners.contains(tp) ? 0 : 1;
   g->owners = std::move(owners);
   g->state = GroupState::Stable;
-  host_.coordinator_trace("group.stable", {{"group", g->id}, {"generation", g->generation}, {"moved", moved}});
+  host_.coordinator_publish(Rebalanced{g->id, g->generation, moved});
   if (history_) {
     history_->rebalance_completed(g->id, g->generation, static_cast<std::int32_t>(g->members.size()), moved,
                                   g->protocol, host_.coordinator_now());
@@ -415,8 +414,7 @@ void GroupCoordinator::handle(ConnectionId c, const LeaveGroupRequest& request) 
   if (response->error == Error::None) response->error = g ? check_member(*g, request.member) : Error::UnknownMemberId;
   if (response->error == Error::None) {
     const std::string client = g->members.at(request.member.member_id).record.client_id;
-    host_.coordinator_trace("group.member_removed",
-                            {{"group", g->id}, {"member", request.member.member_id}, {"reason", "LeaveGroup"}});
+    host_.coordinator_publish(MemberRemoved{g->id, request.member.member_id, "LeaveGroup"});
     remove_member(*g, request.member.member_id);
     member_left(*g, client + " left the group" + (request.reason.empty() ? "" : ": " + request.reason));
   }
@@ -456,7 +454,7 @@ void GroupCoordinator::session_expired(const std::string& group, const std::stri
   Member& m = g->members.at(member_id);
   if (m.join || m.sync) return schedule_session_expiry(*g, m);  // Kafka's shouldKeepAlive
   const std::string client = m.record.client_id;
-  host_.coordinator_trace("group.member_removed", {{"group", g->id}, {"member", member_id}, {"reason", "session timeout"}});
+  host_.coordinator_publish(MemberRemoved{g->id, member_id, "session timeout"});
   remove_member(*g, member_id);
   member_left(*g, "session timeout of " + client);
 }

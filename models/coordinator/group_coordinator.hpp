@@ -25,6 +25,7 @@
 
 #include "models/history/consumption_history.hpp"
 #include "models/coordinator/coordinator_records.hpp"
+#include "models/events/model_event.hpp"
 #include "models/protocol/group_messages.hpp"
 #include "models/protocol/kafka_config.hpp"
 #include "models/log/partition_log.hpp"
@@ -48,7 +49,7 @@ class CoordinatorHost {
                                   std::function<void(Error)> done) = 0;
   virtual RandomStream& coordinator_rng() = 0;
   virtual BrokerId coordinator_id() const = 0;
-  virtual void coordinator_trace(std::string_view kind, std::initializer_list<TraceField> fields) = 0;
+  virtual void coordinator_publish(const ModelEvent& event) = 0;  // to the trace and the model's subscribers
 };
 
 // Kafka's Utils.abs(groupId.hashCode()) % partitions, with Java's String.hashCode.

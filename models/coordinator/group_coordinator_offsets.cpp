@@ -59,7 +59,7 @@ void GroupCoordinator::load(std::int32_t partition, const PartitionLog& log) {
     replay(find_or_create(record.group), record);
     records += batch.record_count;
   }
-  if (records > 0) host_.coordinator_trace("group.load_start", {{"partition", partition}, {"records", records}});
+  if (records > 0) host_.coordinator_publish(GroupLoadStarted{partition, records});
   host_.coordinator_timer(config_.load_time_per_record * records,
                           [this, partition, generation] { finish_load(partition, generation); });
 }
@@ -96,7 +96,7 @@ void GroupCoordinator::finish_load(std::int32_t partition, std::uint64_t generat
   for (auto& [id, g] : groups_) {
     if (g.partition != partition) continue;
     for (auto& [member_id, m] : g.members) schedule_session_expiry(g, m);
-    host_.coordinator_trace("group.loaded", {{"group", id}, {"generation", g.generation}, {"state", to_string(g.state)}});
+    host_.coordinator_publish(GroupLoaded{id, g.generation, to_string(g.state)});
     if (history_) history_->coordinator_loads.push_back({id, host_.coordinator_id(), g.generation, host_.coordinator_now()});
   }
 }
@@ -109,7 +109,7 @@ void GroupCoordinator::unload(std::int32_t partition) {
       ++it;
       continue;
     }
-    host_.coordinator_trace("group.unloaded", {{"group", g.id}});
+    host_.coordinator_publish(GroupUnloaded{g.id});
     host_.coordinator_cancel(g.join_timer);
     for (auto& [id, m] : g.members) {
       host_.coordinator_cancel(m.heartbeat_timer);

@@ -81,7 +81,7 @@ void TxnCoordinator::handle(ConnectionId c, const InitProducerIdRequest& request
   switch (txn->state.state) {
     case TxnState::Ongoing: {
       // A new instance of the producer: fence the old one and abort its transaction; the client retries.
-      host_.coordinator_trace("txn.fence", {{"transactional_id", txn->id}, {"epoch", txn->state.producer_epoch + 1}});
+      host_.coordinator_publish(TxnFenced{txn->id, txn->state.producer_epoch + 1});
       const std::string id = txn->id;
       prepare_end(*txn, /*commit=*/false, /*bump_epoch=*/true, [](Error) {});
       return answer(Error::ConcurrentTransactions, -1, -1);
@@ -213,8 +213,7 @@ void TxnCoordinator::prepare_end(Txn& txn, bool commit, bool bump_epoch, std::fu
     Txn* t = find(id);
     if (!t) return;
     t->markers_left = {t->state.partitions.begin(), t->state.partitions.end()};
-    host_.coordinator_trace("txn.prepared", {{"transactional_id", id}, {"state", to_string(t->state.state)},
-                                             {"partitions", t->state.partitions.size()}});
+    host_.coordinator_publish(TxnPrepared{id, to_string(t->state.state), t->state.partitions.size()});
     send_markers(id);
   });
 }
@@ -248,7 +247,7 @@ void TxnCoordinator::complete(const std::string& id) {
       return;
     }
     if (Txn* t = find(id)) {
-      host_.coordinator_trace("txn.complete", {{"transactional_id", id}, {"state", to_string(t->state.state)}});
+      host_.coordinator_publish(TxnCompleted{id, to_string(t->state.state)});
     }
   });
 }
@@ -262,7 +261,7 @@ void TxnCoordinator::abort_timed_out() {
     if (host_.coordinator_now() - txn.state.started > txn.state.timeout) expired.push_back(id);
   }
   for (const std::string& id : expired) {
-    host_.coordinator_trace("txn.timeout_abort", {{"transactional_id", id}});
+    host_.coordinator_publish(TxnTimedOut{id});
     prepare_end(txns_.at(id), /*commit=*/false, /*bump_epoch=*/true, [](Error) {});
   }
 }
@@ -297,7 +296,7 @@ void TxnCoordinator::finish_load(std::int32_t partition, std::uint64_t generatio
     if (txn.partition != partition) continue;
     if (txn.state.state == TxnState::PrepareCommit || txn.state.state == TxnState::PrepareAbort) {
       txn.markers_left = {txn.state.partitions.begin(), txn.state.partitions.end()};
-      host_.coordinator_trace("txn.resume", {{"transactional_id", id}, {"state", to_string(txn.state.state)}});
+      host_.coordinator_publish(TxnResumed{id, to_string(txn.state.state)});
       send_markers(id);
     }
   }

@@ -31,6 +31,7 @@ void Node::start() {
   before_event();
   on_start();
   after_event();
+  sim_.node_changed(*this, {NodeChange::Kind::Started});
 }
 
 std::string_view to_string(CrashKind kind) {
@@ -51,6 +52,7 @@ void Node::crash(CrashKind kind) {
   sim_.network().reset_connections_of(id_);
   shutting_down_ = false;
   on_crash(kind);
+  sim_.node_changed(*this, {NodeChange::Kind::Crashed, kind});
   if (restart_after_shutdown_) {
     // The restart was asked for while the shutdown was still under way.
     restart_after_shutdown_ = false;
@@ -67,6 +69,7 @@ void Node::request_shutdown() {
   before_event();
   on_shutdown_requested();
   if (state_ == NodeState::Running) after_event();
+  sim_.node_changed(*this, {NodeChange::Kind::ShutdownRequested});
 }
 
 void Node::restart() {
@@ -83,6 +86,7 @@ void Node::pause() {
   state_ = NodeState::Paused;
   sim_.trace().record(now(), name_, "node.pause");
   on_pause();
+  sim_.node_changed(*this, {NodeChange::Kind::Paused});
 }
 
 void Node::resume() {
@@ -90,6 +94,7 @@ void Node::resume() {
   state_ = NodeState::Running;
   sim_.trace().record(now(), name_, "node.resume", {{"queued", deferred_.size()}});
   on_resume();
+  sim_.node_changed(*this, {NodeChange::Kind::Resumed});
   // Replay what queued up, in arrival order, each as its own event now.
   const std::uint32_t incarnation = incarnation_;
   while (!deferred_.empty()) {

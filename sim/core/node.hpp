@@ -25,6 +25,13 @@ std::string_view to_string(NodeState state);
 enum class CrashKind { Process, Machine, Shutdown };
 std::string_view to_string(CrashKind kind);
 
+// What happened to a node, as observers of the simulation hear it (Simulation::observe_nodes).
+struct NodeChange {
+  enum class Kind { Started, Crashed, ShutdownRequested, Paused, Resumed };
+  Kind kind;
+  CrashKind crash = CrashKind::Process;  // how it crashed, for Crashed
+};
+
 class Node {
  public:
   using TimerCallback = InlineFunction<40>;
@@ -40,6 +47,7 @@ class Node {
   NodeState state() const { return state_; }
   bool is_running() const { return state_ == NodeState::Running; }
   std::uint32_t incarnation() const { return incarnation_; }
+  SimTime now() const;
 
   // Lifecycle, driven by faults and the driver.
   void start();
@@ -58,7 +66,6 @@ class Node {
  protected:
   Simulation& sim() { return sim_; }
   const Simulation& sim() const { return sim_; }
-  SimTime now() const;
   RandomStream& rng() { return rng_; }
 
   // A timer fires only in the incarnation that set it; while paused it waits.

@@ -11,6 +11,15 @@ Simulation::Simulation(std::uint64_t seed, Topology topology, NetworkOptions net
 
 Simulation::~Simulation() = default;
 
+void Simulation::run_until(SimTime until) {
+  if (after_event_hooks_.empty()) return events_.run_until(until);
+  while (events_.next_time() <= until) {
+    events_.step();
+    for (const auto& hook : after_event_hooks_) hook();
+  }
+  events_.run_until(until);  // no event is left before `until`: this moves the clock
+}
+
 NodeId Simulation::register_node(Node& node) {
   nodes_.push_back(&node);
   return static_cast<NodeId>(nodes_.size() - 1);

@@ -2,6 +2,7 @@
 // One simulation instance: the clock and event queue, the trace, the
 // logger, the topology and network, and the nodes. No global state, so
 // several simulations can live in one process (sweeps, tests).
+#include <functional>
 #include <memory>
 #include <string_view>
 #include <vector>
@@ -56,7 +57,18 @@ class Simulation {
 
   NodeId register_node(Node& node);  // called by Node's constructor
 
-  void run_until(SimTime until) { events_.run_until(until); }
+  // Runs every event due at or before `until` (then the clock is `until`),
+  // calling the after-event hooks after each one.
+  void run_until(SimTime until);
+
+  // Called after every event, in the order added (invariant checks).
+  void add_after_event_hook(std::function<void()> hook) { after_event_hooks_.push_back(std::move(hook)); }
+  // Hears every node start, crash, pause, resume and shutdown request, after the node handled it.
+  using NodeObserver = std::function<void(const Node&, NodeChange)>;
+  void observe_nodes(NodeObserver observer) { node_observers_.push_back(std::move(observer)); }
+  void node_changed(const Node& node, NodeChange change) {  // called by Node
+    for (const NodeObserver& observer : node_observers_) observer(node, change);
+  }
 
  private:
   std::uint64_t seed_;
@@ -67,6 +79,8 @@ class Simulation {
   Network network_;
   std::vector<Node*> nodes_;
   std::vector<std::unique_ptr<Node>> owned_;
+  std::vector<std::function<void()>> after_event_hooks_;
+  std::vector<NodeObserver> node_observers_;
 };
 
 }  // namespace ksim

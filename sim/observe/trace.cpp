@@ -39,7 +39,6 @@ void Trace::record(SimTime time, std::string_view node, std::string_view kind,
     }
   }
   if (out_) write_json(time, node, kind, fields);
-  for (const Observer& observer : observers_) observer(time, node, kind, fields);
 }
 
 void Trace::write_json(SimTime time, std::string_view node, std::string_view kind,

@@ -30,10 +30,6 @@ class Trace {
  public:
   // Also write every record as one JSON object per line (nullptr to stop).
   void write_to(std::ostream* out) { out_ = out; }
-  // Also hand every record to `observer` (checkers and reports watch the run this way).
-  using Observer = std::function<void(SimTime, std::string_view node, std::string_view kind,
-                                      std::initializer_list<TraceField> fields)>;
-  void add_observer(Observer observer) { observers_.push_back(std::move(observer)); }
 
   void record(SimTime time, std::string_view node, std::string_view kind,
               std::initializer_list<TraceField> fields = {});
@@ -50,7 +46,6 @@ class Trace {
   std::uint64_t hash_ = 0x84222325CBF29CE4ULL;
   std::uint64_t records_ = 0;
   std::ostream* out_ = nullptr;
-  std::vector<Observer> observers_;
 };
 
 std::string format_hash(std::uint64_t hash);  // 16 lower-case hex digits

@@ -22,8 +22,8 @@ std::string_view to_string(CommitStrategy strategy) {
 
 Consumer::Consumer(Simulation& sim, std::string name, HostId host, std::uint32_t index, ConsumerConfig config,
                    ConsumerWorkload workload, std::shared_ptr<const ClusterDirectory> directory,
-                   ConsumptionHistory& history)
-    : KafkaClient(sim, std::move(name), host, directory, workload.topic,
+                   ModelEventBus& events, ConsumptionHistory& history)
+    : KafkaClient(sim, std::move(name), host, directory, events, workload.topic,
                   ClientTimeouts{config.request_timeout, config.retry_backoff, config.reconnect_backoff}),
       index_(index),
       config_(std::move(config)),
@@ -379,8 +379,7 @@ void Consumer::disown(std::int32_t partition, bool lost) {
     if (producer->state() != NodeState::Crashed) producer->crash(CrashKind::Shutdown);
   }
   history_.ownership.push_back({index_, {workload_.topic, partition}, false, now()});
-  sim().trace().record(now(), name(), lost ? "consumer.partition_lost" : "consumer.partition_revoked",
-                       {{"partition", partition}});
+  publish(PartitionReleased{partition, lost});
 }
 
 // ---- positions: committed offsets, auto.offset.reset, KIP-320 validation ----
@@ -403,7 +402,7 @@ void Consumer::reset_positions() {
   for (auto& [p, state] : partitions_) {
     if (state.position_state != PositionState::NeedsReset) continue;
     if (config_.auto_offset_reset == OffsetReset::None) {
-      sim().trace().record(now(), name(), "consumer.no_offset", {{"partition", p}});  // NoOffsetForPartitionException
+      publish(NoCommittedOffset{p});  // NoOffsetForPartitionException
       return stop("no committed offset and auto.offset.reset=none");
     }
     const BrokerId leader = leader_of({workload_.topic, p});
@@ -456,7 +455,7 @@ void Consumer::handle_list_offsets(const ListOffsetsResponse& response) {
       continue;
     }
     state.position = state.consumed = answer.offset;
-    sim().trace().record(now(), name(), "consumer.reset", {{"partition", answer.partition.partition}, {"offset", answer.offset}});
+    publish(PositionReset{answer.partition.partition, answer.offset});
     state.consumed_epoch = -1;
     state.validated_epoch = leader_epoch_of(answer.partition);
     set_position_state(state, PositionState::Valid);
@@ -491,7 +490,7 @@ void Consumer::validate_positions() {
       request->correlation_id = next_correlation_id();
     }
     request->partitions.push_back({tp, current, state.consumed_epoch});
-    sim().trace().record(now(), name(), "consumer.validate", {{"partition", p}, {"epoch", current}, {"position", state.consumed}});
+    publish(PositionValidating{p, current, state.consumed});
     set_position_state(state, PositionState::Validating);
     state.request_correlation = request->correlation_id;  // a fetch in flight is answered for the old position: ignored
   }
@@ -526,9 +525,7 @@ void Consumer::handle_offsets_for_leader_epoch(const OffsetsForLeaderEpochRespon
     }
     if (answer.end_offset < state.consumed) {
       // Truncation detected: go back to where the epoch ends on the leader.
-      sim().trace().record(now(), name(), "consumer.truncation_detected",
-                           {{"partition", answer.partition.partition}, {"position", state.consumed},
-                            {"end_offset", answer.end_offset}});
+      publish(TruncationDetected{answer.partition.partition, state.consumed, answer.end_offset});
       state.position = state.consumed = answer.end_offset;
       state.consumed_epoch = answer.leader_epoch;
     }

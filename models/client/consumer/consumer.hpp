@@ -99,7 +99,8 @@ struct ConsumerWorkload {
 class Consumer final : public KafkaClient {
  public:
   Consumer(Simulation& sim, std::string name, HostId host, std::uint32_t index, ConsumerConfig config,
-           ConsumerWorkload workload, std::shared_ptr<const ClusterDirectory> directory, ConsumptionHistory& history);
+           ConsumerWorkload workload, std::shared_ptr<const ClusterDirectory> directory, ModelEventBus& events,
+           ConsumptionHistory& history);
 
   std::uint64_t records_processed() const { return processed_; }
   SimTime cpu_ns() const { return cpu_ns_; }  // poll()'s work with client CPU costs

@@ -14,7 +14,7 @@ namespace ksim::models {
 MemberIdentity Consumer::identity() const { return MemberIdentity{generation_, member_id_, config_.group_instance_id}; }
 
 void Consumer::stop(std::string_view reason) {
-  sim().trace().record(now(), name(), "consumer.stopped", {{"reason", reason}});
+  publish(ConsumerStopped{reason});
   lose_all_partitions();
   app_ = AppState::Stopped;
 }
@@ -64,7 +64,7 @@ void Consumer::handle_find_coordinator(const FindCoordinatorResponse& response) 
   coordinator_connection_ = connect(directory().broker_nodes[static_cast<std::size_t>(coordinator_)]);
   coordinator_connected_ = true;
   last_heartbeat_response_ = now();  // Kafka's heartbeat.resetSessionTimeout() on discovery
-  sim().trace().record(now(), name(), "consumer.coordinator", {{"broker", coordinator_}});
+  publish(CoordinatorFound{coordinator_});
   for (auto& [correlation, commit] : commits_) {
     if (!commit.sent) send_commit(correlation);
   }
@@ -75,7 +75,7 @@ void Consumer::handle_find_coordinator(const FindCoordinatorResponse& response) 
 // Kafka's markCoordinatorUnknown: requests in flight to it fail; it is looked up again.
 void Consumer::coordinator_unknown(std::string_view why) {
   if (coordinator_ == kNoBroker) return;
-  sim().trace().record(now(), name(), "consumer.coordinator_unknown", {{"reason", why}});
+  publish(CoordinatorLost{why});
   if (coordinator_connected_) close(coordinator_connection_);
   coordinator_ = kNoBroker;
   coordinator_connected_ = false;
@@ -174,7 +174,7 @@ void Consumer::send_join_group() {
   request->reason = rejoin_reason_;
   member_ = MemberState::Joining;
   rejoin_needed_ = false;
-  sim().trace().record(now(), name(), "consumer.join", {{"reason", rejoin_reason_}});
+  publish(JoinSent{rejoin_reason_});
   send_to_coordinator(std::move(request));
 }
 
@@ -237,8 +237,7 @@ void Consumer::handle_sync_group(const SyncGroupResponse& response) {
   member_ = MemberState::Stable;
   rejoin_needed_ = false;  // what asked for a rejoin during the rebalance is settled by it
   last_heartbeat_response_ = now();
-  sim().trace().record(now(), name(), "consumer.assigned",
-                       {{"generation", generation_}, {"partitions", response.assignment.size()}});
+  publish(AssignmentReceived{generation_, response.assignment.size()});
   new_assignment_ = response.assignment;
   wake_app();
 }
@@ -324,7 +323,7 @@ void Consumer::handle_heartbeat(const HeartbeatResponse& response) {
 void Consumer::poll_timeout_expired(SimTime polled_at) {
   if (last_poll_ != polled_at || app_ == AppState::Polling || stopped() || generation_ < 0) return;
   history_.consumer_events.push_back({index_, ConsumerEventKind::PollTimeout, now()});
-  sim().trace().record(now(), name(), "consumer.poll_timeout");
+  publish(PollTimedOut{});
   leave_group("consumer poll timeout has expired");
   reset_generation(true, "rejoining after a poll timeout");
 }

@@ -94,7 +94,7 @@ bool Consumer::outputs_ready() {
   for (const auto& [p, state] : partitions_) {
     Producer* producer = output_for(p);
     if (producer->fenced()) {
-      sim().trace().record(now(), name(), "consumer.new_producer", {{"partition", p}});
+      publish(TaskProducerReplaced{p});
       producer->crash(CrashKind::Shutdown);
       producer->restart();
       rewind_to_committed();

@@ -11,8 +11,8 @@ namespace ksim::models {
 
 Producer::Producer(Simulation& sim, std::string name, HostId host, std::uint32_t index, ProducerConfig config,
                    ProducerWorkload workload, std::shared_ptr<const ClusterDirectory> directory,
-                   DeliveryHistory& history)
-    : KafkaClient(sim, std::move(name), host, directory, workload.topic,
+                   ModelEventBus& events, DeliveryHistory& history)
+    : KafkaClient(sim, std::move(name), host, directory, events, workload.topic,
                   ClientTimeouts{config.request_timeout, config.retry_backoff, config.reconnect_backoff}),
       index_(index),
       config_(config),
@@ -572,9 +572,7 @@ void Producer::fail(const BatchPtr& b, Error error) {
   history_.failures.push_back({range, error, now()});
   stats_.records_failed += static_cast<std::uint64_t>(b->records.record_count);
   if (transactional()) txn_abortable_ = true;
-  sim().trace().record(now(), name(), "producer.fail",
-                       {{"topic", b->partition.topic}, {"partition", b->partition.partition},
-                        {"records", b->records.record_count}, {"error", to_string(error)}});
+  publish(BatchFailed{b->partition, b->records.record_count, error});
   finish(b);
 }
 
@@ -613,7 +611,7 @@ void Producer::request_timed_out(std::int64_t correlation_id) {
   if (it == in_flight_.end()) return;
   const BrokerId broker = it->second.broker;
   BrokerLink& l = link(broker);
-  sim().trace().record(now(), name(), "producer.request_timeout", {{"broker", broker}});
+  publish(ProduceRequestTimedOut{broker});
   if (l.connected) {
     close(l.connection);
     l.connected = false;

@@ -52,7 +52,8 @@ struct ProducerStats {
 class Producer final : public KafkaClient {
  public:
   Producer(Simulation& sim, std::string name, HostId host, std::uint32_t index, ProducerConfig config,
-           ProducerWorkload workload, std::shared_ptr<const ClusterDirectory> directory, DeliveryHistory& history);
+           ProducerWorkload workload, std::shared_ptr<const ClusterDirectory> directory, ModelEventBus& events,
+           DeliveryHistory& history);
 
   const ProducerStats& stats() const { return stats_; }
   std::uint64_t memory_in_use() const { return memory_used_; }

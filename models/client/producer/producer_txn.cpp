@@ -268,7 +268,7 @@ void Producer::handle_txn_offset_commit(const TxnOffsetCommitResponse& response)
       group_coordinator_ = kNoBroker;
       return txn_retry(config_.retry_backoff);
     default:  // ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, REBALANCE_IN_PROGRESS, FENCED_INSTANCE_ID: abortable
-      sim().trace().record(now(), name(), "producer.txn_offsets_rejected", {{"error", to_string(response.error)}});
+      publish(TxnOffsetsRejected{response.error});
       txn_abortable_ = true;
       if (txn_state_ == TxnState::Committing) txn_state_ = TxnState::Aborting;
       break;
@@ -291,7 +291,7 @@ void Producer::handle_txn_init(const InitProducerIdResponse& response) {
   producer_id_ = response.producer_id;
   producer_epoch_ = response.producer_epoch;
   reset_sequences();
-  sim().trace().record(now(), name(), "producer.txn_init", {{"producer", producer_id_}, {"epoch", producer_epoch_}});
+  publish(TransactionsInitialised{producer_id_, producer_epoch_});
   txn_state_ = TxnState::Ready;
   arrivals_.restart(now());  // initTransactions() returned: the application starts sending
   plan_stale_ = true;
@@ -349,8 +349,7 @@ void Producer::txn_completed(bool committed) {
       history_.failures.push_back({ack.records, Error::TransactionAborted, now()});
     }
   }
-  sim().trace().record(now(), name(), committed ? "producer.txn_commit" : "producer.txn_abort",
-                       {{"records", txn_records_}, {"partitions", txn_added_.size()}});
+  publish(TransactionEnded{committed, static_cast<std::int64_t>(txn_records_), txn_added_.size()});
   ++(committed ? stats_.transactions_committed : stats_.transactions_aborted);
   txn_acks_.clear();
   txn_added_.clear();
@@ -372,7 +371,7 @@ void Producer::txn_completed(bool committed) {
 // committed fails, and it sends nothing more.
 void Producer::txn_fatal(Error error) {
   if (txn_state_ == TxnState::Fatal) return;
-  sim().trace().record(now(), name(), "producer.fenced", {{"error", to_string(error)}});
+  publish(ProducerFenced{error});
   ++stats_.fenced;
   txn_state_ = TxnState::Fatal;
   for (const DeliveryHistory::Ack& ack : txn_acks_) history_.failures.push_back({ack.records, error, now()});

@@ -1,0 +1,145 @@
+#pragma once
+// What a broker does that others watch: leadership changes, the high
+// watermark, ISR proposals (KIP-497's AlterPartition), truncation, log dir
+// failures (KIP-112), appends and transaction markers. Each event is also a
+// trace record: kind() and trace() give its kind and fields.
+#include <initializer_list>
+#include <string_view>
+
+#include "models/protocol/kafka_types.hpp"
+#include "sim/observe/trace.hpp"
+
+namespace ksim::models {
+
+using TraceFields = std::initializer_list<TraceField>;
+
+// Kafka's Partition.makeLeader: this broker leads the partition from `epoch` on.
+struct BecameLeader {
+  BrokerId broker;
+  TopicPartition partition;
+  Epoch epoch;
+  Offset log_end_offset;
+  Offset high_watermark;
+  std::string_view kind() const { return "broker.become_leader"; }
+  template <class Write> void trace(Write&& write) const {
+    write({{"topic", partition.topic}, {"partition", partition.partition}, {"epoch", epoch},
+           {"leo", log_end_offset}, {"hw", high_watermark}});
+  }
+};
+
+// Kafka's Partition.makeFollower.
+struct BecameFollower {
+  BrokerId broker;
+  TopicPartition partition;
+  Epoch epoch;
+  BrokerId leader;
+  Offset log_end_offset;
+  std::string_view kind() const { return "broker.become_follower"; }
+  template <class Write> void trace(Write&& write) const {
+    write({{"topic", partition.topic}, {"partition", partition.partition}, {"epoch", epoch}, {"leader", leader},
+           {"leo", log_end_offset}});
+  }
+};
+
+// A leader's high watermark moved forward (Partition.maybeIncrementLeaderHW).
+struct HighWatermarkAdvanced {
+  BrokerId broker;
+  TopicPartition partition;
+  Offset high_watermark;
+  Epoch epoch;
+  std::string_view kind() const { return "broker.high_watermark"; }
+  template <class Write> void trace(Write&& write) const {
+    write({{"topic", partition.topic}, {"partition", partition.partition}, {"hw", high_watermark}, {"epoch", epoch}});
+  }
+};
+
+// A leader asks the controller to change the ISR (AlterPartition, KIP-497).
+struct IsrChangeProposed {
+  BrokerId broker;
+  TopicPartition partition;
+  std::size_t isr_before;
+  std::size_t isr_proposed;
+  std::string_view kind() const { return "broker.alter_isr"; }
+  template <class Write> void trace(Write&& write) const {
+    write({{"topic", partition.topic}, {"partition", partition.partition}, {"from", isr_before},
+           {"to", isr_proposed}});
+  }
+};
+
+// Why a log lost its tail.
+enum class TruncationCause {
+  Divergence,     // the leader said where the logs diverge (KIP-101, KIP-279)
+  HighWatermark,  // a new follower before KIP-101 truncates to its high watermark
+  InsideBatch,    // before KIP-101, a follower fetched from inside a leader's batch
+  PowerLoss,      // the machine lost power: what was not flushed is gone
+};
+
+// A follower's log was truncated. Only Divergence is traced (the others were not, and traces stay as they were).
+struct LogTruncated {
+  BrokerId broker;
+  TopicPartition partition;
+  Offset from;
+  Offset to;
+  TruncationCause cause;
+  bool traced() const { return cause == TruncationCause::Divergence; }
+  std::string_view kind() const { return "broker.truncate"; }
+  template <class Write> void trace(Write&& write) const {
+    write({{"topic", partition.topic}, {"partition", partition.partition}, {"from", from}, {"to", to}});
+  }
+};
+
+// KIP-112: a log dir went offline, and its replicas with it.
+struct LogDirWentOffline {
+  BrokerId broker;
+  std::string_view path;
+  std::string_view reason;
+  std::string_view kind() const { return "broker.log_dir_offline"; }
+  template <class Write> void trace(Write&& write) const { write({{"path", path}, {"reason", reason}}); }
+};
+
+// A controlled shutdown finished: the broker flushed its logs and exits.
+struct BrokerShutDown {
+  BrokerId broker;
+  std::string_view kind() const { return "broker.shutdown"; }
+  template <class Write> void trace(Write&& write) const { write({}); }
+};
+
+// A leader appended a producer's batch (ReplicaManager.appendRecords).
+struct BatchAppended {
+  BrokerId broker;
+  TopicPartition partition;
+  Offset base_offset;
+  std::int32_t records;
+  Epoch epoch;
+  std::string_view kind() const { return "produce.append"; }
+  template <class Write> void trace(Write&& write) const {
+    write({{"topic", partition.topic}, {"partition", partition.partition}, {"offset", base_offset},
+           {"records", records}, {"epoch", epoch}});
+  }
+};
+
+// KIP-98: a retried batch already in the log, answered with its first offset.
+struct DuplicateBatch {
+  BrokerId broker;
+  TopicPartition partition;
+  Offset base_offset;
+  std::string_view kind() const { return "produce.duplicate"; }
+  template <class Write> void trace(Write&& write) const {
+    write({{"topic", partition.topic}, {"partition", partition.partition}, {"offset", base_offset}});
+  }
+};
+
+// A leader wrote a transaction's commit or abort marker (WriteTxnMarkers).
+struct TxnMarkerWritten {
+  BrokerId broker;
+  TopicPartition partition;
+  ProducerId producer;
+  bool commit;
+  std::string_view kind() const { return "txn.marker"; }
+  template <class Write> void trace(Write&& write) const {
+    write({{"topic", partition.topic}, {"partition", partition.partition}, {"producer", producer},
+           {"commit", commit ? 1 : 0}});
+  }
+};
+
+}  // namespace ksim::models

@@ -1,0 +1,67 @@
+#pragma once
+// What the controller decides (KRaft's QuorumController and
+// ReplicationControlManager): loading its metadata, fencing and unfencing
+// brokers, controlled shutdowns, leader elections and committed ISR changes.
+#include <string_view>
+
+#include "models/protocol/kafka_types.hpp"
+#include "sim/observe/trace.hpp"
+
+namespace ksim::models {
+
+// A new active controller loads the metadata log before it acts.
+struct ControllerLoading {
+  std::size_t partitions;
+  SimTime load_time;
+  std::string_view kind() const { return "controller.loading"; }
+  template <class Write> void trace(Write&& write) const { write({{"partitions", partitions}, {"load_ns", load_time}}); }
+};
+
+// A broker is fenced (its session expired, or it said it lost a log dir): it leaves every ISR.
+struct BrokerFenced {
+  BrokerId broker;
+  std::string_view reason;
+  std::string_view kind() const { return "controller.fence"; }
+  template <class Write> void trace(Write&& write) const { write({{"broker", broker}, {"reason", reason}}); }
+};
+
+// KRaft's controlled shutdown: the broker's leaderships move, it leaves the ISRs.
+struct ControlledShutdownStarted {
+  BrokerId broker;
+  std::string_view kind() const { return "controller.controlled_shutdown"; }
+  template <class Write> void trace(Write&& write) const { write({{"broker", broker}}); }
+};
+
+struct BrokerUnfenced {
+  BrokerId broker;
+  std::string_view kind() const { return "controller.unfence"; }
+  template <class Write> void trace(Write&& write) const { write({{"broker", broker}}); }
+};
+
+// A partition's new leader (clean from the ISR, or unclean from outside it).
+struct LeaderElected {
+  TopicPartition partition;
+  BrokerId leader;
+  Epoch epoch;
+  bool unclean;
+  std::size_t isr_size;
+  std::string_view kind() const { return "controller.elect"; }
+  template <class Write> void trace(Write&& write) const {
+    write({{"topic", partition.topic}, {"partition", partition.partition}, {"leader", leader}, {"epoch", epoch},
+           {"unclean", unclean ? 1 : 0}, {"isr", isr_size}});
+  }
+};
+
+// The controller committed an AlterPartition: the partition's ISR and its new partition epoch.
+struct IsrCommitted {
+  TopicPartition partition;
+  std::size_t isr_size;
+  Epoch partition_epoch;
+  std::string_view kind() const { return "controller.isr"; }
+  template <class Write> void trace(Write&& write) const {
+    write({{"topic", partition.topic}, {"partition", partition.partition}, {"isr", isr_size},
+           {"partition_epoch", partition_epoch}});
+  }
+};
+
+}  // namespace ksim::models

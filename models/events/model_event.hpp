@@ -1,0 +1,36 @@
+#pragma once
+// Every typed event a Kafka model publishes, as one variant. Trackers and
+// checkers receive them through ModelEventBus and handle them with an
+// exhaustive std::visit; the trace is their serialised form (each event's
+// kind() and trace()), so what a run traces and what its checkers see are
+// the same facts.
+#include <variant>
+
+#include "models/events/broker_events.hpp"
+#include "models/events/client_events.hpp"
+#include "models/events/controller_events.hpp"
+#include "models/events/coordinator_events.hpp"
+
+namespace ksim::models {
+
+using ModelEvent = std::variant<
+    // brokers
+    BecameLeader, BecameFollower, HighWatermarkAdvanced, IsrChangeProposed, LogTruncated, LogDirWentOffline,
+    BrokerShutDown, BatchAppended, DuplicateBatch, TxnMarkerWritten,
+    // the controller
+    ControllerLoading, BrokerFenced, ControlledShutdownStarted, BrokerUnfenced, LeaderElected, IsrCommitted,
+    // group and transaction coordinators
+    MemberAdded, StaticMemberReplaced, RebalancePrepared, MemberRemoved, JoinCompleted, Rebalanced,
+    GroupLoadStarted, GroupLoaded, GroupUnloaded, TxnFenced, TxnPrepared, TxnCompleted, TxnTimedOut, TxnResumed,
+    // consumers
+    ConsumerStopped, CoordinatorFound, CoordinatorLost, JoinSent, AssignmentReceived, PollTimedOut,
+    PartitionReleased, NoCommittedOffset, PositionReset, PositionValidating, TruncationDetected,
+    TaskProducerReplaced,
+    // producers
+    TxnOffsetsRejected, TransactionsInitialised, TransactionEnded, ProducerFenced, BatchFailed,
+    ProduceRequestTimedOut>;
+
+// Writes the event as its trace record (kind, then fields), unless it is one the trace leaves out.
+void trace_event(Trace& trace, SimTime time, std::string_view node, const ModelEvent& event);
+
+}  // namespace ksim::models

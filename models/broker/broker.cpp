@@ -42,10 +42,7 @@ void Broker::create_replica(TopicPartition tp) {
     if (log_dirs_[i].online && log_dirs_[i].partitions < log_dirs_[best].partitions) best = i;
   }
   ++log_dirs_[best].partitions;
-  Replica replica;
-  replica.tp = tp;
-  replica.log_dir = best;
-  Replica& stored = replicas_.emplace(tp, std::move(replica)).first->second;
+  Replica& stored = replicas_.try_emplace(tp, tp, id_, best).first->second;
   replica_index_[static_cast<std::size_t>(topic_base_[static_cast<std::size_t>(tp.topic)] + tp.partition)] = &stored;
 }
 
@@ -76,22 +73,18 @@ void Broker::isr_expiration_tick() {
 
 void Broker::on_crash(CrashKind kind) {
   for (auto& [tp, r] : replicas_) {
+    r.reset_process_state();
+    r.producers = ProducerStateTable{};
     if (kind == CrashKind::Machine) {
       cache_floor_ = appended_bytes_;  // the page cache is gone
       mark_durable(r);
-      const Offset before = r.log.log_end_offset();
-      r.log.lose_unflushed();  // power loss: the page cache is gone
-      if (r.log.log_end_offset() < before) {
-        publish(LogTruncated{id_, tp, before, r.log.log_end_offset(), TruncationCause::PowerLoss});
+      const Offset before = r.log().log_end_offset();
+      r.lose_unflushed();  // power loss: the page cache is gone
+      if (r.log().log_end_offset() < before) {
+        publish(LogTruncated{id_, tp, before, r.log().log_end_offset(), TruncationCause::PowerLoss});
       }
       r.durability.clear();
     }
-    r.role = Role::None;
-    r.state = PartitionState{};
-    r.followers.clear();
-    r.pending_isr.reset();
-    r.producers = ProducerStateTable{};
-    r.log.set_high_watermark(std::min(r.log.high_watermark(), r.log.log_end_offset()));
   }
   produce_purgatory_.clear();
   fetch_purgatory_.clear();
@@ -121,7 +114,7 @@ void Broker::on_shutdown_requested() {
 
 void Broker::finish_shutdown() {
   for (auto& [tp, r] : replicas_) {
-    if (replica_online(r)) r.log.mark_flushed(r.log.log_end_offset());  // a clean shutdown flushes every log
+    if (replica_online(r)) r.mark_flushed(r.log().log_end_offset());  // a clean shutdown flushes every log
   }
   publish(BrokerShutDown{id_});
   crash(CrashKind::Shutdown);
@@ -156,7 +149,7 @@ void Broker::on_connection_closed(ConnectionId connection) {
     controller_connected_ = false;
     // An AlterPartition lost with the connection is proposed again later.
     for (auto& [tp, r] : replicas_) {
-      r.pending_isr.reset();
+      r.end_isr_change();
       changed(r);
     }
     set_timer(milliseconds(50), [this] { send_heartbeat(); });  // reconnect.backoff.ms
@@ -210,74 +203,58 @@ void Broker::apply_metadata(const std::vector<PartitionState>& states) {
 }
 
 void Broker::apply_partition_state(Replica& r, const PartitionState& state) {
-  const bool stale = state.leader_epoch < r.state.leader_epoch ||
-                     (state.leader_epoch == r.state.leader_epoch && state.partition_epoch < r.state.partition_epoch);
-  if (stale) return;
+  if (r.is_stale(state)) return;
   changed(r);
-  const bool new_epoch = state.leader_epoch > r.state.leader_epoch || r.role == Role::None;
+  const bool new_epoch = r.is_new_epoch(state);
   if (!replica_online(r)) {
-    r.state = state;
+    r.update_state(state);
     return;
   }
   if (state.leader == id_) {
-    if (new_epoch || r.role != Role::Leader) {
+    if (new_epoch || !r.is_leader()) {
       become_leader(r, state);
     } else {
-      r.state = state;  // an ISR change we asked for, or another broker's view
-      if (r.pending_isr && *r.pending_isr == state.isr) r.pending_isr.reset();
+      r.update_state(state);  // an ISR change we asked for, or another broker's view
       maybe_advance_high_watermark(r);
     }
   } else if (state.leader == kNoBroker) {
     stop_replica(r, state);
-  } else if (new_epoch || r.role != Role::Follower) {
+  } else if (new_epoch || !r.is_follower()) {
     become_follower(r, state);
   } else {
-    r.state = state;
+    r.update_state(state);
   }
 }
 
 void Broker::become_leader(Replica& r, const PartitionState& state) {
-  publish(BecameLeader{id_, r.tp, state.leader_epoch, r.log.log_end_offset(), r.log.high_watermark()});
-  remove_from_fetchers(r.tp);
-  r.role = Role::Leader;
-  r.state = state;
-  r.pending_isr.reset();
-  r.followers.clear();
-  for (const BrokerId b : state.replicas) {
-    // ISR members start as caught up, so they are not dropped before they can fetch.
-    if (b != id_) r.followers.emplace_back(b, FollowerState{-1, now(), now(), 0});
-  }
-  r.producers.rebuild(r.log);  // producer state survives leader changes through the log (KIP-98)
+  publish(BecameLeader{id_, r.tp(), state.leader_epoch, r.log().log_end_offset(), r.log().high_watermark()});
+  remove_from_fetchers(r.tp());
+  r.make_leader(state, now());
+  r.producers.rebuild(r.log());  // producer state survives leader changes through the log (KIP-98)
   maybe_advance_high_watermark(r);
   coordinator_leadership(r);
 }
 
 void Broker::become_follower(Replica& r, const PartitionState& state) {
-  publish(BecameFollower{id_, r.tp, state.leader_epoch, state.leader, r.log.log_end_offset()});
-  fail_produces_of(r.tp, Error::NotLeaderOrFollower);
-  r.role = Role::Follower;
-  r.state = state;
-  r.followers.clear();
-  r.pending_isr.reset();
+  publish(BecameFollower{id_, r.tp(), state.leader_epoch, state.leader, r.log().log_end_offset()});
+  fail_produces_of(r.tp(), Error::NotLeaderOrFollower);
+  r.make_follower(state);
   if (config_.truncate_to_high_watermark) {
     // Before KIP-101: drop everything above the high watermark, which may
     // discard committed records the new leader does not have either.
-    const Offset from = r.log.log_end_offset();
-    r.log.truncate_to(r.log.high_watermark());
-    publish(LogTruncated{id_, r.tp, from, r.log.log_end_offset(), TruncationCause::HighWatermark});
+    const Offset from = r.log().log_end_offset();
+    r.truncate_to(r.log().high_watermark());
+    publish(LogTruncated{id_, r.tp(), from, r.log().log_end_offset(), TruncationCause::HighWatermark});
   }
-  remove_from_fetchers(r.tp);
+  remove_from_fetchers(r.tp());
   add_to_fetcher(r);
   coordinator_leadership(r);
 }
 
 void Broker::stop_replica(Replica& r, const PartitionState& state) {
-  fail_produces_of(r.tp, Error::NotLeaderOrFollower);
-  remove_from_fetchers(r.tp);
-  r.role = Role::None;
-  r.state = state;
-  r.followers.clear();
-  r.pending_isr.reset();
+  fail_produces_of(r.tp(), Error::NotLeaderOrFollower);
+  remove_from_fetchers(r.tp());
+  r.stop(state);
   coordinator_leadership(r);
 }
 
@@ -287,7 +264,7 @@ void Broker::handle_metadata_request(ConnectionId connection, const MetadataRequ
   response->live_brokers = live_brokers_;
   for (const auto& [tp, r] : replicas_) {
     // Every broker hosting a replica knows its state; others add nothing new.
-    if (r.state.leader_epoch > 0 || r.state.leader != kNoBroker) response->partitions.push_back(r.state);
+    if (r.leader_epoch() > 0 || r.state().leader != kNoBroker) response->partitions.push_back(r.state());
   }
   send(connection, std::move(response));
 }
@@ -322,10 +299,10 @@ void Broker::handle_list_offsets(ConnectionId connection, const ListOffsetsReque
   for (const TopicPartition tp : request.partitions) {
     const Replica* r = replica(tp);
     ListOffsetsResponse::PartitionOffset answer{tp, Error::None, -1};
-    if (!r || r->role != Role::Leader || !replica_online(*r)) {
+    if (!r || !r->is_leader() || !replica_online(*r)) {
       answer.error = Error::NotLeaderOrFollower;
     } else {
-      answer.offset = request.latest ? r->log.high_watermark() : r->log.log_start_offset();
+      answer.offset = request.latest ? r->log().high_watermark() : r->log().log_start_offset();
     }
     response->partitions.push_back(answer);
   }
@@ -343,7 +320,7 @@ void Broker::take_log_dir_offline(std::size_t index, std::string_view reason) {
     if (r.log_dir != index) continue;
     fail_produces_of(tp, Error::KafkaStorageError);
     remove_from_fetchers(tp);
-    r.role = Role::None;
+    r.go_offline();
     changed(r);
     coordinator_leadership(r);
   }
@@ -358,9 +335,9 @@ std::vector<std::pair<std::string, SimTime>> Broker::disk_busy() const {
 
 bool Broker::write_to_disk(Replica& r, std::uint64_t bytes, std::int32_t records, SimTime& returns_at) {
   LogDir& dir = log_dirs_[r.log_dir];
-  note_cache_position(r, r.log.log_end_offset());
+  note_cache_position(r, r.log().log_end_offset());
   appended_bytes_ += bytes;
-  const auto file = static_cast<std::uint64_t>(topic_base_[static_cast<std::size_t>(r.tp.topic)] + r.tp.partition);
+  const auto file = static_cast<std::uint64_t>(global_index(r.tp()));
   const Disk::Write write = dir.disk.write(bytes, now(), file);
   switch (write.status) {
     case Disk::Status::Ok: break;
@@ -369,13 +346,13 @@ bool Broker::write_to_disk(Replica& r, std::uint64_t bytes, std::int32_t records
   }
   returns_at = std::max(returns_at, write.returns_at);
   mark_durable(r);
-  r.durability.emplace_back(r.log.log_end_offset() + records, write.durable_at);
+  r.durability.emplace_back(r.log().log_end_offset() + records, write.durable_at);
   return true;
 }
 
 // log.flush.interval.messages: the append path fsyncs when enough records are unflushed.
 void Broker::maybe_flush(Replica& r, SimTime& returns_at) {
-  if (r.log.unflushed_records() < config_.log_flush_interval_messages &&
+  if (r.log().unflushed_records() < config_.log_flush_interval_messages &&
       !(config_.log_flush_interval != kNever && now() - r.last_flush >= config_.log_flush_interval)) {
     return;
   }
@@ -389,7 +366,7 @@ void Broker::maybe_flush(Replica& r, SimTime& returns_at) {
 // Moves the durable prefix forward to what has reached the disk by now.
 void Broker::mark_durable(Replica& r) {
   while (!r.durability.empty() && r.durability.front().second <= now()) {
-    r.log.mark_flushed(r.durability.front().first);
+    r.mark_flushed(r.durability.front().first);
     r.durability.pop_front();
   }
 }
@@ -420,18 +397,18 @@ void Broker::fail_log_dir(const std::string& path) {
 
 const PartitionLog* Broker::log(TopicPartition tp) const {
   const Replica* r = replica(tp);
-  return r ? &r->log : nullptr;
+  return r ? &r->log() : nullptr;
 }
 
 bool Broker::is_leader(TopicPartition tp) const {
   const Replica* r = replica(tp);
-  return r && r->role == Role::Leader && is_running() && replica_online(*r);
+  return r && r->is_leader() && is_running() && replica_online(*r);
 }
 
 std::optional<PartitionState> Broker::partition_state(TopicPartition tp) const {
   const Replica* r = replica(tp);
   if (!r) return std::nullopt;
-  return r->state;
+  return r->state();
 }
 
 std::vector<LogDirStats> Broker::log_dir_stats() const {
@@ -439,7 +416,7 @@ std::vector<LogDirStats> Broker::log_dir_stats() const {
   for (std::size_t i = 0; i < log_dirs_.size(); ++i) {
     LogDirStats s{log_dirs_[i].spec.path, log_dirs_[i].partitions, 0, log_dirs_[i].online, log_dirs_[i].disk.bytes_read()};
     for (const auto& [tp, r] : replicas_) {
-      if (r.log_dir == i) s.bytes += r.log.size_bytes();
+      if (r.log_dir == i) s.bytes += r.log().size_bytes();
     }
     stats.push_back(s);
   }

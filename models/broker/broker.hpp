@@ -19,6 +19,7 @@
 
 #include "models/hardware/disk.hpp"
 #include "models/broker/fetch_session.hpp"
+#include "models/broker/partition.hpp"
 #include "models/coordinator/group_coordinator.hpp"
 #include "models/coordinator/txn_coordinator.hpp"
 #include "models/events/model_event_bus.hpp"
@@ -85,21 +86,13 @@ class Broker final : public Node, private TxnCoordinatorHost {
   std::size_t hosted_partition_count() const { return replicas_.size(); }
 
  private:
-  enum class Role { None, Leader, Follower };
-  struct FollowerState {
-    Offset log_end_offset = -1;  // unknown until it fetches
-    SimTime last_caught_up = 0;
-    SimTime last_fetch = 0;
-    Offset leader_end_offset_at_last_fetch = 0;
-    Offset high_watermark_sent = -1;  // KIP-227: unchanged partitions are left out of responses
-  };
-  struct Replica {
-    // Laid out for the fetch and append paths, which visit thousands of
-    // replicas per request: what they read sits in the first cache lines.
-    TopicPartition tp;
-    Role role = Role::None;  // process state (below): lost on a crash
+  // A hosted partition (Kafka's HostedPartition): the partition unit, and
+  // what the broker keeps beside it for its log dir, durability, page cache,
+  // idempotent producers and purgatories. The partition's fields come first:
+  // the fetch and append paths visit thousands of replicas per request.
+  struct Replica : Partition {
+    Replica(TopicPartition tp, BrokerId local, std::size_t dir) : Partition(tp, local), log_dir(dir) {}
     std::size_t log_dir = 0;
-    PartitionLog log;  // durable across process crashes; power loss keeps only the flushed prefix
     // --- process state, lost on a crash ---
     std::deque<std::pair<Offset, SimTime>> durability;  // (end offset, durable at), oldest first: a deque, trimmed at the front
     SimTime last_flush = 0;
@@ -108,16 +101,6 @@ class Broker final : public Node, private TxnCoordinatorHost {
     // Data older than the page cache's size in that stream is read from disk.
     std::deque<std::pair<Offset, std::uint64_t>> cache_marks;
     std::pair<Offset, std::uint64_t> newest_cache_mark{-1, 0};  // cache_marks.back(), at hand
-    PartitionState state;  // as last received from the controller
-    std::vector<std::pair<BrokerId, FollowerState>> followers;  // leader only; a handful: a flat list
-    FollowerState* follower(BrokerId b) {
-      for (auto& [id, state] : followers) {
-        if (id == b) return &state;
-      }
-      return nullptr;
-    }
-    const FollowerState* follower(BrokerId b) const { return const_cast<Replica*>(this)->follower(b); }
-    std::optional<std::vector<BrokerId>> pending_isr;  // AlterPartition in flight (KIP-497)
     ProducerStateTable producers;
     std::vector<std::uint64_t> waiting_produces;  // ids in the produce purgatory waiting on this partition
     std::map<ProducerId, ProducerEpoch> verified;  // KIP-890: may open a transaction here (the coordinator said so)
@@ -161,7 +144,7 @@ class Broker final : public Node, private TxnCoordinatorHost {
   void isr_expiration_tick();
   void apply_metadata(const std::vector<PartitionState>& states);
   void apply_partition_state(Replica& replica, const PartitionState& state);
-  void become_leader(Replica& replica, const PartitionState& state);
+  void become_leader(Replica& replica, const PartitionState& state);  // Partition.makeLeader and its effects
   void become_follower(Replica& replica, const PartitionState& state);
   void stop_replica(Replica& replica, const PartitionState& state);
   void handle_metadata_request(ConnectionId connection, const MetadataRequest& request);
@@ -256,9 +239,8 @@ class Broker final : public Node, private TxnCoordinatorHost {
   void catch_up_all(const FetchSession& session);
   void catch_up_all_sessions();
   // Something a follower's fetch reads changed in this partition: its sessions read it again.
-  void changed(const Replica& replica) { ++partition_changes_[static_cast<std::size_t>(global_index(replica.tp))]; }
+  void changed(const Replica& replica) { ++partition_changes_[static_cast<std::size_t>(global_index(replica.tp()))]; }
   std::int32_t global_index(TopicPartition tp) const { return topic_base_[static_cast<std::size_t>(tp.topic)] + tp.partition; }
-  std::vector<BrokerId> maximal_isr(const Replica& replica) const;
   void maybe_advance_high_watermark(Replica& replica);
   void maybe_expand_isr(Replica& replica, BrokerId follower);
   void shrink_isrs();

@@ -39,10 +39,7 @@ void Broker::close_session(ConnectionId connection) {
 void Broker::catch_up(const FetchSession& session, std::int32_t partition) {
   Replica* r = replica_index_[static_cast<std::size_t>(partition)];
   if (!r || session.fetcher() == kNoBroker) return;
-  if (FollowerState* f = r->follower(session.fetcher())) {
-    f->last_caught_up = std::max(f->last_caught_up, session.last_fetch());
-    f->last_fetch = std::max(f->last_fetch, session.last_fetch());
-  }
+  r->catch_up_follower(session.fetcher(), session.last_fetch());
 }
 
 void Broker::catch_up_all(const FetchSession& session) {

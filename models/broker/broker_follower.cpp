@@ -25,7 +25,7 @@ Broker::Fetcher& Broker::fetcher_for(BrokerId leader, TopicPartition tp) {
 }
 
 void Broker::add_to_fetcher(Replica& r) {
-  Fetcher& f = fetcher_for(r.state.leader, r.tp);
+  Fetcher& f = fetcher_for(r.state().leader, r.tp());
   f.partitions.push_back(fetch_position(r));
   f.same_partitions = false;
   ++f.altered;  // sent whole in the next request
@@ -43,18 +43,18 @@ void Broker::remove_from_fetchers(TopicPartition tp) {
 // Where a follower's replica fetches from: its log end, in its leader's epoch.
 FetchRequest::PartitionData Broker::fetch_position(const Replica& r) const {
   FetchRequest::PartitionData p;
-  p.partition = r.tp;
-  p.fetch_offset = r.log.log_end_offset();
-  p.current_leader_epoch = r.state.leader_epoch;
+  p.partition = r.tp();
+  p.fetch_offset = r.log().log_end_offset();
+  p.current_leader_epoch = r.state().leader_epoch;
   // Without KIP-101 there is no epoch to compare: the follower trusts its log.
-  p.last_fetched_epoch = config_.truncate_to_high_watermark ? -1 : r.log.last_batch_epoch();
+  p.last_fetched_epoch = config_.truncate_to_high_watermark ? -1 : r.log().last_batch_epoch();
   return p;
 }
 
 // After applying fetched data: the partition's next request, if it asks for something else.
 void Broker::update_fetch_position(Fetcher& f, const Replica& r, std::size_t& cursor) {
   // Responses list partitions in request order: look from the previous one on.
-  const auto is_it = [&](const FetchRequest::PartitionData& p) { return p.partition == r.tp; };
+  const auto is_it = [&](const FetchRequest::PartitionData& p) { return p.partition == r.tp(); };
   auto it = std::find_if(f.partitions.begin() + static_cast<std::ptrdiff_t>(std::min(cursor, f.partitions.size())),
                          f.partitions.end(), is_it);
   if (it == f.partitions.end()) it = std::find_if(f.partitions.begin(), f.partitions.end(), is_it);
@@ -126,7 +126,7 @@ void Broker::handle_fetch_response(ConnectionId connection, const FetchResponse&
     if (i + kAhead < partitions.size()) prefetch_replica(partitions[i + kAhead].partition);
     const auto& data = partitions[i];
     Replica* r = replica(data.partition);
-    if (!r || r->role != Role::Follower || r->state.leader != f->leader || !replica_online(*r)) continue;
+    if (!r || !r->is_follower() || r->state().leader != f->leader || !replica_online(*r)) continue;
     if (data.error != Error::None) continue;  // wait for new metadata from the controller
     apply_fetched(*r, data);
     update_fetch_position(*f, *r, cursor);
@@ -144,39 +144,39 @@ void Broker::apply_fetched(Replica& r, const FetchResponse::PartitionData& data)
     // KIP-279: truncate to the smaller of the leader's and our own end of that epoch.
     Offset truncate_at = data.diverging_epoch->end_offset;
     if (data.diverging_epoch->epoch >= 0) {
-      if (const auto own = r.log.end_offset_for_epoch(data.diverging_epoch->epoch)) {
+      if (const auto own = r.log().end_offset_for_epoch(data.diverging_epoch->epoch)) {
         truncate_at = std::min(truncate_at, own->end_offset);
-      } else if (!r.log.epoch_cache().empty()) {
+      } else if (!r.log().epoch_cache().empty()) {
         // Every epoch this log has is newer than the leader's: the logs part
         // where this log's first epoch starts (otherwise it would keep data
         // the leader never had, and diverge again on every fetch).
-        truncate_at = std::min(truncate_at, r.log.epoch_cache().front().second);
+        truncate_at = std::min(truncate_at, r.log().epoch_cache().front().second);
       }
     }
-    truncate_at = std::min(truncate_at, r.log.log_end_offset());
-    const Offset from = r.log.log_end_offset();
-    r.log.truncate_to(truncate_at);
-    publish(LogTruncated{id_, r.tp, from, truncate_at, TruncationCause::Divergence});
-    std::erase_if(r.durability, [&](const auto& d) { return d.first > r.log.log_end_offset(); });
+    truncate_at = std::min(truncate_at, r.log().log_end_offset());
+    const Offset from = r.log().log_end_offset();
+    r.truncate_to(truncate_at);
+    publish(LogTruncated{id_, r.tp(), from, truncate_at, TruncationCause::Divergence});
+    std::erase_if(r.durability, [&](const auto& d) { return d.first > r.log().log_end_offset(); });
     return;
   }
   SimTime returns_at = now();
-  if (!data.batches.empty() && data.batches.front().base_offset < r.log.log_end_offset() &&
-      data.batches.front().next_offset() > r.log.log_end_offset()) {
+  if (!data.batches.empty() && data.batches.front().base_offset < r.log().log_end_offset() &&
+      data.batches.front().next_offset() > r.log().log_end_offset()) {
     // Without leader epochs (pre-KIP-101) the follower may have fetched from
     // inside a leader's batch: its own log diverged there. It keeps the
     // leader's batch from its start, and never notices what came before.
-    const Offset from = r.log.log_end_offset();
-    r.log.truncate_to(data.batches.front().base_offset);
-    publish(LogTruncated{id_, r.tp, from, r.log.log_end_offset(), TruncationCause::InsideBatch});
+    const Offset from = r.log().log_end_offset();
+    r.truncate_to(data.batches.front().base_offset);
+    publish(LogTruncated{id_, r.tp(), from, r.log().log_end_offset(), TruncationCause::InsideBatch});
   }
   for (const RecordBatch& batch : data.batches) {
-    if (batch.base_offset != r.log.log_end_offset()) break;  // not contiguous: a stale response
+    if (batch.base_offset != r.log().log_end_offset()) break;  // not contiguous: a stale response
     if (!write_to_disk(r, batch.bytes, batch.record_count, returns_at)) return;
-    r.log.append_as_follower(batch);
+    r.append_as_follower(batch);
   }
   maybe_flush(r, returns_at);
-  r.log.set_high_watermark(std::min(data.high_watermark, r.log.log_end_offset()));
+  r.follow_high_watermark(data.high_watermark);
 }
 
 void Broker::retry_fetcher_later(Fetcher& f) {

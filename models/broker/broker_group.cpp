@@ -81,13 +81,13 @@ void Broker::handle_offsets_for_leader_epoch(ConnectionId connection, const Offs
   for (const auto& p : request.partitions) {
     OffsetsForLeaderEpochResponse::PartitionData answer{p.partition};
     const Replica* r = replica(p.partition);
-    if (!r || r->role != Role::Leader || !replica_online(*r)) {
+    if (!r || !r->is_leader() || !replica_online(*r)) {
       answer.error = Error::NotLeaderOrFollower;
-    } else if (p.current_leader_epoch < r->state.leader_epoch) {
+    } else if (p.current_leader_epoch < r->state().leader_epoch) {
       answer.error = Error::FencedLeaderEpoch;
-    } else if (p.current_leader_epoch > r->state.leader_epoch) {
+    } else if (p.current_leader_epoch > r->state().leader_epoch) {
       answer.error = Error::UnknownLeaderEpoch;
-    } else if (const auto end = r->log.end_offset_for_epoch(p.leader_epoch)) {
+    } else if (const auto end = r->log().end_offset_for_epoch(p.leader_epoch)) {
       answer.leader_epoch = end->epoch;
       answer.end_offset = end->end_offset;
     }
@@ -98,19 +98,19 @@ void Broker::handle_offsets_for_leader_epoch(ConnectionId connection, const Offs
 
 // Leading a __consumer_offsets partition makes this broker the coordinator of its groups.
 void Broker::coordinator_leadership(const Replica& r) {
-  const bool leads = r.role == Role::Leader && replica_online(r);
-  if (coordinator_ && r.tp.topic == directory_->offsets_topic) {
+  const bool leads = r.is_leader() && replica_online(r);
+  if (coordinator_ && r.tp().topic == directory_->offsets_topic) {
     if (leads) {
-      coordinator_->load(r.tp.partition, r.log);
+      coordinator_->load(r.tp().partition, r.log());
     } else {
-      coordinator_->unload(r.tp.partition);
+      coordinator_->unload(r.tp().partition);
     }
   }
-  if (txn_coordinator_ && r.tp.topic == directory_->transaction_topic) {
+  if (txn_coordinator_ && r.tp().topic == directory_->transaction_topic) {
     if (leads) {
-      txn_coordinator_->load(r.tp.partition, r.log);
+      txn_coordinator_->load(r.tp().partition, r.log());
     } else {
-      txn_coordinator_->unload(r.tp.partition);
+      txn_coordinator_->unload(r.tp().partition);
     }
   }
 }
@@ -147,15 +147,15 @@ void Broker::internal_append(TopicPartition tp, RecordBatch batch, SimTime timeo
   const std::uint64_t id = next_pending_id_++;
   coordinator_appends_[id] = CoordinatorAppend{tp, 0, std::move(done), TimerId{}};
   Replica* r = replica(tp);
-  if (!r || r->role != Role::Leader || !replica_online(*r)) return finish_coordinator_append(id, Error::NotLeaderOrFollower);
-  if (static_cast<std::int32_t>(maximal_isr(*r).size()) < topic(tp).min_insync_replicas) {
+  if (!r || !r->is_leader() || !replica_online(*r)) return finish_coordinator_append(id, Error::NotLeaderOrFollower);
+  if (!r->enough_replicas(topic(tp).min_insync_replicas)) {
     return finish_coordinator_append(id, Error::NotEnoughReplicas);
   }
   SimTime returns_at = now();
   if (!write_to_disk(*r, batch.bytes, batch.record_count, returns_at)) {
     return finish_coordinator_append(id, Error::KafkaStorageError);
   }
-  const RecordBatch& stored = r->log.append_as_leader(batch, r->state.leader_epoch);
+  const RecordBatch& stored = r->append_as_leader(batch);
   changed(*r);
   r->producers.record(stored);  // a marker ends its producer's transaction here
   maybe_flush(*r, returns_at);
@@ -173,7 +173,7 @@ void Broker::complete_coordinator_appends(TopicPartition tp) {
   if (!r) return;
   std::vector<std::uint64_t> done;
   for (const auto& [id, pending] : coordinator_appends_) {
-    if (pending.tp == tp && pending.required > 0 && r->log.high_watermark() >= pending.required) done.push_back(id);
+    if (pending.tp == tp && pending.required > 0 && r->log().high_watermark() >= pending.required) done.push_back(id);
   }
   for (const std::uint64_t id : done) finish_coordinator_append(id, Error::None);
 }

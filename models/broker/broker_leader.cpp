@@ -52,12 +52,12 @@ std::unique_ptr<FetchResponse> Broker::read_for_fetch(const FetchRequest& reques
     if (!quiet) {
       if (learn && !consumer && session->owes_catch_up(global)) catch_up(*session, global);
       Replica* r = replica(p.partition);
-      if (!r || !replica_online(*r) || r->role != Role::Leader) {
+      if (!r || !replica_online(*r) || !r->is_leader()) {
         answer_error(*response, p.partition, Error::NotLeaderOrFollower);
         must_answer = true;
-      } else if (p.current_leader_epoch != r->state.leader_epoch) {  // KIP-320: the fetcher's view of the leader is stale or ahead
+      } else if (p.current_leader_epoch != r->leader_epoch()) {  // KIP-320: the fetcher's view of the leader is stale or ahead
         answer_error(*response, p.partition,
-                     p.current_leader_epoch < r->state.leader_epoch ? Error::FencedLeaderEpoch : Error::UnknownLeaderEpoch);
+                     p.current_leader_epoch < r->leader_epoch() ? Error::FencedLeaderEpoch : Error::UnknownLeaderEpoch);
         must_answer = true;
       } else if (consumer) {
         quiet = read_for_consumer(p, *r, request, *response, bytes, must_answer);
@@ -84,7 +84,7 @@ void Broker::answer_error(FetchResponse& response, TopicPartition tp, Error erro
 
 bool Broker::read_for_follower(const FetchRequest::PartitionData& p, Replica& r, const FetchRequest& request,
                                bool record_fetch, FetchResponse& response, std::uint64_t& bytes, bool& must_answer) {
-  const PartitionLog& log = r.log;
+  const PartitionLog& log = r.log();
   // Divergence (KIP-101, KIP-279, checked in the fetch since KAFKA-10554):
   // where does the follower's last epoch end in the leader's log?
   const bool same_epoch = p.last_fetched_epoch == log.latest_epoch() && p.fetch_offset <= log.log_end_offset();
@@ -108,9 +108,7 @@ bool Broker::read_for_follower(const FetchRequest::PartitionData& p, Replica& r,
   // Incremental fetch sessions (KIP-227): a partition with no news is left out.
   const FollowerState* follower = r.follower(request.replica_id);
   if (!has_data && follower && follower->high_watermark_sent == log.high_watermark()) {
-    const auto& isr = r.state.isr;
-    const bool in_isr = std::find(isr.begin(), isr.end(), request.replica_id) != isr.end();
-    return !moved && in_isr && p.fetch_offset == log.log_end_offset();
+    return !moved && r.in_isr(request.replica_id) && p.fetch_offset == log.log_end_offset();
   }
   FetchResponse::PartitionData& data = answer(response, p.partition);
   if (has_data) bytes += read_batches(r, data, p.fetch_offset, std::min(request.partition_max_bytes, budget));
@@ -121,7 +119,7 @@ bool Broker::read_for_follower(const FetchRequest::PartitionData& p, Replica& r,
 // The partition's batches from `offset` into `data`, through the page cache; the bytes read.
 std::uint64_t Broker::read_batches(const Replica& r, FetchResponse::PartitionData& data, Offset offset,
                                    std::uint64_t max_bytes, Offset upper_bound) {
-  const auto batches = r.log.read(offset, max_bytes, upper_bound);
+  const auto batches = r.log().read(offset, max_bytes, upper_bound);
   data.batches.assign(batches.begin(), batches.end());
   std::uint64_t read = 0;
   for (const auto& b : batches) read += b.bytes;
@@ -134,7 +132,7 @@ std::uint64_t Broker::read_batches(const Replica& r, FetchResponse::PartitionDat
 // when there is nothing to read: the response does not list the partition.
 bool Broker::read_for_consumer(const FetchRequest::PartitionData& p, const Replica& r, const FetchRequest& request,
                                FetchResponse& response, std::uint64_t& bytes, bool& must_answer) {
-  const PartitionLog& log = r.log;
+  const PartitionLog& log = r.log();
   // Out of range only past the log's end: a new leader's high watermark may
   // still lag the old one's, and the consumer then waits for it.
   if (p.fetch_offset > log.log_end_offset()) {
@@ -160,7 +158,7 @@ bool Broker::read_for_consumer(const FetchRequest::PartitionData& p, const Repli
 // KIP-98: the high watermark, held back by the oldest open transaction.
 Offset Broker::last_stable_offset(const Replica& r) const {
   const std::optional<Offset> unstable = r.producers.first_unstable_offset();
-  return unstable ? std::min(*unstable, r.log.high_watermark()) : r.log.high_watermark();
+  return unstable ? std::min(*unstable, r.log().high_watermark()) : r.log().high_watermark();
 }
 
 // A consumer's parked fetch completes once enough committed data is there.
@@ -183,30 +181,18 @@ void Broker::send_fetch_response(ConnectionId connection, BrokerId follower, std
   for (const auto& data : response->partitions) {
     Replica* r = replica(data.partition);
     if (!r || data.error != Error::None) continue;
-    if (FollowerState* f = r->follower(follower)) f->high_watermark_sent = data.high_watermark;
+    r->record_high_watermark_sent(follower, data.high_watermark);
   }
   send(connection, std::move(response));
 }
 
-// Kafka's Replica.updateFetchStateOrThrow: a follower is caught up if it
-// fetched from the leader's end, or from where the end was at its previous fetch.
+// A follower's fetch (Replica.updateFetchStateOrThrow, then Partition's
+// maybeExpandIsr and maybeIncrementLeaderHW). An out-of-sync follower is
+// considered for the ISR on every fetch (an earlier proposal may have been
+// refused); the high watermark only moves when a follower's position does.
 bool Broker::update_follower(Replica& r, BrokerId follower, Offset fetch_offset) {
-  FollowerState* found = r.follower(follower);
-  if (!found) return false;
-  FollowerState& f = *found;
-  const Offset leader_end = r.log.log_end_offset();
-  if (fetch_offset >= leader_end) {
-    f.last_caught_up = std::max(f.last_caught_up, now());
-  } else if (fetch_offset >= f.leader_end_offset_at_last_fetch) {
-    f.last_caught_up = std::max(f.last_caught_up, f.last_fetch);
-  }
-  const bool moved = f.log_end_offset != fetch_offset;
-  f.log_end_offset = fetch_offset;
-  f.leader_end_offset_at_last_fetch = leader_end;
-  f.last_fetch = now();
-  // An out-of-sync follower is considered for the ISR on every fetch (an
-  // earlier proposal may have been refused); the high watermark only moves
-  // when a follower's position does.
+  if (!r.follower(follower)) return false;
+  const bool moved = r.update_follower_fetch_state(follower, fetch_offset, now());
   maybe_expand_isr(r, follower);
   if (moved) maybe_advance_high_watermark(r);
   return moved;
@@ -241,81 +227,38 @@ void Broker::answer_fetch(std::uint64_t id) {
   fetch_purgatory_.erase(it);
 }
 
-// KIP-497: while an ISR change is in flight the leader counts the union of
-// the old and proposed ISR, so it never acts on an ISR the controller has not committed.
-std::vector<BrokerId> Broker::maximal_isr(const Replica& r) const {
-  std::vector<BrokerId> isr = r.state.isr;
-  if (r.pending_isr) {
-    for (const BrokerId b : *r.pending_isr) {
-      if (std::find(isr.begin(), isr.end(), b) == isr.end()) isr.push_back(b);
-    }
-  }
-  return isr;
-}
-
-// The high watermark is the smallest log end offset in the (maximal) ISR.
+// The high watermark moved: produces waiting for it may complete, and consumers' parked fetches.
 void Broker::maybe_advance_high_watermark(Replica& r) {
-  if (r.role != Role::Leader) return;
-  Offset hw = r.log.log_end_offset();
-  const auto include = [&](BrokerId b) {
-    if (b == id_) return;
-    const FollowerState* f = r.follower(b);
-    const Offset follower_end = f ? f->log_end_offset : -1;
-    hw = std::min(hw, follower_end < 0 ? r.log.high_watermark() : follower_end);
-  };
-  for (const BrokerId b : r.state.isr) include(b);
-  if (r.pending_isr) {
-    for (const BrokerId b : *r.pending_isr) include(b);  // counting a member twice changes nothing
-  }
-  if (hw <= r.log.high_watermark()) return;
-  r.log.set_high_watermark(hw);
+  if (!r.maybe_advance_high_watermark()) return;
   changed(r);
-  publish(HighWatermarkAdvanced{id_, r.tp, hw, r.state.leader_epoch});
-  complete_produces(r.tp);
-  if (consumer_fetches_waiting_ > 0) wake_consumer_fetches(r.tp);
+  publish(HighWatermarkAdvanced{id_, r.tp(), r.log().high_watermark(), r.leader_epoch()});
+  complete_produces(r.tp());
+  if (consumer_fetches_waiting_ > 0) wake_consumer_fetches(r.tp());
 }
 
-// A follower joins the ISR once it has caught up to the high watermark, and
-// to the start of the leader's epoch (Kafka's Partition.isFollowerInSync).
 void Broker::maybe_expand_isr(Replica& r, BrokerId follower) {
-  if (r.pending_isr) return;
-  const auto& isr = r.state.isr;
-  if (std::find(isr.begin(), isr.end(), follower) != isr.end()) return;
-  if (std::find(live_brokers_.begin(), live_brokers_.end(), follower) == live_brokers_.end()) return;
-  const FollowerState& f = *r.follower(follower);
-  const auto epoch_start = r.log.end_offset_for_epoch(r.state.leader_epoch - 1);
-  const Offset leader_epoch_start = epoch_start ? epoch_start->end_offset : 0;
-  if (f.log_end_offset < r.log.high_watermark() || f.log_end_offset < leader_epoch_start) return;
-  std::vector<BrokerId> expanded = isr;
-  expanded.push_back(follower);
-  propose_isr(r, std::move(expanded));
+  if (auto expanded = r.isr_with(follower, live_brokers_)) propose_isr(r, std::move(*expanded));
 }
 
-// Drops followers that have not caught up for replica.lag.time.max.ms.
+// Kafka's isr-expiration task: drops followers that have not caught up for replica.lag.time.max.ms.
 void Broker::shrink_isrs() {
   catch_up_all_sessions();
   for (auto& [tp, r] : replicas_) {
-    if (r.role != Role::Leader || r.pending_isr || !replica_online(r)) continue;
-    std::vector<BrokerId> kept;
-    for (const BrokerId b : r.state.isr) {
-      const FollowerState* f = r.follower(b);
-      const bool lagging = b != id_ && (!f || now() - f->last_caught_up > config_.replica_lag_time_max);
-      if (!lagging) kept.push_back(b);
-    }
-    if (kept.size() < r.state.isr.size()) propose_isr(r, std::move(kept));
+    if (!replica_online(r)) continue;
+    if (auto kept = r.isr_without_lagging(now(), config_.replica_lag_time_max)) propose_isr(r, std::move(*kept));
   }
 }
 
 void Broker::propose_isr(Replica& r, std::vector<BrokerId> isr) {
-  publish(IsrChangeProposed{id_, r.tp, r.state.isr.size(), isr.size()});
-  r.pending_isr = isr;
-  changed(r);
+  publish(IsrChangeProposed{id_, r.tp(), r.state().isr.size(), isr.size()});
   auto request = std::make_unique<AlterPartitionRequest>();
   request->leader = id_;
-  request->partition = r.tp;
-  request->leader_epoch = r.state.leader_epoch;
-  request->partition_epoch = r.state.partition_epoch;
-  request->new_isr = std::move(isr);
+  request->partition = r.tp();
+  request->leader_epoch = r.leader_epoch();
+  request->partition_epoch = r.state().partition_epoch;
+  request->new_isr = isr;
+  r.begin_isr_change(std::move(isr));
+  changed(r);
   if (!controller_connected_) {
     controller_connection_ = connect(directory_->controller_node);
     controller_connected_ = true;
@@ -326,11 +269,11 @@ void Broker::propose_isr(Replica& r, std::vector<BrokerId> isr) {
 void Broker::handle_alter_partition_response(const AlterPartitionResponse& response) {
   Replica* r = replica(response.state.partition);
   if (!r) return;
-  r->pending_isr.reset();
+  r->end_isr_change();
   changed(*r);
   if (response.error == Error::None) apply_partition_state(*r, response.state);
   maybe_advance_high_watermark(*r);
-  complete_produces(r->tp);
+  complete_produces(r->tp());
 }
 
 // --- the page cache ---------------------------------------------------

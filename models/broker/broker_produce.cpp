@@ -23,7 +23,7 @@ void Broker::handle_produce(ConnectionId connection, std::unique_ptr<ProduceRequ
     const auto& result = response->partitions.back();
     any_error |= result.error != Error::None;
     if (request->acks == -1 && result.error == Error::None) {
-      const PartitionLog& log = replica(data.partition)->log;
+      const PartitionLog& log = replica(data.partition)->log();
       waiting.emplace_back(response->partitions.size() - 1, log.batch_at(result.base_offset)->next_offset());
     }
   }
@@ -60,10 +60,10 @@ ProduceResponse::PartitionResponse Broker::append_produce(const ProduceRequest& 
   Replica* r = replica(data.partition);
   if (!r) return result.error = Error::UnknownTopicOrPartition, result;
   if (!replica_online(*r)) return result.error = Error::KafkaStorageError, result;
-  if (r->role != Role::Leader) return result.error = Error::NotLeaderOrFollower, result;
+  if (!r->is_leader()) return result.error = Error::NotLeaderOrFollower, result;
   if (verdicts && verdicts->contains(data.partition)) return result.error = verdicts->at(data.partition), result;
   if (request.acks == -1 &&
-      static_cast<std::int32_t>(maximal_isr(*r).size()) < topic(r->tp).min_insync_replicas) {
+      !r->enough_replicas(topic(r->tp()).min_insync_replicas)) {
     return result.error = Error::NotEnoughReplicas, result;  // min.insync.replicas, before the append
   }
   const ProducerStateTable::Check check = r->producers.check(data.batch);
@@ -72,7 +72,7 @@ ProduceResponse::PartitionResponse Broker::append_produce(const ProduceRequest& 
     case ProducerStateTable::Verdict::Duplicate:
       // KIP-98: a retry of a batch already written is answered with its original offset.
       result.base_offset = check.duplicate_base_offset;
-      publish(DuplicateBatch{id_, r->tp, result.base_offset});
+      publish(DuplicateBatch{id_, r->tp(), result.base_offset});
       return result;
     case ProducerStateTable::Verdict::OutOfOrder: return result.error = Error::OutOfOrderSequenceNumber, result;
     case ProducerStateTable::Verdict::Fenced: return result.error = Error::InvalidProducerEpoch, result;
@@ -80,12 +80,12 @@ ProduceResponse::PartitionResponse Broker::append_produce(const ProduceRequest& 
   if (!write_to_disk(*r, data.batch.bytes, data.batch.record_count, returns_at)) {
     return result.error = Error::KafkaStorageError, result;
   }
-  const RecordBatch& stored = r->log.append_as_leader(data.batch, r->state.leader_epoch);
+  const RecordBatch& stored = r->append_as_leader(data.batch);
   changed(*r);
   r->producers.record(stored);
   maybe_flush(*r, returns_at);
   result.base_offset = stored.base_offset;
-  publish(BatchAppended{id_, r->tp, stored.base_offset, stored.record_count, stored.leader_epoch});
+  publish(BatchAppended{id_, r->tp(), stored.base_offset, stored.record_count, stored.leader_epoch});
   maybe_advance_high_watermark(*r);
   return result;
 }
@@ -109,15 +109,15 @@ void Broker::complete_produces(TopicPartition tp) {
 // Settles this partition's part of a waiting produce, if it can be: true when settled.
 bool Broker::settle_produce(PendingProduce& pending, const Replica& r) {
   const auto entry = std::find_if(pending.waiting.begin(), pending.waiting.end(), [&](const auto& w) {
-    return pending.response->partitions[w.first].partition == r.tp;
+    return pending.response->partitions[w.first].partition == r.tp();
   });
   if (entry == pending.waiting.end()) return true;
   auto& result = pending.response->partitions[entry->first];
-  if (r.role != Role::Leader) {
+  if (!r.is_leader()) {
     result.error = Error::NotLeaderOrFollower;
-  } else if (r.log.high_watermark() < entry->second) {
+  } else if (r.log().high_watermark() < entry->second) {
     return false;
-  } else if (static_cast<std::int32_t>(maximal_isr(r).size()) < topic(r.tp).min_insync_replicas) {
+  } else if (!r.enough_replicas(topic(r.tp()).min_insync_replicas)) {
     result.error = Error::NotEnoughReplicasAfterAppend;  // Kafka's Partition.checkEnoughReplicasReachOffset
   }
   pending.waiting.erase(entry);

@@ -161,7 +161,7 @@ void Broker::handle_write_txn_markers(ConnectionId connection, const WriteTxnMar
 void Broker::write_marker(TopicPartition tp, ProducerId producer, ProducerEpoch epoch, bool commit,
                           std::function<void(Error)> done) {
   Replica* r = replica(tp);
-  if (r && r->role == Role::Leader && !r->producers.marker_allowed(producer, epoch)) {
+  if (r && r->is_leader() && !r->producers.marker_allowed(producer, epoch)) {
     return coordinator_timer(0, [done] { done(Error::None); }), void();  // a newer epoch moved past it
   }
   RecordBatch marker;
@@ -207,7 +207,7 @@ bool Broker::verify_transactional_writes(ConnectionId connection, std::unique_pt
   for (const auto& data : request->partitions) {
     const RecordBatch& b = data.batch;
     const Replica* r = replica(data.partition);
-    if (!b.transactional || !r || r->role != Role::Leader || r->producers.in_transaction(b.producer_id)) continue;
+    if (!b.transactional || !r || !r->is_leader() || r->producers.in_transaction(b.producer_id)) continue;
     const auto known = r->verified.find(b.producer_id);
     if (known != r->verified.end() && known->second == b.producer_epoch) continue;
     unverified.push_back(data.partition);

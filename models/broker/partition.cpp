@@ -1,0 +1,237 @@
+#include "models/broker/partition.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+namespace ksim::models {
+
+namespace {
+
+bool contains(const std::vector<BrokerId>& brokers, BrokerId b) {
+  return std::find(brokers.begin(), brokers.end(), b) != brokers.end();
+}
+
+}  // namespace
+
+std::string_view to_string(Partition::Role role) {
+  switch (role) {
+    case Partition::Role::None: return "none";
+    case Partition::Role::Leader: return "leader";
+    case Partition::Role::Follower: return "follower";
+  }
+  return "?";
+}
+
+std::optional<std::string_view> Partition::broken_invariant() const {
+  if (log_.high_watermark() > log_.log_end_offset()) return "high watermark at most the log end offset";
+  if (!is_leader() && !followers_.empty()) return "followers tracked only by the leader";
+  if (!is_leader() && pending_isr_) return "an ISR change pending only while leading";
+  if (pending_isr_ && pending_isr_->empty()) return "a proposed ISR is never empty";
+  if (!is_leader()) return std::nullopt;
+  if (state_.leader != local_) return "the leader is the broker the controller named";
+  if (!contains(state_.isr, local_)) return "the leader is in its ISR";
+  if (log_.high_watermark() < epoch_high_watermark_) return "the high watermark never goes back within an epoch";
+  return std::nullopt;
+}
+
+void Partition::check_invariants() const {
+  const auto broken = broken_invariant();
+  if (!broken) return;
+  std::fprintf(stderr,
+               "ksim: partition %d-%d on broker %d (%s, leader epoch %d): invariant '%.*s' broken (hw %lld, leo %lld)\n",
+               tp_.topic, tp_.partition, local_, to_string(role_).data(), state_.leader_epoch,
+               static_cast<int>(broken->size()), broken->data(), static_cast<long long>(log_.high_watermark()),
+               static_cast<long long>(log_.log_end_offset()));
+  std::abort();
+}
+
+void Partition::changed() {
+  check_invariants();
+  if (is_leader()) epoch_high_watermark_ = log_.high_watermark();
+}
+
+bool Partition::is_stale(const PartitionState& state) const {
+  return state.leader_epoch < state_.leader_epoch ||
+         (state.leader_epoch == state_.leader_epoch && state.partition_epoch < state_.partition_epoch);
+}
+
+bool Partition::is_new_epoch(const PartitionState& state) const {
+  return state.leader_epoch > state_.leader_epoch || role_ == Role::None;
+}
+
+void Partition::make_leader(const PartitionState& state, SimTime now) {
+  role_ = Role::Leader;
+  state_ = state;
+  pending_isr_.reset();
+  followers_.clear();
+  for (const BrokerId b : state.replicas) {
+    if (b != local_) followers_.emplace_back(b, FollowerState{-1, now, now, 0});
+  }
+  epoch_high_watermark_ = log_.high_watermark();
+  changed();
+}
+
+void Partition::make_follower(const PartitionState& state) {
+  role_ = Role::Follower;
+  state_ = state;
+  followers_.clear();
+  pending_isr_.reset();
+  changed();
+}
+
+void Partition::stop(const PartitionState& state) {
+  go_offline();
+  state_ = state;
+  changed();
+}
+
+void Partition::go_offline() {
+  role_ = Role::None;
+  followers_.clear();
+  pending_isr_.reset();
+  changed();
+}
+
+void Partition::update_state(const PartitionState& state) {
+  state_ = state;
+  if (pending_isr_ && *pending_isr_ == state.isr) pending_isr_.reset();
+  changed();
+}
+
+void Partition::reset_process_state() {
+  role_ = Role::None;
+  state_ = PartitionState{};
+  followers_.clear();
+  pending_isr_.reset();
+  log_.set_high_watermark(std::min(log_.high_watermark(), log_.log_end_offset()));
+  changed();
+}
+
+const RecordBatch& Partition::append_as_leader(const RecordBatch& batch) {
+  const RecordBatch& stored = log_.append_as_leader(batch, state_.leader_epoch);
+  changed();
+  return stored;
+}
+
+void Partition::append_as_follower(const RecordBatch& batch) {
+  log_.append_as_follower(batch);
+  changed();
+}
+
+void Partition::truncate_to(Offset offset) {
+  log_.truncate_to(offset);
+  changed();
+}
+
+void Partition::follow_high_watermark(Offset leader_high_watermark) {
+  log_.set_high_watermark(std::min(leader_high_watermark, log_.log_end_offset()));
+  changed();
+}
+
+void Partition::lose_unflushed() {
+  log_.lose_unflushed();
+  changed();
+}
+
+FollowerState* Partition::find_follower(BrokerId broker) {
+  for (auto& [id, state] : followers_) {
+    if (id == broker) return &state;
+  }
+  return nullptr;
+}
+
+const FollowerState* Partition::follower(BrokerId broker) const {
+  return const_cast<Partition*>(this)->find_follower(broker);
+}
+
+bool Partition::in_isr(BrokerId broker) const { return contains(state_.isr, broker); }
+
+std::vector<BrokerId> Partition::maximal_isr() const {
+  std::vector<BrokerId> isr = state_.isr;
+  if (pending_isr_) {
+    for (const BrokerId b : *pending_isr_) {
+      if (!contains(isr, b)) isr.push_back(b);
+    }
+  }
+  return isr;
+}
+
+bool Partition::update_follower_fetch_state(BrokerId follower, Offset fetch_offset, SimTime now) {
+  FollowerState* f = find_follower(follower);
+  if (!f) return false;
+  const Offset leader_end = log_.log_end_offset();
+  if (fetch_offset >= leader_end) {
+    f->last_caught_up = std::max(f->last_caught_up, now);
+  } else if (fetch_offset >= f->leader_end_offset_at_last_fetch) {
+    f->last_caught_up = std::max(f->last_caught_up, f->last_fetch);
+  }
+  const bool moved = f->log_end_offset != fetch_offset;
+  f->log_end_offset = fetch_offset;
+  f->leader_end_offset_at_last_fetch = leader_end;
+  f->last_fetch = now;
+  return moved;
+}
+
+void Partition::catch_up_follower(BrokerId follower, SimTime last_fetch) {
+  if (FollowerState* f = find_follower(follower)) {
+    f->last_caught_up = std::max(f->last_caught_up, last_fetch);
+    f->last_fetch = std::max(f->last_fetch, last_fetch);
+  }
+}
+
+void Partition::record_high_watermark_sent(BrokerId follower, Offset high_watermark) {
+  if (FollowerState* f = find_follower(follower)) f->high_watermark_sent = high_watermark;
+}
+
+std::optional<std::vector<BrokerId>> Partition::isr_with(BrokerId follower,
+                                                         const std::vector<BrokerId>& live_brokers) const {
+  if (!is_leader() || pending_isr_ || in_isr(follower) || !contains(live_brokers, follower)) return std::nullopt;
+  const FollowerState* f = this->follower(follower);
+  if (!f) return std::nullopt;
+  const auto epoch_start = log_.end_offset_for_epoch(state_.leader_epoch - 1);
+  const Offset leader_epoch_start = epoch_start ? epoch_start->end_offset : 0;
+  if (f->log_end_offset < log_.high_watermark() || f->log_end_offset < leader_epoch_start) return std::nullopt;
+  std::vector<BrokerId> expanded = state_.isr;
+  expanded.push_back(follower);
+  return expanded;
+}
+
+std::optional<std::vector<BrokerId>> Partition::isr_without_lagging(SimTime now, SimTime max_lag) const {
+  if (!is_leader() || pending_isr_) return std::nullopt;
+  std::vector<BrokerId> kept;
+  for (const BrokerId b : state_.isr) {
+    const FollowerState* f = follower(b);
+    const bool lagging = b != local_ && (!f || now - f->last_caught_up > max_lag);
+    if (!lagging) kept.push_back(b);
+  }
+  if (kept.size() == state_.isr.size()) return std::nullopt;
+  return kept;
+}
+
+void Partition::begin_isr_change(std::vector<BrokerId> proposed) {
+  pending_isr_ = std::move(proposed);
+  changed();
+}
+
+bool Partition::maybe_advance_high_watermark() {
+  if (!is_leader()) return false;
+  Offset hw = log_.log_end_offset();
+  const auto include = [&](BrokerId b) {
+    if (b == local_) return;
+    const FollowerState* f = follower(b);
+    const Offset follower_end = f ? f->log_end_offset : -1;
+    hw = std::min(hw, follower_end < 0 ? log_.high_watermark() : follower_end);
+  };
+  for (const BrokerId b : state_.isr) include(b);
+  if (pending_isr_) {
+    for (const BrokerId b : *pending_isr_) include(b);  // counting a member twice changes nothing
+  }
+  if (hw <= log_.high_watermark()) return false;
+  log_.set_high_watermark(hw);
+  changed();
+  return true;
+}
+
+}  // namespace ksim::models
+

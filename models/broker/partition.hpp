@@ -1,0 +1,127 @@
+#pragma once
+// One replica of a partition on a broker, with its leader-side state, as
+// Kafka's Partition (core/src/main/scala/kafka/cluster/Partition.scala):
+// its log; the partition state the controller last sent (leader, epochs,
+// replicas, the committed ISR); while it leads, the state of each follower
+// (Kafka's Replica: log end offset, last caught-up time) and an ISR change
+// in flight (KIP-497's PendingExpandIsr / PendingShrinkIsr, whose union with
+// the committed ISR is the maximal ISR); and the rules on them: when a
+// follower is in sync, when it joins or leaves the ISR, where the high
+// watermark is, whether enough replicas are in sync.
+//
+// No node, no network: it decides, and the broker performs the effects
+// (AlterPartition requests, the purgatories, fetch sessions, the trace).
+// Every change asserts the partition's invariants (check_invariants()).
+#include <optional>
+#include <vector>
+
+#include "models/log/partition_log.hpp"
+#include "models/protocol/kafka_messages.hpp"
+
+namespace ksim::models {
+
+// What a leader knows of one follower (Kafka's Replica / ReplicaState).
+struct FollowerState {
+  Offset log_end_offset = -1;  // unknown until it fetches
+  SimTime last_caught_up = 0;
+  SimTime last_fetch = 0;
+  Offset leader_end_offset_at_last_fetch = 0;
+  Offset high_watermark_sent = -1;  // KIP-227: unchanged partitions are left out of responses
+};
+
+class Partition {
+ public:
+  enum class Role { None, Leader, Follower };
+
+  Partition(TopicPartition tp, BrokerId local_broker) : tp_(tp), local_(local_broker) {}
+
+  TopicPartition tp() const { return tp_; }
+  Role role() const { return role_; }
+  bool is_leader() const { return role_ == Role::Leader; }
+  bool is_follower() const { return role_ == Role::Follower; }
+  const PartitionLog& log() const { return log_; }
+  const PartitionState& state() const { return state_; }
+  Epoch leader_epoch() const { return state_.leader_epoch; }
+  bool isr_change_pending() const { return pending_isr_.has_value(); }
+
+  // --- the controller's partition state (Partition.makeLeader, makeFollower) ---
+  // Older than what this replica has: to be ignored.
+  bool is_stale(const PartitionState& state) const;
+  // A leader epoch this replica has not acted on yet.
+  bool is_new_epoch(const PartitionState& state) const;
+  // Leads from `state` on; every replica starts as caught up now, so none is dropped before it can fetch.
+  void make_leader(const PartitionState& state, SimTime now);
+  void make_follower(const PartitionState& state);
+  // Neither leads nor follows: no leader, or this replica's log dir failed (KIP-112).
+  void stop(const PartitionState& state);
+  void go_offline();
+  // The same epoch and role: the controller committed an ISR change, ours (it ends) or its own.
+  void update_state(const PartitionState& state);
+  // A crash: what the process kept is gone; the log stays.
+  void reset_process_state();
+
+  // --- the log, through the partition ---
+  const RecordBatch& append_as_leader(const RecordBatch& batch);
+  void append_as_follower(const RecordBatch& batch);
+  void truncate_to(Offset offset);
+  // A follower's high watermark follows the leader's, up to its own log end.
+  void follow_high_watermark(Offset leader_high_watermark);
+  void mark_flushed(Offset offset) { log_.mark_flushed(offset); }
+  void lose_unflushed();  // a power loss
+
+  // --- a leader's followers, ISR and high watermark ---
+  const FollowerState* follower(BrokerId broker) const;
+  bool in_isr(BrokerId broker) const;
+  // KIP-497: the committed ISR and a pending change together; the leader acts on no ISR the controller has not committed.
+  std::vector<BrokerId> maximal_isr() const;
+  // min.insync.replicas (Partition.checkEnoughReplicasReachOffset, appendRecordsToLeader).
+  bool enough_replicas(std::int32_t min_insync_replicas) const {
+    return static_cast<std::int32_t>(maximal_isr().size()) >= min_insync_replicas;
+  }
+  // Replica.updateFetchStateOrThrow: a follower fetched from `fetch_offset`. A
+  // follower is caught up if it fetched from the leader's end, or from where
+  // the end was at its previous fetch. True when its log end offset moved.
+  bool update_follower_fetch_state(BrokerId follower, Offset fetch_offset, SimTime now);
+  // KIP-227: the skipped fetches of a fetch session found the follower at the end, the last at `last_fetch`.
+  void catch_up_follower(BrokerId follower, SimTime last_fetch);
+  void record_high_watermark_sent(BrokerId follower, Offset high_watermark);
+  // Partition.maybeExpandIsr: the ISR with `follower` in it, when it should
+  // join: it has caught up to the high watermark and to the start of the
+  // leader's epoch (isFollowerInSync), and it is a live broker (KIP-841).
+  std::optional<std::vector<BrokerId>> isr_with(BrokerId follower, const std::vector<BrokerId>& live_brokers) const;
+  // Partition.maybeShrinkIsr: the ISR without the followers that have not caught up for `max_lag`.
+  std::optional<std::vector<BrokerId>> isr_without_lagging(SimTime now, SimTime max_lag) const;
+  // An AlterPartition is on its way to the controller with `proposed`.
+  void begin_isr_change(std::vector<BrokerId> proposed);
+  // Answered, refused or lost: the committed ISR stands until the controller says otherwise.
+  void end_isr_change() { pending_isr_.reset(); }
+  // Partition.maybeIncrementLeaderHW: the high watermark is the smallest log
+  // end offset in the maximal ISR (a member not heard from yet holds it where it is).
+  // True when it moved.
+  bool maybe_advance_high_watermark();
+
+  // The invariants: the high watermark never above the log end, never back
+  // within a leader's epoch; the leader in its ISR; followers and a pending
+  // ISR change only while leading, the change never empty. The first one
+  // broken, if any; check_invariants() aborts with it, after every change.
+  std::optional<std::string_view> broken_invariant() const;
+  void check_invariants() const;
+
+ private:
+  FollowerState* find_follower(BrokerId broker);
+  void changed();  // after every change: checks the invariants, notes the high watermark
+
+  // Laid out for the fetch and append paths: what they read comes first.
+  TopicPartition tp_;
+  Role role_ = Role::None;  // process state: lost on a crash
+  BrokerId local_;
+  PartitionLog log_;  // durable across process crashes; power loss keeps only the flushed prefix
+  PartitionState state_;  // as last received from the controller
+  std::vector<std::pair<BrokerId, FollowerState>> followers_;  // leader only; a handful: a flat list
+  std::optional<std::vector<BrokerId>> pending_isr_;  // AlterPartition in flight (KIP-497)
+  Offset epoch_high_watermark_ = 0;  // the leader's high watermark when last checked, within its epoch
+};
+
+std::string_view to_string(Partition::Role role);
+
+}  // namespace ksim::models

@@ -17,7 +17,13 @@ Cluster::Cluster(const Scenario& scenario, const RunOptions& options)
   events_->subscribe([this](SimTime t, const Node& from, const models::ModelEvent& e) { failover_.on_event(t, from, e); });
   sim_->observe_nodes([this](const Node& node, NodeChange change) { failover_.on_node(sim_->now(), node, change); });
   faults_ = std::make_unique<FaultInjector>(*sim_);
-  if (scenario.kafka) spawn_kafka();
+  if (scenario.kafka) {
+    spawn_kafka();
+    invariants_ = std::make_unique<models::ClusterInvariants>(brokers_, *controller_, scenario.seed, options.invariants);
+    events_->subscribe([this](SimTime, const Node& from, const models::ModelEvent& e) { invariants_->on_event(from, e); });
+    sim_->observe_nodes([this](const Node& node, NodeChange change) { invariants_->on_node(node, change); });
+    sim_->add_after_event_hook([this] { invariants_->after_event(sim_->now()); });
+  }
   if (scenario.rpc) spawn_rpc();
   for (const std::int32_t internal : {offsets_topic_, transaction_topic_}) {
     if (internal >= 0) failover_.ignore_topic(internal);
@@ -360,7 +366,6 @@ void Cluster::run() {
     }
     sim_->run_until(next);
     t = next;
-    if (scenario_.kafka && t % invariant_period() == 0) check_invariants();
     if (transaction_topic_ >= 0) track_open_transactions();
     if (scenario_.kafka && t % seconds(1) == 0) track_replication_lag();
   }
@@ -381,42 +386,9 @@ void Cluster::track_replication_lag() {
   }
 }
 
-// The invariants are checked every 100ms of simulated time, every second in
-// clusters of more than 2,000 partition replicas (the check reads them all).
-SimTime Cluster::invariant_period() const {
-  std::size_t replicas = 0;
-  for (const models::Broker* b : brokers_) replicas += b->hosted_partition_count();
-  return replicas > 2000 ? seconds(1) : milliseconds(100);
-}
-
-// Checked periodically (the run is deterministic, so when they are checked
-// does not change the outcome):
-// - a leader's high watermark never exceeds the log end offset of an ISR member;
-// - a leader's high watermark never goes back within one leader epoch;
-// - at most one broker leads a partition in one epoch.
-void Cluster::check_invariants() {
-  std::map<std::pair<models::TopicPartition, models::Epoch>, models::BrokerId> leaders;
-  for (const models::Broker* leader : brokers_) {
-    for (const models::TopicPartition tp : leader->hosted_partitions()) {
-      if (!leader->is_leader(tp)) continue;
-      const auto state = *leader->partition_state(tp);
-      const models::Offset hw = leader->log(tp)->high_watermark();
-      const auto [it, fresh] = leaders.emplace(std::pair{tp, state.leader_epoch}, leader->broker_id());
-      if (!fresh && it->second != leader->broker_id()) ++invariant_violations_;
-      auto& last = leader_high_watermarks_[tp];
-      if (last.first == state.leader_epoch && hw < last.second) ++invariant_violations_;
-      last = {state.leader_epoch, hw};
-      for (const models::BrokerId member : state.isr) {
-        const models::Broker* follower = brokers_[static_cast<std::size_t>(member)];
-        if (follower->state() != NodeState::Running || !follower->log(tp)) continue;
-        if (hw > follower->log(tp)->log_end_offset()) {
-          ++invariant_violations_;
-          sim_->trace().record(sim_->now(), "checker", "invariant.hw_above_isr_leo",
-                               {{"topic", tp.topic}, {"partition", tp.partition}, {"broker", member}});
-        }
-      }
-    }
-  }
+const std::vector<models::InvariantViolation>& Cluster::invariant_violations() const {
+  static const std::vector<models::InvariantViolation> none;
+  return invariants_ ? invariants_->violations() : none;
 }
 
 void Cluster::track_open_transactions() {

@@ -6,6 +6,7 @@
 #include <ostream>
 #include <vector>
 
+#include "models/check/cluster_invariants.hpp"
 #include "models/check/failover_tracker.hpp"
 #include "app/harness/resource_usage.hpp"
 #include "app/scenario/scenario.hpp"
@@ -24,6 +25,8 @@ namespace ksim::app {
 struct RunOptions {
   spdlog::level::level_enum log_level = spdlog::level::warn;
   std::ostream* trace_out = nullptr;  // JSON lines, when asked for
+  // After every event: the partitions that changed in it, or every partition (slow: for tests).
+  models::ClusterInvariants::Scope invariants = models::ClusterInvariants::Scope::Changed;
 };
 
 class Cluster {
@@ -46,7 +49,8 @@ class Cluster {
   const models::DeliveryHistory& history() const { return history_; }
   const models::ConsumptionHistory& consumption() const { return consumption_; }
   const std::vector<models::Consumer*>& consumers() const { return consumers_; }
-  std::uint64_t invariant_violations() const { return invariant_violations_; }
+  // Every invariant violation (models/check/cluster_invariants.hpp), in the order they began.
+  const std::vector<models::InvariantViolation>& invariant_violations() const;
   // Transactions that stayed open on a partition (holding its last stable
   // offset back) longer than `threshold`, as seen every 100ms by leaders.
   struct OpenTransaction {
@@ -87,10 +91,8 @@ class Cluster {
   void register_disk_faults();
   void schedule_faults();
   void plan_nemesis();
-  void check_invariants();
   void track_open_transactions();
   void track_replication_lag();
-  SimTime invariant_period() const;
   std::vector<NodeId> resolve_nodes(const std::vector<std::string>& names) const;
   std::vector<LinkId> resolve_links(const std::vector<std::string>& names) const;
 
@@ -108,7 +110,7 @@ class Cluster {
   models::DeliveryHistory history_;
   std::vector<models::Consumer*> consumers_;
   models::ConsumptionHistory consumption_;
-  std::uint64_t invariant_violations_ = 0;
+  std::unique_ptr<models::ClusterInvariants> invariants_;
   std::int32_t offsets_topic_ = -1;
   std::int32_t transaction_topic_ = -1;
   std::map<models::TopicPartition, std::map<models::ProducerId, OpenTransaction>> open_transactions_;
@@ -118,7 +120,6 @@ class Cluster {
   models::FailoverTracker failover_;
   std::vector<std::vector<models::BrokerId>> offsets_replicas_;
   std::vector<std::vector<models::BrokerId>> transaction_replicas_;
-  std::map<models::TopicPartition, std::pair<models::Epoch, models::Offset>> leader_high_watermarks_;
 };
 
 }  // namespace ksim::app

@@ -141,7 +141,7 @@ KafkaFigures kafka_figures(const Cluster& cluster) {
     for (const auto& d : b->log_dir_stats()) k.log_dirs.push_back({b->broker_id(), d});
   }
   k.controller = cluster.controller()->stats();
-  k.invariant_violations = cluster.invariant_violations();
+  k.invariant_violations = cluster.invariant_violations().size();
   k.groups = group_figures(cluster, logs, k.delivery);
   if (cluster.has_transactions()) k.transactions = transaction_figures(cluster, k.delivery, k.groups);
   k.performance = performance_figures(cluster);

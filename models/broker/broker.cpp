@@ -43,6 +43,7 @@ void Broker::create_replica(TopicPartition tp) {
   }
   ++log_dirs_[best].partitions;
   Replica& stored = replicas_.try_emplace(tp, tp, id_, best).first->second;
+  stored.set_listener(partition_listener_);
   replica_index_[static_cast<std::size_t>(topic_base_[static_cast<std::size_t>(tp.topic)] + tp.partition)] = &stored;
 }
 
@@ -214,7 +215,9 @@ void Broker::apply_partition_state(Replica& r, const PartitionState& state) {
     if (new_epoch || !r.is_leader()) {
       become_leader(r, state);
     } else {
+      const bool isr_changed = r.state().isr != state.isr;
       r.update_state(state);  // an ISR change we asked for, or another broker's view
+      if (isr_changed) publish(IsrUpdated{id_, r.tp(), state.isr.size()});
       maybe_advance_high_watermark(r);
     }
   } else if (state.leader == kNoBroker) {
@@ -393,6 +396,11 @@ void Broker::fail_log_dir(const std::string& path) {
     log_dirs_[i].disk.fail();
     if (is_running()) take_log_dir_offline(i, "disk failed");
   }
+}
+
+void Broker::set_partition_listener(PartitionListener* listener) {
+  partition_listener_ = listener;
+  for (auto& [tp, r] : replicas_) r.set_listener(listener);
 }
 
 const PartitionLog* Broker::log(TopicPartition tp) const {

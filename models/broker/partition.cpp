@@ -49,6 +49,7 @@ void Partition::check_invariants() const {
 void Partition::changed() {
   check_invariants();
   if (is_leader()) epoch_high_watermark_ = log_.high_watermark();
+  if (listener_) listener_->partition_changed(*this);
 }
 
 bool Partition::is_stale(const PartitionState& state) const {

@@ -29,6 +29,17 @@ struct FollowerState {
   Offset high_watermark_sent = -1;  // KIP-227: unchanged partitions are left out of responses
 };
 
+class Partition;
+
+// Hears every change of a partition, after its invariants held (as Kafka's
+// PartitionListener hears a partition's high watermark updates): the
+// cluster's invariant checks mark it for checking.
+class PartitionListener {
+ public:
+  virtual ~PartitionListener() = default;
+  virtual void partition_changed(const Partition& partition) = 0;
+};
+
 class Partition {
  public:
   enum class Role { None, Leader, Follower };
@@ -43,6 +54,7 @@ class Partition {
   const PartitionState& state() const { return state_; }
   Epoch leader_epoch() const { return state_.leader_epoch; }
   bool isr_change_pending() const { return pending_isr_.has_value(); }
+  void set_listener(PartitionListener* listener) { listener_ = listener; }
 
   // --- the controller's partition state (Partition.makeLeader, makeFollower) ---
   // Older than what this replica has: to be ignored.
@@ -120,6 +132,7 @@ class Partition {
   std::vector<std::pair<BrokerId, FollowerState>> followers_;  // leader only; a handful: a flat list
   std::optional<std::vector<BrokerId>> pending_isr_;  // AlterPartition in flight (KIP-497)
   Offset epoch_high_watermark_ = 0;  // the leader's high watermark when last checked, within its epoch
+  PartitionListener* listener_ = nullptr;
 };
 
 std::string_view to_string(Partition::Role role);

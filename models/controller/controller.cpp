@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cstdio>
+#include <cstdlib>
 
 #include "sim/core/simulation.hpp"
 
@@ -308,7 +310,23 @@ std::vector<BrokerId> Controller::live_brokers() const {
   return live;
 }
 
+// What the controller commits (ReplicationControlManager's checks): an ISR
+// of assigned replicas, never empty, and a leader that is in it.
+void Controller::check_partition_state(const PartitionState& state) const {
+  const auto require = [&](bool holds, const char* invariant) {
+    if (holds) return;
+    std::fprintf(stderr, "ksim: controller: partition %d-%d (leader %d, epoch %d): invariant '%s' broken\n",
+                 state.partition.topic, state.partition.partition, state.leader, state.leader_epoch, invariant);
+    std::abort();
+  };
+  require(!state.isr.empty(), "an ISR is never empty");
+  require(std::all_of(state.isr.begin(), state.isr.end(), [&](BrokerId b) { return contains(state.replicas, b); }),
+          "the ISR holds only assigned replicas");
+  require(state.leader == kNoBroker || contains(state.isr, state.leader), "the leader is in the ISR");
+}
+
 void Controller::push(const std::vector<PartitionState>& states) {
+  for (const PartitionState& state : states) check_partition_state(state);
   const std::vector<BrokerId> live = live_brokers();
   for (const BrokerId b : live) {
     const Registration& r = brokers_[static_cast<std::size_t>(b)];

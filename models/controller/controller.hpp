@@ -76,6 +76,7 @@ class Controller final : public Node {
   bool is_usable(BrokerId broker, TopicPartition tp) const;
   void push(const std::vector<PartitionState>& states);
   void push_all_to(BrokerId broker);
+  void check_partition_state(const PartitionState& state) const;
   std::vector<BrokerId> live_brokers() const;
 
   ControllerConfig config_;

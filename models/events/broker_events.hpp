@@ -88,6 +88,19 @@ struct LogTruncated {
   }
 };
 
+// A leader took a committed ISR from the controller in its epoch (its own
+// AlterPartition, or the controller's). Not traced: traces stay as they were.
+struct IsrUpdated {
+  BrokerId broker;
+  TopicPartition partition;
+  std::size_t isr_size;
+  bool traced() const { return false; }
+  std::string_view kind() const { return "broker.isr_updated"; }
+  template <class Write> void trace(Write&& write) const {
+    write({{"topic", partition.topic}, {"partition", partition.partition}, {"isr", isr_size}});
+  }
+};
+
 // KIP-112: a log dir went offline, and its replicas with it.
 struct LogDirWentOffline {
   BrokerId broker;

@@ -15,7 +15,7 @@ namespace ksim::models {
 
 using ModelEvent = std::variant<
     // brokers
-    BecameLeader, BecameFollower, HighWatermarkAdvanced, IsrChangeProposed, LogTruncated, LogDirWentOffline,
+    BecameLeader, BecameFollower, HighWatermarkAdvanced, IsrChangeProposed, IsrUpdated, LogTruncated, LogDirWentOffline,
     BrokerShutDown, BatchAppended, DuplicateBatch, TxnMarkerWritten,
     // the controller
     ControllerLoading, BrokerFenced, ControlledShutdownStarted, BrokerUnfenced, LeaderElected, IsrCommitted,

@@ -1,0 +1,74 @@
+#pragma once
+// The cluster's invariants, checked after every event (Simulation's
+// after-event hook), as Kafka's RaftEventSimulationTest checks its own:
+//
+// - single_leader_per_epoch: one leader epoch of a partition belongs to one
+//   broker, for the whole run.
+// - high_watermark_monotonic: a partition's high watermark never goes back
+//   within a leader epoch.
+// - high_watermark_within_isr: a leader's high watermark never exceeds the
+//   log end offset of a running member of its ISR, unless that member lost
+//   its log's tail to a power loss, or to truncation before KIP-101, since
+//   it last reached the high watermark (Kafka does not detect those losses
+//   before KIP-966: the delivery checker reports what they cost).
+//
+// (The controller asserts its own: an ISR and a leader among the assigned replicas.)
+//
+// Scope::Changed checks, after each event, the partitions that changed in
+// it (every Partition tells its PartitionListener) and those of a broker
+// that started; Scope::Everything checks every partition after every event,
+// for test builds and for the test that both scopes find the same.
+#include <cstdint>
+#include <map>
+#include <set>
+#include <span>
+#include <tuple>
+#include <vector>
+
+#include "models/broker/broker.hpp"
+#include "models/check/invariant.hpp"
+#include "models/controller/controller.hpp"
+#include "models/events/model_event.hpp"
+
+namespace ksim::models {
+
+class ClusterInvariants final : public PartitionListener {
+ public:
+  enum class Scope { Changed, Everything };
+
+  // `brokers` by broker id. Listens to every broker's partitions.
+  ClusterInvariants(std::vector<Broker*> brokers, const Controller& controller, std::uint64_t seed, Scope scope);
+  ClusterInvariants(const ClusterInvariants&) = delete;
+  ClusterInvariants& operator=(const ClusterInvariants&) = delete;
+
+  static std::span<const Invariant> all();
+
+  void partition_changed(const Partition& partition) override { changed_.push_back(partition.tp()); }
+  void on_event(const Node& from, const ModelEvent& event);
+  void on_node(const Node& node, NodeChange change);
+  // After every event: checks what changed (or everything).
+  void after_event(SimTime now);
+
+  const std::vector<InvariantViolation>& violations() const { return violations_; }
+
+ private:
+  using Key = std::tuple<std::string_view, TopicPartition, BrokerId>;  // invariant, partition, broker
+  void check(TopicPartition tp, SimTime now);
+  void check_leader(const Broker& leader, const Partition& p, SimTime now);
+  // Records the start of a violation (once until it holds again); `holds` ends one.
+  template <class Detail>  // std::string(): what was seen, formatted only for a violation
+  void verdict(bool holds, std::string_view invariant, TopicPartition tp, BrokerId broker, SimTime now,
+               const Detail& detail);
+
+  std::vector<Broker*> brokers_;
+  const Controller& controller_;
+  std::uint64_t seed_;
+  Scope scope_;
+  std::vector<TopicPartition> changed_;
+  std::map<std::pair<TopicPartition, Epoch>, std::pair<BrokerId, Offset>> epochs_;  // leader and high watermark
+  std::set<std::pair<BrokerId, TopicPartition>> lost_tail_;  // replicas excused from high_watermark_within_isr
+  std::set<Key> broken_;  // violations in progress
+  std::vector<InvariantViolation> violations_;
+};
+
+}  // namespace ksim::models

@@ -53,6 +53,13 @@ struct KafkaSpec {
   NodeGroupSpec brokers{3, {}};
   std::optional<std::string> controller_rack;
   models::BrokerConfig broker;
+  // Broker configs that are the defaults of the topic configs of the same
+  // names (brokers.config); a topic's own config overrides them.
+  struct TopicDefaults {
+    std::int32_t min_insync_replicas = 1;          // min.insync.replicas
+    bool unclean_leader_election_enable = false;   // unclean.leader.election.enable
+  };
+  TopicDefaults topic_defaults;
   models::ControllerConfig controller;
   std::vector<models::TopicSpec> topics;
   struct ProducerGroup {
@@ -76,6 +83,10 @@ struct KafkaSpec {
     bool producer_per_partition = false;  // EOS-v1: nodes NAME-producer-i-p, one per input partition p
   };
   std::vector<ConsumerGroup> consumers;
+
+  // A producer, or a transform's producer, has a transactional.id: the
+  // cluster has __transaction_state and the report a transactions section.
+  bool has_transactions() const;
 };
 
 // Comparisons in `expect`: "0", ">0", ">=3", "<10", "<=2".

@@ -171,3 +171,26 @@ consumers:
   CHECK_THAT(scenario_error(cluster + "  - {name: app, topic: t}\nfaults: [{kind: crash, at: 1s, nodes: ['coordinator:ap']}]\n"),
              Catch::Contains("coordinator:app"));
 }
+
+TEST_CASE("a broker's topic defaults and the controller's session timeout are read where they belong", "[scenario]") {
+  const Scenario s = parse_scenario(
+      "brokers:\n  count: 3\n  config: {min.insync.replicas: 2, unclean.leader.election.enable: true,"
+      " broker.session.timeout.ms: 5s}\n"
+      "topics:\n  - {name: a}\n  - {name: b, config: {min.insync.replicas: 3, unclean.leader.election.enable: false}}\n");
+  REQUIRE(s.kafka);
+  CHECK(s.kafka->topic_defaults.min_insync_replicas == 2);
+  CHECK(s.kafka->topic_defaults.unclean_leader_election_enable);
+  CHECK(s.kafka->topics[0].min_insync_replicas == 2);
+  CHECK(s.kafka->topics[0].unclean_leader_election_enable);
+  CHECK(s.kafka->topics[1].min_insync_replicas == 3);
+  CHECK_FALSE(s.kafka->topics[1].unclean_leader_election_enable);
+  CHECK(s.kafka->controller.broker_session_timeout == seconds(5));
+  const Scenario defaults = parse_scenario("brokers: {count: 3}\ntopics: [{name: a}]\n");
+  CHECK(defaults.kafka->topics[0].min_insync_replicas == 1);
+  CHECK_FALSE(defaults.kafka->topics[0].unclean_leader_election_enable);
+  CHECK(defaults.kafka->controller.broker_session_timeout == seconds(9));
+  CHECK(scenario_error("brokers: {count: 3, config: {min.insync.replicas: 0}}\n") ==
+        "test.yaml:1:51: brokers.config.min.insync.replicas: must be between 1 and 1000, got 0");
+  CHECK(scenario_error("brokers: {count: 3, config: {broker.session.timeout.ms: 0}}\n") ==
+        "test.yaml:1:57: brokers.config.broker.session.timeout.ms: must be at least 1ns, got 0");
+}

@@ -456,33 +456,4 @@ bool KafkaSpec::has_transactions() const {
                      [](const auto& c) { return c.transform && !c.transform->transactional_id.empty(); });
 }
 
-CountExpectation read_count_expectation(MapReader& in, std::string_view key) {
-  const std::string text = in.required<std::string>(key);
-  CountExpectation e;
-  e.name = std::string(key);
-  std::size_t digits = 0;
-  for (const char* op : {">=", "<=", ">", "<", "=="}) {
-    if (text.rfind(op, 0) == 0) {
-      e.op = op;
-      digits = std::string_view(op).size();
-      break;
-    }
-  }
-  if (e.op.empty()) e.op = "==";
-  const std::string number = text.substr(digits);
-  if (number.empty() || !std::all_of(number.begin(), number.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-    throw in.error(key, "expected a count or a comparison like \">0\", \"0\" or \"<=10\", got '" + text + "'");
-  }
-  e.value = std::stoull(number);
-  return e;
-}
-
-bool CountExpectation::holds(std::uint64_t actual) const {
-  if (op == ">") return actual > value;
-  if (op == ">=") return actual >= value;
-  if (op == "<") return actual < value;
-  if (op == "<=") return actual <= value;
-  return actual == value;
-}
-
 }  // namespace ksim::app

@@ -4,6 +4,7 @@
 
 #include "app/commands/commands.hpp"
 #include "app/harness/cluster.hpp"
+#include "app/report/report_expectations.hpp"
 #include "app/scenario/scenario.hpp"
 #include "tests/support/scenario_runner.hpp"
 
@@ -71,13 +72,13 @@ TEST_CASE("override: --set overrides a scenario value, and a bad --set is an err
   config::Document doc = config::Document::from_string("rpc:\n  clients: {count: 2, rate: 10/s}\n", "test.yaml");
   doc.apply_override("rpc.clients.count=5");
   doc.apply_override("network.racks=[x, y]");
-  const Scenario s = read_scenario(doc);
+  const Scenario s = read_scenario(doc, expectation_catalogue());
   CHECK(s.rpc->clients.count == 5);
   CHECK(s.rpc->client.rate_per_s == 10);
   CHECK(s.network.racks == std::vector<std::string>{"x", "y"});
   config::Document bad = config::Document::from_string("rpc: {}", "test.yaml");
   bad.apply_override("rpc.clients.rat=5/s");
-  CHECK_THROWS_WITH(read_scenario(bad), Catch::Contains("did you mean 'rate'"));
+  CHECK_THROWS_WITH(read_scenario(bad, expectation_catalogue()), Catch::Contains("did you mean 'rate'"));
 }
 
 TEST_CASE("racks spread nodes round-robin and groups can be pinned to one", "[scenario]") {

@@ -3,6 +3,10 @@
 // table has, or one for a section the scenario lacks, is a located error.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
 #include "app/report/report_expectations.hpp"
 #include "app/scenario/scenario.hpp"
 #include "tests/support/scenario_runner.hpp"
@@ -19,6 +23,64 @@ const std::string kKafka = "brokers: {count: 3}\ntopics: [{name: t, partitions: 
 const std::string kTransactional =
     "brokers: {count: 3}\ntopics: [{name: t, partitions: 2}]\n"
     "producers: [{name: p, topic: t, config: {transactional.id: tx}}]\n";
+
+// What docs/scenarios.md says of the comparison an expectation makes.
+std::string comparison(const ExpectableFigure& f) {
+  switch (f.as) {
+    case ExpectAs::Count: return "a count (`0`) or a comparison (`\">0\"`, `\">=3\"`, `\"<10\"`)";
+    case ExpectAs::Flag: return "`true` or `false`";
+    case ExpectAs::Guarantee: return "`none`, `at-most-once`, `at-least-once` or `exactly-once`";
+    case ExpectAs::Bound:
+      switch (f.unit) {
+        case FigureUnit::Fraction: return "at most, at least: a fraction (`0.9`, `90%`)";
+        case FigureUnit::Milliseconds:
+        case FigureUnit::Seconds: return "at most, at least: a duration (`250ms`)";
+        case FigureUnit::Bytes: return "at most, at least: a size (`16KiB`)";
+        case FigureUnit::PerSecond:
+        case FigureUnit::RecordsPerSecond: return "at most, at least: a rate (`1000/s`)";
+        case FigureUnit::BytesPerSecond: return "at most, at least: a bandwidth (`100MB/s`)";
+        case FigureUnit::Count:
+        case FigureUnit::Records: return "at most, at least: a count";
+        default: return "at most, at least: a number";
+      }
+    case ExpectAs::Nothing: break;
+  }
+  return "";
+}
+
+std::string key_path(const ExpectableSection& section, const ExpectableFigure& f) {
+  const std::string key(f.key);
+  const std::string prefix = section.scope == SectionScope::Transactions ? "transactions."
+                             : section.scope == SectionScope::Group      ? "groups.GROUP."
+                                                                         : "";
+  if (f.as == ExpectAs::Bound) return "`" + prefix + "max_" + key + "`, `" + prefix + "min_" + key + "`";
+  return "`" + prefix + key + "`";
+}
+
+// The table of docs/scenarios.md's `expect` section, as the figure tables give it.
+std::string expect_keys_table() {
+  std::string table = "| key | report section | value | meaning |\n|---|---|---|---|\n";
+  for (const ExpectableSection& section : expectation_catalogue()) {
+    for (const ExpectableFigure& f : section.figures) {
+      table += "| " + key_path(section, f) + " | " + std::string(section.name) + " | " + comparison(f) + " | " +
+               std::string(f.description) + " |\n";
+    }
+  }
+  return table;
+}
+
+// The text of `file` between the two lines that hold `begin` and `end`.
+std::string between(const std::string& file, const std::string& begin, const std::string& end) {
+  std::ifstream in(file);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string all = text.str();
+  const auto from = all.find(begin);
+  const auto to = all.find(end);
+  if (from == std::string::npos || to == std::string::npos) return "(markers not found)";
+  const auto start = all.find('\n', from) + 1;
+  return all.substr(start, all.rfind('\n', to) + 1 - start);
+}
 
 }  // namespace
 
@@ -101,4 +163,15 @@ TEST_CASE("each expectation key names one figure, and every expectable figure is
   }
   CHECK(figures >= 30);
   CHECK_NOTHROW(parse_scenario(""));  // the reader refuses a catalogue in which two figures share a key
+}
+
+TEST_CASE("docs/scenarios.md lists the expect keys the figure tables have", "[scenario][expect][docs]") {
+  const std::string documented = between(std::string(KSIM_SOURCE_DIR) + "/docs/scenarios.md",
+                                         "<!-- expect-keys: begin", "<!-- expect-keys: end");
+  const std::string expected = expect_keys_table();
+  const bool in_step = documented == expected;
+  const auto file = std::filesystem::temp_directory_path() / "ksim-expect-keys.md";
+  if (!in_step) std::ofstream(file) << expected;
+  INFO("docs/scenarios.md should hold, between its expect-keys markers, what " << file.string() << " holds");
+  CHECK(in_step);
 }

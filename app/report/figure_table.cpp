@@ -24,6 +24,13 @@ double number(const FigureValue& value) {
                     value);
 }
 
+// Exactly, for an integer (a seed has 64 bits, more than a double holds).
+std::string whole(const FigureValue& value) {
+  if (const auto* n = std::get_if<std::uint64_t>(&value)) return std::to_string(*n);
+  if (const auto* n = std::get_if<std::int64_t>(&value)) return std::to_string(*n);
+  return fmt::format("{:.0f}", number(value));
+}
+
 }  // namespace
 
 std::string Guarantees::verdict() const {
@@ -60,9 +67,11 @@ std::string format_figure(const FigureValue& value, FigureUnit unit) {
   const double x = number(value);
   switch (unit) {
     case FigureUnit::Count:
-    case FigureUnit::Names: return fmt::format("{:.0f}", x);
-    case FigureUnit::Records: return fmt::format("{:.0f} records", x);
-    case FigureUnit::Bytes: return units::format_bytes(static_cast<std::uint64_t>(x));
+    case FigureUnit::Names: return whole(value);
+    case FigureUnit::Records: return whole(value) + " records";
+    case FigureUnit::Bytes:
+      return units::format_bytes(std::holds_alternative<std::uint64_t>(value) ? std::get<std::uint64_t>(value)
+                                                                              : static_cast<std::uint64_t>(x));
     case FigureUnit::Fraction: return fmt::format("{:.1f}%", 100 * x);
     case FigureUnit::Milliseconds: return fmt::format("{:.3f}ms", x);
     case FigureUnit::Seconds: return fmt::format("{:.3f}s", x);

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <set>
+#include <sstream>
 #include <string>
 
 #include "app/report/report.hpp"
@@ -204,4 +205,13 @@ TEST_CASE("an expectation on each section of the report can fail the run", "[rep
     }
     CHECK(found);
   }
+}
+
+TEST_CASE("the text report shows integer figures exactly, a 64-bit seed too", "[report]") {
+  RunReport r;
+  r.seed = 18446744073709551615ULL;
+  r.trace_records = 9007199254740993ULL;  // 2^53 + 1: a double would round it
+  std::ostringstream out;
+  print_report(r, out);
+  CHECK_THAT(out.str(), Catch::Contains("seed 18446744073709551615") && Catch::Contains("trace records 9007199254740993"));
 }

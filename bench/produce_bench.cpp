@@ -48,7 +48,7 @@ std::uint64_t peak_rss_bytes() {
 
 ProduceBenchResult run_produce_bench(const ProduceBenchOptions& options) {
   const config::Document document = config::Document::from_string(scenario_text(options), "produce-bench");
-  const app::Scenario scenario = app::read_scenario(document);
+  const app::Scenario scenario = app::read_scenario(document, app::expectation_catalogue());
   app::Cluster cluster(scenario, app::RunOptions{});
   // Wall-clock time measures the benchmark only; it never reaches the simulation.
   const auto start = std::chrono::steady_clock::now();

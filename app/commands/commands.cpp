@@ -58,7 +58,7 @@ int run_command(const RunArgs& args, std::ostream& out, std::ostream& err) {
   }
   try {
     const config::Document document = load(args);
-    const Scenario scenario = read_scenario(document);
+    const Scenario scenario = read_scenario(document, expectation_catalogue());
     std::ofstream trace;
     RunOptions options{*level, nullptr};
     if (!args.trace_file.empty()) {
@@ -90,7 +90,7 @@ int run_command(const RunArgs& args, std::ostream& out, std::ostream& err) {
 int validate_command(const RunArgs& args, std::ostream& out, std::ostream& err) {
   try {
     const config::Document document = load(args);
-    const Scenario scenario = read_scenario(document);
+    const Scenario scenario = read_scenario(document, expectation_catalogue());
     const auto nodes = node_placements(scenario);
     fmt::print(out, "{}: ok ({} nodes, {} faults, {} nemesis rules, {} simulated)\n", document.file_name(),
                nodes.size(), scenario.faults.size(), scenario.nemesis.rules.size(),

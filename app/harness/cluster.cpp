@@ -151,11 +151,7 @@ void Cluster::spawn_kafka() {
     directory->offsets_topic = static_cast<std::int32_t>(directory->topics.size());
     directory->topics.push_back(offsets_topic());
   }
-  const bool transactions =
-      std::any_of(kafka.producers.begin(), kafka.producers.end(),
-                  [](const auto& p) { return !p.config.transactional_id.empty(); }) ||
-      std::any_of(kafka.consumers.begin(), kafka.consumers.end(),
-                  [](const auto& c) { return c.transform && !c.transform->transactional_id.empty(); });
+  const bool transactions = kafka.has_transactions();
   if (transactions) {
     directory->transaction_topic = static_cast<std::int32_t>(directory->topics.size());
     directory->topics.push_back(transaction_topic());

@@ -4,16 +4,88 @@
 #include <fmt/ostream.h>
 
 #include "app/harness/cluster.hpp"
-#include "app/report/report.hpp"
 
 namespace ksim::app {
 
-std::string guarantee_verdict(bool at_most_once, bool at_least_once, bool exactly_once) {
-  if (exactly_once) return "exactly-once";
-  if (at_least_once) return "at-least-once";
-  if (at_most_once) return "at-most-once";
-  return "none";
-}
+namespace {
+
+using G = GroupFigures;
+using C = models::ConsumptionReport;
+using T = models::TransformReport;
+using U = FigureUnit;
+
+template <auto Member>
+constexpr auto of_report = [](const G& g) { return figure_value(std::invoke(Member, g.report)); };
+
+constexpr Figure<G> kGroup[] = {
+    {.name = "group", .value = of<&G::group>, .unit = U::Text},
+    {.name = "members", .value = of<&G::members>, .unit = U::Names},
+    {.name = "processed", .value = of_report<&C::processed>, .label = "processed",
+     .expect = ExpectAs::Count, .description = "records processed, every time"},
+    {.name = "committed", .value = of_report<&C::committed>, .label = "committed"},
+    {.name = "duplicates", .value = of_report<&C::duplicated>, .label = "duplicates",
+     .expect = ExpectAs::Count, .description = "extra processings of a committed record"},
+    {.name = "unprocessed", .value = of_report<&C::unprocessed>, .label = "unprocessed",
+     .expect = ExpectAs::Count, .description = "committed records never processed: lost for the group"},
+    {.name = "uncommitted_seen", .value = of_report<&C::uncommitted_seen>,
+     .label = "uncommitted seen", .expect = ExpectAs::Count,
+     .description = "processed records not in the committed log (read past the high watermark, or truncated since)"},
+    {.name = "aborted_reads", .value = of_report<&C::aborted_reads>, .label = "aborted reads",
+     .expect = ExpectAs::Count, .description = "processed records of aborted transactions"},
+    {.name = "out_of_order", .value = of_report<&C::out_of_order>, .label = "out of order",
+     .expect = ExpectAs::Count,
+     .description = "records at a lower offset than the one before, by the same consumer process and generation"},
+    {.name = "lag", .value = of_report<&C::lag>, .label = "lag at the end", .new_line = true,
+     .expect = ExpectAs::Count, .description = "committed records after the group's last committed offset"},
+    {.name = "commits", .value = of_report<&C::commits>, .label = "commits",
+     .expect = ExpectAs::Count, .description = "partition offsets committed"},
+    {.name = "failed_commits", .value = of_report<&C::failed_commits>, .label = "failed commits",
+     .expect = ExpectAs::Count, .description = "offset commits that failed"},
+    {.name = "poll_timeouts", .value = of_report<&C::poll_timeouts>, .label = "poll timeouts",
+     .expect = ExpectAs::Count, .description = "members that left because processing exceeded max.poll.interval.ms"},
+    {.name = "crashes", .value = of_report<&C::crashes>, .label = "crashes"},
+    {.name = "coordinator_loads", .value = of_report<&C::coordinator_loads>,
+     .label = "coordinator loads", .expect = ExpectAs::Count,
+     .description = "times a broker took the group over from __consumer_offsets (failover)"},
+    {.name = "rebalances", .value = [](const G& g) { return figure_value(g.report.rebalances.size()); },
+     .label = "rebalances", .new_line = true, .expect = ExpectAs::Count, .description = "rebalances of the group"},
+    {.name = "rebalance_time_s", .value = of_report<&C::rebalance_time_s>, .unit = U::Seconds,
+     .label = "total"},
+    {.name = "longest_rebalance_s", .value = of_report<&C::longest_rebalance_s>,
+     .unit = U::Seconds, .label = "longest"},
+    {.name = "stop_the_world_partition_s", .value = of_report<&C::stop_the_world_partition_s>,
+     .unit = U::PartitionSeconds, .label = "stop-the-world", .expect = ExpectAs::Bound,
+     .description = "partition-seconds with no live owner, after the first assignment"},
+    {.name = "at_most_once", .value = of_report<&C::at_most_once>, .unit = U::Held},
+    {.name = "at_least_once", .value = of_report<&C::at_least_once>, .unit = U::Held},
+    {.name = "exactly_once", .value = of_report<&C::exactly_once>, .unit = U::Held},
+    {.name = "verdict", .value = of<&G::consumption>, .unit = U::Verdict, .expect = ExpectAs::Guarantee,
+     .description = "the guarantee the group's processing of the committed log must meet",
+     .expect_key = "consumption"},
+    {.name = "end_to_end.at_most_once", .value = of<&G::end_to_end_at_most_once>, .unit = U::Held},
+    {.name = "end_to_end.at_least_once", .value = of<&G::end_to_end_at_least_once>, .unit = U::Held},
+    {.name = "end_to_end.exactly_once", .value = of<&G::end_to_end_exactly_once>, .unit = U::Held},
+    {.name = "end_to_end.verdict", .value = of<&G::end_to_end>, .unit = U::Verdict, .expect = ExpectAs::Guarantee,
+     .description = "the guarantee the producers' records must meet once processed by the group (or, for a "
+                    "transform, in its committed output)",
+     .expect_key = "end_to_end"},
+};
+
+constexpr Figure<T> kTransformOutput[] = {
+    {.name = "inputs", .value = of<&T::inputs>, .label = "transform inputs"},
+    {.name = "outputs", .value = of<&T::outputs>, .label = "outputs"},
+    {.name = "missing", .value = of<&T::missing>, .label = "missing"},
+    {.name = "duplicates", .value = of<&T::duplicates>, .label = "duplicated"},
+    {.name = "exactly_once", .value = of<&T::exactly_once>, .unit = U::Held, .label = "exactly-once"},
+};
+
+constexpr Section<G> kGroupSection{"consumer group", SectionScope::Group, "", kGroup};
+constexpr Section<T> kTransformOutputSection{"transform output", SectionScope::Group, "output", kTransformOutput};
+
+}  // namespace
+
+const Section<GroupFigures>& group_section() { return kGroupSection; }
+const Section<models::TransformReport>& transform_output_section() { return kTransformOutputSection; }
 
 std::vector<GroupFigures> group_figures(const Cluster& cluster, const models::FinalLogs& logs,
                                         const models::DeliveryReport& delivery) {
@@ -77,45 +149,14 @@ nlohmann::ordered_json groups_json(const std::vector<GroupFigures>& groups) {
       entry["stop_the_world_partition_s"] = r.rebalance_stop_the_world_s[i];
       rebalances.push_back(entry);
     }
-    all.push_back({{"group", g.group},
-                   {"members", g.members},
-                   {"processed", r.processed},
-                   {"committed", r.committed},
-                   {"duplicates", r.duplicated},
-                   {"unprocessed", r.unprocessed},
-                   {"uncommitted_seen", r.uncommitted_seen},
-                   {"aborted_reads", r.aborted_reads},
-                   {"out_of_order", r.out_of_order},
-                   {"lag", r.lag},
-                   {"commits", r.commits},
-                   {"failed_commits", r.failed_commits},
-                   {"poll_timeouts", r.poll_timeouts},
-                   {"crashes", r.crashes},
-                   {"coordinator_loads", r.coordinator_loads},
-                   {"rebalances", r.rebalances.size()},
-                   {"rebalance_time_s", r.rebalance_time_s},
-                   {"longest_rebalance_s", r.longest_rebalance_s},
-                   {"stop_the_world_partition_s", r.stop_the_world_partition_s},
-                   {"at_most_once", r.at_most_once()},
-                   {"at_least_once", r.at_least_once()},
-                   {"exactly_once", r.exactly_once()},
-                   {"verdict", guarantee_verdict(r.at_most_once(), r.at_least_once(), r.exactly_once())},
-                   {"end_to_end",
-                    {{"at_most_once", g.end_to_end_at_most_once},
-                     {"at_least_once", g.end_to_end_at_least_once},
-                     {"exactly_once", g.end_to_end_exactly_once()},
-                     {"verdict", guarantee_verdict(g.end_to_end_at_most_once, g.end_to_end_at_least_once,
-                                                   g.end_to_end_exactly_once())}}},
-                   {"output", g.transform ? nlohmann::ordered_json{{"inputs", g.transform->inputs},
-                                                                   {"outputs", g.transform->outputs},
-                                                                   {"missing", g.transform->missing},
-                                                                   {"duplicates", g.transform->duplicates},
-                                                                   {"exactly_once", g.transform->exactly_once()}}
-                                          : nlohmann::ordered_json()},
-                   {"duplicate_causes", causes},
-                   {"examples", {{"unprocessed", examples(r.unprocessed_examples)},
-                                 {"duplicated", examples(r.duplicate_examples)}}},
-                   {"rebalance_log", rebalances}});
+    nlohmann::ordered_json group = nlohmann::ordered_json::object();
+    add_json(kGroupSection, g, group);
+    group["output"] = nullptr;
+    if (g.transform) add_json(kTransformOutputSection, *g.transform, group);
+    group["duplicate_causes"] = causes;
+    group["examples"] = {{"unprocessed", examples(r.unprocessed_examples)}, {"duplicated", examples(r.duplicate_examples)}};
+    group["rebalance_log"] = rebalances;
+    all.push_back(group);
   }
   return all;
 }
@@ -124,18 +165,9 @@ void print_groups(const std::vector<GroupFigures>& groups, std::ostream& out) {
   for (const auto& g : groups) {
     const auto& r = g.report;
     fmt::print(out, "\nconsumer group {} ({} members): {}, end to end {}\n", g.group, g.members.size(),
-               guarantee_verdict(r.at_most_once(), r.at_least_once(), r.exactly_once()),
-               guarantee_verdict(g.end_to_end_at_most_once, g.end_to_end_at_least_once, g.end_to_end_exactly_once()));
-    fmt::print(out, "  processed {} of {} committed  unprocessed {}  duplicates {}  uncommitted seen {}  aborted reads {}  out of order {}\n",
-               r.processed, r.committed, r.unprocessed, r.duplicated, r.uncommitted_seen, r.aborted_reads, r.out_of_order);
-    fmt::print(out, "  lag at the end {}  commits {} (failed {})  poll timeouts {}  crashes {}  coordinator loads {}\n",
-               r.lag, r.commits, r.failed_commits, r.poll_timeouts, r.crashes, r.coordinator_loads);
-    fmt::print(out, "  rebalances {}  total {:.3f}s  longest {:.3f}s  stop-the-world {:.3f} partition-s\n",
-               r.rebalances.size(), r.rebalance_time_s, r.longest_rebalance_s, r.stop_the_world_partition_s);
-    if (g.transform) {
-      fmt::print(out, "  output: {} records for {} committed inputs, missing {}, duplicated {}\n", g.transform->outputs,
-                 g.transform->inputs, g.transform->missing, g.transform->duplicates);
-    }
+               g.consumption().verdict(), g.end_to_end().verdict());
+    print_figures(kGroupSection, g, out);
+    if (g.transform) print_figures(kTransformOutputSection, *g.transform, out);
     for (const auto& c : r.duplicate_causes) fmt::print(out, "  {} duplicates after {}\n", c.count, c.cause);
     for (const auto& e : r.unprocessed_examples) {
       fmt::print(out, "  never processed: partition {} offset {}\n", e.partition.partition, e.offset);
@@ -146,73 +178,6 @@ void print_groups(const std::vector<GroupFigures>& groups, std::ostream& out) {
                  to_seconds(b.started), b.generation, b.trigger, b.members, b.partitions_moved,
                  b.completed == kNever ? std::string("unfinished") : fmt::format("{:.3f}s", to_seconds(b.completed - b.started)),
                  r.rebalance_stop_the_world_s[i]);
-    }
-  }
-}
-
-namespace {
-
-std::uint64_t group_count(const GroupFigures& g, const std::string& name) {
-  const auto& r = g.report;
-  if (name == "processed") return r.processed;
-  if (name == "duplicates") return r.duplicated;
-  if (name == "unprocessed") return r.unprocessed;
-  if (name == "uncommitted_seen") return r.uncommitted_seen;
-  if (name == "aborted_reads") return r.aborted_reads;
-  if (name == "out_of_order") return r.out_of_order;
-  if (name == "lag") return r.lag;
-  if (name == "commits") return r.commits;
-  if (name == "failed_commits") return r.failed_commits;
-  if (name == "rebalances") return r.rebalances.size();
-  if (name == "poll_timeouts") return r.poll_timeouts;
-  if (name == "coordinator_loads") return r.coordinator_loads;
-  return 0;
-}
-
-bool meets(const std::string& required, bool amo, bool alo, bool eo) {
-  if (required == "exactly-once") return eo;
-  if (required == "at-least-once") return alo;
-  if (required == "at-most-once") return amo;
-  return true;
-}
-
-}  // namespace
-
-void check_groups(const std::vector<GroupExpectation>& expected, const std::vector<GroupFigures>& groups,
-                  std::vector<ExpectationResult>& results) {
-  for (const GroupExpectation& e : expected) {
-    const auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.group == e.group; });
-    if (it == groups.end()) continue;  // validated when the scenario was read
-    const GroupFigures& g = *it;
-    const auto& r = g.report;
-    const std::string prefix = "groups." + e.group + ".";
-    if (e.consumption) {
-      const std::string verdict = guarantee_verdict(r.at_most_once(), r.at_least_once(), r.exactly_once());
-      results.push_back({prefix + "consumption",
-                         meets(*e.consumption, r.at_most_once(), r.at_least_once(), r.exactly_once()),
-                         fmt::format("required {}, verdict {}", *e.consumption, verdict)});
-    }
-    if (e.end_to_end) {
-      const std::string verdict =
-          guarantee_verdict(g.end_to_end_at_most_once, g.end_to_end_at_least_once, g.end_to_end_exactly_once());
-      results.push_back({prefix + "end_to_end",
-                         meets(*e.end_to_end, g.end_to_end_at_most_once, g.end_to_end_at_least_once,
-                               g.end_to_end_exactly_once()),
-                         fmt::format("required {}, verdict {}", *e.end_to_end, verdict)});
-    }
-    if (e.max_stop_the_world_partition_s) {
-      results.push_back({prefix + "max_stop_the_world_partition_s",
-                         r.stop_the_world_partition_s <= *e.max_stop_the_world_partition_s,
-                         fmt::format("{:.4g} <= {:.4g}", r.stop_the_world_partition_s, *e.max_stop_the_world_partition_s)});
-    }
-    if (e.min_stop_the_world_partition_s) {
-      results.push_back({prefix + "min_stop_the_world_partition_s",
-                         r.stop_the_world_partition_s >= *e.min_stop_the_world_partition_s,
-                         fmt::format("{:.4g} >= {:.4g}", r.stop_the_world_partition_s, *e.min_stop_the_world_partition_s)});
-    }
-    for (const CountExpectation& c : e.counts) {
-      const std::uint64_t actual = group_count(g, c.name);
-      results.push_back({prefix + c.name, c.holds(actual), fmt::format("{} (expected {})", actual, c.text())});
     }
   }
 }

@@ -1,13 +1,15 @@
 #pragma once
 // The consumer groups of a run: the consumption checker's report per
 // group.id, the end-to-end verdict (the producers' delivery combined with
-// the group's processing), as JSON and text.
+// the group's processing); a figure table applied to each group, and one to
+// a consume-transform-produce group's output; as JSON and text.
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "app/report/figure_table.hpp"
 #include "models/check/consumption_checker.hpp"
 #include "models/check/delivery_checker.hpp"
 #include "models/check/transform_checker.hpp"
@@ -29,9 +31,12 @@ struct GroupFigures {
     // A transform's processing may go back after an abort: what counts is its committed output.
     return end_to_end_at_most_once && end_to_end_at_least_once && (transform || report.out_of_order == 0);
   }
+  Guarantees consumption() const { return {report.at_most_once(), report.at_least_once(), report.exactly_once()}; }
+  Guarantees end_to_end() const { return {end_to_end_at_most_once, end_to_end_at_least_once, end_to_end_exactly_once()}; }
 };
 
-std::string guarantee_verdict(bool at_most_once, bool at_least_once, bool exactly_once);
+const Section<GroupFigures>& group_section();
+const Section<models::TransformReport>& transform_output_section();
 
 std::vector<GroupFigures> group_figures(const Cluster& cluster, const models::FinalLogs& logs,
                                         const models::DeliveryReport& delivery);

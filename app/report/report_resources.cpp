@@ -8,6 +8,93 @@
 
 namespace ksim::app {
 
+namespace {
+
+using P = PerformanceFigures;
+using F = models::FailoverFigures;
+using A = AnalyticFigures;
+using U = FigureUnit;
+
+constexpr Figure<P> kConsumption[] = {
+    {.name = "throughput.consumed_records_per_s", .value = of<&P::consumed_records_per_s>, .unit = U::RecordsPerSecond,
+     .label = "consumed"},
+    {.name = "throughput.consumer_read_records_per_s", .value = of<&P::consumer_read_records_per_s>,
+     .unit = U::RecordsPerSecond, .label = "while reading"},
+};
+
+constexpr Figure<P> kEndToEndLatency[] = {
+    {.name = "p50", .value = of<&P::e2e_latency_p50_ms>, .unit = U::Milliseconds, .label = "end-to-end latency p50"},
+    {.name = "p99", .value = of<&P::e2e_latency_p99_ms>, .unit = U::Milliseconds, .label = "p99"},
+    {.name = "p999", .value = of<&P::e2e_latency_p999_ms>, .unit = U::Milliseconds, .label = "p99.9"},
+};
+
+constexpr Figure<P> kReplication[] = {
+    {.name = "max_lag_records", .value = of<&P::max_replication_lag>, .unit = U::Records, .label = "replication lag max"},
+};
+
+constexpr Figure<F> kFailover[] = {
+    {.name = "unavailability_ms", .value = [](const F& f) { return figure_value(to_milliseconds(f.max_unavailability)); },
+     .unit = U::Milliseconds, .label = "failover: longest without a leader"},
+    {.name = "unavailable_partition_s", .value = of<&F::unavailable_partition_s>, .unit = U::PartitionSeconds,
+     .label = "unavailable"},
+};
+
+constexpr Figure<P> kProfile[] = {
+    {.name = "profile", .value = of<&P::profile>, .unit = U::Text},
+};
+
+// Their labels are the rows of the text report's table of simulated and analytic utilisation.
+constexpr Figure<Utilization> kUtilization[] = {
+    {.name = "broker_cpu", .value = of<&Utilization::broker_cpu>, .unit = U::Fraction, .label = "broker CPU"},
+    {.name = "broker_network_threads", .value = of<&Utilization::broker_network_threads>, .unit = U::Fraction,
+     .label = "broker network threads"},
+    {.name = "broker_io_threads", .value = of<&Utilization::broker_io_threads>, .unit = U::Fraction,
+     .label = "broker request handlers"},
+    {.name = "disk", .value = of<&Utilization::disk>, .unit = U::Fraction, .label = "disk"},
+    {.name = "nic", .value = of<&Utilization::nic>, .unit = U::Fraction, .label = "NIC"},
+    {.name = "client_cpu", .value = of<&Utilization::client_cpu>, .unit = U::Fraction,
+     .label = "client CPU (busiest thread)"},
+};
+
+constexpr Figure<Utilization> kBottleneck[] = {
+    {.name = "bottleneck", .value = of<&Utilization::bottleneck>, .unit = U::Text},
+    {.name = "bottleneck_at", .value = of<&Utilization::bottleneck_node>, .unit = U::Text},
+    {.name = "saturated", .value = of<&Utilization::saturated>, .unit = U::Flag},
+};
+
+constexpr Figure<A> kAnalytic[] = {
+    {.name = "records_per_s", .value = of<&A::records_per_s>, .unit = U::RecordsPerSecond,
+     .label = "analytic throughput"},
+    {.name = "max_records_per_s", .value = of<&A::max_records_per_s>, .unit = U::RecordsPerSecond,
+     .label = "saturates at"},
+    {.name = "offered_records_per_s", .value = of<&A::offered_records_per_s>, .unit = U::RecordsPerSecond,
+     .label = "offered"},
+    {.name = "bottleneck", .value = [](const A& a) { return figure_value(a.utilization.bottleneck); }, .unit = U::Text},
+    {.name = "bottleneck_at", .value = [](const A& a) { return figure_value(a.utilization.bottleneck_node); },
+     .unit = U::Text},
+};
+
+constexpr Section<P> kConsumptionSection{"consumption", SectionScope::Kafka, "", kConsumption};
+constexpr Section<P> kEndToEndLatencySection{"end-to-end latency", SectionScope::Kafka, "end_to_end_latency_ms",
+                                             kEndToEndLatency};
+constexpr Section<P> kReplicationSection{"replication", SectionScope::Kafka, "replication", kReplication};
+constexpr Section<F> kFailoverSection{"failover", SectionScope::Kafka, "failover", kFailover};
+constexpr Section<P> kProfileSection{"profile", SectionScope::Kafka, "", kProfile};
+constexpr Section<Utilization> kUtilizationSection{"utilization", SectionScope::Kafka, "utilization", kUtilization};
+constexpr Section<Utilization> kBottleneckSection{"bottleneck", SectionScope::Kafka, "utilization", kBottleneck};
+constexpr Section<A> kAnalyticSection{"analytic", SectionScope::Kafka, "analytic", kAnalytic};
+
+}  // namespace
+
+const Section<PerformanceFigures>& consumption_section() { return kConsumptionSection; }
+const Section<PerformanceFigures>& end_to_end_latency_section() { return kEndToEndLatencySection; }
+const Section<PerformanceFigures>& replication_section() { return kReplicationSection; }
+const Section<models::FailoverFigures>& failover_section() { return kFailoverSection; }
+const Section<PerformanceFigures>& profile_section() { return kProfileSection; }
+const Section<Utilization>& utilization_section() { return kUtilizationSection; }
+const Section<Utilization>& bottleneck_section() { return kBottleneckSection; }
+const Section<AnalyticFigures>& analytic_section() { return kAnalyticSection; }
+
 PerformanceFigures performance_figures(const Cluster& cluster) {
   PerformanceFigures f;
   const double seconds = to_seconds(cluster.scenario().duration);
@@ -39,39 +126,18 @@ PerformanceFigures performance_figures(const Cluster& cluster) {
 }
 
 void add_performance_json(const PerformanceFigures& f, nlohmann::ordered_json& j) {
-  j["throughput"]["consumed_records_per_s"] = f.consumed_records_per_s;
-  j["throughput"]["consumer_read_records_per_s"] = f.consumer_read_records_per_s;
-  if (f.e2e_samples > 0) {
-    j["end_to_end_latency_ms"] = {{"p50", f.e2e_latency_p50_ms}, {"p99", f.e2e_latency_p99_ms}, {"p999", f.e2e_latency_p999_ms}};
-  }
+  add_json(kConsumptionSection, f, j);
+  if (f.e2e_samples > 0) add_json(kEndToEndLatencySection, f, j);
   if (f.utilization) {
-    const Utilization& u = *f.utilization;
-    j["profile"] = f.profile;
-    j["utilization"] = {{"broker_cpu", u.broker_cpu},
-                        {"broker_network_threads", u.broker_network_threads},
-                        {"broker_io_threads", u.broker_io_threads},
-                        {"disk", u.disk},
-                        {"nic", u.nic},
-                        {"client_cpu", u.client_cpu},
-                        {"bottleneck", u.bottleneck},
-                        {"bottleneck_at", u.bottleneck_node},
-                        {"saturated", u.saturated()}};
+    add_json(kProfileSection, f, j);
+    add_json(kUtilizationSection, *f.utilization, j);
+    add_json(kBottleneckSection, *f.utilization, j);
   }
   if (f.analytic) {
-    const Utilization& u = f.analytic->utilization;
-    j["analytic"] = {{"records_per_s", f.analytic->records_per_s},
-                     {"max_records_per_s", f.analytic->max_records_per_s},
-                     {"offered_records_per_s", f.analytic->offered_records_per_s},
-                     {"bottleneck", u.bottleneck},
-                     {"bottleneck_at", u.bottleneck_node},
-                     {"utilization", {{"broker_cpu", u.broker_cpu},
-                                      {"broker_network_threads", u.broker_network_threads},
-                                      {"broker_io_threads", u.broker_io_threads},
-                                      {"disk", u.disk},
-                                      {"nic", u.nic},
-                                      {"client_cpu", u.client_cpu}}}};
+    add_json(kAnalyticSection, *f.analytic, j);
+    add_json(kUtilizationSection, f.analytic->utilization, j, "analytic.utilization");
   }
-  j["replication"] = {{"max_lag_records", f.max_replication_lag}};
+  add_json(kReplicationSection, f, j);
   nlohmann::ordered_json incidents = nlohmann::ordered_json::array();
   for (const models::FailoverIncident& i : f.failover.incidents) {
     incidents.push_back({{"at_ms", to_milliseconds(i.at)},
@@ -81,19 +147,16 @@ void add_performance_json(const PerformanceFigures& f, nlohmann::ordered_json& j
                          {"unavailable_partition_s", i.unavailable_partition_s},
                          {"still_unavailable", i.still_unavailable}});
   }
-  j["failover"] = {{"unavailability_ms", to_milliseconds(f.failover.max_unavailability)},
-                   {"unavailable_partition_s", f.failover.unavailable_partition_s},
-                   {"incidents", incidents}};
+  add_json(kFailoverSection, f.failover, j);
+  j["failover"]["incidents"] = incidents;
 }
 
 void print_performance(const PerformanceFigures& f, std::ostream& out) {
-  fmt::print(out, "  consumed {:.0f} records/s ({:.0f} records/s while reading)", f.consumed_records_per_s,
-             f.consumer_read_records_per_s);
-  if (f.e2e_samples > 0) {
-    fmt::print(out, "  end-to-end latency p50 {:.3f}ms  p99 {:.3f}ms  p99.9 {:.3f}ms", f.e2e_latency_p50_ms,
-               f.e2e_latency_p99_ms, f.e2e_latency_p999_ms);
+  for (const Section<P>* section : {&kConsumptionSection, &kEndToEndLatencySection, &kReplicationSection}) {
+    if (section == &kEndToEndLatencySection && f.e2e_samples == 0) continue;
+    print_figures(*section, f, out);
   }
-  fmt::print(out, "\n  replication lag max {} records\n", f.max_replication_lag);
+  if (!f.failover.incidents.empty()) print_figures(kFailoverSection, f.failover, out);
   for (const models::FailoverIncident& i : f.failover.incidents) {
     if (i.partitions == 0) continue;
     fmt::print(out, "  failover at {:.3f}s ({}): {} partitions, longest without a leader {:.1f}ms, {:.2f} partition-s{}\n",
@@ -104,22 +167,14 @@ void print_performance(const PerformanceFigures& f, std::ostream& out) {
   const Utilization& u = *f.utilization;
   const Utilization a = f.analytic ? f.analytic->utilization : Utilization{};
   fmt::print(out, "\nresources (profile {}), busiest of each kind   simulated   analytic\n", f.profile);
-  const auto row = [&](const char* name, double sim, double model) {
-    fmt::print(out, "  {:<40} {:>8.1f}%  {:>8.1f}%\n", name, 100 * sim, 100 * model);
-  };
-  row("broker CPU", u.broker_cpu, a.broker_cpu);
-  row("broker network threads", u.broker_network_threads, a.broker_network_threads);
-  row("broker request handlers", u.broker_io_threads, a.broker_io_threads);
-  row("disk", u.disk, a.disk);
-  row("NIC", u.nic, a.nic);
-  row("client CPU (busiest thread)", u.client_cpu, a.client_cpu);
+  for (const Figure<Utilization>& row : kUtilization) {
+    fmt::print(out, "  {:<40} {:>9}  {:>9}\n", row.label, format_figure(row.value(u), row.unit),
+               format_figure(row.value(a), row.unit));
+  }
   fmt::print(out, "  bottleneck: {} ({}){}; analytic: {} ({})\n", u.bottleneck, u.bottleneck_node,
              u.saturated() ? "" : ", not saturated: bound by round trips, the offered rate or buffer.memory",
              a.bottleneck, a.bottleneck_node);
-  if (f.analytic) {
-    fmt::print(out, "  analytic throughput {:.0f} records/s (saturates at {:.0f})\n", f.analytic->records_per_s,
-               f.analytic->max_records_per_s);
-  }
+  if (f.analytic) print_figures(kAnalyticSection, *f.analytic, out);
 }
 
 }  // namespace ksim::app

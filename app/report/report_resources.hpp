@@ -1,7 +1,8 @@
 #pragma once
 // The report's performance sections: consumed throughput and end-to-end
 // latency, how busy each resource was (with a hardware profile), replication
-// lag, and partition unavailability after failures.
+// lag, and partition unavailability after failures; a figure table each,
+// as JSON and text.
 #include <optional>
 #include <ostream>
 #include <string>
@@ -10,6 +11,7 @@
 
 #include "app/analysis/analytic_model.hpp"
 #include "app/harness/cluster.hpp"
+#include "app/report/figure_table.hpp"
 
 namespace ksim::app {
 
@@ -24,6 +26,15 @@ struct PerformanceFigures {
   std::int64_t max_replication_lag = 0;       // records
   models::FailoverFigures failover;
 };
+
+const Section<PerformanceFigures>& consumption_section();
+const Section<PerformanceFigures>& end_to_end_latency_section();  // with samples
+const Section<PerformanceFigures>& replication_section();
+const Section<models::FailoverFigures>& failover_section();
+const Section<PerformanceFigures>& profile_section();         // with a profile, as the two below
+const Section<Utilization>& utilization_section();            // the busiest of each kind of resource
+const Section<Utilization>& bottleneck_section();
+const Section<AnalyticFigures>& analytic_section();           // and utilization_section() at analytic.utilization
 
 PerformanceFigures performance_figures(const Cluster& cluster);
 // Adds its sections to a run's JSON report.

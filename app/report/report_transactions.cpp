@@ -5,6 +5,44 @@
 
 namespace ksim::app {
 
+namespace {
+
+using T = TransactionFigures;
+using U = FigureUnit;
+
+constexpr Figure<T> kTransactions[] = {
+    {.name = "committed", .value = of<&T::committed>, .label = "committed", .expect = ExpectAs::Count,
+     .description = "transactions committed"},
+    {.name = "aborted", .value = of<&T::aborted>, .label = "aborted", .expect = ExpectAs::Count,
+     .description = "transactions aborted"},
+    {.name = "fenced", .value = of<&T::fenced>, .label = "fenced", .expect = ExpectAs::Count,
+     .description = "times a transactional producer was fenced by a newer epoch"},
+    {.name = "output_missing", .value = of<&T::output_missing>, .label = "output missing", .new_line = true,
+     .expect = ExpectAs::Count, .description = "acknowledged (committed) records not in the log"},
+    {.name = "output_duplicates", .value = of<&T::output_duplicates>, .label = "duplicated", .expect = ExpectAs::Count,
+     .description = "records committed twice"},
+    {.name = "zombie_writes", .value = of<&T::zombie_writes>, .label = "zombie writes", .expect = ExpectAs::Count,
+     .description = "records of a fenced epoch committed after the fencing"},
+    {.name = "aborted_reads", .value = of<&T::aborted_reads>, .label = "aborted records read by read_committed consumers",
+     .new_line = true, .expect = ExpectAs::Count, .description = "aborted records read by read_committed consumers"},
+    {.name = "aborted_reads_read_uncommitted", .value = of<&T::aborted_reads_uncommitted>,
+     .label = "by read_uncommitted ones"},
+    {.name = "max_lso_lag", .value = of<&T::max_lso_lag>, .unit = U::Records, .label = "largest LSO lag", .new_line = true},
+    {.name = "hanging", .value = of<&T::hanging_count>, .label = "hanging transactions", .expect = ExpectAs::Count,
+     .description = "transactions holding back a partition's last stable offset longer than the transaction timeout"},
+    {.name = "hanging_threshold_s", .value = [](const T& t) { return figure_value(to_seconds(t.hanging_threshold)); },
+     .unit = U::Seconds, .label = "hanging threshold"},
+    {.name = "exactly_once", .value = of<&T::exactly_once>, .unit = U::Held, .expect = ExpectAs::Flag,
+     .description = "no committed record lost or duplicated, no aborted record read by a read_committed "
+                    "consumer, no zombie write, no hanging transaction"},
+};
+
+constexpr Section<T> kTransactionsSection{"transactions", SectionScope::Transactions, "transactions", kTransactions};
+
+}  // namespace
+
+const Section<TransactionFigures>& transactions_section() { return kTransactionsSection; }
+
 TransactionFigures transaction_figures(const Cluster& cluster, const models::DeliveryReport& delivery,
                                        const std::vector<GroupFigures>& groups) {
   TransactionFigures t;
@@ -57,29 +95,15 @@ nlohmann::ordered_json transactions_json(const TransactionFigures& t) {
     hanging.push_back({{"topic", h.partition.topic}, {"partition", h.partition.partition}, {"producer_id", h.producer_id},
                        {"first_offset", h.first_offset}, {"open_since_s", to_seconds(h.since)}});
   }
-  return {{"committed", t.committed},
-          {"aborted", t.aborted},
-          {"fenced", t.fenced},
-          {"output_missing", t.output_missing},
-          {"output_duplicates", t.output_duplicates},
-          {"aborted_reads", t.aborted_reads},
-          {"aborted_reads_read_uncommitted", t.aborted_reads_uncommitted},
-          {"zombie_writes", t.zombie_writes},
-          {"max_lso_lag", t.max_lso_lag},
-          {"hanging", t.hanging.size()},
-          {"hanging_transactions", hanging},
-          {"exactly_once", t.exactly_once()}};
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  add_json(kTransactionsSection, t, j, "");
+  j["hanging_transactions"] = hanging;
+  return j;
 }
 
 void print_transactions(const TransactionFigures& t, std::ostream& out) {
   fmt::print(out, "\ntransactions: {}\n", t.exactly_once() ? "exactly-once" : "VIOLATED");
-  fmt::print(out, "  committed {}  aborted {}  fenced {}\n", t.committed, t.aborted, t.fenced);
-  fmt::print(out, "  output missing {}  duplicated {}  zombie writes {}\n", t.output_missing, t.output_duplicates,
-             t.zombie_writes);
-  fmt::print(out, "  aborted records read: by read_committed consumers {}, by read_uncommitted ones {}\n",
-             t.aborted_reads, t.aborted_reads_uncommitted);
-  fmt::print(out, "  largest LSO lag {} records  hanging transactions {} (open longer than {:.0f}s)\n", t.max_lso_lag,
-             t.hanging.size(), to_seconds(t.hanging_threshold));
+  print_figures(kTransactionsSection, t, out);
   for (const auto& h : t.hanging) {
     fmt::print(out, "    partition {}-{}: producer {} since offset {}, open since {:.3f}s\n", h.partition.topic,
                h.partition.partition, h.producer_id, h.first_offset, to_seconds(h.since));

@@ -4,13 +4,14 @@
 // aborted record; zombie writes (a fenced epoch's records committed after the
 // fencing); and hanging transactions (a partition's last stable offset held
 // back longer than the transaction timeout by a transaction no coordinator
-// will finish).
+// will finish). One figure table, as JSON and text.
 #include <ostream>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "app/harness/cluster.hpp"
+#include "app/report/figure_table.hpp"
 #include "app/report/report_groups.hpp"
 #include "models/check/delivery_checker.hpp"
 
@@ -26,10 +27,13 @@ struct TransactionFigures {
   std::int64_t max_lso_lag = 0;  // records between a high watermark and its last stable offset, at most
   std::vector<Cluster::OpenTransaction> hanging;
   SimTime hanging_threshold = 0;
+  std::uint64_t hanging_count() const { return hanging.size(); }
   bool exactly_once() const {
     return output_missing == 0 && output_duplicates == 0 && aborted_reads == 0 && zombie_writes == 0 && hanging.empty();
   }
 };
+
+const Section<TransactionFigures>& transactions_section();
 
 TransactionFigures transaction_figures(const Cluster& cluster, const models::DeliveryReport& delivery,
                                        const std::vector<GroupFigures>& groups);

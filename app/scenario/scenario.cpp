@@ -209,75 +209,6 @@ NemesisSpec read_nemesis(MapReader in, const KnownNames& known) {
   return nemesis;
 }
 
-GroupExpectation read_group_expectation(MapReader in, std::string group) {
-  GroupExpectation g;
-  g.group = std::move(group);
-  for (const char* key : {"consumption", "end_to_end"}) {
-    std::optional<std::string>& target = std::string_view(key) == "consumption" ? g.consumption : g.end_to_end;
-    if (in.has(key)) {
-      target = in.get_choice(key, {"none", "at-most-once", "at-least-once", "exactly-once"}, "none");
-    } else {
-      in.ignore(key);
-    }
-  }
-  g.max_stop_the_world_partition_s = in.optional<double>("max_stop_the_world_partition_s", {0.0, 1e12});
-  g.min_stop_the_world_partition_s = in.optional<double>("min_stop_the_world_partition_s", {0.0, 1e12});
-  for (const char* key : {"processed", "duplicates", "unprocessed", "uncommitted_seen", "aborted_reads", "out_of_order", "lag",
-                          "commits", "failed_commits", "rebalances", "poll_timeouts", "coordinator_loads"}) {
-    if (in.has(key)) {
-      g.counts.push_back(read_count_expectation(in, key));
-    } else {
-      in.ignore(key);
-    }
-  }
-  in.finish();
-  return g;
-}
-
-ExpectSpec read_expect(MapReader in, const std::vector<std::string>& groups) {
-  ExpectSpec expect;
-  expect.min_completed_fraction = in.optional<Fraction>("min_completed_fraction", {0.0, 1.0});
-  expect.max_completed_fraction = in.optional<Fraction>("max_completed_fraction", {0.0, 1.0});
-  expect.min_timeouts = in.optional<std::uint64_t>("min_timeouts");
-  expect.max_timeouts = in.optional<std::uint64_t>("max_timeouts");
-  expect.max_p99_latency = in.optional<Duration>("max_p99_latency");
-  if (in.has("delivery")) {
-    expect.delivery = in.get_choice("delivery", {"none", "at-most-once", "at-least-once", "exactly-once"}, "none");
-  } else {
-    in.ignore("delivery");
-  }
-  for (const char* key : {"produced", "acknowledged", "failed", "pending", "lost", "unavailable", "duplicated",
-                          "reordered", "failed_but_written", "offline_partitions", "unclean_elections",
-                          "invariant_violations"}) {
-    if (in.has(key)) {
-      expect.counts.push_back(read_count_expectation(in, key));
-    } else {
-      in.ignore(key);
-    }
-  }
-  MapReader transactions = in.map("transactions");
-  expect.transactions_exactly_once = transactions.optional<bool>("exactly_once");
-  for (const char* key : {"committed", "aborted", "fenced", "output_missing", "output_duplicates", "aborted_reads",
-                          "zombie_writes", "hanging"}) {
-    if (transactions.has(key)) {
-      expect.transaction_counts.push_back(read_count_expectation(transactions, key));
-    } else {
-      transactions.ignore(key);
-    }
-  }
-  transactions.finish();
-  MapReader by_group = in.map("groups");
-  for (const std::string& name : by_group.keys()) {
-    if (std::find(groups.begin(), groups.end(), name) == groups.end()) {
-      const auto suggestion = config::closest_name(name, groups);
-      throw by_group.error(name, "no consumer group '" + name + "'" +
-                                     (suggestion ? " (did you mean '" + *suggestion + "'?)" : ""));
-    }
-    expect.groups.push_back(read_group_expectation(by_group.map(name), name));
-  }
-  return expect;
-}
-
 // With an explicit graph, every link joins known vertices: switches or nodes' hosts.
 void check_explicit_links(const Scenario& s) {
   std::vector<std::string> vertices = s.network.switches;
@@ -296,7 +227,7 @@ void check_explicit_links(const Scenario& s) {
 
 }  // namespace
 
-Scenario read_scenario(const config::Document& document) {
+Scenario read_scenario(const config::Document& document, const ExpectationCatalogue& expectations) {
   MapReader root = document.root();
   Scenario s;
   s.file = document.file_name();
@@ -320,13 +251,7 @@ Scenario read_scenario(const config::Document& document) {
   }
   s.faults = read_faults(root.list("faults"), known);
   s.nemesis = read_nemesis(root.map("nemesis"), known);
-  std::vector<std::string> groups;
-  if (s.kafka) {
-    for (const auto& c : s.kafka->consumers) {
-      if (std::find(groups.begin(), groups.end(), c.config.group_id) == groups.end()) groups.push_back(c.config.group_id);
-    }
-  }
-  s.expect = read_expect(root.map("expect"), groups);
+  s.expect = read_expectations(root.map("expect"), s, expectations);
   root.finish();
   return s;
 }

@@ -61,11 +61,6 @@ std::vector<models::LogDirSpec> read_log_dirs(MapReader& brokers, const std::opt
   return dirs;
 }
 
-struct TopicDefaults {
-  std::int32_t min_insync_replicas = 1;
-  bool unclean_leader_election = false;
-};
-
 void read_group_coordinator_config(MapReader& in, models::GroupCoordinatorConfig& g) {
   g.offsets_topic_num_partitions = in.get<int>("offsets.topic.num.partitions", g.offsets_topic_num_partitions, {1, 10000});
   g.offsets_topic_replication_factor =
@@ -101,9 +96,7 @@ void read_broker_machine(MapReader& in, const std::optional<HardwareProfile>& pr
   c.threading.num_io_threads = in.get<int>("num.io.threads", c.threading.num_io_threads, {1, 256});
 }
 
-models::BrokerConfig read_broker_config(MapReader& brokers, TopicDefaults& topic_defaults,
-                                        models::ControllerConfig& controller,
-                                        const std::optional<HardwareProfile>& profile) {
+models::BrokerConfig read_broker_config(MapReader& brokers, const std::optional<HardwareProfile>& profile) {
   models::BrokerConfig c;
   MapReader in = brokers.map("config");
   read_broker_machine(in, profile, c);
@@ -120,10 +113,6 @@ models::BrokerConfig read_broker_config(MapReader& brokers, TopicDefaults& topic
       in.get<std::int64_t>("log.flush.interval.messages", c.log_flush_interval_messages, {1, INT64_MAX});
   c.log_flush_interval = in.get<Duration>("log.flush.interval.ms", c.log_flush_interval, {1, kNever});
   c.broker_heartbeat_interval = in.get<Duration>("broker.heartbeat.interval.ms", c.broker_heartbeat_interval, {1, kNever});
-  controller.broker_session_timeout =
-      in.get<Duration>("broker.session.timeout.ms", controller.broker_session_timeout, {1, kNever});
-  topic_defaults.min_insync_replicas = in.get<int>("min.insync.replicas", 1, {1, 1000});
-  topic_defaults.unclean_leader_election = in.get<bool>("unclean.leader.election.enable", false);
   read_group_coordinator_config(in, c.group_coordinator);
   read_txn_coordinator_config(in, c);
   c.truncate_to_high_watermark = brokers.get<bool>("truncate_to_high_watermark", false);
@@ -131,7 +120,33 @@ models::BrokerConfig read_broker_config(MapReader& brokers, TopicDefaults& topic
   return c;
 }
 
-models::TopicSpec read_topic(MapReader in, const TopicDefaults& defaults, int broker_count) {
+// The brokers' defaults of the topic configs of the same names (brokers.config).
+KafkaSpec::TopicDefaults read_topic_defaults(MapReader broker_config) {
+  KafkaSpec::TopicDefaults d;
+  d.min_insync_replicas = broker_config.get<int>("min.insync.replicas", d.min_insync_replicas, {1, 1000});
+  d.unclean_leader_election_enable =
+      broker_config.get<bool>("unclean.leader.election.enable", d.unclean_leader_election_enable);
+  return d;
+}
+
+// The controller's configs: broker.session.timeout.ms, which a KRaft cluster
+// sets in the server properties it shares with the brokers (brokers.config),
+// and ksim's per-partition costs (the profile's, then the controller section's).
+models::ControllerConfig read_controller_config(MapReader controller, MapReader broker_config,
+                                                const std::optional<HardwareProfile>& profile) {
+  models::ControllerConfig c;
+  c.broker_session_timeout = broker_config.get<Duration>("broker.session.timeout.ms", c.broker_session_timeout, {1, kNever});
+  if (profile) {
+    c.election_time_per_partition = profile->leader_election;
+    c.metadata_load_time_per_partition = profile->controller_load;
+  }
+  c.election_time_per_partition = controller.get<Duration>("election_time_per_partition", c.election_time_per_partition);
+  c.metadata_load_time_per_partition =
+      controller.get<Duration>("metadata_load_time_per_partition", c.metadata_load_time_per_partition);
+  return c;
+}
+
+models::TopicSpec read_topic(MapReader in, const KafkaSpec::TopicDefaults& defaults, int broker_count) {
   models::TopicSpec t;
   t.name = in.required<std::string>("name");
   t.partitions = in.get<int>("partitions", 1, {1, 1000000});
@@ -139,7 +154,7 @@ models::TopicSpec read_topic(MapReader in, const TopicDefaults& defaults, int br
   MapReader config = in.map("config");
   t.min_insync_replicas = config.get<int>("min.insync.replicas", defaults.min_insync_replicas, {1, 1000});
   t.unclean_leader_election_enable =
-      config.get<bool>("unclean.leader.election.enable", defaults.unclean_leader_election);
+      config.get<bool>("unclean.leader.election.enable", defaults.unclean_leader_election_enable);
   ListReader rows = in.list("assignment");
   if (rows.empty()) return t;
   if (static_cast<std::int32_t>(rows.size()) != t.partitions) {
@@ -390,21 +405,14 @@ std::optional<KafkaSpec> read_kafka(MapReader& root, const std::vector<std::stri
   KafkaSpec kafka;
   MapReader brokers = root.map("brokers");
   kafka.brokers = read_group(brokers, kafka.brokers, racks);
-  TopicDefaults topic_defaults;
-  kafka.broker = read_broker_config(brokers, topic_defaults, kafka.controller, profile);
-  if (profile) {
-    kafka.controller.election_time_per_partition = profile->leader_election;
-    kafka.controller.metadata_load_time_per_partition = profile->controller_load;
-  }
+  kafka.broker = read_broker_config(brokers, profile);
+  kafka.topic_defaults = read_topic_defaults(brokers.map("config"));
   MapReader controller = root.map("controller");
   kafka.controller_rack = controller.optional<std::string>("rack");
-  kafka.controller.election_time_per_partition =
-      controller.get<Duration>("election_time_per_partition", kafka.controller.election_time_per_partition);
-  kafka.controller.metadata_load_time_per_partition =
-      controller.get<Duration>("metadata_load_time_per_partition", kafka.controller.metadata_load_time_per_partition);
+  kafka.controller = read_controller_config(controller, brokers.map("config"), profile);
   ListReader topics = root.list("topics");
   for (std::size_t i = 0; i < topics.size(); ++i) {
-    kafka.topics.push_back(read_topic(topics.map_at(i), topic_defaults, kafka.brokers.count));
+    kafka.topics.push_back(read_topic(topics.map_at(i), kafka.topic_defaults, kafka.brokers.count));
     for (std::size_t j = 0; j + 1 < kafka.topics.size(); ++j) {
       if (kafka.topics[j].name == kafka.topics.back().name) throw topics.error(i, "duplicate topic name");
     }
@@ -442,33 +450,10 @@ std::optional<KafkaSpec> read_kafka(MapReader& root, const std::vector<std::stri
   return kafka;
 }
 
-CountExpectation read_count_expectation(MapReader& in, std::string_view key) {
-  const std::string text = in.required<std::string>(key);
-  CountExpectation e;
-  e.name = std::string(key);
-  std::size_t digits = 0;
-  for (const char* op : {">=", "<=", ">", "<", "=="}) {
-    if (text.rfind(op, 0) == 0) {
-      e.op = op;
-      digits = std::string_view(op).size();
-      break;
-    }
-  }
-  if (e.op.empty()) e.op = "==";
-  const std::string number = text.substr(digits);
-  if (number.empty() || !std::all_of(number.begin(), number.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-    throw in.error(key, "expected a count or a comparison like \">0\", \"0\" or \"<=10\", got '" + text + "'");
-  }
-  e.value = std::stoull(number);
-  return e;
-}
-
-bool CountExpectation::holds(std::uint64_t actual) const {
-  if (op == ">") return actual > value;
-  if (op == ">=") return actual >= value;
-  if (op == "<") return actual < value;
-  if (op == "<=") return actual <= value;
-  return actual == value;
+bool KafkaSpec::has_transactions() const {
+  return std::any_of(producers.begin(), producers.end(), [](const auto& p) { return !p.config.transactional_id.empty(); }) ||
+         std::any_of(consumers.begin(), consumers.end(),
+                     [](const auto& c) { return c.transform && !c.transform->transactional_id.empty(); });
 }
 
 }  // namespace ksim::app

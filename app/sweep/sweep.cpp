@@ -11,6 +11,7 @@
 #include <fmt/ostream.h>
 
 #include "app/commands/commands.hpp"
+#include "app/report/report_expectations.hpp"
 #include "app/scenario/scenario.hpp"
 #include "app/sweep/sweep_columns.hpp"
 #include "app/sweep/sweep_files.hpp"
@@ -84,7 +85,7 @@ int validate(const std::string& scenario, const Plan& plan, std::ostream& err) {
 std::uint64_t scenario_seed(const std::string& scenario, const Plan& plan) {
   config::Document document = config::Document::load_file(scenario);
   for (const auto& p : plan.parameters) document.apply_override(p.key + "=" + p.values.front());
-  return read_scenario(document).seed;
+  return read_scenario(document, expectation_catalogue()).seed;
 }
 
 // The jobs in the order to start them (longest expected first); a job's id is its place in `runs`.

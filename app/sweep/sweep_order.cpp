@@ -4,6 +4,7 @@
 #include <map>
 #include <numeric>
 
+#include "app/report/report_expectations.hpp"
 #include "app/scenario/scenario.hpp"
 #include "app/scenario/config_reader.hpp"
 
@@ -25,7 +26,7 @@ double expected_cost(const std::string& scenario, const Plan& plan, const RunSpe
   try {
     config::Document document = config::Document::load_file(scenario);
     for (const auto& o : run.overrides(plan.parameters)) document.apply_override(o);
-    return expected_cost(read_scenario(document));
+    return expected_cost(read_scenario(document, expectation_catalogue()));
   } catch (const config::ConfigError&) {
     return 0;
   }

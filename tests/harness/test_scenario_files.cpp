@@ -4,6 +4,7 @@
 
 #include "app/commands/commands.hpp"
 #include "app/harness/cluster.hpp"
+#include "app/report/report_expectations.hpp"
 #include "app/scenario/scenario.hpp"
 #include "tests/support/scenario_runner.hpp"
 
@@ -71,13 +72,13 @@ TEST_CASE("override: --set overrides a scenario value, and a bad --set is an err
   config::Document doc = config::Document::from_string("rpc:\n  clients: {count: 2, rate: 10/s}\n", "test.yaml");
   doc.apply_override("rpc.clients.count=5");
   doc.apply_override("network.racks=[x, y]");
-  const Scenario s = read_scenario(doc);
+  const Scenario s = read_scenario(doc, expectation_catalogue());
   CHECK(s.rpc->clients.count == 5);
   CHECK(s.rpc->client.rate_per_s == 10);
   CHECK(s.network.racks == std::vector<std::string>{"x", "y"});
   config::Document bad = config::Document::from_string("rpc: {}", "test.yaml");
   bad.apply_override("rpc.clients.rat=5/s");
-  CHECK_THROWS_WITH(read_scenario(bad), Catch::Contains("did you mean 'rate'"));
+  CHECK_THROWS_WITH(read_scenario(bad, expectation_catalogue()), Catch::Contains("did you mean 'rate'"));
 }
 
 TEST_CASE("racks spread nodes round-robin and groups can be pinned to one", "[scenario]") {
@@ -170,4 +171,27 @@ consumers:
   CHECK(s.kafka->consumers[0].config.group_id == "app");
   CHECK_THAT(scenario_error(cluster + "  - {name: app, topic: t}\nfaults: [{kind: crash, at: 1s, nodes: ['coordinator:ap']}]\n"),
              Catch::Contains("coordinator:app"));
+}
+
+TEST_CASE("a broker's topic defaults and the controller's session timeout are read where they belong", "[scenario]") {
+  const Scenario s = parse_scenario(
+      "brokers:\n  count: 3\n  config: {min.insync.replicas: 2, unclean.leader.election.enable: true,"
+      " broker.session.timeout.ms: 5s}\n"
+      "topics:\n  - {name: a}\n  - {name: b, config: {min.insync.replicas: 3, unclean.leader.election.enable: false}}\n");
+  REQUIRE(s.kafka);
+  CHECK(s.kafka->topic_defaults.min_insync_replicas == 2);
+  CHECK(s.kafka->topic_defaults.unclean_leader_election_enable);
+  CHECK(s.kafka->topics[0].min_insync_replicas == 2);
+  CHECK(s.kafka->topics[0].unclean_leader_election_enable);
+  CHECK(s.kafka->topics[1].min_insync_replicas == 3);
+  CHECK_FALSE(s.kafka->topics[1].unclean_leader_election_enable);
+  CHECK(s.kafka->controller.broker_session_timeout == seconds(5));
+  const Scenario defaults = parse_scenario("brokers: {count: 3}\ntopics: [{name: a}]\n");
+  CHECK(defaults.kafka->topics[0].min_insync_replicas == 1);
+  CHECK_FALSE(defaults.kafka->topics[0].unclean_leader_election_enable);
+  CHECK(defaults.kafka->controller.broker_session_timeout == seconds(9));
+  CHECK(scenario_error("brokers: {count: 3, config: {min.insync.replicas: 0}}\n") ==
+        "test.yaml:1:51: brokers.config.min.insync.replicas: must be between 1 and 1000, got 0");
+  CHECK(scenario_error("brokers: {count: 3, config: {broker.session.timeout.ms: 0}}\n") ==
+        "test.yaml:1:57: brokers.config.broker.session.timeout.ms: must be at least 1ns, got 0");
 }

@@ -14,7 +14,7 @@ std::uint64_t trace_hash(const std::string& name, std::uint64_t seed, bool fetch
   auto document = ksim::config::Document::load_file(std::string(KSIM_SOURCE_DIR) + "/scenarios/" + name + ".yaml");
   document.apply_override("seed=" + std::to_string(seed));
   for (const auto& o : overrides) document.apply_override(o);
-  ksim::app::Scenario scenario = ksim::app::read_scenario(document);
+  ksim::app::Scenario scenario = ksim::app::read_scenario(document, ksim::app::expectation_catalogue());
   scenario.kafka->broker.fetch_sessions = fetch_sessions;
   ksim::app::Cluster cluster(scenario, ksim::app::RunOptions{});
   cluster.run();

@@ -37,7 +37,7 @@ inline app::RunReport run_inline(const std::string& yaml, std::uint64_t seed = 1
   config::Document document = config::Document::from_string(yaml, "inline.yaml");
   document.apply_override("seed=" + std::to_string(seed));
   for (const auto& o : overrides) document.apply_override(o);
-  const app::Scenario scenario = app::read_scenario(document);
+  const app::Scenario scenario = app::read_scenario(document, app::expectation_catalogue());
   app::Cluster cluster(scenario, app::RunOptions{});
   cluster.run();
   return app::make_report(cluster, 0);
@@ -45,7 +45,7 @@ inline app::RunReport run_inline(const std::string& yaml, std::uint64_t seed = 1
 
 // Reads a scenario given as text, as if from `file` (profiles are looked up beside it).
 inline app::Scenario parse_scenario(const std::string& yaml, const std::string& file = "test.yaml") {
-  return app::read_scenario(config::Document::from_string(yaml, file));
+  return app::read_scenario(config::Document::from_string(yaml, file), app::expectation_catalogue());
 }
 
 // The error reading a scenario gives, or "no error".

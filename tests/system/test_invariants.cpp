@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "app/harness/cluster.hpp"
+#include "app/report/report_expectations.hpp"
 #include "app/scenario/config_reader.hpp"
 #include "tests/support/scenario_runner.hpp"
 
@@ -19,7 +20,7 @@ namespace {
 Scenario scenario_of(const std::string& file, std::vector<std::string> overrides) {
   config::Document document = config::Document::load_file(std::string(KSIM_SOURCE_DIR) + "/scenarios/" + file);
   for (const auto& o : overrides) document.apply_override(o);
-  return read_scenario(document);
+  return read_scenario(document, expectation_catalogue());
 }
 
 using Seen = std::tuple<std::string, SimTime, models::TopicPartition, models::BrokerId>;

@@ -1,0 +1,136 @@
+#include "app/report/report_expectations.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "app/report/report.hpp"
+#include "app/scenario/units.hpp"
+
+namespace ksim::app {
+
+namespace {
+
+// A section, and where a run's report keeps its figures (for a consumer
+// group's, the group named; null when the run has none).
+struct BoundSection {
+  ExpectableSection expectable;
+  std::function<ExpectationResult(const Expectation&, const RunReport&)> check;
+};
+
+template <class Figures, class FiguresOf>
+BoundSection bind(const Section<Figures>& section, FiguresOf figures_of) {
+  return {expectable(section), [&section, figures_of](const Expectation& e, const RunReport& report) {
+            const Figures* figures = figures_of(report, e.group);
+            if (figures == nullptr) {
+              throw std::logic_error("expectation '" + e.name + "' on the " + std::string(section.name) +
+                                     " section, which this run has not (the scenario reader lets none through)");
+            }
+            const Figure<Figures>& row = figure(section, e.figure);
+            return check_figure(e, row.unit, row.value(*figures));
+          }};
+}
+
+const KafkaFigures* kafka(const RunReport& r, const std::string&) { return r.kafka ? &*r.kafka : nullptr; }
+const PerformanceFigures* performance(const RunReport& r, const std::string&) {
+  return r.kafka ? &r.kafka->performance : nullptr;
+}
+
+const std::vector<BoundSection>& bound_sections() {
+  static const std::vector<BoundSection> sections{
+      bind(run_section(), [](const RunReport& r, const std::string&) { return &r; }),
+      bind(rpc_section(), [](const RunReport& r, const std::string&) { return r.rpc ? &*r.rpc : nullptr; }),
+      bind(delivery_section(),
+           [](const RunReport& r, const std::string&) { return r.kafka ? &r.kafka->delivery : nullptr; }),
+      bind(produce_section(), kafka),
+      bind(consumption_section(), performance),
+      bind(replication_section(), performance),
+      bind(failover_section(),
+           [](const RunReport& r, const std::string&) { return r.kafka ? &r.kafka->performance.failover : nullptr; }),
+      bind(cluster_section(), kafka),
+      bind(group_section(),
+           [](const RunReport& r, const std::string& group) -> const GroupFigures* {
+             if (!r.kafka) return nullptr;
+             const auto& groups = r.kafka->groups;
+             const auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.group == group; });
+             return it == groups.end() ? nullptr : &*it;
+           }),
+      bind(transactions_section(),
+           [](const RunReport& r, const std::string&) {
+             return r.kafka && r.kafka->transactions ? &*r.kafka->transactions : nullptr;
+           }),
+      bind(network_section(), [](const RunReport& r, const std::string&) { return &r.network; }),
+  };
+  return sections;
+}
+
+std::uint64_t count_of(const FigureValue& value) {
+  if (const auto* n = std::get_if<std::uint64_t>(&value)) return *n;
+  if (const auto* n = std::get_if<std::int64_t>(&value)) return static_cast<std::uint64_t>(std::max<std::int64_t>(*n, 0));
+  if (const auto* names = std::get_if<std::vector<std::string>>(&value)) return names->size();
+  throw std::logic_error("a count expectation on a figure that is not a count");
+}
+
+double number_of(const FigureValue& value) {
+  if (const auto* x = std::get_if<double>(&value)) return *x;
+  return static_cast<double>(count_of(value));
+}
+
+// A bound as the report writes it: a duration for a time, else four significant digits.
+std::string bound_text(double value, FigureUnit unit) {
+  if (unit == FigureUnit::Milliseconds) return units::format_duration(std::llround(value * 1e6));
+  if (unit == FigureUnit::Seconds) return units::format_duration(std::llround(value * 1e9));
+  return fmt::format("{:.4g}", value);
+}
+
+}  // namespace
+
+const ExpectationCatalogue& expectation_catalogue() {
+  static const ExpectationCatalogue catalogue = [] {
+    ExpectationCatalogue all;
+    for (const BoundSection& s : bound_sections()) all.push_back(s.expectable);
+    return all;
+  }();
+  return catalogue;
+}
+
+ExpectationResult check_figure(const Expectation& e, FigureUnit unit, const FigureValue& value) {
+  switch (e.as) {
+    case ExpectAs::Count: {
+      const std::uint64_t actual = count_of(value);
+      return {e.name, e.count.holds(actual), fmt::format("{} (expected {})", actual, e.count.text())};
+    }
+    case ExpectAs::Bound: {
+      const double actual = number_of(value);
+      return {e.name, e.at_most ? actual <= e.bound : actual >= e.bound,
+              bound_text(actual, unit) + (e.at_most ? " <= " : " >= ") + bound_text(e.bound, unit)};
+    }
+    case ExpectAs::Flag: {
+      const bool actual = std::get<bool>(value);
+      return {e.name, actual == e.flag, fmt::format("{} (expected {})", actual, e.flag)};
+    }
+    case ExpectAs::Guarantee: {
+      const Guarantees& g = std::get<Guarantees>(value);
+      return {e.name, g.meets(e.guarantee), fmt::format("required {}, verdict {}", e.guarantee, g.verdict())};
+    }
+    case ExpectAs::Nothing: break;
+  }
+  throw std::logic_error("expectation '" + e.name + "' on a figure that cannot be expected");
+}
+
+std::vector<ExpectationResult> check_expectations(const std::vector<Expectation>& expected, const RunReport& report) {
+  std::vector<ExpectationResult> results;
+  for (const Expectation& e : expected) {
+    const auto& sections = bound_sections();
+    const auto it = std::find_if(sections.begin(), sections.end(),
+                                 [&](const BoundSection& s) { return s.expectable.name == e.section; });
+    if (it == sections.end()) throw std::logic_error("expectation '" + e.name + "' on no known section");
+    results.push_back(it->check(e, report));
+  }
+  return results;
+}
+
+}  // namespace ksim::app

@@ -1,0 +1,207 @@
+#include "app/report/report_kafka.hpp"
+
+#include <map>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+#include <fmt/ranges.h>
+
+namespace ksim::app {
+
+namespace {
+
+using D = models::DeliveryReport;
+using K = KafkaFigures;
+using U = FigureUnit;
+
+constexpr Figure<D> kDelivery[] = {
+    {.name = "produced", .value = of<&D::produced>, .label = "produced", .expect = ExpectAs::Count,
+     .description = "records handed to the producers"},
+    {.name = "acknowledged", .value = of<&D::acknowledged>, .label = "acknowledged", .expect = ExpectAs::Count,
+     .description = "records in acknowledged batches"},
+    {.name = "failed", .value = of<&D::failed>, .label = "failed", .expect = ExpectAs::Count,
+     .description = "records whose batch finally failed"},
+    {.name = "pending", .value = of<&D::pending>, .label = "pending", .expect = ExpectAs::Count,
+     .description = "records neither acknowledged nor failed at the end"},
+    {.name = "lost", .value = of<&D::lost>, .label = "lost", .new_line = true, .expect = ExpectAs::Count,
+     .description = "acknowledged records absent from their online partition's committed log"},
+    {.name = "unavailable", .value = of<&D::unavailable>, .label = "unavailable", .expect = ExpectAs::Count,
+     .description = "acknowledged records of partitions offline at the end"},
+    {.name = "duplicated", .value = of<&D::duplicated>, .label = "duplicated", .expect = ExpectAs::Count,
+     .description = "extra copies of records in the committed logs"},
+    {.name = "reordered", .value = of<&D::reordered>, .label = "reordered", .expect = ExpectAs::Count,
+     .description = "acknowledged records committed after a later-sent one of the same producer and partition"},
+    {.name = "failed_but_written", .value = of<&D::failed_but_written>, .label = "failed but written",
+     .expect = ExpectAs::Count, .description = "records of failed batches found in the committed log"},
+    {.name = "at_most_once", .value = of<&D::at_most_once>, .unit = U::Held, .label = "at-most-once", .new_line = true},
+    {.name = "at_least_once", .value = of<&D::at_least_once>, .unit = U::Held, .label = "at-least-once"},
+    {.name = "exactly_once", .value = of<&D::exactly_once>, .unit = U::Held, .label = "exactly-once"},
+    {.name = "verdict",
+     .value = [](const D& d) { return figure_value(Guarantees{d.at_most_once(), d.at_least_once(), d.exactly_once()}); },
+     .unit = U::Verdict, .expect = ExpectAs::Guarantee,
+     .description = "the guarantee the producers' records must meet: at-most-once (none duplicated), at-least-once "
+                    "(none lost or unavailable) or exactly-once (and none reordered)",
+     .expect_key = "delivery"},
+};
+
+constexpr Figure<K> kProduce[] = {
+    {.name = "throughput.records_per_s", .value = of<&K::records_per_s>, .unit = U::RecordsPerSecond, .label = "throughput"},
+    {.name = "throughput.bytes_per_s", .value = of<&K::bytes_per_s>, .unit = U::BytesPerSecond, .label = "in bytes"},
+    {.name = "latency_ms.p50", .value = of<&K::latency_p50_ms>, .unit = U::Milliseconds, .label = "latency p50", .new_line = true},
+    {.name = "latency_ms.p99", .value = of<&K::latency_p99_ms>, .unit = U::Milliseconds, .label = "p99"},
+    {.name = "latency_ms.p999", .value = of<&K::latency_p999_ms>, .unit = U::Milliseconds, .label = "p99.9"},
+    {.name = "latency_ms.max", .value = of<&K::latency_max_ms>, .unit = U::Milliseconds, .label = "max"},
+    {.name = "producer_memory_peak_bytes", .value = of<&K::producer_memory_peak_bytes>, .unit = U::Bytes,
+     .label = "producer memory peak", .new_line = true},
+    {.name = "producer.requests", .value = of<&K::producer_requests>, .label = "requests"},
+    {.name = "producer.retries", .value = of<&K::producer_retries>, .label = "retries"},
+    {.name = "producer.blocked_sends", .value = of<&K::blocked_sends>, .label = "blocked sends"},
+    {.name = "producer.epoch_bumps", .value = of<&K::epoch_bumps>, .label = "epoch bumps"},
+};
+
+constexpr Figure<K> kCluster[] = {
+    {.name = "controller.elections", .value = [](const K& k) { return figure_value(k.controller.elections); },
+     .label = "elections"},
+    {.name = "controller.unclean_elections",
+     .value = [](const K& k) { return figure_value(k.controller.unclean_elections); }, .label = "unclean",
+     .expect = ExpectAs::Count, .description = "leaders elected from outside the ISR (unclean.leader.election.enable)",
+     .expect_key = "unclean_elections"},
+    {.name = "controller.isr_changes", .value = [](const K& k) { return figure_value(k.controller.isr_changes); },
+     .label = "ISR changes"},
+    {.name = "controller.fencings", .value = [](const K& k) { return figure_value(k.controller.fencings); },
+     .label = "fencings"},
+    {.name = "controller.controlled_shutdowns",
+     .value = [](const K& k) { return figure_value(k.controller.controlled_shutdowns); }, .label = "controlled shutdowns"},
+    {.name = "controller.max_leaderless_ms",
+     .value = [](const K& k) { return figure_value(to_milliseconds(k.controller.max_leaderless)); },
+     .unit = U::Milliseconds, .label = "longest leaderless"},
+    {.name = "offline_partitions",
+     .value =
+         [](const K& k) {
+           std::vector<std::string> names;
+           for (const auto& tp : k.offline_partitions) names.push_back(fmt::format("{}-{}", tp.topic, tp.partition));
+           return figure_value(std::move(names));
+         },
+     .unit = U::Names, .label = "offline partitions", .new_line = true, .expect = ExpectAs::Count,
+     .description = "partitions without a leader at the end"},
+    {.name = "invariant_violations", .value = of<&K::invariant_violations>, .label = "invariant violations",
+     .expect = ExpectAs::Count, .description = "times the cluster's invariants were found broken during the run"},
+};
+
+constexpr Section<D> kDeliverySection{"delivery", SectionScope::Kafka, "delivery", kDelivery};
+constexpr Section<K> kProduceSection{"produce", SectionScope::Kafka, "", kProduce};
+constexpr Section<K> kClusterSection{"cluster", SectionScope::Kafka, "", kCluster};
+
+std::string ref(const models::RecordRef& r) { return models::to_string(r); }
+
+nlohmann::ordered_json delivery_examples(const D& d) {
+  nlohmann::ordered_json lost = nlohmann::ordered_json::array();
+  for (const auto& l : d.lost_examples) lost.push_back({{"record", ref(l.record)}, {"acknowledged_offset", l.acknowledged_offset}});
+  nlohmann::ordered_json duplicated = nlohmann::ordered_json::array();
+  for (const auto& x : d.duplicate_examples) duplicated.push_back({{"record", ref(x.record)}, {"offsets", x.offsets}});
+  nlohmann::ordered_json reordered = nlohmann::ordered_json::array();
+  for (const auto& x : d.reordered_examples) {
+    reordered.push_back({{"record", ref(x.record)}, {"offset", x.offset}, {"committed_after", x.committed_after}});
+  }
+  return {{"lost", lost}, {"duplicated", duplicated}, {"reordered", reordered}};
+}
+
+nlohmann::ordered_json log_dirs_json(const std::vector<LogDirFigures>& log_dirs) {
+  nlohmann::ordered_json dirs = nlohmann::ordered_json::array();
+  for (const auto& d : log_dirs) {
+    dirs.push_back({{"broker", d.broker}, {"path", d.stats.path}, {"partitions", d.stats.partitions},
+                    {"bytes", d.stats.bytes}, {"online", d.stats.online},
+                    {"bytes_read_from_disk", d.stats.bytes_read_from_disk}});
+  }
+  return dirs;
+}
+
+void print_delivery_examples(const D& d, std::ostream& out) {
+  for (const auto& l : d.lost_examples) fmt::print(out, "  lost {} (acknowledged at offset {})\n", ref(l.record), l.acknowledged_offset);
+  for (const auto& x : d.duplicate_examples) fmt::print(out, "  duplicated {} at offsets {}\n", ref(x.record), fmt::join(x.offsets, ", "));
+  for (const auto& x : d.reordered_examples) {
+    fmt::print(out, "  reordered {} at offset {}, after record #{}\n", ref(x.record), x.offset, x.committed_after);
+  }
+}
+
+void print_log_dirs(const std::vector<LogDirFigures>& log_dirs, std::ostream& out) {
+  std::map<models::BrokerId, std::uint64_t> per_broker;
+  for (const auto& dir : log_dirs) per_broker[dir.broker] += dir.stats.bytes;
+  for (const auto& [broker, bytes] : per_broker) {
+    fmt::print(out, "  broker {}: {:.1f} MiB\n", broker, static_cast<double>(bytes) / 1048576.0);
+    for (const auto& dir : log_dirs) {
+      if (dir.broker != broker) continue;
+      fmt::print(out, "    {}: {} partitions, {:.1f} MiB{}\n", dir.stats.path, dir.stats.partitions,
+                 static_cast<double>(dir.stats.bytes) / 1048576.0, dir.stats.online ? "" : " (offline)");
+    }
+  }
+}
+
+}  // namespace
+
+const Section<models::DeliveryReport>& delivery_section() { return kDeliverySection; }
+const Section<KafkaFigures>& produce_section() { return kProduceSection; }
+const Section<KafkaFigures>& cluster_section() { return kClusterSection; }
+
+KafkaFigures kafka_figures(const Cluster& cluster) {
+  KafkaFigures k;
+  const models::FinalLogs logs = cluster.final_logs();
+  k.delivery = models::check_delivery(cluster.history(), logs);
+  k.offline_partitions = logs.offline;
+  Histogram latency;
+  for (const auto* p : cluster.producers()) {
+    const auto& s = p->stats();
+    latency.merge(s.latency);
+    k.producer_memory_peak_bytes = std::max(k.producer_memory_peak_bytes, s.memory_peak_bytes);
+    k.producer_requests += s.requests;
+    k.producer_retries += s.retries;
+    k.blocked_sends += s.blocked_sends;
+    k.epoch_bumps += s.epoch_bumps;
+  }
+  const double seconds = to_seconds(cluster.scenario().duration);
+  // Acknowledged within the workload's duration: what a closed loop's
+  // buffer.memory holds is acknowledged in the drain and is not throughput.
+  const ResourceSample& at_end = cluster.resources_at_end_of_workload();
+  k.records_per_s = static_cast<double>(at_end.records_acked) / seconds;
+  k.bytes_per_s = static_cast<double>(at_end.bytes_acked) / seconds;
+  k.latency_p50_ms = to_milliseconds(latency.percentile(50));
+  k.latency_p99_ms = to_milliseconds(latency.percentile(99));
+  k.latency_p999_ms = to_milliseconds(latency.percentile(99.9));
+  k.latency_max_ms = to_milliseconds(latency.max());
+  for (const auto* b : cluster.brokers()) {
+    for (const auto& d : b->log_dir_stats()) k.log_dirs.push_back({b->broker_id(), d});
+  }
+  k.controller = cluster.controller()->stats();
+  k.invariant_violations = cluster.invariant_violations().size();
+  k.groups = group_figures(cluster, logs, k.delivery);
+  if (cluster.has_transactions()) k.transactions = transaction_figures(cluster, k.delivery, k.groups);
+  k.performance = performance_figures(cluster);
+  return k;
+}
+
+void add_kafka_json(const KafkaFigures& k, nlohmann::ordered_json& j) {
+  add_json(kDeliverySection, k.delivery, j);
+  j["delivery"]["examples"] = delivery_examples(k.delivery);
+  add_json(kProduceSection, k, j);
+  j["log_dirs"] = log_dirs_json(k.log_dirs);
+  add_json(kClusterSection, k, j);
+  j["groups"] = groups_json(k.groups);
+  if (k.transactions) j["transactions"] = transactions_json(*k.transactions);
+  add_performance_json(k.performance, j);
+}
+
+void print_kafka(const KafkaFigures& k, std::ostream& out) {
+  fmt::print(out, "delivery: {}\n", k.delivery.verdict());
+  print_figures(kDeliverySection, k.delivery, out);
+  print_delivery_examples(k.delivery, out);
+  fmt::print(out, "\nproduce\n");
+  print_figures(kProduceSection, k, out);
+  print_performance(k.performance, out);
+  fmt::print(out, "\ncluster\n");
+  print_figures(kClusterSection, k, out);
+  print_log_dirs(k.log_dirs, out);
+  print_groups(k.groups, out);
+  if (k.transactions) print_transactions(*k.transactions, out);
+}
+
+}  // namespace ksim::app

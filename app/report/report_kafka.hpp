@@ -1,0 +1,50 @@
+#pragma once
+// The Kafka cluster's part of a run's report: delivery, produce and cluster
+// sections (one figure table each), then the consumer groups, transactions
+// and performance sections of their own files; as JSON and text.
+#include <optional>
+#include <ostream>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "app/harness/cluster.hpp"
+#include "app/report/figure_table.hpp"
+#include "app/report/report_groups.hpp"
+#include "app/report/report_resources.hpp"
+#include "app/report/report_transactions.hpp"
+#include "models/check/delivery_checker.hpp"
+
+namespace ksim::app {
+
+struct LogDirFigures {
+  models::BrokerId broker;
+  models::LogDirStats stats;
+};
+
+struct KafkaFigures {
+  models::DeliveryReport delivery;
+  double records_per_s = 0;
+  double bytes_per_s = 0;
+  double latency_p50_ms = 0, latency_p99_ms = 0, latency_p999_ms = 0, latency_max_ms = 0;
+  std::uint64_t producer_memory_peak_bytes = 0;
+  std::uint64_t producer_requests = 0, producer_retries = 0, blocked_sends = 0, epoch_bumps = 0;
+  std::vector<LogDirFigures> log_dirs;
+  std::vector<models::TopicPartition> offline_partitions;
+  models::ControllerStats controller;
+  std::uint64_t invariant_violations = 0;
+  std::vector<GroupFigures> groups;
+  std::optional<TransactionFigures> transactions;  // when a producer is transactional
+  PerformanceFigures performance;
+};
+
+const Section<models::DeliveryReport>& delivery_section();
+const Section<KafkaFigures>& produce_section();
+const Section<KafkaFigures>& cluster_section();
+
+KafkaFigures kafka_figures(const Cluster& cluster);
+// Its sections, at the top level of a run's JSON report.
+void add_kafka_json(const KafkaFigures& k, nlohmann::ordered_json& j);
+void print_kafka(const KafkaFigures& k, std::ostream& out);
+
+}  // namespace ksim::app

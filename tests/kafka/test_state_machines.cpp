@@ -1,0 +1,55 @@
+// Each state machine's table of legal transitions against Kafka's own: the
+// group coordinator's (GroupMetadata.scala, ClassicGroupState.java), the
+// transaction coordinator's (TransactionMetadata.scala) and the producer's
+// (TransactionManager.State.isTransitionValid). Kafka's tables are written
+// out here as its source has them, state by state; `legal` must agree on
+// every pair of the states ksim models.
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "models/coordinator/txn_state.hpp"
+
+using namespace ksim::models;
+
+namespace {
+
+// Kafka's table: each target state with the states it may come from.
+template <class State>
+using ValidPrevious = std::map<State, std::set<State>>;
+
+// Every (from, to) over `states`: legal exactly when Kafka's table lists `from` for `to`.
+template <class State>
+void check_against_kafka(const std::vector<State>& states, const ValidPrevious<State>& kafka) {
+  REQUIRE(kafka.size() == states.size());
+  for (const State to : states) {
+    for (const State from : states) {
+      INFO(std::string(to_string(from)) + " -> " + std::string(to_string(to)));
+      CHECK(legal(from, to) == kafka.at(to).contains(from));
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("transaction states: the transitions of Kafka's TransactionMetadata, no others", "[state-machine]") {
+  using enum TxnState;
+  // TransactionMetadata.scala (Dead and PrepareEpochFence, not modelled, left out).
+  const ValidPrevious<TxnState> kafka{
+      {Empty, {Empty, CompleteCommit, CompleteAbort}},
+      {Ongoing, {Ongoing, Empty, CompleteCommit, CompleteAbort}},
+      {PrepareCommit, {Ongoing}},
+      {PrepareAbort, {Ongoing}},
+      {CompleteCommit, {PrepareCommit}},
+      {CompleteAbort, {PrepareAbort}},
+  };
+  check_against_kafka({Empty, Ongoing, PrepareCommit, PrepareAbort, CompleteCommit, CompleteAbort}, kafka);
+  CHECK(legal(Ongoing, PrepareAbort));               // EndTxn(abort), or fencing with a bumped epoch
+  CHECK_FALSE(legal(CompleteCommit, CompleteAbort));  // a decided outcome never changes
+  CHECK_FALSE(legal(PrepareCommit, Ongoing));        // no partitions join a transaction being ended
+  CHECK_FALSE(legal(Empty, PrepareCommit));
+  CHECK(to_string(PrepareCommit) == "PrepareCommit");
+}

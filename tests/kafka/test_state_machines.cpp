@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "models/coordinator/group_state.hpp"
 #include "models/coordinator/txn_state.hpp"
 
 using namespace ksim::models;
@@ -34,6 +35,23 @@ void check_against_kafka(const std::vector<State>& states, const ValidPrevious<S
 }
 
 }  // namespace
+
+TEST_CASE("group states: the transitions of Kafka's GroupMetadata, no others", "[state-machine]") {
+  using enum GroupState;
+  // GroupMetadata.scala / ClassicGroupState.java (Dead, not modelled, left out).
+  const ValidPrevious<GroupState> kafka{
+      {Empty, {PreparingRebalance}},
+      {PreparingRebalance, {Stable, CompletingRebalance, Empty}},
+      {CompletingRebalance, {PreparingRebalance}},
+      {Stable, {CompletingRebalance}},
+  };
+  check_against_kafka({Empty, PreparingRebalance, CompletingRebalance, Stable}, kafka);
+  CHECK(legal(Empty, PreparingRebalance));
+  CHECK_FALSE(legal(Stable, Empty));                // every member leaving rebalances first
+  CHECK_FALSE(legal(PreparingRebalance, Stable));   // the assignment is synced first
+  CHECK_FALSE(legal(Stable, Stable));
+  CHECK(to_string(CompletingRebalance) == "CompletingRebalance");
+}
 
 TEST_CASE("transaction states: the transitions of Kafka's TransactionMetadata, no others", "[state-machine]") {
   using enum TxnState;

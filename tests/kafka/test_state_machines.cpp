@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "models/client/producer/transaction_manager_state.hpp"
 #include "models/coordinator/group_state.hpp"
 #include "models/coordinator/txn_state.hpp"
 
@@ -70,4 +71,28 @@ TEST_CASE("transaction states: the transitions of Kafka's TransactionMetadata, n
   CHECK_FALSE(legal(PrepareCommit, Ongoing));        // no partitions join a transaction being ended
   CHECK_FALSE(legal(Empty, PrepareCommit));
   CHECK(to_string(PrepareCommit) == "PrepareCommit");
+}
+
+TEST_CASE("producer transaction states: the transitions of Kafka's TransactionManager, no others", "[state-machine]") {
+  using enum TransactionManagerState;
+  const std::vector<TransactionManagerState> all{
+      Uninitialized, Initializing, Ready, InTransaction, CommittingTransaction, AbortingTransaction, AbortableError,
+      FatalError};
+  // TransactionManager.State.isTransitionValid: FatalError from anywhere.
+  const ValidPrevious<TransactionManagerState> kafka{
+      {Uninitialized, {Ready, AbortableError}},
+      {Initializing, {Uninitialized, AbortingTransaction}},
+      {Ready, {Initializing, CommittingTransaction, AbortingTransaction}},
+      {InTransaction, {Ready}},
+      {CommittingTransaction, {InTransaction}},
+      {AbortingTransaction, {InTransaction, AbortableError}},
+      {AbortableError, {InTransaction, CommittingTransaction, AbortableError, Initializing}},
+      {FatalError, {all.begin(), all.end()}},
+  };
+  check_against_kafka(all, kafka);
+  CHECK(legal(CommittingTransaction, AbortableError));
+  CHECK_FALSE(legal(CommittingTransaction, AbortingTransaction));  // only through AbortableError
+  CHECK_FALSE(legal(FatalError, Ready));                           // fenced for good
+  CHECK_FALSE(legal(Ready, CommittingTransaction));                // nothing to commit
+  CHECK(to_string(AbortableError) == "AbortableError");
 }

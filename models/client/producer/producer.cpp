@@ -36,7 +36,7 @@ void Producer::on_start() {
   arrivals_.restart(now());
   refresh_metadata();
   if (transactional()) {
-    txn_state_ = TxnState::Initializing;  // initTransactions()
+    transition_to(TxnState::Initializing);  // initTransactions()
     txn_step();
   } else if (config_.enable_idempotence) {
     init_producer_id();
@@ -65,7 +65,7 @@ void Producer::on_crash(CrashKind) {
   arrival_timer_at_ = kNever;
   sender_wake_pending_ = false;
   reconnect_pending_ = false;
-  txn_state_ = TxnState::Uninitialized;
+  txn_state_ = TxnState::Uninitialized;  // a new process: a new TransactionManager, not a transition
   txn_coordinator_ = kNoBroker;
   txn_correlation_ = -1;
   txn_retry_pending_ = false;
@@ -554,7 +554,7 @@ SimTime Producer::backoff(int attempts) {
 
 void Producer::acknowledge(const BatchPtr& b, Offset base_offset) {
   const RecordRange range{index_, b->partition, b->records.first_record, b->records.record_count};
-  if (transactional() && txn_state_ == TxnState::Fatal) {
+  if (transactional() && txn_state_ == TxnState::FatalError) {
     history_.failures.push_back({range, Error::ProducerFenced, now()});  // its transaction will never commit
   } else if (transactional()) {
     txn_acks_.push_back({range, base_offset, now()});  // final when the transaction commits

@@ -23,6 +23,7 @@
 #include "models/protocol/kafka_messages.hpp"
 #include "models/client/producer/arrival_stream.hpp"
 #include "models/client/producer/sender_index.hpp"
+#include "models/client/producer/transaction_manager_state.hpp"
 #include "models/protocol/group_messages.hpp"
 #include "models/protocol/txn_messages.hpp"
 #include "sim/observe/histogram.hpp"
@@ -59,7 +60,7 @@ class Producer final : public KafkaClient {
 
   // --- driven by a consume-transform-produce application (workload.external) ---
   bool ready_for_transactions() const { return txn_state_ == TxnState::Ready || txn_state_ == TxnState::InTransaction; }
-  bool fenced() const { return txn_state_ == TxnState::Fatal; }
+  bool fenced() const { return txn_state_ == TxnState::FatalError; }
   void send_output(TopicPartition tp, std::uint64_t bytes, const DeliveryHistory::InputRecord& input);
   // sendOffsetsToTransaction(): the consumer's positions, committed with the transaction (KIP-447).
   void send_offsets_to_transaction(std::string group, MemberIdentity member, std::vector<CommittedOffset> offsets);
@@ -134,7 +135,8 @@ class Producer final : public KafkaClient {
   void fail_in_flight_on(BrokerId broker);
 
   // transactions (producer_txn.cpp): Kafka's TransactionManager
-  enum class TxnState { Uninitialized, Initializing, Ready, InTransaction, Committing, Aborting, Fatal };
+  using TxnState = TransactionManagerState;
+  void transition_to(TxnState next);  // TransactionManager.transitionTo: asserts that `next` may follow
   bool transactional() const { return !config_.transactional_id.empty(); }
   bool accepting() const;  // may the application send now?
   bool partition_in_txn(TopicPartition tp);

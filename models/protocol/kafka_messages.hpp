@@ -6,8 +6,8 @@
 
 #include <boost/container/small_vector.hpp>
 
+#include "models/protocol/api_message.hpp"
 #include "models/protocol/kafka_types.hpp"
-#include "sim/network/message.hpp"
 
 namespace ksim::models {
 
@@ -25,13 +25,8 @@ struct PartitionState {
   Epoch partition_epoch = 0;  // bumped by every leader or ISR change (KIP-497)
 };
 
-template <class Derived>
-struct KafkaMessage : Message {
-  std::string_view name() const override { return Derived::kName; }
-};
-
 // ---- producer -> partition leader ----
-struct ProduceRequest final : KafkaMessage<ProduceRequest> {
+struct ProduceRequest final : KafkaRequest<ProduceRequest, ApiKey::Produce> {
   static constexpr std::string_view kName = "Produce";
   struct PartitionData {
     TopicPartition partition;
@@ -45,7 +40,7 @@ struct ProduceRequest final : KafkaMessage<ProduceRequest> {
   std::uint64_t size_bytes() const override;
 };
 
-struct ProduceResponse final : KafkaMessage<ProduceResponse> {
+struct ProduceResponse final : KafkaResponse<ProduceResponse, ApiKey::Produce> {
   static constexpr std::string_view kName = "ProduceResponse";
   struct PartitionResponse {
     TopicPartition partition;
@@ -58,7 +53,7 @@ struct ProduceResponse final : KafkaMessage<ProduceResponse> {
 };
 
 // ---- follower -> leader (replica fetcher) ----
-struct FetchRequest final : KafkaMessage<FetchRequest> {
+struct FetchRequest final : KafkaRequest<FetchRequest, ApiKey::Fetch> {
   static constexpr std::string_view kName = "Fetch";
   struct PartitionData {
     TopicPartition partition;
@@ -93,7 +88,7 @@ struct FetchRequest final : KafkaMessage<FetchRequest> {
   }
 };
 
-struct FetchResponse final : KafkaMessage<FetchResponse> {
+struct FetchResponse final : KafkaResponse<FetchResponse, ApiKey::Fetch> {
   static constexpr std::string_view kName = "FetchResponse";
   struct PartitionData {
     TopicPartition partition;
@@ -117,7 +112,7 @@ struct FetchResponse final : KafkaMessage<FetchResponse> {
 };
 
 // ---- brokers <-> controller ----
-struct BrokerHeartbeat final : KafkaMessage<BrokerHeartbeat> {
+struct BrokerHeartbeat final : KafkaRequest<BrokerHeartbeat, ApiKey::BrokerHeartbeat> {
   static constexpr std::string_view kName = "BrokerHeartbeat";
   BrokerId broker = kNoBroker;
   std::uint32_t incarnation = 0;   // a new incarnation is a restart: the controller re-sends all metadata
@@ -126,7 +121,7 @@ struct BrokerHeartbeat final : KafkaMessage<BrokerHeartbeat> {
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 8 * offline_replicas.size(); }
 };
 
-struct BrokerHeartbeatResponse final : KafkaMessage<BrokerHeartbeatResponse> {
+struct BrokerHeartbeatResponse final : KafkaResponse<BrokerHeartbeatResponse, ApiKey::BrokerHeartbeat> {
   static constexpr std::string_view kName = "BrokerHeartbeatResponse";
   bool fenced = false;
   bool shutdown_ready = false;  // controlled shutdown: no leadership left here
@@ -134,7 +129,7 @@ struct BrokerHeartbeatResponse final : KafkaMessage<BrokerHeartbeatResponse> {
 };
 
 // KIP-497: the leader asks the controller to change the ISR.
-struct AlterPartitionRequest final : KafkaMessage<AlterPartitionRequest> {
+struct AlterPartitionRequest final : KafkaRequest<AlterPartitionRequest, ApiKey::AlterPartition> {
   static constexpr std::string_view kName = "AlterPartition";
   BrokerId leader = kNoBroker;
   TopicPartition partition;
@@ -144,7 +139,7 @@ struct AlterPartitionRequest final : KafkaMessage<AlterPartitionRequest> {
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 4 * new_isr.size(); }
 };
 
-struct AlterPartitionResponse final : KafkaMessage<AlterPartitionResponse> {
+struct AlterPartitionResponse final : KafkaResponse<AlterPartitionResponse, ApiKey::AlterPartition> {
   static constexpr std::string_view kName = "AlterPartitionResponse";
   Error error = Error::None;  // InvalidProducerEpoch stands for a stale partition epoch
   PartitionState state;
@@ -153,7 +148,7 @@ struct AlterPartitionResponse final : KafkaMessage<AlterPartitionResponse> {
 
 // The controller's metadata, pushed to brokers (standing in for KRaft brokers
 // fetching the metadata log).
-struct MetadataUpdate final : KafkaMessage<MetadataUpdate> {
+struct MetadataUpdate final : KafkaRequest<MetadataUpdate, ApiKey::UpdateMetadata> {
   static constexpr std::string_view kName = "MetadataUpdate";
   std::vector<PartitionState> partitions;
   std::vector<BrokerId> live_brokers;  // unfenced
@@ -161,13 +156,13 @@ struct MetadataUpdate final : KafkaMessage<MetadataUpdate> {
 };
 
 // ---- clients <-> any broker ----
-struct MetadataRequest final : KafkaMessage<MetadataRequest> {
+struct MetadataRequest final : KafkaRequest<MetadataRequest, ApiKey::Metadata> {
   static constexpr std::string_view kName = "Metadata";
   std::int64_t correlation_id = 0;
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes; }
 };
 
-struct MetadataResponse final : KafkaMessage<MetadataResponse> {
+struct MetadataResponse final : KafkaResponse<MetadataResponse, ApiKey::Metadata> {
   static constexpr std::string_view kName = "MetadataResponse";
   std::int64_t correlation_id = 0;
   std::vector<PartitionState> partitions;
@@ -175,7 +170,7 @@ struct MetadataResponse final : KafkaMessage<MetadataResponse> {
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 48 * partitions.size(); }
 };
 
-struct InitProducerIdRequest final : KafkaMessage<InitProducerIdRequest> {
+struct InitProducerIdRequest final : KafkaRequest<InitProducerIdRequest, ApiKey::InitProducerId> {
   static constexpr std::string_view kName = "InitProducerId";
   std::int64_t correlation_id = 0;
   ProducerId producer_id = kNoProducerId;  // KIP-360: bump the epoch of this id
@@ -185,7 +180,7 @@ struct InitProducerIdRequest final : KafkaMessage<InitProducerIdRequest> {
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes + transactional_id.size(); }
 };
 
-struct InitProducerIdResponse final : KafkaMessage<InitProducerIdResponse> {
+struct InitProducerIdResponse final : KafkaResponse<InitProducerIdResponse, ApiKey::InitProducerId> {
   static constexpr std::string_view kName = "InitProducerIdResponse";
   std::int64_t correlation_id = 0;
   Error error = Error::None;
@@ -199,7 +194,7 @@ struct InitProducerIdResponse final : KafkaMessage<InitProducerIdResponse> {
 namespace ksim::models {
 
 // A consumer asks where to start: the log start (earliest) or the high watermark (latest).
-struct ListOffsetsRequest final : KafkaMessage<ListOffsetsRequest> {
+struct ListOffsetsRequest final : KafkaRequest<ListOffsetsRequest, ApiKey::ListOffsets> {
   static constexpr std::string_view kName = "ListOffsets";
   std::int64_t correlation_id = 0;
   bool latest = true;
@@ -207,7 +202,7 @@ struct ListOffsetsRequest final : KafkaMessage<ListOffsetsRequest> {
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 8 * partitions.size(); }
 };
 
-struct ListOffsetsResponse final : KafkaMessage<ListOffsetsResponse> {
+struct ListOffsetsResponse final : KafkaResponse<ListOffsetsResponse, ApiKey::ListOffsets> {
   static constexpr std::string_view kName = "ListOffsetsResponse";
   struct PartitionOffset {
     TopicPartition partition;

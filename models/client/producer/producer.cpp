@@ -82,30 +82,35 @@ void Producer::on_crash(CrashKind) {
   flush_done_ = nullptr;
 }
 
+// Responses to its requests only.
 void Producer::on_message(ConnectionId connection, MessagePtr message) {
-  if (auto* produce = dynamic_cast<ProduceResponse*>(message.get())) {
-    handle_produce_response(connection, *produce);
-  } else if (auto* metadata = dynamic_cast<MetadataResponse*>(message.get())) {
-    handle_metadata(*metadata);
-  } else if (auto* init = dynamic_cast<InitProducerIdResponse*>(message.get())) {
-    if (transactional()) {
-      handle_txn_init(*init);
-    } else {
-      handle_init_producer_id(*init);
-    }
-  } else if (auto* found = dynamic_cast<FindCoordinatorResponse*>(message.get())) {
-    handle_find_coordinator(*found);
-  } else if (auto* added = dynamic_cast<AddPartitionsToTxnResponse*>(message.get())) {
-    handle_add_partitions(*added);
-  } else if (auto* ended = dynamic_cast<EndTxnResponse*>(message.get())) {
-    handle_end_txn(*ended);
-  } else if (auto* offsets = dynamic_cast<AddOffsetsToTxnResponse*>(message.get())) {
-    handle_add_offsets(*offsets);
-  } else if (auto* committed = dynamic_cast<TxnOffsetCommitResponse*>(message.get())) {
-    handle_txn_offset_commit(*committed);
-  } else {
-    assert(false && "unexpected message at a producer");
+  const ApiMessage& m = api_message(*message);
+  switch (m.api_key()) {
+    case ApiKey::Produce: return handle_produce_response(connection, message_as<ProduceResponse>(m));
+    case ApiKey::Metadata: return handle_metadata(message_as<MetadataResponse>(m));
+    case ApiKey::InitProducerId:
+      if (transactional()) return handle_txn_init(message_as<InitProducerIdResponse>(m));
+      return handle_init_producer_id(message_as<InitProducerIdResponse>(m));
+    case ApiKey::FindCoordinator: return handle_find_coordinator(message_as<FindCoordinatorResponse>(m));
+    case ApiKey::AddPartitionsToTxn: return handle_add_partitions(message_as<AddPartitionsToTxnResponse>(m));
+    case ApiKey::EndTxn: return handle_end_txn(message_as<EndTxnResponse>(m));
+    case ApiKey::AddOffsetsToTxn: return handle_add_offsets(message_as<AddOffsetsToTxnResponse>(m));
+    case ApiKey::TxnOffsetCommit: return handle_txn_offset_commit(message_as<TxnOffsetCommitResponse>(m));
+    case ApiKey::Fetch:
+    case ApiKey::ListOffsets:
+    case ApiKey::UpdateMetadata:
+    case ApiKey::OffsetCommit:
+    case ApiKey::OffsetFetch:
+    case ApiKey::JoinGroup:
+    case ApiKey::Heartbeat:
+    case ApiKey::LeaveGroup:
+    case ApiKey::SyncGroup:
+    case ApiKey::OffsetForLeaderEpoch:
+    case ApiKey::WriteTxnMarkers:
+    case ApiKey::AlterPartition:
+    case ApiKey::BrokerHeartbeat: break;  // a producer sends none of these
   }
+  unexpected_message(name(), m);
 }
 
 // Kafka's NetworkClient: a closed connection fails its in-flight requests

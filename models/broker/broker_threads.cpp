@@ -84,7 +84,7 @@ void Broker::handle_request(ConnectionId connection) {
   MessagePtr request = std::move(it->second.waiting.front());
   it->second.waiting.pop_front();
   const auto* produce = message_if<ProduceRequest>(request.get());
-  const bool answered = !(produce && produce->acks == 0);
+  const bool answered = !(produce && produce->acks == Acks::None);
   dispatch(connection, std::move(request));
   if (!answered) request_done(connection);
 }

@@ -6,6 +6,7 @@
 
 #include <boost/container/small_vector.hpp>
 
+#include "models/protocol/acks.hpp"
 #include "models/protocol/api_message.hpp"
 #include "models/protocol/kafka_types.hpp"
 
@@ -33,7 +34,7 @@ struct ProduceRequest final : KafkaRequest<ProduceRequest, ApiKey::Produce> {
     RecordBatch batch;
   };
   std::int64_t correlation_id = 0;
-  std::int16_t acks = -1;  // 0, 1 or -1 (all)
+  Acks acks = Acks::All;
   SimTime timeout = seconds(30);
   std::string transactional_id;  // set by a transactional producer (KIP-890 verification needs it)
   std::vector<PartitionData> partitions;

@@ -109,3 +109,10 @@ TEST_CASE("a message is taken as its type only when its key and direction say so
   CHECK(message_if<FetchResponse>(nullptr) == nullptr);
   CHECK(&message_as<FetchResponse>(message) == &response);
 }
+
+TEST_CASE("acks print as the acks config is written", "[protocol]") {
+  CHECK(to_string(Acks::None) == "0");
+  CHECK(to_string(Acks::Leader) == "1");
+  CHECK(to_string(Acks::All) == "all");
+  CHECK(static_cast<std::int16_t>(Acks::All) == -1);  // on the wire, ProduceRequest's acks
+}

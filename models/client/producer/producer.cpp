@@ -449,7 +449,7 @@ bool Producer::send_to(BrokerId broker, const std::vector<BatchPtr>& batches) {
   charge_sender(sent.size());
   const std::int64_t correlation = request->correlation_id;
   send(l.connection, std::move(request));
-  if (config_.acks == 0) {
+  if (config_.acks == Acks::None) {
     for (const BatchPtr& b : sent) acknowledge(b, -1);  // nothing comes back
     return true;
   }

@@ -5,9 +5,10 @@
 // max.block.ms), and the sender (max.in.flight.requests.per.connection,
 // request.timeout.ms, retries with backoff, delivery.timeout.ms, acks),
 // with idempotence (KIP-98, KIP-360), and transactions (transactional.id:
-// the client's TransactionManager; producer_txn.cpp). Every record,
-// acknowledgement and failure goes to the delivery history for the checker;
-// a transaction's records count as acknowledged when it commits.
+// the client's TransactionManager; producer_txn.cpp). The outcome of each
+// batch (acknowledged, retried or failed) is decided in producer_results.cpp.
+// Every record, acknowledgement and failure goes to the delivery history for
+// the checker; a transaction's records count as acknowledged when it commits.
 #include <deque>
 #include <map>
 #include <memory>
@@ -123,6 +124,7 @@ class Producer final : public KafkaClient {
                    SimTime& not_before);
   void touch(TopicPartition tp);
   bool send_to(BrokerId broker, const std::vector<BatchPtr>& batches);
+  // the outcome of each batch (producer_results.cpp)
   void handle_produce_response(ConnectionId connection, const ProduceResponse& response);
   void handle_result(const BatchPtr& batch, Error error, Offset base_offset);
   void retry_or_fail(const BatchPtr& batch, Error error);

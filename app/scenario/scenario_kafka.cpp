@@ -181,16 +181,18 @@ models::ProducerConfig producer_defaults(MapReader& in) {
   const std::string defaults = in.get_choice("defaults", {"current", "pre-3.0"}, "current");
   models::ProducerConfig c;
   if (defaults == "pre-3.0") {
-    c.acks = 1;
+    c.acks = models::Acks::Leader;
     c.enable_idempotence = false;
     c.linger = 0;
   }
   return c;
 }
 
-std::int16_t read_acks(MapReader& config, std::int16_t default_value) {
-  const std::string text = config.get_choice("acks", {"all", "-1", "0", "1"}, default_value == -1 ? "all" : std::to_string(default_value));
-  return text == "all" || text == "-1" ? std::int16_t{-1} : static_cast<std::int16_t>(std::stoi(text));
+models::Acks read_acks(MapReader& config, models::Acks default_value) {
+  const std::string text = config.get_choice("acks", {"all", "-1", "0", "1"}, to_string(default_value));
+  if (text == "0") return models::Acks::None;
+  if (text == "1") return models::Acks::Leader;
+  return models::Acks::All;  // "all" or "-1"
 }
 
 models::ProducerConfig read_producer_config(MapReader& group) {
@@ -215,14 +217,14 @@ models::ProducerConfig read_producer_config(MapReader& group) {
   c.reconnect_backoff = in.get<Duration>("reconnect.backoff.ms", c.reconnect_backoff);
   c.transactional_id = in.get<std::string>("transactional.id", "");
   c.transaction_timeout = in.get<Duration>("transaction.timeout.ms", c.transaction_timeout, {1, kNever});
-  if (!c.transactional_id.empty() && (c.acks != -1 || idempotence == false)) {
+  if (!c.transactional_id.empty() && (c.acks != models::Acks::All || idempotence == false)) {
     throw in.error("transactional.id", "a transactional producer needs acks=all and idempotence");
   }
   if (!c.transactional_id.empty()) idempotence_required = true;
   // Idempotence needs acks=all, at most 5 in flight and retries (Kafka's
   // ProducerConfig): asked for explicitly it is an error; left at its default
   // Kafka quietly turns it off.
-  const bool compatible = c.acks == -1 && c.max_in_flight_requests_per_connection <= 5 && c.retries > 0;
+  const bool compatible = c.acks == models::Acks::All && c.max_in_flight_requests_per_connection <= 5 && c.retries > 0;
   if (idempotence.value_or(false) && !compatible) {
     throw in.error("enable.idempotence", "needs acks=all, max.in.flight.requests.per.connection <= 5 and retries > 0");
   }

@@ -165,36 +165,56 @@ void Broker::on_connection_closed(ConnectionId connection) {
   }
 }
 
+// Requests from clients, the controller and other brokers, and the responses
+// to this broker's own requests (a replica fetcher's, its heartbeats and
+// AlterPartition, KIP-890's verification, markers it asked another leader for).
 void Broker::dispatch(ConnectionId connection, MessagePtr message) {
-  Message* m = message.get();
-  if (dynamic_cast<ProduceRequest*>(m)) {
-    handle_produce(connection, std::unique_ptr<ProduceRequest>(static_cast<ProduceRequest*>(message.release())));
-  } else if (dynamic_cast<FetchRequest*>(m)) {
-    handle_fetch(connection, std::unique_ptr<FetchRequest>(static_cast<FetchRequest*>(message.release())));
-  } else if (auto* response = dynamic_cast<FetchResponse*>(m)) {
-    handle_fetch_response(connection, *response);
-  } else if (auto* update = dynamic_cast<MetadataUpdate*>(m)) {
-    live_brokers_ = update->live_brokers;
-    record_leaders(update->partitions);
-    apply_metadata(update->partitions);
-  } else if (auto* alter = dynamic_cast<AlterPartitionResponse*>(m)) {
-    handle_alter_partition_response(*alter);
-  } else if (auto* metadata = dynamic_cast<MetadataRequest*>(m)) {
-    handle_metadata_request(connection, *metadata);
-  } else if (auto* init = dynamic_cast<InitProducerIdRequest*>(m)) {
-    handle_init_producer_id(connection, *init);
-  } else if (auto* list = dynamic_cast<ListOffsetsRequest*>(m)) {
-    handle_list_offsets(connection, *list);
-  } else if (auto* heartbeat = dynamic_cast<BrokerHeartbeatResponse*>(m)) {
-    // Liveness is the controller's business; fencing shows in the metadata it pushes.
-    if (shutting_down_ && heartbeat->shutdown_ready) finish_shutdown();
-  } else if (handle_txn_message(connection, message)) {
-    // transactions: InitProducerId with a transactional.id, AddPartitionsToTxn, EndTxn, markers
-  } else if (handle_group_message(connection, *m)) {
-    // FindCoordinator, the group requests, OffsetsForLeaderEpoch
-  } else {
-    assert(false && "unexpected message at a broker");
+  const ApiMessage& m = api_message(*message);
+  switch (m.api_key()) {
+    case ApiKey::Produce: return handle_produce(connection, take_message<ProduceRequest>(std::move(message)));
+    case ApiKey::Fetch:
+      if (m.is_response()) return handle_fetch_response(connection, message_as<FetchResponse>(m));
+      return handle_fetch(connection, take_message<FetchRequest>(std::move(message)));
+    case ApiKey::UpdateMetadata: {
+      const auto& update = message_as<MetadataUpdate>(m);
+      live_brokers_ = update.live_brokers;
+      record_leaders(update.partitions);
+      return apply_metadata(update.partitions);
+    }
+    case ApiKey::AlterPartition: return handle_alter_partition_response(message_as<AlterPartitionResponse>(m));
+    case ApiKey::Metadata: return handle_metadata_request(connection, message_as<MetadataRequest>(m));
+    case ApiKey::InitProducerId: return handle_init_producer_id(connection, message_as<InitProducerIdRequest>(m));
+    case ApiKey::ListOffsets: return handle_list_offsets(connection, message_as<ListOffsetsRequest>(m));
+    case ApiKey::BrokerHeartbeat:
+      // Liveness is the controller's business; fencing shows in the metadata it pushes.
+      if (shutting_down_ && message_as<BrokerHeartbeatResponse>(m).shutdown_ready) finish_shutdown();
+      return;
+    // transactions (broker_txn.cpp): the coordinator's requests, and markers
+    case ApiKey::AddPartitionsToTxn:
+      if (m.is_response()) {
+        return answer_broker_request(message_as<AddPartitionsToTxnResponse>(m).correlation_id, message.get());
+      }
+      return handle_txn_request(connection, message_as<AddPartitionsToTxnRequest>(m));
+    case ApiKey::AddOffsetsToTxn: return handle_txn_request(connection, message_as<AddOffsetsToTxnRequest>(m));
+    case ApiKey::EndTxn: return handle_txn_request(connection, message_as<EndTxnRequest>(m));
+    case ApiKey::WriteTxnMarkers:
+      if (m.is_response()) {
+        return answer_broker_request(message_as<WriteTxnMarkersResponse>(m).correlation_id, message.get());
+      }
+      return handle_write_txn_markers(connection, message_as<WriteTxnMarkersRequest>(m));
+    // consumer groups (broker_group.cpp)
+    case ApiKey::FindCoordinator: return handle_find_coordinator(connection, message_as<FindCoordinatorRequest>(m));
+    case ApiKey::OffsetForLeaderEpoch:
+      return handle_offsets_for_leader_epoch(connection, message_as<OffsetsForLeaderEpochRequest>(m));
+    case ApiKey::JoinGroup: return group_coordinator().handle(connection, message_as<JoinGroupRequest>(m));
+    case ApiKey::SyncGroup: return group_coordinator().handle(connection, message_as<SyncGroupRequest>(m));
+    case ApiKey::Heartbeat: return group_coordinator().handle(connection, message_as<HeartbeatRequest>(m));
+    case ApiKey::LeaveGroup: return group_coordinator().handle(connection, message_as<LeaveGroupRequest>(m));
+    case ApiKey::OffsetCommit: return group_coordinator().handle(connection, message_as<OffsetCommitRequest>(m));
+    case ApiKey::OffsetFetch: return group_coordinator().handle(connection, message_as<OffsetFetchRequest>(m));
+    case ApiKey::TxnOffsetCommit: return group_coordinator().handle(connection, message_as<TxnOffsetCommitRequest>(m));
   }
+  unexpected_message(name(), m);
 }
 
 void Broker::apply_metadata(const std::vector<PartitionState>& states) {

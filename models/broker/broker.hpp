@@ -262,7 +262,10 @@ class Broker final : public Node, private TxnCoordinatorHost {
     BrokerId broker;
     BrokerResponse on_response;
   };
-  bool handle_txn_message(ConnectionId connection, MessagePtr& message);
+  // AddPartitionsToTxn, AddOffsetsToTxn and EndTxn go to the transaction coordinator, if this broker runs one.
+  void handle_txn_request(ConnectionId connection, const AddPartitionsToTxnRequest& request);
+  void handle_txn_request(ConnectionId connection, const AddOffsetsToTxnRequest& request);
+  void handle_txn_request(ConnectionId connection, const EndTxnRequest& request);
   void send_to_broker(BrokerId broker, MessagePtr request, std::int64_t correlation, BrokerResponse on_response);
   void answer_broker_request(std::int64_t correlation, Message* response);
   void broker_link_closed(ConnectionId connection);
@@ -276,7 +279,7 @@ class Broker final : public Node, private TxnCoordinatorHost {
   TopicPartition offsets_partition_of(const std::string& group) const override;
 
   // broker_group.cpp
-  bool handle_group_message(ConnectionId connection, Message& message);
+  GroupCoordinator& group_coordinator();  // only with __consumer_offsets: a group request comes only then
   void handle_find_coordinator(ConnectionId connection, const FindCoordinatorRequest& request);
   void handle_offsets_for_leader_epoch(ConnectionId connection, const OffsetsForLeaderEpochRequest& request);
   void record_leaders(const std::vector<PartitionState>& states);

@@ -5,6 +5,7 @@
 // acks=all semantics (offsets.commit.required.acks = -1), answering once the
 // high watermark passes them or offsets.commit.timeout.ms expires.
 #include <algorithm>
+#include <cassert>
 
 #include "models/broker/broker.hpp"
 #include "sim/core/simulation.hpp"
@@ -17,32 +18,10 @@ void Broker::observe_groups(ConsumptionHistory* history) {
                                                     history);
 }
 
-// Group requests go to the coordinator; false when `message` is not one.
-bool Broker::handle_group_message(ConnectionId connection, Message& message) {
-  if (auto* find = dynamic_cast<FindCoordinatorRequest*>(&message)) {
-    handle_find_coordinator(connection, *find);
-  } else if (auto* epochs = dynamic_cast<OffsetsForLeaderEpochRequest*>(&message)) {
-    handle_offsets_for_leader_epoch(connection, *epochs);
-  } else if (!coordinator_) {
-    return false;
-  } else if (auto* join = dynamic_cast<JoinGroupRequest*>(&message)) {
-    coordinator_->handle(connection, *join);
-  } else if (auto* sync = dynamic_cast<SyncGroupRequest*>(&message)) {
-    coordinator_->handle(connection, *sync);
-  } else if (auto* heartbeat = dynamic_cast<HeartbeatRequest*>(&message)) {
-    coordinator_->handle(connection, *heartbeat);
-  } else if (auto* leave = dynamic_cast<LeaveGroupRequest*>(&message)) {
-    coordinator_->handle(connection, *leave);
-  } else if (auto* commit = dynamic_cast<OffsetCommitRequest*>(&message)) {
-    coordinator_->handle(connection, *commit);
-  } else if (auto* fetch = dynamic_cast<OffsetFetchRequest*>(&message)) {
-    coordinator_->handle(connection, *fetch);
-  } else if (auto* txn_commit = dynamic_cast<TxnOffsetCommitRequest*>(&message)) {
-    coordinator_->handle(connection, *txn_commit);
-  } else {
-    return false;
-  }
-  return true;
+// Group requests go to the coordinator; clients send them only when the cluster has __consumer_offsets.
+GroupCoordinator& Broker::group_coordinator() {
+  assert(coordinator_ && "a group request at a broker without a group coordinator");
+  return *coordinator_;
 }
 
 // The coordinator is the leader of the group's partition, as this broker's metadata knows it.

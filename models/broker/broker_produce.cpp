@@ -22,7 +22,7 @@ void Broker::handle_produce(ConnectionId connection, std::unique_ptr<ProduceRequ
     response->partitions.push_back(append_produce(*request, data, returns_at, verdicts));
     const auto& result = response->partitions.back();
     any_error |= result.error != Error::None;
-    if (request->acks == -1 && result.error == Error::None) {
+    if (request->acks == Acks::All && result.error == Error::None) {
       const PartitionLog& log = replica(data.partition)->log();
       waiting.emplace_back(response->partitions.size() - 1, log.batch_at(result.base_offset)->next_offset());
     }
@@ -32,7 +32,7 @@ void Broker::handle_produce(ConnectionId connection, std::unique_ptr<ProduceRequ
   for (const auto& result : response->partitions) {
     if (result.error == Error::None) wake_fetches(result.partition);
   }
-  if (request->acks == 0) {
+  if (request->acks == Acks::None) {
     // No response with acks=0; on an error Kafka closes the connection so the
     // producer notices and refreshes its metadata.
     if (any_error) close(connection);
@@ -62,7 +62,7 @@ ProduceResponse::PartitionResponse Broker::append_produce(const ProduceRequest& 
   if (!replica_online(*r)) return result.error = Error::KafkaStorageError, result;
   if (!r->is_leader()) return result.error = Error::NotLeaderOrFollower, result;
   if (verdicts && verdicts->contains(data.partition)) return result.error = verdicts->at(data.partition), result;
-  if (request.acks == -1 &&
+  if (request.acks == Acks::All &&
       !r->enough_replicas(topic(r->tp()).min_insync_replicas)) {
     return result.error = Error::NotEnoughReplicas, result;  // min.insync.replicas, before the append
   }

@@ -83,8 +83,8 @@ void Broker::handle_request(ConnectionId connection) {
   if (it == channels_.end() || it->second.waiting.empty()) return;  // the connection closed meanwhile
   MessagePtr request = std::move(it->second.waiting.front());
   it->second.waiting.pop_front();
-  const auto* produce = dynamic_cast<const ProduceRequest*>(request.get());
-  const bool answered = !(produce && produce->acks == 0);
+  const auto* produce = message_if<ProduceRequest>(request.get());
+  const bool answered = !(produce && produce->acks == Acks::None);
   dispatch(connection, std::move(request));
   if (!answered) request_done(connection);
 }
@@ -110,7 +110,7 @@ void Broker::on_send(ConnectionId connection, const Message& message) {
 void Broker::receive_as_client(ConnectionId connection, MessagePtr message) {
   const BrokerCpuCosts& c = config_.cpu_costs;
   SimTime done = now();
-  if (const auto* fetched = dynamic_cast<const FetchResponse*>(message.get())) {
+  if (const auto* fetched = message_if<FetchResponse>(message.get())) {
     SimTime cost = c.network_request;
     for (const auto& p : fetched->partitions) {
       cost += c.partition + static_cast<SimTime>(p.batches.size()) * c.batch;
@@ -118,7 +118,7 @@ void Broker::receive_as_client(ConnectionId connection, MessagePtr message) {
     }
     done = fetcher_threads_->run(now(), cost);
   } else {
-    const auto* update = dynamic_cast<const MetadataUpdate*>(message.get());
+    const auto* update = message_if<MetadataUpdate>(message.get());
     const SimTime cost = update ? c.request + static_cast<SimTime>(update->partitions.size()) * c.metadata_partition : 0;
     done = metadata_thread_->run(now(), cost);
   }
@@ -130,12 +130,12 @@ void Broker::receive_as_client(ConnectionId connection, MessagePtr message) {
 SimTime Broker::handler_cost(const Message& request) const {
   const BrokerCpuCosts& c = config_.cpu_costs;
   SimTime cost = c.request;
-  if (const auto* produce = dynamic_cast<const ProduceRequest*>(&request)) {
+  if (const auto* produce = message_if<ProduceRequest>(&request)) {
     for (const auto& p : produce->partitions) {
       cost += c.partition + c.batch + static_cast<SimTime>(p.batch.record_count) * c.record +
               per_byte(c.ns_per_byte, p.batch.bytes);
     }
-  } else if (const auto* fetch = dynamic_cast<const FetchRequest*>(&request)) {
+  } else if (const auto* fetch = message_if<FetchRequest>(&request)) {
     cost += static_cast<SimTime>(fetch->partitions.size()) * c.partition;
   }
   return cost;

@@ -23,36 +23,32 @@ ProducerId Broker::allocate_producer_id() {
   return (static_cast<ProducerId>(id_) << 40) | (static_cast<ProducerId>(incarnation()) << 24) | next_producer_id_++;
 }
 
-bool Broker::handle_txn_message(ConnectionId connection, MessagePtr& message) {
-  Message* m = message.get();
-  if (auto* add = dynamic_cast<AddPartitionsToTxnRequest*>(m)) {
-    if (txn_coordinator_) return txn_coordinator_->handle(connection, *add), true;
-    auto response = std::make_unique<AddPartitionsToTxnResponse>();
-    response->correlation_id = add->correlation_id;
-    response->error = Error::NotCoordinator;
-    send(connection, std::move(response));
-  } else if (auto* offsets = dynamic_cast<AddOffsetsToTxnRequest*>(m)) {
-    if (txn_coordinator_ && directory_->offsets_topic >= 0) return txn_coordinator_->handle(connection, *offsets), true;
-    auto response = std::make_unique<AddOffsetsToTxnResponse>();
-    response->correlation_id = offsets->correlation_id;
-    response->error = Error::NotCoordinator;
-    send(connection, std::move(response));
-  } else if (auto* end = dynamic_cast<EndTxnRequest*>(m)) {
-    if (txn_coordinator_) return txn_coordinator_->handle(connection, *end), true;
-    auto response = std::make_unique<EndTxnResponse>();
-    response->correlation_id = end->correlation_id;
-    response->error = Error::NotCoordinator;
-    send(connection, std::move(response));
-  } else if (auto* markers = dynamic_cast<WriteTxnMarkersRequest*>(m)) {
-    handle_write_txn_markers(connection, *markers);
-  } else if (auto* written = dynamic_cast<WriteTxnMarkersResponse*>(m)) {
-    answer_broker_request(written->correlation_id, written);
-  } else if (auto* verified = dynamic_cast<AddPartitionsToTxnResponse*>(m)) {
-    answer_broker_request(verified->correlation_id, verified);
-  } else {
-    return false;
-  }
-  return true;
+namespace {
+
+// A broker without a transaction coordinator answers its requests NOT_COORDINATOR.
+template <class Response>
+MessagePtr not_coordinator(std::int64_t correlation_id) {
+  auto response = std::make_unique<Response>();
+  response->correlation_id = correlation_id;
+  response->error = Error::NotCoordinator;
+  return response;
+}
+
+}  // namespace
+
+void Broker::handle_txn_request(ConnectionId connection, const AddPartitionsToTxnRequest& request) {
+  if (txn_coordinator_) return txn_coordinator_->handle(connection, request);
+  send(connection, not_coordinator<AddPartitionsToTxnResponse>(request.correlation_id));
+}
+
+void Broker::handle_txn_request(ConnectionId connection, const AddOffsetsToTxnRequest& request) {
+  if (txn_coordinator_ && directory_->offsets_topic >= 0) return txn_coordinator_->handle(connection, request);
+  send(connection, not_coordinator<AddOffsetsToTxnResponse>(request.correlation_id));
+}
+
+void Broker::handle_txn_request(ConnectionId connection, const EndTxnRequest& request) {
+  if (txn_coordinator_) return txn_coordinator_->handle(connection, request);
+  send(connection, not_coordinator<EndTxnResponse>(request.correlation_id));
 }
 
 // ---- requests to other brokers ----
@@ -133,7 +129,7 @@ void Broker::write_markers(ProducerId producer, ProducerEpoch epoch, bool commit
     request->commit = commit;
     request->partitions = tps;
     send_to_broker(leader, std::move(request), correlation, [gathering, tps, finish_one](Message* m) {
-      if (auto* response = dynamic_cast<WriteTxnMarkersResponse*>(m)) {
+      if (const auto* response = message_if<WriteTxnMarkersResponse>(m)) {
         for (const auto& result : response->partitions) gathering->results.push_back(result);
       } else {
         for (const TopicPartition tp : tps) gathering->results.emplace_back(tp, Error::NetworkException);
@@ -230,7 +226,7 @@ bool Broker::verify_transactional_writes(ConnectionId connection, std::unique_pt
   auto resume = [this, connection, held, unverified, producer, epoch](Message* m) {
     Verdicts verdicts;
     for (const TopicPartition tp : unverified) verdicts[tp] = Error::NotEnoughReplicas;
-    if (auto* answer = dynamic_cast<AddPartitionsToTxnResponse*>(m)) {
+    if (const auto* answer = message_if<AddPartitionsToTxnResponse>(m)) {
       for (const auto& [tp, error] : answer->partitions) {
         if (error == Error::None) {
           verdicts.erase(tp);

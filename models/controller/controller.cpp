@@ -71,13 +71,31 @@ void Controller::on_message(ConnectionId connection, MessagePtr message) {
     waiting_.emplace_back(connection, std::move(message));
     return;
   }
-  if (auto* heartbeat = dynamic_cast<BrokerHeartbeat*>(message.get())) {
-    handle_heartbeat(connection, *heartbeat);
-  } else if (auto* alter = dynamic_cast<AlterPartitionRequest*>(message.get())) {
-    handle_alter_partition(connection, *alter);
-  } else {
-    assert(false && "unexpected message at the controller");
+  const ApiMessage& m = api_message(*message);
+  switch (m.api_key()) {
+    case ApiKey::BrokerHeartbeat: return handle_heartbeat(connection, message_as<BrokerHeartbeat>(m));
+    case ApiKey::AlterPartition: return handle_alter_partition(connection, message_as<AlterPartitionRequest>(m));
+    case ApiKey::Produce:
+    case ApiKey::Fetch:
+    case ApiKey::ListOffsets:
+    case ApiKey::Metadata:
+    case ApiKey::UpdateMetadata:
+    case ApiKey::OffsetCommit:
+    case ApiKey::OffsetFetch:
+    case ApiKey::FindCoordinator:
+    case ApiKey::JoinGroup:
+    case ApiKey::Heartbeat:
+    case ApiKey::LeaveGroup:
+    case ApiKey::SyncGroup:
+    case ApiKey::InitProducerId:
+    case ApiKey::OffsetForLeaderEpoch:
+    case ApiKey::AddPartitionsToTxn:
+    case ApiKey::AddOffsetsToTxn:
+    case ApiKey::EndTxn:
+    case ApiKey::WriteTxnMarkers:
+    case ApiKey::TxnOffsetCommit: break;  // brokers' APIs
   }
+  unexpected_message(name(), m);
 }
 
 void Controller::on_connection_closed(ConnectionId connection) {

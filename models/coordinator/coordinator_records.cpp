@@ -3,18 +3,6 @@
 namespace ksim::models {
 
 // Sizes close to Kafka's serialized keys and values.
-std::string_view to_string(TxnState state) {
-  switch (state) {
-    case TxnState::Empty: return "Empty";
-    case TxnState::Ongoing: return "Ongoing";
-    case TxnState::PrepareCommit: return "PrepareCommit";
-    case TxnState::PrepareAbort: return "PrepareAbort";
-    case TxnState::CompleteCommit: return "CompleteCommit";
-    case TxnState::CompleteAbort: return "CompleteAbort";
-  }
-  return "?";
-}
-
 std::uint64_t CoordinatorRecord::bytes() const {
   const std::uint64_t key = 16 + group.size();
   if (transaction) return key + 40 + 24 * transaction->partitions.size();

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "models/coordinator/txn_state.hpp"
 #include "models/protocol/group_types.hpp"
 
 namespace ksim::models {
@@ -41,9 +42,6 @@ struct GroupMetadataRecord {
 
 // Transaction metadata, as Kafka's TransactionLogValue: the state of a
 // transactional.id's current transaction, written to __transaction_state.
-enum class TxnState { Empty, Ongoing, PrepareCommit, PrepareAbort, CompleteCommit, CompleteAbort };
-std::string_view to_string(TxnState state);
-
 struct TransactionRecord {
   ProducerId producer_id = kNoProducerId;
   ProducerEpoch producer_epoch = 0;

@@ -7,6 +7,8 @@
 #include <cassert>
 #include <cstdio>
 
+#include "sim/core/state_machine.hpp"
+
 namespace ksim::models {
 
 std::int32_t group_partition(std::string_view group, std::int32_t partitions) {
@@ -18,15 +20,7 @@ std::int32_t group_partition(std::string_view group, std::int32_t partitions) {
   return positive % partitions;
 }
 
-std::string_view GroupCoordinator::to_string(GroupState state) {
-  switch (state) {
-    case GroupState::Empty: return "Empty";
-    case GroupState::PreparingRebalance: return "PreparingRebalance";
-    case GroupState::CompletingRebalance: return "CompletingRebalance";
-    case GroupState::Stable: return "Stable";
-  }
-  return "?";
-}
+void GroupCoordinator::Group::transition_to(GroupState next) { transition(state, next, "group", id); }
 
 GroupCoordinator::GroupCoordinator(CoordinatorHost& host, GroupCoordinatorConfig config,
                                    CoordinatorRecordStore& records, ConsumptionHistory* history)
@@ -206,10 +200,10 @@ void GroupCoordinator::prepare_rebalance(Group& g, const std::string& trigger) {
     g.join_deadline = host_.coordinator_now() + rebalance_timeout;
     const SimTime delay = std::min(config_.group_initial_rebalance_delay, rebalance_timeout);
     g.join_timer = host_.coordinator_timer(delay, [this, group] { initial_delay_expired(group); });
-    g.state = GroupState::PreparingRebalance;
+    g.transition_to(GroupState::PreparingRebalance);
     return;
   }
-  g.state = GroupState::PreparingRebalance;
+  g.transition_to(GroupState::PreparingRebalance);
   g.join_timer = host_.coordinator_timer(rebalance_timeout, [this, group] {
     if (Group* expired = find(group); expired && expired->state == GroupState::PreparingRebalance) {
       complete_join(*expired);
@@ -252,7 +246,7 @@ void GroupCoordinator::complete_join(Group& g) {
   }
   ++g.generation;
   if (g.members.empty()) {
-    g.state = GroupState::Empty;
+    g.transition_to(GroupState::Empty);
     g.protocol.clear();
     g.leader.clear();
     store_group(g, {}, [](Error) {});
@@ -261,7 +255,7 @@ void GroupCoordinator::complete_join(Group& g) {
   }
   g.protocol = select_protocol(g);
   if (!g.members.contains(g.leader)) g.leader = g.members.begin()->first;
-  g.state = GroupState::CompletingRebalance;
+  g.transition_to(GroupState::CompletingRebalance);
   host_.coordinator_publish(JoinCompleted{g.id, g.generation, g.members.size(), g.protocol});
   for (auto& [id, m] : g.members) {
     answer_join(g, m);
@@ -372,7 +366,7 @@ void GroupCoordinator::complete_sync(const std::string& group, std::int32_t gene
   for (const auto& [tp, owner] : owners) moved += g->owners.contains(tp) && g->owners.at(tp) == owner ? 0 : 1;
   for (const auto& [tp, owner] : g->owners) moved += owners.contains(tp) ? 0 : 1;
   g->owners = std::move(owners);
-  g->state = GroupState::Stable;
+  g->transition_to(GroupState::Stable);
   host_.coordinator_publish(Rebalanced{g->id, g->generation, moved});
   if (history_) {
     history_->rebalance_completed(g->id, g->generation, static_cast<std::int32_t>(g->members.size()), moved,

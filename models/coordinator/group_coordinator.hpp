@@ -25,6 +25,7 @@
 
 #include "models/history/consumption_history.hpp"
 #include "models/coordinator/coordinator_records.hpp"
+#include "models/coordinator/group_state.hpp"
 #include "models/events/model_event.hpp"
 #include "models/protocol/group_messages.hpp"
 #include "models/protocol/kafka_config.hpp"
@@ -79,8 +80,6 @@ class GroupCoordinator {
   void complete_transaction(std::int32_t partition, ProducerId producer, bool commit);
 
  private:
-  enum class GroupState { Empty, PreparingRebalance, CompletingRebalance, Stable };
-  static std::string_view to_string(GroupState state);
   enum class LoadState { Loading, Loaded };
   struct Reply {  // a JoinGroup or SyncGroup waiting for its answer
     ConnectionId connection;
@@ -95,7 +94,7 @@ class GroupCoordinator {
   struct Group {
     std::string id;
     std::int32_t partition = 0;
-    GroupState state = GroupState::Empty;
+    GroupState state = GroupState::Empty;  // changed through transition_to, or set by loading
     std::int32_t generation = 0;
     std::string protocol;
     std::string leader;
@@ -109,6 +108,8 @@ class GroupCoordinator {
     bool initial_delay = false;
     bool new_member_added = false;
     SimTime join_deadline = 0;  // the initial delay never extends past it
+
+    void transition_to(GroupState next);  // GroupMetadata.transitionTo: asserts that `next` may follow
   };
   struct PartitionLoad {
     LoadState state = LoadState::Loading;

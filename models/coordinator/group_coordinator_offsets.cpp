@@ -85,6 +85,8 @@ void GroupCoordinator::replay(Group& g, const CoordinatorRecord& record) {
     if (member.instance_id) g.static_members[*member.instance_id] = member.member_id;
     for (const TopicPartition tp : member.assignment) g.owners[tp] = member.client_id;
   }
+  // Not a transition: a loaded group starts in the state its last record
+  // implies, as GroupMetadata.loadGroup constructs it (Empty or Stable).
   g.state = g.members.empty() ? GroupState::Empty : GroupState::Stable;
 }
 

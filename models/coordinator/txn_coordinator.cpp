@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sim/core/state_machine.hpp"
+
 namespace ksim::models {
 
 TxnCoordinator::TxnCoordinator(TxnCoordinatorHost& host, TxnCoordinatorConfig config, CoordinatorRecordStore& records)
@@ -41,6 +43,9 @@ Error TxnCoordinator::check_producer(const Txn& txn, ProducerId producer, Produc
 }
 
 void TxnCoordinator::write(Txn& txn, TransactionRecord next, std::function<void(Error)> done) {
+  // Kafka's prepareTransitionTo: `next` must be a legal successor of the
+  // current state; it becomes the state once replicated (completeTransitionTo).
+  check_transition(txn.state.state, next.state, "transactional.id", txn.id);
   txn.writing = true;
   CoordinatorRecord record;
   record.group = txn.id;
@@ -237,7 +242,10 @@ void TxnCoordinator::send_markers(const std::string& id) {
 
 void TxnCoordinator::complete(const std::string& id) {
   Txn* txn = find(id);
-  if (!txn || txn->writing) return;
+  // A retry may find the transaction reloaded from the log in another state (already complete, say).
+  if (!txn || txn->writing || (txn->state.state != TxnState::PrepareCommit && txn->state.state != TxnState::PrepareAbort)) {
+    return;
+  }
   TransactionRecord next = txn->state;
   next.state = next.state == TxnState::PrepareCommit ? TxnState::CompleteCommit : TxnState::CompleteAbort;
   next.partitions.clear();

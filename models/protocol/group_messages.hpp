@@ -17,13 +17,13 @@ struct GroupRequestBase {
 };
 
 // `group` is the key: a group.id, or a transactional.id when `transaction`.
-struct FindCoordinatorRequest final : KafkaMessage<FindCoordinatorRequest>, GroupRequestBase {
+struct FindCoordinatorRequest final : KafkaRequest<FindCoordinatorRequest, ApiKey::FindCoordinator>, GroupRequestBase {
   static constexpr std::string_view kName = "FindCoordinator";
   bool transaction = false;
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes + group.size(); }
 };
 
-struct FindCoordinatorResponse final : KafkaMessage<FindCoordinatorResponse> {
+struct FindCoordinatorResponse final : KafkaResponse<FindCoordinatorResponse, ApiKey::FindCoordinator> {
   static constexpr std::string_view kName = "FindCoordinatorResponse";
   std::int64_t correlation_id = 0;
   Error error = Error::None;
@@ -38,7 +38,7 @@ struct MemberIdentity {
   std::optional<std::string> instance_id;  // group.instance.id (KIP-345)
 };
 
-struct JoinGroupRequest final : KafkaMessage<JoinGroupRequest>, GroupRequestBase {
+struct JoinGroupRequest final : KafkaRequest<JoinGroupRequest, ApiKey::JoinGroup>, GroupRequestBase {
   static constexpr std::string_view kName = "JoinGroup";
   MemberIdentity member;
   std::string client_id;
@@ -50,7 +50,7 @@ struct JoinGroupRequest final : KafkaMessage<JoinGroupRequest>, GroupRequestBase
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 64 + 8 * subscription.owned.size(); }
 };
 
-struct JoinGroupResponse final : KafkaMessage<JoinGroupResponse> {
+struct JoinGroupResponse final : KafkaResponse<JoinGroupResponse, ApiKey::JoinGroup> {
   static constexpr std::string_view kName = "JoinGroupResponse";
   std::int64_t correlation_id = 0;
   Error error = Error::None;
@@ -63,14 +63,14 @@ struct JoinGroupResponse final : KafkaMessage<JoinGroupResponse> {
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 64 + 64 * members.size(); }
 };
 
-struct SyncGroupRequest final : KafkaMessage<SyncGroupRequest>, GroupRequestBase {
+struct SyncGroupRequest final : KafkaRequest<SyncGroupRequest, ApiKey::SyncGroup>, GroupRequestBase {
   static constexpr std::string_view kName = "SyncGroup";
   MemberIdentity member;
   Assignment assignment;  // from the leader only
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 64 + 48 * assignment.size(); }
 };
 
-struct SyncGroupResponse final : KafkaMessage<SyncGroupResponse> {
+struct SyncGroupResponse final : KafkaResponse<SyncGroupResponse, ApiKey::SyncGroup> {
   static constexpr std::string_view kName = "SyncGroupResponse";
   std::int64_t correlation_id = 0;
   Error error = Error::None;
@@ -78,41 +78,41 @@ struct SyncGroupResponse final : KafkaMessage<SyncGroupResponse> {
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 8 * assignment.size(); }
 };
 
-struct HeartbeatRequest final : KafkaMessage<HeartbeatRequest>, GroupRequestBase {
+struct HeartbeatRequest final : KafkaRequest<HeartbeatRequest, ApiKey::Heartbeat>, GroupRequestBase {
   static constexpr std::string_view kName = "Heartbeat";
   MemberIdentity member;
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 48; }
 };
 
-struct HeartbeatResponse final : KafkaMessage<HeartbeatResponse> {
+struct HeartbeatResponse final : KafkaResponse<HeartbeatResponse, ApiKey::Heartbeat> {
   static constexpr std::string_view kName = "HeartbeatResponse";
   std::int64_t correlation_id = 0;
   Error error = Error::None;
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes; }
 };
 
-struct LeaveGroupRequest final : KafkaMessage<LeaveGroupRequest>, GroupRequestBase {
+struct LeaveGroupRequest final : KafkaRequest<LeaveGroupRequest, ApiKey::LeaveGroup>, GroupRequestBase {
   static constexpr std::string_view kName = "LeaveGroup";
   MemberIdentity member;
   std::string reason;
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 48; }
 };
 
-struct LeaveGroupResponse final : KafkaMessage<LeaveGroupResponse> {
+struct LeaveGroupResponse final : KafkaResponse<LeaveGroupResponse, ApiKey::LeaveGroup> {
   static constexpr std::string_view kName = "LeaveGroupResponse";
   std::int64_t correlation_id = 0;
   Error error = Error::None;
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes; }
 };
 
-struct OffsetCommitRequest final : KafkaMessage<OffsetCommitRequest>, GroupRequestBase {
+struct OffsetCommitRequest final : KafkaRequest<OffsetCommitRequest, ApiKey::OffsetCommit>, GroupRequestBase {
   static constexpr std::string_view kName = "OffsetCommit";
   MemberIdentity member;  // generation -1 and no member id: a commit outside group membership
   std::vector<CommittedOffset> offsets;
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 48 + 24 * offsets.size(); }
 };
 
-struct OffsetCommitResponse final : KafkaMessage<OffsetCommitResponse> {
+struct OffsetCommitResponse final : KafkaResponse<OffsetCommitResponse, ApiKey::OffsetCommit> {
   static constexpr std::string_view kName = "OffsetCommitResponse";
   std::int64_t correlation_id = 0;
   Error error = Error::None;  // the same for every partition of the request
@@ -122,7 +122,7 @@ struct OffsetCommitResponse final : KafkaMessage<OffsetCommitResponse> {
 // sendOffsetsToTransaction(), second step, to the group coordinator: offsets
 // that take effect only if the transaction commits. KIP-447: with the
 // consumer's generation and member id, so a zombie member is fenced.
-struct TxnOffsetCommitRequest final : KafkaMessage<TxnOffsetCommitRequest>, GroupRequestBase {
+struct TxnOffsetCommitRequest final : KafkaRequest<TxnOffsetCommitRequest, ApiKey::TxnOffsetCommit>, GroupRequestBase {
   static constexpr std::string_view kName = "TxnOffsetCommit";
   std::string transactional_id;
   ProducerId producer_id = kNoProducerId;
@@ -132,20 +132,20 @@ struct TxnOffsetCommitRequest final : KafkaMessage<TxnOffsetCommitRequest>, Grou
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 64 + 24 * offsets.size(); }
 };
 
-struct TxnOffsetCommitResponse final : KafkaMessage<TxnOffsetCommitResponse> {
+struct TxnOffsetCommitResponse final : KafkaResponse<TxnOffsetCommitResponse, ApiKey::TxnOffsetCommit> {
   static constexpr std::string_view kName = "TxnOffsetCommitResponse";
   std::int64_t correlation_id = 0;
   Error error = Error::None;
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 16; }
 };
 
-struct OffsetFetchRequest final : KafkaMessage<OffsetFetchRequest>, GroupRequestBase {
+struct OffsetFetchRequest final : KafkaRequest<OffsetFetchRequest, ApiKey::OffsetFetch>, GroupRequestBase {
   static constexpr std::string_view kName = "OffsetFetch";
   std::vector<TopicPartition> partitions;
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 8 * partitions.size(); }
 };
 
-struct OffsetFetchResponse final : KafkaMessage<OffsetFetchResponse> {
+struct OffsetFetchResponse final : KafkaResponse<OffsetFetchResponse, ApiKey::OffsetFetch> {
   static constexpr std::string_view kName = "OffsetFetchResponse";
   std::int64_t correlation_id = 0;
   Error error = Error::None;
@@ -155,7 +155,7 @@ struct OffsetFetchResponse final : KafkaMessage<OffsetFetchResponse> {
 
 // KIP-320: a consumer checks, after a leader change, that its position is
 // still on the leader's log: where does the epoch of its last record end there?
-struct OffsetsForLeaderEpochRequest final : KafkaMessage<OffsetsForLeaderEpochRequest> {
+struct OffsetsForLeaderEpochRequest final : KafkaRequest<OffsetsForLeaderEpochRequest, ApiKey::OffsetForLeaderEpoch> {
   static constexpr std::string_view kName = "OffsetsForLeaderEpoch";
   struct PartitionData {
     TopicPartition partition;
@@ -167,7 +167,8 @@ struct OffsetsForLeaderEpochRequest final : KafkaMessage<OffsetsForLeaderEpochRe
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 16 * partitions.size(); }
 };
 
-struct OffsetsForLeaderEpochResponse final : KafkaMessage<OffsetsForLeaderEpochResponse> {
+struct OffsetsForLeaderEpochResponse final
+    : KafkaResponse<OffsetsForLeaderEpochResponse, ApiKey::OffsetForLeaderEpoch> {
   static constexpr std::string_view kName = "OffsetsForLeaderEpochResponse";
   struct PartitionData {
     TopicPartition partition;

@@ -8,6 +8,7 @@
 
 #include "models/hardware/cpu_costs.hpp"
 #include "models/hardware/disk.hpp"
+#include "models/protocol/acks.hpp"
 #include "models/protocol/kafka_types.hpp"
 
 namespace ksim::models {
@@ -94,7 +95,7 @@ struct TopicSpec {
 };
 
 struct ProducerConfig {
-  std::int16_t acks = -1;                             // acks: all (1 before Kafka 3.0, KIP-679)
+  Acks acks = Acks::All;                              // acks: all (1 before Kafka 3.0, KIP-679)
   bool enable_idempotence = true;                     // enable.idempotence (false before 3.0)
   std::uint64_t batch_size = 16384;                   // batch.size
   SimTime linger = milliseconds(5);                   // linger.ms (0 before Kafka 4.0)

@@ -6,8 +6,9 @@
 
 #include <boost/container/small_vector.hpp>
 
+#include "models/protocol/acks.hpp"
+#include "models/protocol/api_message.hpp"
 #include "models/protocol/kafka_types.hpp"
-#include "sim/network/message.hpp"
 
 namespace ksim::models {
 
@@ -25,27 +26,22 @@ struct PartitionState {
   Epoch partition_epoch = 0;  // bumped by every leader or ISR change (KIP-497)
 };
 
-template <class Derived>
-struct KafkaMessage : Message {
-  std::string_view name() const override { return Derived::kName; }
-};
-
 // ---- producer -> partition leader ----
-struct ProduceRequest final : KafkaMessage<ProduceRequest> {
+struct ProduceRequest final : KafkaRequest<ProduceRequest, ApiKey::Produce> {
   static constexpr std::string_view kName = "Produce";
   struct PartitionData {
     TopicPartition partition;
     RecordBatch batch;
   };
   std::int64_t correlation_id = 0;
-  std::int16_t acks = -1;  // 0, 1 or -1 (all)
+  Acks acks = Acks::All;
   SimTime timeout = seconds(30);
   std::string transactional_id;  // set by a transactional producer (KIP-890 verification needs it)
   std::vector<PartitionData> partitions;
   std::uint64_t size_bytes() const override;
 };
 
-struct ProduceResponse final : KafkaMessage<ProduceResponse> {
+struct ProduceResponse final : KafkaResponse<ProduceResponse, ApiKey::Produce> {
   static constexpr std::string_view kName = "ProduceResponse";
   struct PartitionResponse {
     TopicPartition partition;
@@ -58,7 +54,7 @@ struct ProduceResponse final : KafkaMessage<ProduceResponse> {
 };
 
 // ---- follower -> leader (replica fetcher) ----
-struct FetchRequest final : KafkaMessage<FetchRequest> {
+struct FetchRequest final : KafkaRequest<FetchRequest, ApiKey::Fetch> {
   static constexpr std::string_view kName = "Fetch";
   struct PartitionData {
     TopicPartition partition;
@@ -93,7 +89,7 @@ struct FetchRequest final : KafkaMessage<FetchRequest> {
   }
 };
 
-struct FetchResponse final : KafkaMessage<FetchResponse> {
+struct FetchResponse final : KafkaResponse<FetchResponse, ApiKey::Fetch> {
   static constexpr std::string_view kName = "FetchResponse";
   struct PartitionData {
     TopicPartition partition;
@@ -117,7 +113,7 @@ struct FetchResponse final : KafkaMessage<FetchResponse> {
 };
 
 // ---- brokers <-> controller ----
-struct BrokerHeartbeat final : KafkaMessage<BrokerHeartbeat> {
+struct BrokerHeartbeat final : KafkaRequest<BrokerHeartbeat, ApiKey::BrokerHeartbeat> {
   static constexpr std::string_view kName = "BrokerHeartbeat";
   BrokerId broker = kNoBroker;
   std::uint32_t incarnation = 0;   // a new incarnation is a restart: the controller re-sends all metadata
@@ -126,7 +122,7 @@ struct BrokerHeartbeat final : KafkaMessage<BrokerHeartbeat> {
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 8 * offline_replicas.size(); }
 };
 
-struct BrokerHeartbeatResponse final : KafkaMessage<BrokerHeartbeatResponse> {
+struct BrokerHeartbeatResponse final : KafkaResponse<BrokerHeartbeatResponse, ApiKey::BrokerHeartbeat> {
   static constexpr std::string_view kName = "BrokerHeartbeatResponse";
   bool fenced = false;
   bool shutdown_ready = false;  // controlled shutdown: no leadership left here
@@ -134,7 +130,7 @@ struct BrokerHeartbeatResponse final : KafkaMessage<BrokerHeartbeatResponse> {
 };
 
 // KIP-497: the leader asks the controller to change the ISR.
-struct AlterPartitionRequest final : KafkaMessage<AlterPartitionRequest> {
+struct AlterPartitionRequest final : KafkaRequest<AlterPartitionRequest, ApiKey::AlterPartition> {
   static constexpr std::string_view kName = "AlterPartition";
   BrokerId leader = kNoBroker;
   TopicPartition partition;
@@ -144,7 +140,7 @@ struct AlterPartitionRequest final : KafkaMessage<AlterPartitionRequest> {
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 4 * new_isr.size(); }
 };
 
-struct AlterPartitionResponse final : KafkaMessage<AlterPartitionResponse> {
+struct AlterPartitionResponse final : KafkaResponse<AlterPartitionResponse, ApiKey::AlterPartition> {
   static constexpr std::string_view kName = "AlterPartitionResponse";
   Error error = Error::None;  // InvalidProducerEpoch stands for a stale partition epoch
   PartitionState state;
@@ -153,7 +149,7 @@ struct AlterPartitionResponse final : KafkaMessage<AlterPartitionResponse> {
 
 // The controller's metadata, pushed to brokers (standing in for KRaft brokers
 // fetching the metadata log).
-struct MetadataUpdate final : KafkaMessage<MetadataUpdate> {
+struct MetadataUpdate final : KafkaRequest<MetadataUpdate, ApiKey::UpdateMetadata> {
   static constexpr std::string_view kName = "MetadataUpdate";
   std::vector<PartitionState> partitions;
   std::vector<BrokerId> live_brokers;  // unfenced
@@ -161,13 +157,13 @@ struct MetadataUpdate final : KafkaMessage<MetadataUpdate> {
 };
 
 // ---- clients <-> any broker ----
-struct MetadataRequest final : KafkaMessage<MetadataRequest> {
+struct MetadataRequest final : KafkaRequest<MetadataRequest, ApiKey::Metadata> {
   static constexpr std::string_view kName = "Metadata";
   std::int64_t correlation_id = 0;
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes; }
 };
 
-struct MetadataResponse final : KafkaMessage<MetadataResponse> {
+struct MetadataResponse final : KafkaResponse<MetadataResponse, ApiKey::Metadata> {
   static constexpr std::string_view kName = "MetadataResponse";
   std::int64_t correlation_id = 0;
   std::vector<PartitionState> partitions;
@@ -175,7 +171,7 @@ struct MetadataResponse final : KafkaMessage<MetadataResponse> {
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 48 * partitions.size(); }
 };
 
-struct InitProducerIdRequest final : KafkaMessage<InitProducerIdRequest> {
+struct InitProducerIdRequest final : KafkaRequest<InitProducerIdRequest, ApiKey::InitProducerId> {
   static constexpr std::string_view kName = "InitProducerId";
   std::int64_t correlation_id = 0;
   ProducerId producer_id = kNoProducerId;  // KIP-360: bump the epoch of this id
@@ -185,7 +181,7 @@ struct InitProducerIdRequest final : KafkaMessage<InitProducerIdRequest> {
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes + transactional_id.size(); }
 };
 
-struct InitProducerIdResponse final : KafkaMessage<InitProducerIdResponse> {
+struct InitProducerIdResponse final : KafkaResponse<InitProducerIdResponse, ApiKey::InitProducerId> {
   static constexpr std::string_view kName = "InitProducerIdResponse";
   std::int64_t correlation_id = 0;
   Error error = Error::None;
@@ -199,7 +195,7 @@ struct InitProducerIdResponse final : KafkaMessage<InitProducerIdResponse> {
 namespace ksim::models {
 
 // A consumer asks where to start: the log start (earliest) or the high watermark (latest).
-struct ListOffsetsRequest final : KafkaMessage<ListOffsetsRequest> {
+struct ListOffsetsRequest final : KafkaRequest<ListOffsetsRequest, ApiKey::ListOffsets> {
   static constexpr std::string_view kName = "ListOffsets";
   std::int64_t correlation_id = 0;
   bool latest = true;
@@ -207,7 +203,7 @@ struct ListOffsetsRequest final : KafkaMessage<ListOffsetsRequest> {
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 8 * partitions.size(); }
 };
 
-struct ListOffsetsResponse final : KafkaMessage<ListOffsetsResponse> {
+struct ListOffsetsResponse final : KafkaResponse<ListOffsetsResponse, ApiKey::ListOffsets> {
   static constexpr std::string_view kName = "ListOffsetsResponse";
   struct PartitionOffset {
     TopicPartition partition;

@@ -16,14 +16,15 @@ struct TxnRequestBase {
   ProducerEpoch producer_epoch = -1;
 };
 
-struct AddPartitionsToTxnRequest final : KafkaMessage<AddPartitionsToTxnRequest>, TxnRequestBase {
+struct AddPartitionsToTxnRequest final
+    : KafkaRequest<AddPartitionsToTxnRequest, ApiKey::AddPartitionsToTxn>, TxnRequestBase {
   static constexpr std::string_view kName = "AddPartitionsToTxn";
   std::vector<TopicPartition> partitions;
   bool verify_only = false;  // KIP-890: a partition leader asks whether they are in the ongoing transaction
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 8 * partitions.size(); }
 };
 
-struct AddPartitionsToTxnResponse final : KafkaMessage<AddPartitionsToTxnResponse> {
+struct AddPartitionsToTxnResponse final : KafkaResponse<AddPartitionsToTxnResponse, ApiKey::AddPartitionsToTxn> {
   static constexpr std::string_view kName = "AddPartitionsToTxnResponse";
   std::int64_t correlation_id = 0;
   Error error = Error::None;
@@ -32,26 +33,26 @@ struct AddPartitionsToTxnResponse final : KafkaMessage<AddPartitionsToTxnRespons
 };
 
 // sendOffsetsToTransaction(), first step: the group's __consumer_offsets partition joins the transaction.
-struct AddOffsetsToTxnRequest final : KafkaMessage<AddOffsetsToTxnRequest>, TxnRequestBase {
+struct AddOffsetsToTxnRequest final : KafkaRequest<AddOffsetsToTxnRequest, ApiKey::AddOffsetsToTxn>, TxnRequestBase {
   static constexpr std::string_view kName = "AddOffsetsToTxn";
   std::string group;
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes + group.size(); }
 };
 
-struct AddOffsetsToTxnResponse final : KafkaMessage<AddOffsetsToTxnResponse> {
+struct AddOffsetsToTxnResponse final : KafkaResponse<AddOffsetsToTxnResponse, ApiKey::AddOffsetsToTxn> {
   static constexpr std::string_view kName = "AddOffsetsToTxnResponse";
   std::int64_t correlation_id = 0;
   Error error = Error::None;
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes; }
 };
 
-struct EndTxnRequest final : KafkaMessage<EndTxnRequest>, TxnRequestBase {
+struct EndTxnRequest final : KafkaRequest<EndTxnRequest, ApiKey::EndTxn>, TxnRequestBase {
   static constexpr std::string_view kName = "EndTxn";
   bool commit = true;
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes + transactional_id.size(); }
 };
 
-struct EndTxnResponse final : KafkaMessage<EndTxnResponse> {
+struct EndTxnResponse final : KafkaResponse<EndTxnResponse, ApiKey::EndTxn> {
   static constexpr std::string_view kName = "EndTxnResponse";
   std::int64_t correlation_id = 0;
   Error error = Error::None;
@@ -60,7 +61,7 @@ struct EndTxnResponse final : KafkaMessage<EndTxnResponse> {
 
 // From a transaction coordinator to a partition leader: write a commit or
 // abort marker for (producer id, epoch) on these partitions.
-struct WriteTxnMarkersRequest final : KafkaMessage<WriteTxnMarkersRequest> {
+struct WriteTxnMarkersRequest final : KafkaRequest<WriteTxnMarkersRequest, ApiKey::WriteTxnMarkers> {
   static constexpr std::string_view kName = "WriteTxnMarkers";
   std::int64_t correlation_id = 0;
   ProducerId producer_id = kNoProducerId;
@@ -70,7 +71,7 @@ struct WriteTxnMarkersRequest final : KafkaMessage<WriteTxnMarkersRequest> {
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 8 * partitions.size(); }
 };
 
-struct WriteTxnMarkersResponse final : KafkaMessage<WriteTxnMarkersResponse> {
+struct WriteTxnMarkersResponse final : KafkaResponse<WriteTxnMarkersResponse, ApiKey::WriteTxnMarkers> {
   static constexpr std::string_view kName = "WriteTxnMarkersResponse";
   std::int64_t correlation_id = 0;
   std::vector<std::pair<TopicPartition, Error>> partitions;

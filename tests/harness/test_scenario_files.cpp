@@ -195,3 +195,18 @@ TEST_CASE("a broker's topic defaults and the controller's session timeout are re
   CHECK(scenario_error("brokers: {count: 3, config: {broker.session.timeout.ms: 0}}\n") ==
         "test.yaml:1:57: brokers.config.broker.session.timeout.ms: must be at least 1ns, got 0");
 }
+
+TEST_CASE("acks is read as 0, 1, all or -1; all by default, 1 with the pre-3.0 defaults", "[scenario]") {
+  const auto acks_of = [](const std::string& producer) {
+    const std::string cluster = "brokers: {count: 3}\ntopics: [{name: t, partitions: 1}]\nproducers:\n  - ";
+    return parse_scenario(cluster + producer + "\n").kafka->producers[0].config.acks;
+  };
+  CHECK(acks_of("{topic: t}") == ksim::models::Acks::All);
+  CHECK(acks_of("{topic: t, defaults: pre-3.0}") == ksim::models::Acks::Leader);
+  CHECK(acks_of("{topic: t, config: {acks: 0}}") == ksim::models::Acks::None);
+  CHECK(acks_of("{topic: t, config: {acks: 1}}") == ksim::models::Acks::Leader);
+  CHECK(acks_of("{topic: t, config: {acks: all}}") == ksim::models::Acks::All);
+  CHECK(acks_of("{topic: t, config: {acks: -1}}") == ksim::models::Acks::All);
+  CHECK_THAT(scenario_error("brokers: {count: 3}\ntopics: [{name: t}]\nproducers: [{topic: t, config: {acks: 2}}]\n"),
+             Catch::Contains("acks") && Catch::Contains("one of"));
+}

@@ -107,33 +107,40 @@ void Consumer::finish_close() {
   crash(CrashKind::Shutdown);
 }
 
+// Responses to its requests only.
 void Consumer::on_message(ConnectionId, MessagePtr message) {
-  Message* m = message.get();
-  if (auto* fetch = dynamic_cast<FetchResponse*>(m)) {
-    handle_fetch(*fetch);
-  } else if (auto* metadata = dynamic_cast<MetadataResponse*>(m)) {
-    apply_metadata(*metadata);
-    update_positions();
-    send_fetches();
-  } else if (auto* offsets = dynamic_cast<ListOffsetsResponse*>(m)) {
-    handle_list_offsets(*offsets);
-  } else if (auto* epochs = dynamic_cast<OffsetsForLeaderEpochResponse*>(m)) {
-    handle_offsets_for_leader_epoch(*epochs);
-  } else if (auto* found = dynamic_cast<FindCoordinatorResponse*>(m)) {
-    handle_find_coordinator(*found);
-  } else if (auto* join = dynamic_cast<JoinGroupResponse*>(m)) {
-    handle_join_group(*join);
-  } else if (auto* sync = dynamic_cast<SyncGroupResponse*>(m)) {
-    handle_sync_group(*sync);
-  } else if (auto* heartbeat = dynamic_cast<HeartbeatResponse*>(m)) {
-    handle_heartbeat(*heartbeat);
-  } else if (auto* commit = dynamic_cast<OffsetCommitResponse*>(m)) {
-    handle_offset_commit(*commit);
-  } else if (auto* committed = dynamic_cast<OffsetFetchResponse*>(m)) {
-    handle_offset_fetch(*committed);
-  } else if (dynamic_cast<LeaveGroupResponse*>(m)) {
-    if (app_ == AppState::Closing) crash(CrashKind::Shutdown);
+  const ApiMessage& m = api_message(*message);
+  switch (m.api_key()) {
+    case ApiKey::Fetch: return handle_fetch(message_as<FetchResponse>(m));
+    case ApiKey::Metadata:
+      apply_metadata(message_as<MetadataResponse>(m));
+      update_positions();
+      return send_fetches();
+    case ApiKey::ListOffsets: return handle_list_offsets(message_as<ListOffsetsResponse>(m));
+    case ApiKey::OffsetForLeaderEpoch:
+      return handle_offsets_for_leader_epoch(message_as<OffsetsForLeaderEpochResponse>(m));
+    case ApiKey::FindCoordinator: return handle_find_coordinator(message_as<FindCoordinatorResponse>(m));
+    case ApiKey::JoinGroup: return handle_join_group(message_as<JoinGroupResponse>(m));
+    case ApiKey::SyncGroup: return handle_sync_group(message_as<SyncGroupResponse>(m));
+    case ApiKey::Heartbeat: return handle_heartbeat(message_as<HeartbeatResponse>(m));
+    case ApiKey::OffsetCommit: return handle_offset_commit(message_as<OffsetCommitResponse>(m));
+    case ApiKey::OffsetFetch: return handle_offset_fetch(message_as<OffsetFetchResponse>(m));
+    case ApiKey::LeaveGroup:
+      assert(message_is<LeaveGroupResponse>(m));
+      if (app_ == AppState::Closing) crash(CrashKind::Shutdown);
+      return;
+    case ApiKey::Produce:
+    case ApiKey::UpdateMetadata:
+    case ApiKey::InitProducerId:
+    case ApiKey::AddPartitionsToTxn:
+    case ApiKey::AddOffsetsToTxn:
+    case ApiKey::EndTxn:
+    case ApiKey::WriteTxnMarkers:
+    case ApiKey::TxnOffsetCommit:
+    case ApiKey::AlterPartition:
+    case ApiKey::BrokerHeartbeat: break;  // a consumer sends none of these
   }
+  unexpected_message(name(), m);
 }
 
 // A lost connection fails what was in flight on it; it is all retried after a backoff.

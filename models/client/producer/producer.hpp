@@ -5,9 +5,10 @@
 // max.block.ms), and the sender (max.in.flight.requests.per.connection,
 // request.timeout.ms, retries with backoff, delivery.timeout.ms, acks),
 // with idempotence (KIP-98, KIP-360), and transactions (transactional.id:
-// the client's TransactionManager; producer_txn.cpp). Every record,
-// acknowledgement and failure goes to the delivery history for the checker;
-// a transaction's records count as acknowledged when it commits.
+// the client's TransactionManager; producer_txn.cpp). The outcome of each
+// batch (acknowledged, retried or failed) is decided in producer_results.cpp.
+// Every record, acknowledgement and failure goes to the delivery history for
+// the checker; a transaction's records count as acknowledged when it commits.
 #include <deque>
 #include <map>
 #include <memory>
@@ -23,6 +24,7 @@
 #include "models/protocol/kafka_messages.hpp"
 #include "models/client/producer/arrival_stream.hpp"
 #include "models/client/producer/sender_index.hpp"
+#include "models/client/producer/transaction_manager_state.hpp"
 #include "models/protocol/group_messages.hpp"
 #include "models/protocol/txn_messages.hpp"
 #include "sim/observe/histogram.hpp"
@@ -60,7 +62,7 @@ class Producer final : public KafkaClient {
 
   // --- driven by a consume-transform-produce application (workload.external) ---
   bool ready_for_transactions() const { return txn_state_ == TxnState::Ready || txn_state_ == TxnState::InTransaction; }
-  bool fenced() const { return txn_state_ == TxnState::Fatal; }
+  bool fenced() const { return txn_state_ == TxnState::FatalError; }
   void send_output(TopicPartition tp, std::uint64_t bytes, const DeliveryHistory::InputRecord& input);
   // sendOffsetsToTransaction(): the consumer's positions, committed with the transaction (KIP-447).
   void send_offsets_to_transaction(std::string group, MemberIdentity member, std::vector<CommittedOffset> offsets);
@@ -123,6 +125,7 @@ class Producer final : public KafkaClient {
                    SimTime& not_before);
   void touch(TopicPartition tp);
   bool send_to(BrokerId broker, const std::vector<BatchPtr>& batches);
+  // the outcome of each batch (producer_results.cpp)
   void handle_produce_response(ConnectionId connection, const ProduceResponse& response);
   void handle_result(const BatchPtr& batch, Error error, Offset base_offset);
   void retry_or_fail(const BatchPtr& batch, Error error);
@@ -135,7 +138,8 @@ class Producer final : public KafkaClient {
   void fail_in_flight_on(BrokerId broker);
 
   // transactions (producer_txn.cpp): Kafka's TransactionManager
-  enum class TxnState { Uninitialized, Initializing, Ready, InTransaction, Committing, Aborting, Fatal };
+  using TxnState = TransactionManagerState;
+  void transition_to(TxnState next);  // TransactionManager.transitionTo: asserts that `next` may follow
   bool transactional() const { return !config_.transactional_id.empty(); }
   bool accepting() const;  // may the application send now?
   bool partition_in_txn(TopicPartition tp);

@@ -11,6 +11,7 @@
 
 #include "models/client/producer/producer.hpp"
 #include "sim/core/simulation.hpp"
+#include "sim/core/state_machine.hpp"
 
 namespace ksim::models {
 
@@ -37,6 +38,8 @@ TxnErrorAction txn_error_action(Error error) {
 }
 }  // namespace
 
+void Producer::transition_to(TxnState next) { transition(txn_state_, next, "producer", name()); }
+
 bool Producer::accepting() const {
   if (!transactional()) return true;
   return txn_state_ == TxnState::Ready || txn_state_ == TxnState::InTransaction;
@@ -50,7 +53,7 @@ bool Producer::partition_in_txn(TopicPartition tp) {
 }
 
 void Producer::txn_counted_record() {
-  if (txn_state_ == TxnState::Ready) txn_state_ = TxnState::InTransaction;  // beginTransaction()
+  if (txn_state_ == TxnState::Ready) transition_to(TxnState::InTransaction);  // beginTransaction()
   ++txn_records_;
   if (!workload_.external && txn_records_ >= workload_.records_per_transaction) begin_end_txn();
 }
@@ -67,13 +70,13 @@ void Producer::send_output(TopicPartition tp, std::uint64_t bytes, const Deliver
 
 void Producer::send_offsets_to_transaction(std::string group, MemberIdentity member, std::vector<CommittedOffset> offsets) {
   if (!transactional() || offsets.empty()) return;
-  if (txn_state_ == TxnState::Ready) txn_state_ = TxnState::InTransaction;
+  if (txn_state_ == TxnState::Ready) transition_to(TxnState::InTransaction);
   txn_offsets_ = TxnOffsets{std::move(group), std::move(member), std::move(offsets), TxnOffsetsStage::ToAdd};
   txn_step();
 }
 
 void Producer::commit_transaction(std::function<void(bool)> done) {
-  if (txn_state_ == TxnState::Fatal) return done(false);
+  if (txn_state_ == TxnState::FatalError) return done(false);
   txn_done_ = std::move(done);
   if (txn_state_ == TxnState::Ready) {  // nothing was sent in it
     auto finished = std::move(txn_done_);
@@ -112,7 +115,7 @@ void Producer::maybe_flushed() {
 void Producer::begin_end_txn() {
   if (txn_state_ != TxnState::InTransaction) return;
   const bool abort = workload_.abort_probability > 0 && txn_rng_.bernoulli(workload_.abort_probability);
-  txn_state_ = abort || txn_abortable_ ? TxnState::Aborting : TxnState::Committing;
+  transition_to(abort || txn_abortable_ ? TxnState::AbortingTransaction : TxnState::CommittingTransaction);
   wake_sender();  // flush: linger.ms no longer applies
   for (auto& queue : queues_) {
     for (const BatchPtr& b : queue) b->closed = true;
@@ -123,7 +126,7 @@ void Producer::begin_end_txn() {
 
 // The one transaction request to send next, if any: at most one is in flight.
 void Producer::txn_step() {
-  if (txn_correlation_ >= 0 || txn_retry_pending_ || txn_state_ == TxnState::Fatal ||
+  if (txn_correlation_ >= 0 || txn_retry_pending_ || txn_state_ == TxnState::FatalError ||
       txn_state_ == TxnState::Uninitialized) {
     return;
   }
@@ -152,7 +155,7 @@ void Producer::txn_step() {
   if (!ensure_connected(txn_coordinator_)) return txn_retry(config_.retry_backoff);
   MessagePtr request;
   const std::int64_t correlation = next_correlation_id();
-  const bool ending = txn_state_ == TxnState::Committing || txn_state_ == TxnState::Aborting;
+  const bool ending = txn_state_ == TxnState::CommittingTransaction || txn_state_ == TxnState::AbortingTransaction;
   if (txn_state_ == TxnState::Initializing) {
     auto init = std::make_unique<InitProducerIdRequest>();
     init->correlation_id = correlation;
@@ -195,13 +198,15 @@ void Producer::txn_step() {
     return;
   } else if (ending && (!txn_offsets_ || txn_offsets_->stage == TxnOffsetsStage::Done) && in_flight_.empty() &&
              std::all_of(queues_.begin(), queues_.end(), [](const auto& q) { return q.empty(); })) {
-    if (txn_added_.empty()) return txn_completed(txn_state_ == TxnState::Committing && !txn_abortable_);  // nothing was written
+    if (txn_added_.empty()) {  // nothing was written
+      return txn_completed(txn_state_ == TxnState::CommittingTransaction && !txn_abortable_);
+    }
     auto end = std::make_unique<EndTxnRequest>();
     end->correlation_id = correlation;
     end->transactional_id = config_.transactional_id;
     end->producer_id = producer_id_;
     end->producer_epoch = producer_epoch_;
-    end->commit = txn_state_ == TxnState::Committing && !txn_abortable_;
+    end->commit = txn_state_ == TxnState::CommittingTransaction && !txn_abortable_;
     request = std::move(end);
   } else {
     return;
@@ -270,7 +275,11 @@ void Producer::handle_txn_offset_commit(const TxnOffsetCommitResponse& response)
     default:  // ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, REBALANCE_IN_PROGRESS, FENCED_INSTANCE_ID: abortable
       publish(TxnOffsetsRejected{response.error});
       txn_abortable_ = true;
-      if (txn_state_ == TxnState::Committing) txn_state_ = TxnState::Aborting;
+      if (txn_state_ == TxnState::CommittingTransaction) {
+        // Kafka: the commit fails with the abortable error, and the application's abortTransaction() follows.
+        transition_to(TxnState::AbortableError);
+        transition_to(TxnState::AbortingTransaction);
+      }
       break;
   }
   if (txn_offsets_) txn_offsets_->stage = TxnOffsetsStage::Done;
@@ -292,7 +301,7 @@ void Producer::handle_txn_init(const InitProducerIdResponse& response) {
   producer_epoch_ = response.producer_epoch;
   reset_sequences();
   publish(TransactionsInitialised{producer_id_, producer_epoch_});
-  txn_state_ = TxnState::Ready;
+  transition_to(TxnState::Ready);
   arrivals_.restart(now());  // initTransactions() returned: the application starts sending
   plan_stale_ = true;
   wake_sender();
@@ -331,7 +340,7 @@ void Producer::handle_end_txn(const EndTxnResponse& response) {
   if (response.correlation_id != txn_correlation_) return;
   txn_correlation_ = -1;
   switch (txn_error_action(response.error)) {
-    case TxnErrorAction::Proceed: return txn_completed(txn_state_ == TxnState::Committing && !txn_abortable_);
+    case TxnErrorAction::Proceed: return txn_completed(txn_state_ == TxnState::CommittingTransaction && !txn_abortable_);
     case TxnErrorAction::Retry: return txn_retry(milliseconds(20));
     case TxnErrorAction::Rediscover: return txn_coordinator_lost();
     case TxnErrorAction::Fatal: return txn_fatal(response.error);
@@ -357,7 +366,7 @@ void Producer::txn_completed(bool committed) {
   txn_records_ = 0;
   txn_abortable_ = false;
   txn_offsets_.reset();
-  txn_state_ = TxnState::Ready;
+  transition_to(TxnState::Ready);
   arrivals_.restart(now());  // the application was blocked in commitTransaction() until now
   plan_stale_ = true;
   if (txn_done_) {
@@ -370,10 +379,10 @@ void Producer::txn_completed(bool committed) {
 // PRODUCER_FENCED and the like: the producer is unusable; what it had not
 // committed fails, and it sends nothing more.
 void Producer::txn_fatal(Error error) {
-  if (txn_state_ == TxnState::Fatal) return;
+  if (txn_state_ == TxnState::FatalError) return;
   publish(ProducerFenced{error});
   ++stats_.fenced;
-  txn_state_ = TxnState::Fatal;
+  transition_to(TxnState::FatalError);
   for (const DeliveryHistory::Ack& ack : txn_acks_) history_.failures.push_back({ack.records, error, now()});
   txn_acks_.clear();
   std::vector<BatchPtr> left;

@@ -1,0 +1,196 @@
+// The outcome of each batch the producer sent, as the Java client's Sender
+// (handleProduceResponse, completeBatch, failBatch) and RecordAccumulator
+// (expiredBatches) decide it: acknowledged, retried after a backoff, or
+// failed (delivery.timeout.ms, a fatal error, retries exhausted); a request
+// timed out or lost with its connection fails its batches retriably.
+#include <algorithm>
+#include <cmath>
+
+#include "models/client/producer/producer.hpp"
+#include "sim/core/simulation.hpp"
+
+namespace ksim::models {
+
+void Producer::handle_produce_response(ConnectionId, const ProduceResponse& response) {
+  const auto it = in_flight_.find(response.correlation_id);
+  if (it == in_flight_.end()) return;
+  InFlight request = std::move(it->second);
+  in_flight_.erase(it);
+  cancel_timer(request.timeout);
+  --link(request.broker).in_flight;
+  charge_sender(request.batches.size());
+  for (const auto& result : response.partitions) {
+    for (const BatchPtr& b : request.batches) {
+      if (b->partition == result.partition) handle_result(b, result.error, result.base_offset);
+    }
+  }
+  wake_sender();
+}
+
+void Producer::handle_result(const BatchPtr& b, Error error, Offset base_offset) {
+  b->in_flight = false;
+  in_flight_prefix_[static_cast<std::size_t>(b->partition.partition)] = 0;  // it may be anywhere in the prefix
+  if (error == Error::None || error == Error::DuplicateSequenceNumber) {
+    acknowledge(b, base_offset);
+    return;
+  }
+  if (transactional() && (error == Error::InvalidProducerEpoch || error == Error::ProducerFenced)) {
+    fail(b, Error::ProducerFenced);
+    return txn_fatal(Error::ProducerFenced);  // a newer instance has this transactional.id
+  }
+  if (transactional() && (error == Error::OutOfOrderSequenceNumber || error == Error::InvalidTxnState)) {
+    fail(b, error);  // an abortable error: the transaction will abort
+    return;
+  }
+  if (error == Error::NotLeaderOrFollower || error == Error::UnknownTopicOrPartition ||
+      error == Error::KafkaStorageError) {
+    refresh_metadata();
+  }
+  if (error == Error::OutOfOrderSequenceNumber || error == Error::InvalidProducerEpoch) {
+    if (b->records.producer_epoch != producer_epoch_ || b->records.producer_id != producer_id_) {
+      fail(b, error);  // left over from before an epoch bump: unresolved, so failed (see handle_init_producer_id)
+      return;
+    }
+    if (error == Error::OutOfOrderSequenceNumber && earlier_batch_unresolved(*b)) {
+      // It only arrived out of turn: retried after the earlier one (the Java client's canRetry).
+      retry_or_fail(b, Error::NetworkException);
+      return;
+    }
+    fail(b, error);
+    init_producer_id();  // KIP-360: bump the epoch and start the sequences again
+    return;
+  }
+  if (is_retriable(error)) {
+    retry_or_fail(b, error);
+  } else {
+    fail(b, error);
+  }
+}
+
+// Is a batch with a lower sequence of the same partition and epoch still
+// waiting for its outcome (in flight, or queued for a retry)?
+bool Producer::earlier_batch_unresolved(const Batch& batch) const {
+  for (const BatchPtr& other : queue_of(batch.partition)) {
+    if (other.get() != &batch && other->sequenced && other->records.producer_epoch == batch.records.producer_epoch &&
+        other->records.base_sequence < batch.records.base_sequence) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// retries and delivery.timeout.ms decide whether a failed attempt is tried again.
+void Producer::retry_or_fail(const BatchPtr& b, Error error) {
+  const bool attempts_left = b->attempts <= config_.retries;
+  const bool in_time = now() < b->created + config_.delivery_timeout;
+  if (!attempts_left || !in_time) {
+    fail(b, in_time ? error : Error::DeliveryTimeout);
+    return;
+  }
+  b->retry_at = now() + backoff(b->attempts);
+  sender_index_.add(static_cast<std::size_t>(b->partition.partition));
+  touch(b->partition);
+  plan_stale_ = true;
+  if (!config_.enable_idempotence) {
+    // Kafka's RecordAccumulator.reenqueue: without idempotence a retried batch
+    // goes back to the front of its queue (addFirst). When several in-flight
+    // batches of a partition fail together, they end up in reverse order.
+    remove_from_queue(b);
+    queue_of(b->partition).push_front(b);
+    note_open_batch(b->partition);
+    in_flight_prefix_[static_cast<std::size_t>(b->partition.partition)] = 0;
+  }
+}
+
+// KIP-580: exponential backoff from retry.backoff.ms to retry.backoff.max.ms, with 20% jitter.
+SimTime Producer::backoff(int attempts) {
+  const double base = static_cast<double>(config_.retry_backoff) * std::pow(2.0, std::max(0, attempts - 1));
+  const double capped = std::min(base, static_cast<double>(config_.retry_backoff_max));
+  return static_cast<SimTime>(capped * rng().uniform(0.8, 1.2));
+}
+
+void Producer::acknowledge(const BatchPtr& b, Offset base_offset) {
+  const RecordRange range{index_, b->partition, b->records.first_record, b->records.record_count};
+  if (transactional() && txn_state_ == TxnState::FatalError) {
+    history_.failures.push_back({range, Error::ProducerFenced, now()});  // its transaction will never commit
+  } else if (transactional()) {
+    txn_acks_.push_back({range, base_offset, now()});  // final when the transaction commits
+  } else {
+    history_.acks.push_back({range, base_offset, now()});
+  }
+  stats_.records_acked += static_cast<std::uint64_t>(b->records.record_count);
+  stats_.bytes_acked += b->records.bytes;
+  for (const SimTime t : b->record_times) stats_.latency.record(now() - t);
+  finish(b);
+}
+
+void Producer::fail(const BatchPtr& b, Error error) {
+  const RecordRange range{index_, b->partition, b->records.first_record, b->records.record_count};
+  history_.failures.push_back({range, error, now()});
+  stats_.records_failed += static_cast<std::uint64_t>(b->records.record_count);
+  if (transactional()) txn_abortable_ = true;
+  publish(BatchFailed{b->partition, b->records.record_count, error});
+  finish(b);
+}
+
+void Producer::finish(const BatchPtr& b) {
+  plan_stale_ = true;
+  touch(b->partition);
+  remove_from_queue(b);
+  memory_used_ -= b->reserved_bytes;
+  unblock_if_possible();
+  if (transactional()) txn_step();  // a commit or abort waits for the last batch
+  maybe_flushed();
+}
+
+// delivery.timeout.ms also bounds time spent waiting in the accumulator
+// (checked every kExpiryCheckInterval, so a batch may expire up to that late).
+void Producer::expire_batches() {
+  // Batches are created at now(): none can expire before the oldest one seen by the last pass does.
+  if (now() < oldest_batch_created_ + config_.delivery_timeout) return;
+  std::vector<BatchPtr> expired;
+  oldest_batch_created_ = now();
+  for (auto& queue : queues_) {
+    for (const BatchPtr& b : queue) {
+      if (!b->in_flight && now() >= b->created + config_.delivery_timeout) {
+        expired.push_back(b);
+      } else {
+        oldest_batch_created_ = std::min(oldest_batch_created_, b->created);
+      }
+    }
+  }
+  for (const BatchPtr& b : expired) fail(b, Error::DeliveryTimeout);
+}
+
+// request.timeout.ms: the client gives up on the connection, failing all in flight on it.
+void Producer::request_timed_out(std::int64_t correlation_id) {
+  const auto it = in_flight_.find(correlation_id);
+  if (it == in_flight_.end()) return;
+  const BrokerId broker = it->second.broker;
+  BrokerLink& l = link(broker);
+  publish(ProduceRequestTimedOut{broker});
+  if (l.connected) {
+    close(l.connection);
+    l.connected = false;
+    l.retry_at = now() + config_.reconnect_backoff;
+  }
+  fail_in_flight_on(broker);
+  refresh_metadata();
+  wake_sender();
+}
+
+void Producer::fail_in_flight_on(BrokerId broker) {
+  std::vector<std::int64_t> failed;
+  for (const auto& [correlation, request] : in_flight_) {
+    if (request.broker == broker) failed.push_back(correlation);
+  }
+  for (const std::int64_t correlation : failed) {
+    InFlight request = std::move(in_flight_.at(correlation));
+    in_flight_.erase(correlation);
+    cancel_timer(request.timeout);
+    for (const BatchPtr& b : request.batches) handle_result(b, Error::NetworkException, -1);
+  }
+  link(broker).in_flight = 0;
+}
+
+}  // namespace ksim::models

@@ -1,0 +1,31 @@
+#include "models/coordinator/txn_state.hpp"
+
+namespace ksim::models {
+
+std::string_view to_string(TxnState state) {
+  switch (state) {
+    case TxnState::Empty: return "Empty";
+    case TxnState::Ongoing: return "Ongoing";
+    case TxnState::PrepareCommit: return "PrepareCommit";
+    case TxnState::PrepareAbort: return "PrepareAbort";
+    case TxnState::CompleteCommit: return "CompleteCommit";
+    case TxnState::CompleteAbort: return "CompleteAbort";
+  }
+  return "?";
+}
+
+// TransactionMetadata.scala: each state's validPreviousStates.
+bool legal(TxnState from, TxnState to) {
+  using enum TxnState;
+  switch (to) {
+    case Empty: return from == Empty || from == CompleteCommit || from == CompleteAbort;
+    case Ongoing: return from == Ongoing || from == Empty || from == CompleteCommit || from == CompleteAbort;
+    case PrepareCommit: return from == Ongoing;
+    case PrepareAbort: return from == Ongoing;  // and PrepareEpochFence, not modelled
+    case CompleteCommit: return from == PrepareCommit;
+    case CompleteAbort: return from == PrepareAbort;
+  }
+  return false;
+}
+
+}  // namespace ksim::models

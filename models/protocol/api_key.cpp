@@ -1,0 +1,32 @@
+#include "models/protocol/api_key.hpp"
+
+namespace ksim::models {
+
+std::string_view to_string(ApiKey key) {
+  switch (key) {
+    case ApiKey::Produce: return "Produce";
+    case ApiKey::Fetch: return "Fetch";
+    case ApiKey::ListOffsets: return "ListOffsets";
+    case ApiKey::Metadata: return "Metadata";
+    case ApiKey::UpdateMetadata: return "UpdateMetadata";
+    case ApiKey::OffsetCommit: return "OffsetCommit";
+    case ApiKey::OffsetFetch: return "OffsetFetch";
+    case ApiKey::FindCoordinator: return "FindCoordinator";
+    case ApiKey::JoinGroup: return "JoinGroup";
+    case ApiKey::Heartbeat: return "Heartbeat";
+    case ApiKey::LeaveGroup: return "LeaveGroup";
+    case ApiKey::SyncGroup: return "SyncGroup";
+    case ApiKey::InitProducerId: return "InitProducerId";
+    case ApiKey::OffsetForLeaderEpoch: return "OffsetForLeaderEpoch";
+    case ApiKey::AddPartitionsToTxn: return "AddPartitionsToTxn";
+    case ApiKey::AddOffsetsToTxn: return "AddOffsetsToTxn";
+    case ApiKey::EndTxn: return "EndTxn";
+    case ApiKey::WriteTxnMarkers: return "WriteTxnMarkers";
+    case ApiKey::TxnOffsetCommit: return "TxnOffsetCommit";
+    case ApiKey::AlterPartition: return "AlterPartition";
+    case ApiKey::BrokerHeartbeat: return "BrokerHeartbeat";
+  }
+  return "?";
+}
+
+}  // namespace ksim::models

@@ -1,0 +1,43 @@
+#pragma once
+// Kafka's API keys (ApiKeys.java; each number is the "apiKey" of the API's
+// clients/src/main/resources/common/message/*Request.json), for the APIs
+// ksim models. A request and its response carry the same key, as in Kafka;
+// ApiMessage::is_response() tells them apart. The APIs ksim does not model
+// are left out, so that a node's exhaustive switch lists only what exists.
+#include <cstdint>
+#include <string_view>
+
+namespace ksim::models {
+
+enum class ApiKey : std::int16_t {
+  Produce = 0,
+  Fetch = 1,
+  ListOffsets = 2,
+  Metadata = 3,
+  // The controller's push of partition states and live brokers
+  // (MetadataUpdate). KRaft brokers read these from the metadata log instead
+  // (a Fetch of __cluster_metadata); the push has the fields, the direction
+  // (controller to broker) and so the key of ZooKeeper mode's UpdateMetadata.
+  UpdateMetadata = 6,
+  OffsetCommit = 8,
+  OffsetFetch = 9,
+  FindCoordinator = 10,
+  JoinGroup = 11,
+  Heartbeat = 12,
+  LeaveGroup = 13,
+  SyncGroup = 14,
+  InitProducerId = 22,
+  OffsetForLeaderEpoch = 23,
+  AddPartitionsToTxn = 24,
+  AddOffsetsToTxn = 25,
+  EndTxn = 26,
+  WriteTxnMarkers = 27,
+  TxnOffsetCommit = 28,
+  AlterPartition = 56,   // KIP-497: a leader asks the controller to change the ISR
+  BrokerHeartbeat = 63,  // KIP-631 (a new incarnation also stands for BrokerRegistration)
+};
+
+// The API's name, as Kafka's message definitions spell it ("OffsetForLeaderEpoch").
+std::string_view to_string(ApiKey key);
+
+}  // namespace ksim::models

@@ -1,0 +1,98 @@
+// Each state machine's table of legal transitions against Kafka's own: the
+// group coordinator's (GroupMetadata.scala, ClassicGroupState.java), the
+// transaction coordinator's (TransactionMetadata.scala) and the producer's
+// (TransactionManager.State.isTransitionValid). Kafka's tables are written
+// out here as its source has them, state by state; `legal` must agree on
+// every pair of the states ksim models.
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "models/client/producer/transaction_manager_state.hpp"
+#include "models/coordinator/group_state.hpp"
+#include "models/coordinator/txn_state.hpp"
+
+using namespace ksim::models;
+
+namespace {
+
+// Kafka's table: each target state with the states it may come from.
+template <class State>
+using ValidPrevious = std::map<State, std::set<State>>;
+
+// Every (from, to) over `states`: legal exactly when Kafka's table lists `from` for `to`.
+template <class State>
+void check_against_kafka(const std::vector<State>& states, const ValidPrevious<State>& kafka) {
+  REQUIRE(kafka.size() == states.size());
+  for (const State to : states) {
+    for (const State from : states) {
+      INFO(std::string(to_string(from)) + " -> " + std::string(to_string(to)));
+      CHECK(legal(from, to) == kafka.at(to).contains(from));
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("group states: the transitions of Kafka's GroupMetadata, no others", "[state-machine]") {
+  using enum GroupState;
+  // GroupMetadata.scala / ClassicGroupState.java (Dead, not modelled, left out).
+  const ValidPrevious<GroupState> kafka{
+      {Empty, {PreparingRebalance}},
+      {PreparingRebalance, {Stable, CompletingRebalance, Empty}},
+      {CompletingRebalance, {PreparingRebalance}},
+      {Stable, {CompletingRebalance}},
+  };
+  check_against_kafka({Empty, PreparingRebalance, CompletingRebalance, Stable}, kafka);
+  CHECK(legal(Empty, PreparingRebalance));
+  CHECK_FALSE(legal(Stable, Empty));                // every member leaving rebalances first
+  CHECK_FALSE(legal(PreparingRebalance, Stable));   // the assignment is synced first
+  CHECK_FALSE(legal(Stable, Stable));
+  CHECK(to_string(CompletingRebalance) == "CompletingRebalance");
+}
+
+TEST_CASE("transaction states: the transitions of Kafka's TransactionMetadata, no others", "[state-machine]") {
+  using enum TxnState;
+  // TransactionMetadata.scala (Dead and PrepareEpochFence, not modelled, left out).
+  const ValidPrevious<TxnState> kafka{
+      {Empty, {Empty, CompleteCommit, CompleteAbort}},
+      {Ongoing, {Ongoing, Empty, CompleteCommit, CompleteAbort}},
+      {PrepareCommit, {Ongoing}},
+      {PrepareAbort, {Ongoing}},
+      {CompleteCommit, {PrepareCommit}},
+      {CompleteAbort, {PrepareAbort}},
+  };
+  check_against_kafka({Empty, Ongoing, PrepareCommit, PrepareAbort, CompleteCommit, CompleteAbort}, kafka);
+  CHECK(legal(Ongoing, PrepareAbort));               // EndTxn(abort), or fencing with a bumped epoch
+  CHECK_FALSE(legal(CompleteCommit, CompleteAbort));  // a decided outcome never changes
+  CHECK_FALSE(legal(PrepareCommit, Ongoing));        // no partitions join a transaction being ended
+  CHECK_FALSE(legal(Empty, PrepareCommit));
+  CHECK(to_string(PrepareCommit) == "PrepareCommit");
+}
+
+TEST_CASE("producer transaction states: the transitions of Kafka's TransactionManager, no others", "[state-machine]") {
+  using enum TransactionManagerState;
+  const std::vector<TransactionManagerState> all{
+      Uninitialized, Initializing, Ready, InTransaction, CommittingTransaction, AbortingTransaction, AbortableError,
+      FatalError};
+  // TransactionManager.State.isTransitionValid: FatalError from anywhere.
+  const ValidPrevious<TransactionManagerState> kafka{
+      {Uninitialized, {Ready, AbortableError}},
+      {Initializing, {Uninitialized, AbortingTransaction}},
+      {Ready, {Initializing, CommittingTransaction, AbortingTransaction}},
+      {InTransaction, {Ready}},
+      {CommittingTransaction, {InTransaction}},
+      {AbortingTransaction, {InTransaction, AbortableError}},
+      {AbortableError, {InTransaction, CommittingTransaction, AbortableError, Initializing}},
+      {FatalError, {all.begin(), all.end()}},
+  };
+  check_against_kafka(all, kafka);
+  CHECK(legal(CommittingTransaction, AbortableError));
+  CHECK_FALSE(legal(CommittingTransaction, AbortingTransaction));  // only through AbortableError
+  CHECK_FALSE(legal(FatalError, Ready));                           // fenced for good
+  CHECK_FALSE(legal(Ready, CommittingTransaction));                // nothing to commit
+  CHECK(to_string(AbortableError) == "AbortableError");
+}

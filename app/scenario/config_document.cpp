@@ -1,0 +1,232 @@
+// The scenario document: loading the YAML, and changing it by --set overrides.
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include "app/scenario/config_messages.hpp"
+#include "app/scenario/config_reader.hpp"
+#include "app/scenario/config_tree.hpp"
+
+namespace ksim::config {
+
+using detail::describe;
+using detail::join_path;
+using detail::location_of;
+using detail::make_state;
+using detail::mark_location;
+using detail::override_location;
+using detail::quoted;
+
+namespace {
+
+// ---- overrides ---------------------------------------------------------------
+
+struct Assignment {
+  std::string path;
+  std::vector<std::string> segments;
+  std::string value;
+};
+
+ConfigError override_error(std::string_view path, std::string message) {
+  return ConfigError(override_location(), std::string(path), std::move(message));
+}
+
+// "a.b.c" -> a, b, c. A segment in brackets may hold dots, for Kafka's config
+// names: "brokers.config[replica.lag.time.max.ms]" -> brokers, config, replica.lag.time.max.ms.
+std::vector<std::string> split_path(std::string_view path) {
+  std::vector<std::string> segments;
+  std::string current;
+  bool bracketed = false;
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    const char c = path[i];
+    if (bracketed) {
+      if (c == ']') {
+        bracketed = false;
+        segments.push_back(std::move(current));
+        current.clear();
+        if (i + 1 < path.size() && path[i + 1] == '.') ++i;
+      } else {
+        current += c;
+      }
+    } else if (c == '[') {
+      if (!current.empty()) segments.push_back(std::move(current));
+      current.clear();
+      bracketed = true;
+    } else if (c == '.') {
+      segments.push_back(std::move(current));
+      current.clear();
+    } else {
+      current += c;
+    }
+  }
+  if (!current.empty() || segments.empty() || path.back() == '.') segments.push_back(std::move(current));
+  return segments;
+}
+
+Assignment parse_assignment(std::string_view text) {
+  const std::size_t equals = text.find('=');
+  if (equals == std::string_view::npos) {
+    throw override_error("", "malformed override " + quoted(text) + ": expected key.path=value");
+  }
+  Assignment assignment;
+  assignment.path = std::string(text.substr(0, equals));
+  assignment.value = std::string(text.substr(equals + 1));
+  assignment.segments = split_path(assignment.path);
+  const bool has_empty_segment = std::ranges::any_of(assignment.segments, [](const auto& s) { return s.empty(); });
+  if (has_empty_segment) {
+    throw override_error(assignment.path, "malformed override " + quoted(text) + ": empty key in the path");
+  }
+  return assignment;
+}
+
+// A copy with no marks, so that readers locate it at "--set".
+YAML::Node without_marks(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Scalar: {
+      YAML::Node copy(node.Scalar());
+      copy.SetTag(node.Tag());
+      return copy;
+    }
+    case YAML::NodeType::Sequence: {
+      YAML::Node copy(YAML::NodeType::Sequence);
+      for (const YAML::Node& item : node) copy.push_back(without_marks(item));
+      return copy;
+    }
+    case YAML::NodeType::Map: {
+      YAML::Node copy(YAML::NodeType::Map);
+      for (auto it = node.begin(); it != node.end(); ++it) copy[without_marks(it->first)] = without_marks(it->second);
+      return copy;
+    }
+    default:
+      return YAML::Node(YAML::NodeType::Null);
+  }
+}
+
+YAML::Node parse_override_value(const Assignment& assignment) {
+  try {
+    return without_marks(YAML::Load(assignment.value));
+  } catch (const YAML::Exception& e) {
+    throw override_error(assignment.path, "cannot parse value " + quoted(assignment.value) + ": " + e.msg);
+  }
+}
+
+std::string prefix_path(const Assignment& assignment, std::size_t count) {
+  std::string path;
+  for (std::size_t i = 0; i < count; ++i) path = join_path(path, assignment.segments[i]);
+  return path;
+}
+
+std::optional<std::size_t> parse_index(std::string_view segment) {
+  std::size_t index = 0;
+  const auto [end, ec] = std::from_chars(segment.data(), segment.data() + segment.size(), index);
+  if (ec != std::errc{} || end != segment.data() + segment.size()) return std::nullopt;
+  return index;
+}
+
+// The node for segments[depth] inside `parent` (which holds segments[0, depth)).
+YAML::Node slot(YAML::Node& parent, const Assignment& assignment, std::size_t depth) {
+  const std::string& segment = assignment.segments[depth];
+  const std::string parent_path = depth == 0 ? "the root" : quoted(prefix_path(assignment, depth));
+  if (parent.IsMap()) return parent[segment];
+  if (!parent.IsSequence()) {
+    throw override_error(assignment.path, "cannot set it: " + parent_path + " is " + describe(parent) +
+                                              ", not a mapping or a list");
+  }
+  const std::optional<std::size_t> index = parse_index(segment);
+  if (!index) {
+    throw override_error(assignment.path, parent_path + " is a list, so " + quoted(segment) + " must be an index");
+  }
+  if (*index >= parent.size()) {
+    throw override_error(assignment.path, "index " + segment + " is out of range: " + parent_path + " has " +
+                                              std::to_string(parent.size()) + " items");
+  }
+  return parent[*index];
+}
+
+void assign(YAML::Node root, const Assignment& assignment, const YAML::Node& value) {
+  YAML::Node current = root;
+  const std::size_t last = assignment.segments.size() - 1;
+  for (std::size_t depth = 0; depth < last; ++depth) {
+    YAML::Node next = slot(current, assignment, depth);
+    if (!next.IsDefined() || next.IsNull()) next = YAML::Node(YAML::NodeType::Map);
+    current.reset(next);  // rebind; operator= would overwrite the node
+  }
+  YAML::Node target = slot(current, assignment, last);
+  target = value;
+}
+
+}  // namespace
+
+// ---- Document ----------------------------------------------------------------
+
+struct Document::Impl {
+  YAML::Node root;
+  std::string file;
+};
+
+Document::Document(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Document::Document(Document&&) noexcept = default;
+Document& Document::operator=(Document&&) noexcept = default;
+Document::~Document() = default;
+
+Document Document::load_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ConfigError(Location{path, 0, 0}, "", std::string("cannot read the file: ") + std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return from_string(text.str(), path);
+}
+
+Document Document::from_string(const std::string& text, std::string file_name) {
+  std::vector<YAML::Node> documents;
+  try {
+    documents = YAML::LoadAll(text);
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(mark_location(file_name, e.mark), "", "invalid YAML: " + e.msg);
+  }
+  if (documents.size() > 1) {
+    throw ConfigError(location_of(documents[1], file_name, Location{file_name, 0, 0}), "",
+                      "expected one YAML document, found a second one");
+  }
+  auto impl = std::make_unique<Impl>();
+  const bool empty = documents.empty() || documents.front().IsNull();
+  impl->root = empty ? YAML::Load("{}") : documents.front();
+  impl->file = std::move(file_name);
+  return Document(std::move(impl));
+}
+
+void Document::apply_override(std::string_view assignment_text) {
+  const Assignment assignment = parse_assignment(assignment_text);
+  const YAML::Node value = parse_override_value(assignment);
+  try {
+    assign(impl_->root, assignment, value);
+  } catch (const YAML::Exception& e) {
+    throw override_error(assignment.path, "cannot set it: " + e.msg);
+  }
+}
+
+MapReader Document::root() const {
+  const Location start{impl_->file, 1, 1};
+  const Location location = location_of(impl_->root, impl_->file, start);
+  if (!impl_->root.IsMap()) {
+    throw ConfigError(location, "", "expected a mapping of keys to values at the top level, got " +
+                                        describe(impl_->root));
+  }
+  return MapReader(make_state(impl_->root, impl_->file, "", location));
+}
+
+const std::string& Document::file_name() const { return impl_->file; }
+
+std::string Document::to_yaml() const {
+  YAML::Emitter out;
+  out << impl_->root;
+  return out.c_str();
+}
+
+}  // namespace ksim::config

@@ -130,6 +130,17 @@ std::vector<ExpectationResult> check_expectations(const std::vector<Expectation>
     if (it == sections.end()) throw std::logic_error("expectation '" + e.name + "' on no known section");
     results.push_back(it->check(e, report));
   }
+  // A broken invariant fails the run, unless the scenario says what to expect of them.
+  const bool expects_invariants = std::any_of(expected.begin(), expected.end(), [](const Expectation& e) {
+    return e.section == "cluster" && e.figure == "invariant_violations";
+  });
+  if (report.kafka && !expects_invariants) {
+    const auto& violations = report.kafka->invariants;
+    results.push_back({"invariants", violations.empty(),
+                       violations.empty() ? "none broken"
+                                          : fmt::format("{} broken, first {}", violations.size(),
+                                                        models::to_string(violations.front()))});
+  }
   return results;
 }
 

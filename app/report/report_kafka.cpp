@@ -124,6 +124,23 @@ void print_delivery_examples(const D& d, std::ostream& out) {
   }
 }
 
+nlohmann::ordered_json invariants_json(const std::vector<models::InvariantViolation>& violations) {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const auto& v : violations) {
+    list.push_back({{"name", v.invariant}, {"at_ns", v.at}, {"seed", v.seed},
+                    {"partition", fmt::format("{}-{}", v.partition.topic, v.partition.partition)},
+                    {"broker", v.broker}, {"detail", v.detail}});
+  }
+  return list;
+}
+
+void print_invariants(const std::vector<models::InvariantViolation>& violations, std::ostream& out) {
+  for (const auto& v : violations) {
+    fmt::print(out, "  invariant {} broken at {:.6f}s (seed {}): partition {}-{}, broker {}: {}\n", v.invariant,
+               to_seconds(v.at), v.seed, v.partition.topic, v.partition.partition, v.broker, v.detail);
+  }
+}
+
 void print_log_dirs(const std::vector<LogDirFigures>& log_dirs, std::ostream& out) {
   std::map<models::BrokerId, std::uint64_t> per_broker;
   for (const auto& dir : log_dirs) per_broker[dir.broker] += dir.stats.bytes;
@@ -172,7 +189,8 @@ KafkaFigures kafka_figures(const Cluster& cluster) {
     for (const auto& d : b->log_dir_stats()) k.log_dirs.push_back({b->broker_id(), d});
   }
   k.controller = cluster.controller()->stats();
-  k.invariant_violations = cluster.invariant_violations().size();
+  k.invariants = cluster.invariant_violations();
+  k.invariant_violations = k.invariants.size();
   k.groups = group_figures(cluster, logs, k.delivery);
   if (cluster.has_transactions()) k.transactions = transaction_figures(cluster, k.delivery, k.groups);
   k.performance = performance_figures(cluster);
@@ -185,6 +203,7 @@ void add_kafka_json(const KafkaFigures& k, nlohmann::ordered_json& j) {
   add_json(kProduceSection, k, j);
   j["log_dirs"] = log_dirs_json(k.log_dirs);
   add_json(kClusterSection, k, j);
+  j["invariants"] = invariants_json(k.invariants);
   j["groups"] = groups_json(k.groups);
   if (k.transactions) j["transactions"] = transactions_json(*k.transactions);
   add_performance_json(k.performance, j);
@@ -199,6 +218,7 @@ void print_kafka(const KafkaFigures& k, std::ostream& out) {
   print_performance(k.performance, out);
   fmt::print(out, "\ncluster\n");
   print_figures(kClusterSection, k, out);
+  print_invariants(k.invariants, out);
   print_log_dirs(k.log_dirs, out);
   print_groups(k.groups, out);
   if (k.transactions) print_transactions(*k.transactions, out);

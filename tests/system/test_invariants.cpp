@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "app/harness/cluster.hpp"
+#include "app/report/report.hpp"
 #include "app/report/report_expectations.hpp"
 #include "app/scenario/config_reader.hpp"
 #include "tests/support/scenario_runner.hpp"
@@ -106,4 +107,28 @@ TEST_CASE("checking every partition after every event finds what checking the ch
   models::BrokerId victim = models::kNoBroker;
   CHECK(run_with_lost_tail(s, Scope::Changed, seconds(4), &victim) ==
         run_with_lost_tail(s, Scope::Everything, seconds(4), &victim));
+}
+
+TEST_CASE("a broken invariant is listed by name in the report and fails the run unless the scenario expects it",
+          "[invariants][report]") {
+  for (const bool expected : {false, true}) {
+    Scenario s = scenario_of("quickstart.yaml",
+                             {"faults=[]", "duration=8s", "drain=2s",
+                              expected ? "expect={invariant_violations: '>0'}" : "expect={delivery: at-most-once}"});
+    Cluster cluster(s, RunOptions{});
+    cluster.sim().events().schedule_at(seconds(5), [&] {
+      const auto state = cluster.controller()->partitions().at({0, 0});
+      const models::BrokerId follower = state.isr.front() == state.leader ? state.isr.back() : state.isr.front();
+      cluster.brokers()[static_cast<std::size_t>(follower)]->inject_log_loss({0, 0}, 0);
+    });
+    cluster.run();
+    const RunReport report = make_report(cluster, 0);
+    const auto json = to_json(report);
+    REQUIRE(json["invariants"].size() >= 1);
+    CHECK(json["invariants"][0]["name"] == "high_watermark_within_isr");
+    CHECK(json["invariants"][0]["partition"] == "0-0");
+    CHECK(json["invariants"][0]["at_ns"] == seconds(5));
+    CHECK(json["invariant_violations"] == json["invariants"].size());
+    CHECK(report.expectations_held() == expected);
+  }
 }

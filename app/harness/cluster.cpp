@@ -24,6 +24,7 @@ Cluster::Cluster(const Scenario& scenario, const RunOptions& options)
     sim_->observe_nodes([this](const Node& node, NodeChange change) { invariants_->on_node(node, change); });
     sim_->add_after_event_hook([this] { invariants_->after_event(sim_->now()); });
   }
+  if (transaction_topic_ >= 0) open_transactions_ = std::make_unique<models::OpenTransactionTracker>(internal_topics());
   if (scenario.rpc) spawn_rpc();
   for (const std::int32_t internal : {offsets_topic_, transaction_topic_}) {
     if (internal >= 0) failover_.ignore_topic(internal);
@@ -355,125 +356,29 @@ void Cluster::plan_nemesis() {
 void Cluster::run() {
   const SimTime end = scenario_.duration + (scenario_.kafka ? scenario_.drain : 0);
   for (SimTime t = 0; t < end;) {
-    const SimTime next = std::min(t + milliseconds(100), end);
+    const SimTime next = std::min(t + models::OpenTransactionTracker::kPeriod, end);
     if (t < scenario_.duration && next >= scenario_.duration) {  // the workload ends: how busy was everything?
       sim_->run_until(scenario_.duration);
       resources_ = sample_resources(brokers_, producers_, consumers_, sim_->network().topology());
     }
     sim_->run_until(next);
     t = next;
-    if (transaction_topic_ >= 0) track_open_transactions();
-    if (scenario_.kafka && t % seconds(1) == 0) track_replication_lag();
+    if (open_transactions_) open_transactions_->sample(brokers_, t);
+    if (scenario_.kafka && t % models::ReplicationLagTracker::kPeriod == 0) replication_lag_.sample(brokers_);
   }
 }
 
-void Cluster::track_replication_lag() {
-  for (const models::Broker* leader : brokers_) {
-    for (const models::TopicPartition tp : leader->hosted_partitions()) {
-      const auto state = leader->partition_state(tp);
-      if (!leader->is_leader(tp) || !state || !leader->log(tp)) continue;
-      const models::Offset end = leader->log(tp)->log_end_offset();
-      for (const models::BrokerId b : state->replicas) {
-        const models::Broker* follower = brokers_[static_cast<std::size_t>(b)];
-        if (follower == leader || follower->state() != NodeState::Running || !follower->log(tp)) continue;
-        max_replication_lag_ = std::max(max_replication_lag_, end - follower->log(tp)->log_end_offset());
-      }
-    }
+std::set<std::int32_t> Cluster::internal_topics() const {
+  std::set<std::int32_t> internal;
+  for (const std::int32_t t : {offsets_topic_, transaction_topic_}) {
+    if (t >= 0) internal.insert(t);
   }
+  return internal;
 }
 
 const std::vector<models::InvariantViolation>& Cluster::invariant_violations() const {
   static const std::vector<models::InvariantViolation> none;
   return invariants_ ? invariants_->violations() : none;
-}
-
-void Cluster::track_open_transactions() {
-  for (const models::Broker* leader : brokers_) {
-    for (const models::TopicPartition tp : leader->hosted_partitions()) {
-      if (tp.topic == offsets_topic_ || tp.topic == transaction_topic_ || !leader->is_leader(tp)) continue;
-      const auto open = leader->open_transactions(tp);
-      max_lso_lag_ = std::max(max_lso_lag_, leader->log(tp)->high_watermark() - leader->last_stable_offset(tp));
-      auto& known = open_transactions_[tp];
-      std::erase_if(known, [&](const auto& entry) {
-        const auto it = open.find(entry.first);
-        return it == open.end() || it->second != entry.second.first_offset;
-      });
-      for (const auto& [producer, first] : open) known.try_emplace(producer, OpenTransaction{tp, producer, first, sim_->now()});
-    }
-  }
-}
-
-std::vector<Cluster::OpenTransaction> Cluster::hanging_transactions(SimTime threshold) const {
-  std::vector<OpenTransaction> hanging;
-  for (const auto& [tp, open] : open_transactions_) {
-    for (const auto& [producer, txn] : open) {
-      if (sim_->now() - txn.since > threshold) hanging.push_back(txn);
-    }
-  }
-  return hanging;
-}
-
-std::uint64_t Cluster::zombie_writes() const {
-  std::uint64_t zombies = 0;
-  for (const auto& [tp, state] : controller_->partitions()) {
-    if (tp.topic == offsets_topic_ || tp.topic == transaction_topic_ || state.leader == models::kNoBroker) continue;
-    const models::Broker* leader = brokers_[static_cast<std::size_t>(state.leader)];
-    if (!leader->is_leader(tp)) continue;
-    const models::PartitionLog& log = *leader->log(tp);
-    std::vector<const models::RecordBatch*> batches;
-    for (const auto& b : log.batches()) {
-      if (b.next_offset() > log.high_watermark()) break;
-      batches.push_back(&b);
-    }
-    // The marker that ends each batch's transaction (scanning back), then the epochs seen so far (forward).
-    std::vector<models::ControlType> ends(batches.size(), models::ControlType::None);
-    std::map<models::ProducerId, models::ControlType> next;
-    for (std::size_t i = batches.size(); i-- > 0;) {
-      if (batches[i]->is_control()) {
-        next[batches[i]->producer_id] = batches[i]->control;
-      } else if (batches[i]->transactional && next.contains(batches[i]->producer_id)) {
-        ends[i] = next[batches[i]->producer_id];
-      }
-    }
-    std::map<models::ProducerId, models::ProducerEpoch> marker_epoch;
-    for (std::size_t i = 0; i < batches.size(); ++i) {
-      const models::RecordBatch& b = *batches[i];
-      if (b.is_control()) {
-        marker_epoch[b.producer_id] = std::max(marker_epoch[b.producer_id], b.producer_epoch);
-      } else if (b.transactional && ends[i] == models::ControlType::Commit && marker_epoch.contains(b.producer_id) &&
-                 b.producer_epoch < marker_epoch[b.producer_id]) {
-        zombies += static_cast<std::uint64_t>(b.record_count);
-      }
-    }
-  }
-  return zombies;
-}
-
-models::FinalLogs Cluster::final_logs() const {
-  models::FinalLogs logs;
-  if (!controller_) return logs;
-  for (const auto& [tp, state] : controller_->partitions()) {
-    if (tp.topic == offsets_topic_ || tp.topic == transaction_topic_) continue;  // internal: the checkers read user topics
-    const models::Broker* leader = state.leader == models::kNoBroker ? nullptr : brokers_[static_cast<std::size_t>(state.leader)];
-    if (!leader || !leader->is_leader(tp)) {
-      logs.offline.push_back(tp);
-      continue;
-    }
-    const models::PartitionLog& log = *leader->log(tp);
-    std::vector<models::RecordBatch> below_hw;
-    bool transactions = false;
-    for (const auto& batch : log.batches()) {
-      if (batch.next_offset() > log.high_watermark()) break;
-      below_hw.push_back(batch);
-      transactions |= batch.transactional || batch.is_control();
-    }
-    if (!transactions) {
-      logs.committed[tp] = std::move(below_hw);
-      continue;
-    }
-    models::split_by_transaction(below_hw, logs.committed[tp], logs.aborted[tp], logs.open[tp]);
-  }
-  return logs;
 }
 
 }  // namespace ksim::app

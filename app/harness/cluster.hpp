@@ -4,9 +4,13 @@
 // fault schedule and nemesis. The driver runs it and reads its figures.
 #include <memory>
 #include <ostream>
+#include <set>
 #include <vector>
 
 #include "models/check/cluster_invariants.hpp"
+#include "models/check/committed_logs.hpp"
+#include "models/check/open_transaction_tracker.hpp"
+#include "models/check/replication_lag_tracker.hpp"
 #include "models/check/failover_tracker.hpp"
 #include "app/harness/resource_usage.hpp"
 #include "app/scenario/scenario.hpp"
@@ -53,23 +57,19 @@ class Cluster {
   const std::vector<models::InvariantViolation>& invariant_violations() const;
   // Transactions that stayed open on a partition (holding its last stable
   // offset back) longer than `threshold`, as seen every 100ms by leaders.
-  struct OpenTransaction {
-    models::TopicPartition partition;
-    models::ProducerId producer_id = models::kNoProducerId;
-    models::Offset first_offset = 0;
-    SimTime since = 0;
-  };
-  std::vector<OpenTransaction> hanging_transactions(SimTime threshold) const;
+  std::vector<models::OpenTransaction> hanging_transactions(SimTime threshold) const {
+    return open_transactions_ ? open_transactions_->hanging(threshold, sim_->now()) : std::vector<models::OpenTransaction>{};
+  }
   // Committed records written by a producer epoch after a newer epoch's marker on the same partition.
-  std::uint64_t zombie_writes() const;
+  std::uint64_t zombie_writes() const { return models::zombie_writes(view()); }
   bool has_transactions() const { return transaction_topic_ >= 0; }
   // The largest gap seen between a leader's high watermark and its last stable offset (records).
-  std::int64_t max_lso_lag() const { return max_lso_lag_; }
+  std::int64_t max_lso_lag() const { return open_transactions_ ? open_transactions_->max_lso_lag() : 0; }
   // Busy time of every resource at the end of `duration` (before the drain).
   const ResourceSample& resources_at_end_of_workload() const { return resources_; }
   models::FailoverFigures failover() const { return failover_.figures(sim_->now()); }
   // The largest gap between a leader's log end and a follower's, in records, sampled every second.
-  std::int64_t max_replication_lag() const { return max_replication_lag_; }
+  std::int64_t max_replication_lag() const { return replication_lag_.max_lag_records(); }
   // The broker leading a group's __consumer_offsets partition at the start (fault target "coordinator:GROUP").
   std::optional<models::BrokerId> coordinator_of(const std::string& group) const;
   // The broker leading a transactional.id's __transaction_state partition at the start ("txn-coordinator:ID").
@@ -77,7 +77,9 @@ class Cluster {
 
   // The committed log of every partition: its leader's log up to the high
   // watermark; partitions without a live leader are offline.
-  models::FinalLogs final_logs() const;
+  models::FinalLogs final_logs() const {
+    return controller_ ? models::committed_logs(view()) : models::FinalLogs{};
+  }
 
  private:
   Topology build_topology() const;
@@ -91,8 +93,8 @@ class Cluster {
   void register_disk_faults();
   void schedule_faults();
   void plan_nemesis();
-  void track_open_transactions();
-  void track_replication_lag();
+  models::ClusterView view() const { return {*controller_, brokers_, internal_topics()}; }
+  std::set<std::int32_t> internal_topics() const;
   std::vector<NodeId> resolve_nodes(const std::vector<std::string>& names) const;
   std::vector<LinkId> resolve_links(const std::vector<std::string>& names) const;
 
@@ -113,9 +115,8 @@ class Cluster {
   std::unique_ptr<models::ClusterInvariants> invariants_;
   std::int32_t offsets_topic_ = -1;
   std::int32_t transaction_topic_ = -1;
-  std::map<models::TopicPartition, std::map<models::ProducerId, OpenTransaction>> open_transactions_;
-  std::int64_t max_lso_lag_ = 0;
-  std::int64_t max_replication_lag_ = 0;
+  std::unique_ptr<models::OpenTransactionTracker> open_transactions_;  // when the cluster has transactions
+  models::ReplicationLagTracker replication_lag_;
   ResourceSample resources_;
   models::FailoverTracker failover_;
   std::vector<std::vector<models::BrokerId>> offsets_replicas_;

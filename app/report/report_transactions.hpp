@@ -25,7 +25,7 @@ struct TransactionFigures {
   std::uint64_t aborted_reads_uncommitted = 0;  // by read_uncommitted consumers: allowed
   std::uint64_t zombie_writes = 0;
   std::int64_t max_lso_lag = 0;  // records between a high watermark and its last stable offset, at most
-  std::vector<Cluster::OpenTransaction> hanging;
+  std::vector<models::OpenTransaction> hanging;
   SimTime hanging_threshold = 0;
   std::uint64_t hanging_count() const { return hanging.size(); }
   bool exactly_once() const {

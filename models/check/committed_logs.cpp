@@ -1,0 +1,70 @@
+#include "models/check/committed_logs.hpp"
+
+#include <algorithm>
+#include <map>
+
+namespace ksim::models {
+
+std::uint64_t zombie_writes(const ClusterView& cluster) {
+  std::uint64_t zombies = 0;
+  for (const auto& [tp, state] : cluster.controller.partitions()) {
+    if (cluster.internal_topics.contains(tp.topic) || state.leader == kNoBroker) continue;
+    const Broker* leader = cluster.brokers[static_cast<std::size_t>(state.leader)];
+    if (!leader->is_leader(tp)) continue;
+    const PartitionLog& log = *leader->log(tp);
+    std::vector<const RecordBatch*> batches;
+    for (const auto& b : log.batches()) {
+      if (b.next_offset() > log.high_watermark()) break;
+      batches.push_back(&b);
+    }
+    // The marker that ends each batch's transaction (scanning back), then the epochs seen so far (forward).
+    std::vector<ControlType> ends(batches.size(), ControlType::None);
+    std::map<ProducerId, ControlType> next;
+    for (std::size_t i = batches.size(); i-- > 0;) {
+      if (batches[i]->is_control()) {
+        next[batches[i]->producer_id] = batches[i]->control;
+      } else if (batches[i]->transactional && next.contains(batches[i]->producer_id)) {
+        ends[i] = next[batches[i]->producer_id];
+      }
+    }
+    std::map<ProducerId, ProducerEpoch> marker_epoch;
+    for (std::size_t i = 0; i < batches.size(); ++i) {
+      const RecordBatch& b = *batches[i];
+      if (b.is_control()) {
+        marker_epoch[b.producer_id] = std::max(marker_epoch[b.producer_id], b.producer_epoch);
+      } else if (b.transactional && ends[i] == ControlType::Commit && marker_epoch.contains(b.producer_id) &&
+                 b.producer_epoch < marker_epoch[b.producer_id]) {
+        zombies += static_cast<std::uint64_t>(b.record_count);
+      }
+    }
+  }
+  return zombies;
+}
+
+FinalLogs committed_logs(const ClusterView& cluster) {
+  FinalLogs logs;
+  for (const auto& [tp, state] : cluster.controller.partitions()) {
+    if (cluster.internal_topics.contains(tp.topic)) continue;
+    const Broker* leader = state.leader == kNoBroker ? nullptr : cluster.brokers[static_cast<std::size_t>(state.leader)];
+    if (!leader || !leader->is_leader(tp)) {
+      logs.offline.push_back(tp);
+      continue;
+    }
+    const PartitionLog& log = *leader->log(tp);
+    std::vector<RecordBatch> below_hw;
+    bool transactions = false;
+    for (const auto& batch : log.batches()) {
+      if (batch.next_offset() > log.high_watermark()) break;
+      below_hw.push_back(batch);
+      transactions |= batch.transactional || batch.is_control();
+    }
+    if (!transactions) {
+      logs.committed[tp] = std::move(below_hw);
+      continue;
+    }
+    split_by_transaction(below_hw, logs.committed[tp], logs.aborted[tp], logs.open[tp]);
+  }
+  return logs;
+}
+
+}  // namespace ksim::models

@@ -1,0 +1,26 @@
+#pragma once
+// What the cluster committed, read from each partition's leader at the end
+// of a run: its log up to the high watermark (split by transaction where it
+// has any), and the partitions without a live leader. Internal topics are
+// left out: the checkers read user topics. Also the committed records a
+// fenced producer epoch wrote after a newer epoch's marker (zombie writes).
+#include <cstdint>
+#include <set>
+#include <vector>
+
+#include "models/broker/broker.hpp"
+#include "models/check/delivery_checker.hpp"
+#include "models/controller/controller.hpp"
+
+namespace ksim::models {
+
+struct ClusterView {
+  const Controller& controller;
+  const std::vector<Broker*>& brokers;  // by broker id
+  std::set<std::int32_t> internal_topics;  // __consumer_offsets, __transaction_state
+};
+
+FinalLogs committed_logs(const ClusterView& cluster);
+std::uint64_t zombie_writes(const ClusterView& cluster);
+
+}  // namespace ksim::models

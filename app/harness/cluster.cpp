@@ -30,13 +30,13 @@ Cluster::Cluster(const Scenario& scenario, const RunOptions& options)
     if (internal >= 0) failover_.ignore_topic(internal);
   }
   register_disk_faults();
-  for (NodeId n = 0; n < sim_->node_count(); ++n) {
-    assert(sim_->node(n).name() == placements_[n].name && "nodes are spawned in placement order");
-  }
+  for (const NodePlacement& p : placements_) placement_nodes_.push_back(sim_->find_node(p.name)->id());
+  assert(placement_nodes_.size() == sim_->node_count() && "every node is placed");
   if (controller_) controller_->start();  // brokers register with it as they start
-  for (NodeId n = 0; n < sim_->node_count(); ++n) {
+  for (std::size_t i = 0; i < placements_.size(); ++i) {  // in placement order
+    const NodeId n = placement_nodes_[i];
     if (sim_->node(n).state() != NodeState::Crashed) continue;
-    const SimTime start = start_time(n);
+    const SimTime start = start_time(placements_[i]);
     if (start == kNever) continue;
     if (start == 0) {
       sim_->node(n).start();
@@ -104,17 +104,17 @@ void Cluster::spawn_task_producers(const KafkaSpec::ConsumerGroup& group, std::s
 
 // When a node starts: consumer entries may start later than the rest, and a
 // transactional producer's application calls initTransactions() when it starts sending.
-SimTime Cluster::start_time(NodeId node) const {
+SimTime Cluster::start_time(const NodePlacement& placement) const {
   if (!scenario_.kafka) return 0;
   for (const auto& group : scenario_.kafka->consumers) {
-    if (placements_[node].group == group.name) return group.start;
+    if (placement.group == group.name) return group.start;
   }
   for (const auto& group : scenario_.kafka->producers) {
-    if (placements_[node].group == group.name && !group.config.transactional_id.empty()) return group.workload.start;
+    if (placement.group == group.name && !group.config.transactional_id.empty()) return group.workload.start;
   }
   for (const auto& group : scenario_.kafka->consumers) {
     // EOS-v1 task producers start when their consumer is assigned the partition.
-    if (group.producer_per_partition && placements_[node].group == group.name + "-producer") return kNever;
+    if (group.producer_per_partition && placement.group == group.name + "-producer") return kNever;
   }
   return 0;
 }
@@ -162,20 +162,21 @@ void Cluster::spawn_kafka() {
   }
   offsets_topic_ = directory->offsets_topic;
   transaction_topic_ = directory->transaction_topic;
-  // Node ids follow creation order: brokers first, then the controller.
-  for (int b = 0; b < kafka.brokers.count; ++b) directory->broker_nodes.push_back(static_cast<NodeId>(b));
-  directory->controller_node = static_cast<NodeId>(kafka.brokers.count);
+  // Broker ids are the brokers' indexes; the directory learns their nodes as they
+  // are created, and is complete before any node starts.
   std::vector<models::BrokerPlacement> placement;
   for (const auto& p : placements_) {
     if (p.group != "brokers") continue;
-    assert(sim_->node_count() == static_cast<std::size_t>(p.index));
+    assert(static_cast<std::size_t>(p.index) == brokers_.size() && "broker ids are the brokers' indexes");
     brokers_.push_back(&sim_->spawn<models::Broker>(p.name, *sim_->topology().find(p.name), p.index, kafka.broker,
                                                     directory, *events_));
     brokers_.back()->observe_groups(&consumption_);
+    directory->broker_nodes.push_back(brokers_.back()->id());
     placement.push_back({p.index, scenario_.network.racks.size() > 1 ? p.rack : ""});
   }
   controller_ = &sim_->spawn<models::Controller>("controller", *sim_->topology().find("controller"), kafka.controller,
                                                  directory, *events_);
+  directory->controller_node = controller_->id();
   RandomStream assignment_rng = sim_->stream("replica-assignment");
   std::vector<std::vector<std::vector<models::BrokerId>>> replicas;
   for (std::size_t t = 0; t < directory->topics.size(); ++t) {
@@ -289,16 +290,18 @@ std::vector<NodeId> Cluster::resolve_nodes(const std::vector<std::string>& names
   std::set<NodeId> ids;  // ordered: the same set always yields the same vector
   for (const auto& name : names) {
     if (name.starts_with("coordinator:")) {
-      if (const auto broker = coordinator_of(name.substr(12))) ids.insert(static_cast<NodeId>(*broker));
+      if (const auto broker = coordinator_of(name.substr(12))) ids.insert(brokers_[static_cast<std::size_t>(*broker)]->id());
       continue;
     }
     if (name.starts_with("txn-coordinator:")) {
-      if (const auto broker = txn_coordinator_of(name.substr(16))) ids.insert(static_cast<NodeId>(*broker));
+      if (const auto broker = txn_coordinator_of(name.substr(16))) {
+        ids.insert(brokers_[static_cast<std::size_t>(*broker)]->id());
+      }
       continue;
     }
-    for (NodeId n = 0; n < placements_.size(); ++n) {
-      const auto& p = placements_[n];
-      if (name == "all" || name == p.group || name == p.name || name == "rack:" + p.rack) ids.insert(n);
+    for (std::size_t i = 0; i < placements_.size(); ++i) {
+      const auto& p = placements_[i];
+      if (name == "all" || name == p.group || name == p.name || name == "rack:" + p.rack) ids.insert(placement_nodes_[i]);
     }
   }
   return {ids.begin(), ids.end()};

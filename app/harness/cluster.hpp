@@ -83,7 +83,7 @@ class Cluster {
 
  private:
   Topology build_topology() const;
-  SimTime start_time(NodeId node) const;
+  SimTime start_time(const NodePlacement& placement) const;
   models::TopicSpec offsets_topic() const;
   models::TopicSpec transaction_topic() const;
   void spawn_task_producers(const KafkaSpec::ConsumerGroup& group, std::size_t first_consumer, std::uint32_t& index,
@@ -100,6 +100,7 @@ class Cluster {
 
   const Scenario& scenario_;
   std::vector<NodePlacement> placements_;
+  std::vector<NodeId> placement_nodes_;  // the node of each placement, once spawned
   std::unique_ptr<Simulation> sim_;
   std::unique_ptr<models::ModelEventBus> events_;  // after sim_: it writes to its trace
   std::unique_ptr<FaultInjector> faults_;

@@ -4,6 +4,7 @@
 #include <cassert>
 #include <set>
 
+#include "app/scenario/units.hpp"
 #include "models/controller/replica_assignment.hpp"
 #include "sim/faults/nemesis.hpp"
 
@@ -356,19 +357,43 @@ void Cluster::plan_nemesis() {
   }
 }
 
-void Cluster::run() {
-  const SimTime end = scenario_.duration + (scenario_.kafka ? scenario_.drain : 0);
-  for (SimTime t = 0; t < end;) {
-    const SimTime next = std::min(t + models::OpenTransactionTracker::kPeriod, end);
-    if (t < scenario_.duration && next >= scenario_.duration) {  // the workload ends: how busy was everything?
+void Cluster::run() { run_until(scenario_.duration + (scenario_.kafka ? scenario_.drain : 0)); }
+
+// In steps of the trackers' period (100ms), sampling them after each step.
+void Cluster::run_until(SimTime until) {
+  constexpr SimTime kStep = models::OpenTransactionTracker::kPeriod;
+  while (clock_ < until) {
+    const SimTime next = std::min((clock_ / kStep + 1) * kStep, until);
+    if (clock_ < scenario_.duration && next >= scenario_.duration) {  // the workload ends: how busy was everything?
       sim_->run_until(scenario_.duration);
       resources_ = sample_resources(brokers_, producers_, consumers_, sim_->network().topology());
     }
     sim_->run_until(next);
-    t = next;
-    if (open_transactions_) open_transactions_->sample(brokers_, t);
-    if (scenario_.kafka && t % models::ReplicationLagTracker::kPeriod == 0) replication_lag_.sample(brokers_);
+    clock_ = next;
+    if (open_transactions_) open_transactions_->sample(brokers_, clock_);
+    if (scenario_.kafka && clock_ % models::ReplicationLagTracker::kPeriod == 0) replication_lag_.sample(brokers_);
   }
+}
+
+void Cluster::heal() { faults_->heal_all(); }
+
+std::optional<std::string> Cluster::unconverged_reason() {
+  if (clock_ < scenario_.duration) return "the workload runs until " + units::format_duration(scenario_.duration);
+  if (faults_->active() > 0) return std::to_string(faults_->active()) + " fault(s) in force";
+  if (!scenario_.kafka) return std::nullopt;
+  if (!convergence_) convergence_ = std::make_unique<models::Convergence>(view(), producers_, consumers_, consumption_);
+  return convergence_->reason();
+}
+
+std::optional<std::string> Cluster::run_until_quiet(SimTime timeout) {
+  const SimTime deadline = clock_ + timeout;
+  std::optional<std::string> reason = unconverged_reason();
+  while (reason && clock_ < deadline) {
+    run_until(std::min(deadline, (clock_ / models::OpenTransactionTracker::kPeriod + 1) *
+                                     models::OpenTransactionTracker::kPeriod));
+    reason = unconverged_reason();
+  }
+  return reason;
 }
 
 std::set<std::int32_t> Cluster::internal_topics() const {

@@ -9,6 +9,7 @@
 
 #include "models/check/cluster_invariants.hpp"
 #include "models/check/committed_logs.hpp"
+#include "models/check/convergence.hpp"
 #include "models/check/open_transaction_tracker.hpp"
 #include "models/check/replication_lag_tracker.hpp"
 #include "models/check/failover_tracker.hpp"
@@ -39,6 +40,17 @@ class Cluster {
 
   // To the scenario's duration, then `drain` more with the producers stopped.
   void run();
+  // Runs until `until` (simulated time), faults and workload as scheduled.
+  void run_until(SimTime until);
+  SimTime now() const { return clock_; }
+  // Ends every fault now, and those still to come never start (the safety phase is over).
+  void heal();
+  // The liveness phase: runs until the cluster has converged (models/check/convergence.hpp:
+  // the workload over, no fault in force, every partition fully replicated, every record
+  // acknowledged, every group caught up), at most `timeout` more. Nullopt when it has;
+  // otherwise what is still pending.
+  std::optional<std::string> run_until_quiet(SimTime timeout);
+  std::optional<std::string> unconverged_reason();
 
   const Scenario& scenario() const { return scenario_; }
   Simulation& sim() { return *sim_; }
@@ -118,6 +130,8 @@ class Cluster {
   std::int32_t transaction_topic_ = -1;
   std::unique_ptr<models::OpenTransactionTracker> open_transactions_;  // when the cluster has transactions
   models::ReplicationLagTracker replication_lag_;
+  std::unique_ptr<models::Convergence> convergence_;  // made when first asked
+  SimTime clock_ = 0;  // how far run_until went
   ResourceSample resources_;
   models::FailoverTracker failover_;
   std::vector<std::vector<models::BrokerId>> offsets_replicas_;

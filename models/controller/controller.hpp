@@ -39,6 +39,9 @@ class Controller final : public Node {
   void create_partitions(const std::vector<std::vector<std::vector<BrokerId>>>& replicas);
 
   const std::map<TopicPartition, PartitionState>& partitions() const { return partitions_; }
+  std::int32_t partition_count(std::int32_t topic) const {
+    return directory_->topics[static_cast<std::size_t>(topic)].partitions;
+  }
   std::vector<TopicPartition> offline_partitions() const;
   const ControllerStats& stats() const { return stats_; }
 

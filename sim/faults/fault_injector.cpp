@@ -32,8 +32,29 @@ std::string_view FaultInjector::name_of(const Fault& fault) const {
 void FaultInjector::schedule(Fault fault) {
   assert(fault.at >= sim_.now() && fault.duration >= 0);
   assert(fault.kind != FaultKind::Extension || extensions_.contains(fault.extension));
-  const Fault* stored = &faults_.emplace_back(std::move(fault));
-  sim_.events().schedule_at(stored->at, [this, stored] { start(*stored); });
+  Scheduled* stored = &faults_.emplace_back(Scheduled{std::move(fault)});
+  stored->start_event = sim_.events().schedule_at(stored->fault.at, [this, stored] { start(*stored); });
+}
+
+void FaultInjector::heal_all() {
+  for (Scheduled& s : faults_) {
+    switch (s.state) {
+      case Scheduled::State::Pending:
+        sim_.events().cancel(s.start_event);
+        s.state = Scheduled::State::Over;
+        break;
+      case Scheduled::State::Active:
+        sim_.events().cancel(s.stop_event);
+        stop(s);
+        break;
+      case Scheduled::State::Over: break;
+    }
+  }
+}
+
+std::size_t FaultInjector::active() const {
+  return static_cast<std::size_t>(
+      std::count_if(faults_.begin(), faults_.end(), [](const Scheduled& s) { return s.state == Scheduled::State::Active; }));
 }
 
 void FaultInjector::schedule_all(std::vector<Fault> faults) {
@@ -48,7 +69,9 @@ std::vector<NodeId> FaultInjector::everyone_except(const std::vector<NodeId>& no
   return others;
 }
 
-void FaultInjector::start(const Fault& fault) {
+void FaultInjector::start(Scheduled& s) {
+  s.state = Scheduled::State::Active;
+  const Fault& fault = s.fault;
   const std::string_view name = name_of(fault);
   ++started_[std::string(name)];
   sim_.trace().record(sim_.now(), "faults", "fault.start",
@@ -56,7 +79,7 @@ void FaultInjector::start(const Fault& fault) {
   sim_.log().info("faults", "{} starts for {}ms on {} node(s)", name, to_milliseconds(fault.duration),
                   fault.nodes.size());
   NetworkFaults& net = sim_.network().faults();
-  FaultHandle handle = 0;
+  FaultHandle& handle = s.handle;
   switch (fault.kind) {
     case FaultKind::Partition: {
       auto other = fault.other_nodes.empty() ? everyone_except(fault.nodes) : fault.other_nodes;
@@ -82,11 +105,14 @@ void FaultInjector::start(const Fault& fault) {
       if (fault.duration == 0) return;  // permanent
       break;
   }
-  const Fault* f = &fault;
-  sim_.events().schedule_after(fault.duration, [this, f, handle] { stop(*f, handle); });
+  Scheduled* scheduled = &s;
+  s.stop_event = sim_.events().schedule_after(fault.duration, [this, scheduled] { stop(*scheduled); });
 }
 
-void FaultInjector::stop(const Fault& fault, FaultHandle handle) {
+void FaultInjector::stop(Scheduled& s) {
+  s.state = Scheduled::State::Over;
+  const Fault& fault = s.fault;
+  const FaultHandle handle = s.handle;
   sim_.trace().record(sim_.now(), "faults", "fault.stop", {{"fault", name_of(fault)}});
   sim_.log().info("faults", "{} ends", name_of(fault));
   switch (fault.kind) {

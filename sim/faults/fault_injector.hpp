@@ -24,14 +24,28 @@ class FaultInjector {
 
   void schedule(Fault fault);
   void schedule_all(std::vector<Fault> faults);
+  // Ends every fault now: those in force are undone (crashed nodes restart,
+  // even those meant to stay down), those still to come never start. A failed
+  // disk stays failed (it has no undo).
+  void heal_all();
+  // Faults in force now.
+  std::size_t active() const;
 
   // Faults that started, by kind name; zero counts are included.
   std::map<std::string, std::uint64_t> coverage() const;
   std::uint64_t started() const;
 
  private:
-  void start(const Fault& fault);
-  void stop(const Fault& fault, FaultHandle handle);
+  struct Scheduled {
+    enum class State { Pending, Active, Over };
+    Fault fault;
+    State state = State::Pending;
+    TimerId start_event;
+    TimerId stop_event;  // none while in force for good (duration 0)
+    FaultHandle handle = 0;
+  };
+  void start(Scheduled& s);
+  void stop(Scheduled& s);
   std::vector<NodeId> everyone_except(const std::vector<NodeId>& nodes) const;
 
   Simulation& sim_;
@@ -39,7 +53,7 @@ class FaultInjector {
 
   std::map<std::string, std::uint64_t, std::less<>> started_;
   std::map<std::string, ExtensionHandler, std::less<>> extensions_;
-  std::deque<Fault> faults_;  // owned here, never moved: events refer to them
+  std::deque<Scheduled> faults_;  // owned here, never moved: events refer to them
 };
 
 }  // namespace ksim

@@ -110,6 +110,7 @@ class Consumer final : public KafkaClient {
   SimTime first_record_at() const { return first_record_at_; }
   SimTime last_record_at() const { return last_record_at_; }
   const ConsumerConfig& config() const { return config_; }
+  const ConsumerWorkload& workload() const { return workload_; }
   bool in_group() const { return group_mode_; }
   // The application's producer (the same process: it crashes, pauses and restarts with the consumer).
   void set_output(Producer* producer) { output_ = producer; }

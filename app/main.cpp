@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include "app/commands/commands.hpp"
+#include "app/scenario/profile.hpp"
 #include "app/sweep/sweep.hpp"
 #include "bench/bench_commands.hpp"
 
@@ -20,6 +21,8 @@ void add_scenario_options(CLI::App& command, RunArgs& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // The profiles shipped with ksim, for scenarios outside its scenarios/ folder.
+  ksim::app::add_profile_dir(std::string(KSIM_SOURCE_DIR) + "/scenarios/profiles");
   CLI::App app{"ksim: a deterministic discrete-event simulator of Apache Kafka clusters"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "ksim 0.1.0");

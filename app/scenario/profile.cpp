@@ -1,6 +1,7 @@
 #include "app/scenario/profile.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 
 namespace ksim::app {
@@ -69,9 +70,24 @@ void read_profile_keys(MapReader in, HardwareProfile& p) {
   in.finish();
 }
 
+std::vector<fs::path>& added_profile_dirs() {
+  static std::vector<fs::path> dirs;
+  return dirs;
+}
+
 std::vector<fs::path> profile_dirs(const std::string& scenario_file) {
   const fs::path dir = fs::path(scenario_file).parent_path();
-  return {dir / "profiles", dir / ".." / "profiles", fs::path(KSIM_SOURCE_DIR) / "scenarios" / "profiles"};
+  std::vector<fs::path> dirs{dir / "profiles", dir / ".." / "profiles"};
+  if (const char* path = std::getenv("KSIM_PROFILE_PATH")) {
+    std::string_view rest(path);
+    while (!rest.empty()) {
+      const std::size_t colon = rest.find(':');
+      if (colon != 0) dirs.emplace_back(std::string(rest.substr(0, colon)));
+      rest = colon == std::string_view::npos ? std::string_view() : rest.substr(colon + 1);
+    }
+  }
+  for (const fs::path& added : added_profile_dirs()) dirs.push_back(added);
+  return dirs;
 }
 
 std::string available_profiles(const std::vector<fs::path>& dirs) {
@@ -90,6 +106,12 @@ std::string available_profiles(const std::vector<fs::path>& dirs) {
 }
 
 }  // namespace
+
+void add_profile_dir(const std::string& dir) {
+  if (std::find(added_profile_dirs().begin(), added_profile_dirs().end(), fs::path(dir)) == added_profile_dirs().end()) {
+    added_profile_dirs().emplace_back(dir);
+  }
+}
 
 std::optional<HardwareProfile> read_profile(MapReader& root, const std::string& scenario_file) {
   if (!root.has("profile")) return std::nullopt;

@@ -36,4 +36,10 @@ struct HardwareProfile {
 // Reads the scenario's `profile` key, if any: loads the named file, then applies the scenario's overrides.
 std::optional<HardwareProfile> read_profile(config::MapReader& root, const std::string& scenario_file);
 
+// Where `profile: NAME` is looked for, in order: profiles/ beside the
+// scenario file and beside its folder, each folder of the environment's
+// KSIM_PROFILE_PATH (separated by ':'), then the folders added here (the
+// ksim command adds the profiles of its source tree).
+void add_profile_dir(const std::string& dir);
+
 }  // namespace ksim::app

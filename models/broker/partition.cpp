@@ -46,10 +46,12 @@ void Partition::check_invariants() const {
   std::abort();
 }
 
-void Partition::changed() {
-  check_invariants();
+void Partition::changed(PartitionChange change) {
+  // An append leaves the high watermark, the role and the ISR as they were
+  // and only lengthens the log: it cannot break an invariant.
+  if (change != PartitionChange::LogGrew) check_invariants();
   if (is_leader()) epoch_high_watermark_ = log_.high_watermark();
-  if (listener_) listener_->partition_changed(*this);
+  if (listener_) listener_->partition_changed(*this, change);
 }
 
 bool Partition::is_stale(const PartitionState& state) const {
@@ -70,7 +72,7 @@ void Partition::make_leader(const PartitionState& state, SimTime now) {
     if (b != local_) followers_.emplace_back(b, FollowerState{-1, now, now, 0});
   }
   epoch_high_watermark_ = log_.high_watermark();
-  changed();
+  changed(PartitionChange::State);
 }
 
 void Partition::make_follower(const PartitionState& state) {
@@ -78,26 +80,26 @@ void Partition::make_follower(const PartitionState& state) {
   state_ = state;
   followers_.clear();
   pending_isr_.reset();
-  changed();
+  changed(PartitionChange::State);
 }
 
 void Partition::stop(const PartitionState& state) {
   go_offline();
   state_ = state;
-  changed();
+  changed(PartitionChange::State);
 }
 
 void Partition::go_offline() {
   role_ = Role::None;
   followers_.clear();
   pending_isr_.reset();
-  changed();
+  changed(PartitionChange::State);
 }
 
 void Partition::update_state(const PartitionState& state) {
   state_ = state;
   if (pending_isr_ && *pending_isr_ == state.isr) pending_isr_.reset();
-  changed();
+  changed(PartitionChange::State);
 }
 
 void Partition::reset_process_state() {
@@ -106,47 +108,34 @@ void Partition::reset_process_state() {
   followers_.clear();
   pending_isr_.reset();
   log_.set_high_watermark(std::min(log_.high_watermark(), log_.log_end_offset()));
-  changed();
+  changed(PartitionChange::State);
 }
 
 const RecordBatch& Partition::append_as_leader(const RecordBatch& batch) {
   const RecordBatch& stored = log_.append_as_leader(batch, state_.leader_epoch);
-  changed();
+  changed(PartitionChange::LogGrew);
   return stored;
 }
 
 void Partition::append_as_follower(const RecordBatch& batch) {
   log_.append_as_follower(batch);
-  changed();
+  changed(PartitionChange::LogGrew);
 }
 
 void Partition::truncate_to(Offset offset) {
   log_.truncate_to(offset);
-  changed();
+  changed(PartitionChange::LogShrank);
 }
 
 void Partition::follow_high_watermark(Offset leader_high_watermark) {
   log_.set_high_watermark(std::min(leader_high_watermark, log_.log_end_offset()));
-  changed();
+  changed(PartitionChange::FollowerHighWatermark);
 }
 
 void Partition::lose_unflushed() {
   log_.lose_unflushed();
-  changed();
+  changed(PartitionChange::LogShrank);
 }
-
-FollowerState* Partition::find_follower(BrokerId broker) {
-  for (auto& [id, state] : followers_) {
-    if (id == broker) return &state;
-  }
-  return nullptr;
-}
-
-const FollowerState* Partition::follower(BrokerId broker) const {
-  return const_cast<Partition*>(this)->find_follower(broker);
-}
-
-bool Partition::in_isr(BrokerId broker) const { return contains(state_.isr, broker); }
 
 std::vector<BrokerId> Partition::maximal_isr() const {
   std::vector<BrokerId> isr = state_.isr;
@@ -172,17 +161,6 @@ bool Partition::update_follower_fetch_state(BrokerId follower, Offset fetch_offs
   f->leader_end_offset_at_last_fetch = leader_end;
   f->last_fetch = now;
   return moved;
-}
-
-void Partition::catch_up_follower(BrokerId follower, SimTime last_fetch) {
-  if (FollowerState* f = find_follower(follower)) {
-    f->last_caught_up = std::max(f->last_caught_up, last_fetch);
-    f->last_fetch = std::max(f->last_fetch, last_fetch);
-  }
-}
-
-void Partition::record_high_watermark_sent(BrokerId follower, Offset high_watermark) {
-  if (FollowerState* f = find_follower(follower)) f->high_watermark_sent = high_watermark;
 }
 
 std::optional<std::vector<BrokerId>> Partition::isr_with(BrokerId follower,
@@ -212,7 +190,7 @@ std::optional<std::vector<BrokerId>> Partition::isr_without_lagging(SimTime now,
 
 void Partition::begin_isr_change(std::vector<BrokerId> proposed) {
   pending_isr_ = std::move(proposed);
-  changed();
+  changed(PartitionChange::PendingIsr);
 }
 
 bool Partition::maybe_advance_high_watermark() {
@@ -230,7 +208,7 @@ bool Partition::maybe_advance_high_watermark() {
   }
   if (hw <= log_.high_watermark()) return false;
   log_.set_high_watermark(hw);
-  changed();
+  changed(PartitionChange::LeaderHighWatermark);
   return true;
 }
 

@@ -12,6 +12,7 @@
 // No node, no network: it decides, and the broker performs the effects
 // (AlterPartition requests, the purgatories, fetch sessions, the trace).
 // Every change asserts the partition's invariants (check_invariants()).
+#include <algorithm>
 #include <optional>
 #include <vector>
 
@@ -31,13 +32,23 @@ struct FollowerState {
 
 class Partition;
 
+// What changed in a partition.
+enum class PartitionChange {
+  State,           // its role, the controller's state, its committed ISR, or a crash
+  LeaderHighWatermark,
+  LogGrew,         // appended to: its log end offset went up, nothing else
+  LogShrank,       // truncated, or lost to a power loss
+  FollowerHighWatermark,
+  PendingIsr,      // an AlterPartition began or ended
+};
+
 // Hears every change of a partition, after its invariants held (as Kafka's
 // PartitionListener hears a partition's high watermark updates): the
 // cluster's invariant checks mark it for checking.
 class PartitionListener {
  public:
   virtual ~PartitionListener() = default;
-  virtual void partition_changed(const Partition& partition) = 0;
+  virtual void partition_changed(const Partition& partition, PartitionChange change) = 0;
 };
 
 class Partition {
@@ -47,6 +58,7 @@ class Partition {
   Partition(TopicPartition tp, BrokerId local_broker) : tp_(tp), local_(local_broker) {}
 
   TopicPartition tp() const { return tp_; }
+  BrokerId broker() const { return local_; }
   Role role() const { return role_; }
   bool is_leader() const { return role_ == Role::Leader; }
   bool is_follower() const { return role_ == Role::Follower; }
@@ -82,8 +94,13 @@ class Partition {
   void lose_unflushed();  // a power loss
 
   // --- a leader's followers, ISR and high watermark ---
-  const FollowerState* follower(BrokerId broker) const;
-  bool in_isr(BrokerId broker) const;
+  const FollowerState* follower(BrokerId broker) const { return const_cast<Partition*>(this)->find_follower(broker); }
+  bool in_isr(BrokerId broker) const {
+    for (const BrokerId b : state_.isr) {
+      if (b == broker) return true;
+    }
+    return false;
+  }
   // KIP-497: the committed ISR and a pending change together; the leader acts on no ISR the controller has not committed.
   std::vector<BrokerId> maximal_isr() const;
   // min.insync.replicas (Partition.checkEnoughReplicasReachOffset, appendRecordsToLeader).
@@ -95,8 +112,15 @@ class Partition {
   // the end was at its previous fetch. True when its log end offset moved.
   bool update_follower_fetch_state(BrokerId follower, Offset fetch_offset, SimTime now);
   // KIP-227: the skipped fetches of a fetch session found the follower at the end, the last at `last_fetch`.
-  void catch_up_follower(BrokerId follower, SimTime last_fetch);
-  void record_high_watermark_sent(BrokerId follower, Offset high_watermark);
+  void catch_up_follower(BrokerId follower, SimTime last_fetch) {
+    if (FollowerState* f = find_follower(follower)) {
+      f->last_caught_up = std::max(f->last_caught_up, last_fetch);
+      f->last_fetch = std::max(f->last_fetch, last_fetch);
+    }
+  }
+  void record_high_watermark_sent(BrokerId follower, Offset high_watermark) {
+    if (FollowerState* f = find_follower(follower)) f->high_watermark_sent = high_watermark;
+  }
   // Partition.maybeExpandIsr: the ISR with `follower` in it, when it should
   // join: it has caught up to the high watermark and to the start of the
   // leader's epoch (isFollowerInSync), and it is a live broker (KIP-841).
@@ -106,7 +130,10 @@ class Partition {
   // An AlterPartition is on its way to the controller with `proposed`.
   void begin_isr_change(std::vector<BrokerId> proposed);
   // Answered, refused or lost: the committed ISR stands until the controller says otherwise.
-  void end_isr_change() { pending_isr_.reset(); }
+  void end_isr_change() {
+    pending_isr_.reset();
+    changed(PartitionChange::PendingIsr);
+  }
   // Partition.maybeIncrementLeaderHW: the high watermark is the smallest log
   // end offset in the maximal ISR (a member not heard from yet holds it where it is).
   // True when it moved.
@@ -120,8 +147,13 @@ class Partition {
   void check_invariants() const;
 
  private:
-  FollowerState* find_follower(BrokerId broker);
-  void changed();  // after every change: checks the invariants, notes the high watermark
+  FollowerState* find_follower(BrokerId broker) {  // a handful: a flat list
+    for (auto& [id, state] : followers_) {
+      if (id == broker) return &state;
+    }
+    return nullptr;
+  }
+  void changed(PartitionChange change);  // after every change: checks the invariants, tells the listener
 
   // Laid out for the fetch and append paths: what they read comes first.
   TopicPartition tp_;

@@ -28,7 +28,28 @@ std::span<const Invariant> ClusterInvariants::all() { return kInvariants; }
 ClusterInvariants::ClusterInvariants(std::vector<Broker*> brokers, const Controller& controller, std::uint64_t seed,
                                      Scope scope)
     : brokers_(std::move(brokers)), controller_(controller), seed_(seed), scope_(scope) {
+  std::int32_t total = 0;
+  const std::int32_t topics = controller_.partitions().empty() ? 0 : controller_.partitions().rbegin()->first.topic + 1;
+  for (std::int32_t t = 0; t < topics; ++t) {
+    topic_base_.push_back(total);
+    total += controller_.partition_count(t);
+  }
+  epochs_.resize(static_cast<std::size_t>(total));
   for (Broker* b : brokers_) b->set_partition_listener(this);
+}
+
+void ClusterInvariants::partition_changed(const Partition& partition, PartitionChange change) {
+  switch (change) {
+    case PartitionChange::State:
+    case PartitionChange::LeaderHighWatermark:
+    case PartitionChange::LogShrank: break;
+    case PartitionChange::LogGrew:
+      if (broken_.empty()) return;  // a longer log breaks nothing; it may end a violation
+      break;
+    case PartitionChange::FollowerHighWatermark:
+    case PartitionChange::PendingIsr: return;  // no invariant reads them
+  }
+  changed_.emplace_back(partition.tp(), partition.broker());
 }
 
 void ClusterInvariants::on_event(const Node&, const ModelEvent& event) {
@@ -39,31 +60,38 @@ void ClusterInvariants::on_event(const Node&, const ModelEvent& event) {
 }
 
 void ClusterInvariants::on_node(const Node& node, NodeChange change) {
-  if (change.kind != NodeChange::Kind::Started && change.kind != NodeChange::Kind::Resumed) return;
+  if (change.kind == NodeChange::Kind::ShutdownRequested) return;
   for (const Broker* b : brokers_) {
     if (b->id() != node.id()) continue;
-    // Its logs count again for the ISRs it is in: check every partition it hosts.
-    for (const TopicPartition tp : b->hosted_partitions()) changed_.push_back(tp);
+    // Its logs count, or stop counting, for the ISRs it is in: check every partition it hosts.
+    for (const TopicPartition tp : b->hosted_partitions()) changed_.emplace_back(tp, b->broker_id());
   }
 }
 
 void ClusterInvariants::after_event(SimTime now) {
   if (scope_ == Scope::Everything) {
     changed_.clear();
-    for (const auto& [tp, state] : controller_.partitions()) check(tp, now);
+    for (const auto& [tp, state] : controller_.partitions()) check_all_leaders(tp, now);
     return;
   }
   if (changed_.empty()) return;
-  std::sort(changed_.begin(), changed_.end());
-  changed_.erase(std::unique(changed_.begin(), changed_.end()), changed_.end());
-  for (const TopicPartition tp : changed_) check(tp, now);
+  if (changed_.size() > 1) {
+    std::sort(changed_.begin(), changed_.end());
+    changed_.erase(std::unique(changed_.begin(), changed_.end()), changed_.end());
+  }
+  for (const auto& [tp, broker] : changed_) check(tp, broker, now);
   changed_.clear();
 }
 
-void ClusterInvariants::check(TopicPartition tp, SimTime now) {
+void ClusterInvariants::check(TopicPartition tp, BrokerId broker, SimTime now) {
+  const Broker& b = *brokers_[static_cast<std::size_t>(broker)];
+  if (b.is_leader(tp)) return check_leader(b, *b.partition(tp), now);
+  check_all_leaders(tp, now);  // a follower changed: it counts for the leaders' ISRs
+}
+
+void ClusterInvariants::check_all_leaders(TopicPartition tp, SimTime now) {
   for (const Broker* b : brokers_) {
-    if (!b->is_leader(tp)) continue;
-    check_leader(*b, *b->partition(tp), now);
+    if (b->is_leader(tp)) check_leader(*b, *b->partition(tp), now);
   }
 }
 
@@ -83,16 +111,21 @@ void ClusterInvariants::check_leader(const Broker& leader, const Partition& p, S
   const BrokerId id = leader.broker_id();
   const Epoch epoch = p.leader_epoch();
   const Offset hw = p.log().high_watermark();
-  const auto record = epochs_.try_emplace({tp, epoch}, id, hw).first;
-  const BrokerId first_leader = record->second.first;
+  std::vector<EpochRecord>& seen = epochs_[global_index(tp)];
+  auto record = std::find_if(seen.rbegin(), seen.rend(), [&](const EpochRecord& r) { return r.epoch == epoch; });
+  if (record == seen.rend()) {
+    seen.push_back({epoch, id, hw});
+    record = seen.rbegin();
+  }
+  const BrokerId first_leader = record->leader;
   verdict(first_leader == id, "single_leader_per_epoch", tp, id, now, [&] {
     return fmt::format("broker {} leads epoch {}, which broker {} led", id, epoch, first_leader);
   });
   if (first_leader == id) {
-    const Offset before = record->second.second;
+    const Offset before = record->high_watermark;
     verdict(hw >= before, "high_watermark_monotonic", tp, id, now,
             [&] { return fmt::format("high watermark {} after {} in epoch {}", hw, before, epoch); });
-    record->second.second = std::max(before, hw);
+    record->high_watermark = std::max(before, hw);
   }
   for (const BrokerId member : p.state().isr) {
     if (member == id || member < 0 || static_cast<std::size_t>(member) >= brokers_.size()) continue;

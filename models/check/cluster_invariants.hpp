@@ -15,9 +15,11 @@
 // (The controller asserts its own: an ISR and a leader among the assigned replicas.)
 //
 // Scope::Changed checks, after each event, the partitions that changed in
-// it (every Partition tells its PartitionListener) and those of a broker
-// that started; Scope::Everything checks every partition after every event,
-// for test builds and for the test that both scopes find the same.
+// it in a way that can break them (every Partition tells its listener what
+// changed: an append cannot break them, only end a violation) and those of a
+// broker that started, stopped, paused or resumed; Scope::Everything checks
+// every partition after every event, for test builds and for the test that
+// both scopes find the same.
 #include <cstdint>
 #include <map>
 #include <set>
@@ -43,7 +45,7 @@ class ClusterInvariants final : public PartitionListener {
 
   static std::span<const Invariant> all();
 
-  void partition_changed(const Partition& partition) override { changed_.push_back(partition.tp()); }
+  void partition_changed(const Partition& partition, PartitionChange change) override;
   void on_event(const Node& from, const ModelEvent& event);
   void on_node(const Node& node, NodeChange change);
   // After every event: checks what changed (or everything).
@@ -53,7 +55,17 @@ class ClusterInvariants final : public PartitionListener {
 
  private:
   using Key = std::tuple<std::string_view, TopicPartition, BrokerId>;  // invariant, partition, broker
-  void check(TopicPartition tp, SimTime now);
+  struct EpochRecord {
+    Epoch epoch;
+    BrokerId leader;
+    Offset high_watermark;  // the largest seen in the epoch
+  };
+  // Checks `tp` where `broker` changed: as its leader, or else every leader of it.
+  void check(TopicPartition tp, BrokerId broker, SimTime now);
+  void check_all_leaders(TopicPartition tp, SimTime now);
+  std::size_t global_index(TopicPartition tp) const {
+    return static_cast<std::size_t>(topic_base_[static_cast<std::size_t>(tp.topic)] + tp.partition);
+  }
   void check_leader(const Broker& leader, const Partition& p, SimTime now);
   // Records the start of a violation (once until it holds again); `holds` ends one.
   template <class Detail>  // std::string(): what was seen, formatted only for a violation
@@ -64,8 +76,9 @@ class ClusterInvariants final : public PartitionListener {
   const Controller& controller_;
   std::uint64_t seed_;
   Scope scope_;
-  std::vector<TopicPartition> changed_;
-  std::map<std::pair<TopicPartition, Epoch>, std::pair<BrokerId, Offset>> epochs_;  // leader and high watermark
+  std::vector<std::pair<TopicPartition, BrokerId>> changed_;  // in this event: a partition, on a broker
+  std::vector<std::int32_t> topic_base_;  // the first global partition number of each topic
+  std::vector<std::vector<EpochRecord>> epochs_;  // by global partition number: each leader epoch seen
   std::set<std::pair<BrokerId, TopicPartition>> lost_tail_;  // replicas excused from high_watermark_within_isr
   std::set<Key> broken_;  // violations in progress
   std::vector<InvariantViolation> violations_;

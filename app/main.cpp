@@ -34,6 +34,8 @@ int main(int argc, char** argv) {
   run->add_option("--trace", run_args.trace_file, "Write the trace as JSON lines to FILE");
   run->add_flag("--json", run_args.json, "Print the report as one JSON object");
   run->add_option("--log-level", run_args.log_level, "trace, debug, info, warn (default), error or off");
+  run->add_flag("--check-every-partition", run_args.check_every_partition,
+                "Check the invariants on every partition after every event, not only on those it changed (slow)");
 
   RunArgs validate_args;
   CLI::App* validate = app.add_subcommand("validate", "Check a scenario file without running it");

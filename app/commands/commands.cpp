@@ -61,6 +61,7 @@ int run_command(const RunArgs& args, std::ostream& out, std::ostream& err) {
     const Scenario scenario = read_scenario(document, expectation_catalogue());
     std::ofstream trace;
     RunOptions options{*level, nullptr};
+    if (args.check_every_partition) options.invariants = models::ClusterInvariants::Scope::Everything;
     if (!args.trace_file.empty()) {
       trace.open(args.trace_file);
       if (!trace) {

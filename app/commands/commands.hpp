@@ -22,6 +22,7 @@ struct RunArgs {
   std::string trace_file;
   bool json = false;
   std::string log_level = "warn";
+  bool check_every_partition = false;  // the invariants on every partition after every event (slow)
 };
 
 std::string default_scenario_path();

@@ -30,8 +30,13 @@ namespace ksim::app {
 struct RunOptions {
   spdlog::level::level_enum log_level = spdlog::level::warn;
   std::ostream* trace_out = nullptr;  // JSON lines, when asked for
-  // After every event: the partitions that changed in it, or every partition (slow: for tests).
+  // After every event: the partitions that changed in it, or every partition (slow: for test
+  // builds, cmake -DKSIM_CHECK_EVERY_PARTITION=ON, and tests that both find the same).
+#ifdef KSIM_CHECK_EVERY_PARTITION
+  models::ClusterInvariants::Scope invariants = models::ClusterInvariants::Scope::Everything;
+#else
   models::ClusterInvariants::Scope invariants = models::ClusterInvariants::Scope::Changed;
+#endif
 };
 
 class Cluster {

@@ -448,19 +448,29 @@ void Consumer::expire_request(std::int64_t correlation, PositionState waiting, P
   });
 }
 
+// A partition's answer to a position request (ListOffsets, OffsetsForLeaderEpoch):
+// its state if it still waits for this request and the answer is good; on an
+// error it goes back to `again` and asks later; an answer to an older request is ignored.
+Consumer::PartitionState* Consumer::accept_answer(TopicPartition tp, Error error, std::int64_t correlation,
+                                                  PositionState waiting, PositionState again) {
+  const auto it = partitions_.find(tp.partition);
+  if (it == partitions_.end() || it->second.position_state != waiting || it->second.request_correlation != correlation) {
+    return nullptr;
+  }
+  if (error != Error::None) {
+    set_position_state(it->second, again);
+    retry_soon();
+    return nullptr;
+  }
+  return &it->second;
+}
+
 void Consumer::handle_list_offsets(const ListOffsetsResponse& response) {
   for (const auto& answer : response.partitions) {
-    const auto it = partitions_.find(answer.partition.partition);
-    if (it == partitions_.end() || it->second.position_state != PositionState::Resetting ||
-        it->second.request_correlation != response.correlation_id) {
-      continue;
-    }
-    PartitionState& state = it->second;
-    if (answer.error != Error::None) {
-      set_position_state(state, PositionState::NeedsReset);
-      retry_soon();
-      continue;
-    }
+    PartitionState* found = accept_answer(answer.partition, answer.error, response.correlation_id,
+                                          PositionState::Resetting, PositionState::NeedsReset);
+    if (!found) continue;
+    PartitionState& state = *found;
     state.position = state.consumed = answer.offset;
     publish(PositionReset{answer.partition.partition, answer.offset});
     state.consumed_epoch = -1;
@@ -515,17 +525,10 @@ void Consumer::validate_positions() {
 
 void Consumer::handle_offsets_for_leader_epoch(const OffsetsForLeaderEpochResponse& response) {
   for (const auto& answer : response.partitions) {
-    const auto it = partitions_.find(answer.partition.partition);
-    if (it == partitions_.end() || it->second.position_state != PositionState::Validating ||
-        it->second.request_correlation != response.correlation_id) {
-      continue;
-    }
-    PartitionState& state = it->second;
-    if (answer.error != Error::None) {
-      set_position_state(state, PositionState::NeedsValidation);
-      retry_soon();
-      continue;
-    }
+    PartitionState* found = accept_answer(answer.partition, answer.error, response.correlation_id,
+                                          PositionState::Validating, PositionState::NeedsValidation);
+    if (!found) continue;
+    PartitionState& state = *found;
     if (answer.end_offset < 0) {  // the epoch is unknown there: auto.offset.reset
       set_position_state(state, PositionState::NeedsReset);
       continue;

@@ -177,6 +177,8 @@ class Consumer final : public KafkaClient {
   void reset_positions();
   void handle_list_offsets(const ListOffsetsResponse& response);
   void expire_request(std::int64_t correlation, PositionState waiting, PositionState again);
+  PartitionState* accept_answer(TopicPartition tp, Error error, std::int64_t correlation, PositionState waiting,
+                                PositionState again);
   void validate_positions();
   void handle_offsets_for_leader_epoch(const OffsetsForLeaderEpochResponse& response);
   void send_fetches();

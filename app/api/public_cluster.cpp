@@ -14,10 +14,23 @@ namespace {
 
 std::chrono::nanoseconds ns(SimTime t) { return std::chrono::nanoseconds(t); }
 
+// A guarantee checked over nothing did not hold: `vacuous` says why.
 DeliveryVerdict delivery_of(const models::DeliveryReport& d) {
-  return {d.produced,   d.acknowledged, d.failed,           d.pending,      d.lost,         d.unavailable,
-          d.duplicated, d.reordered,    d.failed_but_written, d.at_most_once(), d.at_least_once(), d.exactly_once(),
-          d.verdict()};
+  const bool tested = d.vacuous.empty();
+  return {d.produced,
+          d.acknowledged,
+          d.failed,
+          d.pending,
+          d.lost,
+          d.unavailable,
+          d.duplicated,
+          d.reordered,
+          d.failed_but_written,
+          tested && d.at_most_once(),
+          tested && d.at_least_once(),
+          tested && d.exactly_once(),
+          d.verdict(),
+          d.vacuous};
 }
 
 GroupVerdict group_of(const app::GroupFigures& g) {
@@ -31,15 +44,18 @@ GroupVerdict group_of(const app::GroupFigures& g) {
   v.lag = r.lag;
   v.rebalances = r.rebalances.size();
   v.stop_the_world_partition_s = r.stop_the_world_partition_s;
-  v.at_most_once = r.at_most_once();
-  v.at_least_once = r.at_least_once();
-  v.exactly_once = r.exactly_once();
-  v.end_to_end_exactly_once = g.end_to_end_exactly_once();
+  const bool tested = g.vacuous.empty();
+  v.at_most_once = tested && r.at_most_once();
+  v.at_least_once = tested && r.at_least_once();
+  v.exactly_once = tested && r.exactly_once();
+  v.end_to_end_exactly_once = g.end_to_end_vacuous.empty() && g.end_to_end_exactly_once();
+  v.vacuous = g.vacuous;
   return v;
 }
 
 TransactionsVerdict transactions_of(const app::TransactionFigures& t) {
-  return {t.committed, t.aborted, t.fenced, t.zombie_writes, t.hanging.size(), t.aborted_reads, t.exactly_once()};
+  return {t.committed,     t.aborted,       t.fenced, t.zombie_writes, t.hanging.size(), t.aborted_reads,
+          t.vacuous.empty() && t.exactly_once(), t.vacuous};
 }
 
 InvariantViolation violation_of(const models::InvariantViolation& v) {

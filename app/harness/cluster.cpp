@@ -24,6 +24,7 @@ Cluster::Cluster(const Scenario& scenario, const RunOptions& options)
     events_->subscribe([this](SimTime, const Node& from, const models::ModelEvent& e) { invariants_->on_event(from, e); });
     sim_->observe_nodes([this](const Node& node, NodeChange change) { invariants_->on_node(node, change); });
     sim_->add_after_event_hook([this] { invariants_->after_event(sim_->now()); });
+    track_availability();
   }
   if (transaction_topic_ >= 0) open_transactions_ = std::make_unique<models::OpenTransactionTracker>(internal_topics());
   if (scenario.rpc) spawn_rpc();

@@ -12,6 +12,7 @@
 #include "models/check/convergence.hpp"
 #include "models/check/open_transaction_tracker.hpp"
 #include "models/check/replication_lag_tracker.hpp"
+#include "models/check/availability_tracker.hpp"
 #include "models/check/failover_tracker.hpp"
 #include "app/harness/resource_usage.hpp"
 #include "app/scenario/scenario.hpp"
@@ -85,6 +86,8 @@ class Cluster {
   // Busy time of every resource at the end of `duration` (before the drain).
   const ResourceSample& resources_at_end_of_workload() const { return resources_; }
   models::FailoverFigures failover() const { return failover_.figures(sim_->now()); }
+  // When each partition could not be written or read, by incident (models/check/availability_tracker.hpp).
+  models::AvailabilityFigures availability() const;
   // The largest gap between a leader's log end and a follower's, in records, sampled every second.
   std::int64_t max_replication_lag() const { return replication_lag_.max_lag_records(); }
   // The broker leading a group's __consumer_offsets partition at the start (fault target "coordinator:GROUP").
@@ -110,6 +113,7 @@ class Cluster {
   void register_disk_faults();
   void schedule_faults();
   void plan_nemesis();
+  void track_availability();  // app/harness/availability.cpp
   models::ClusterView view() const { return {*controller_, brokers_, internal_topics()}; }
   std::set<std::int32_t> internal_topics() const;
   std::vector<NodeId> resolve_nodes(const std::vector<std::string>& names) const;
@@ -131,6 +135,7 @@ class Cluster {
   std::vector<models::Consumer*> consumers_;
   models::ConsumptionHistory consumption_;
   std::unique_ptr<models::ClusterInvariants> invariants_;
+  std::unique_ptr<models::AvailabilityTracker> availability_;
   std::int32_t offsets_topic_ = -1;
   std::int32_t transaction_topic_ = -1;
   std::unique_ptr<models::OpenTransactionTracker> open_transactions_;  // when the cluster has transactions

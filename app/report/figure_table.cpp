@@ -1,5 +1,9 @@
 #include "app/report/figure_table.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
 #include <fmt/format.h>
 
 #include "app/scenario/units.hpp"
@@ -20,7 +24,8 @@ double number(const FigureValue& value) {
                                [](std::int64_t v) { return static_cast<double>(v); }, [](double v) { return v; },
                                [](bool v) { return v ? 1.0 : 0.0; }, [](const std::string&) { return 0.0; },
                                [](const std::vector<std::string>& v) { return static_cast<double>(v.size()); },
-                               [](const Guarantees&) { return 0.0; }},
+                               [](const Guarantees&) { return 0.0; },
+                               [](const Held& h) { return h.held_over_something() ? 1.0 : 0.0; }},
                     value);
 }
 
@@ -34,6 +39,7 @@ std::string whole(const FigureValue& value) {
 }  // namespace
 
 std::string Guarantees::verdict() const {
+  if (!vacuous.empty()) return exactly_once ? "vacuous" : "none";  // what did not hold was checked over something
   if (exactly_once) return "exactly-once";
   if (at_least_once) return "at-least-once";
   if (at_most_once) return "at-most-once";
@@ -41,10 +47,17 @@ std::string Guarantees::verdict() const {
 }
 
 bool Guarantees::meets(std::string_view required) const {
+  if (required == "none") return true;
+  if (!vacuous.empty()) return false;
   if (required == "exactly-once") return exactly_once;
   if (required == "at-least-once") return at_least_once;
   if (required == "at-most-once") return at_most_once;
   return true;
+}
+
+double percentile_ms(const Histogram& histogram, double p) {
+  if (histogram.count() == 0) return std::numeric_limits<double>::quiet_NaN();
+  return to_milliseconds(p >= 100 ? histogram.max() : histogram.percentile(p));
 }
 
 std::string json_pointer(std::string_view at, std::string_view name) {
@@ -59,12 +72,21 @@ std::string json_pointer(std::string_view at, std::string_view name) {
 
 nlohmann::ordered_json figure_json(const FigureValue& value) {
   return std::visit(Overloaded{[](const Guarantees& g) { return nlohmann::ordered_json(g.verdict()); },
+                               [](const Held& h) { return nlohmann::ordered_json(h.held_over_something()); },
                                [](const auto& v) { return nlohmann::ordered_json(v); }},
                     value);
 }
 
-std::string format_figure(const FigureValue& value, FigureUnit unit) {
+std::string format_figure(const FigureValue& value, FigureUnit unit, int significant) {
   const double x = number(value);
+  if (std::isnan(x)) return "n/a";
+  if (significant > 0 && unit == FigureUnit::Milliseconds && x > 0) {
+    // As many decimals as leave `significant` digits: 5.80ms, 9870ms, 0.390ms.
+    const int magnitude = static_cast<int>(std::floor(std::log10(x))) + 1;
+    const int decimals = std::max(0, significant - magnitude);
+    const double unit_of_last = std::pow(10.0, magnitude - significant);
+    return fmt::format("{:.{}f}ms", std::round(x / unit_of_last) * unit_of_last, decimals);
+  }
   switch (unit) {
     case FigureUnit::Count:
     case FigureUnit::Names: return whole(value);
@@ -79,18 +101,26 @@ std::string format_figure(const FigureValue& value, FigureUnit unit) {
     case FigureUnit::PerSecond: return fmt::format("{:.1f}/s", x);
     case FigureUnit::RecordsPerSecond: return fmt::format("{:.0f} records/s", x);
     case FigureUnit::BytesPerSecond: return units::format_bandwidth(x);
-    case FigureUnit::Held: return x != 0 ? "held" : "VIOLATED";
+    case FigureUnit::Held: {
+      const Held* h = std::get_if<Held>(&value);
+      if (h != nullptr && !h->vacuous.empty()) return h->held ? "vacuous" : "VIOLATED";
+      return x != 0 ? "held" : "VIOLATED";
+    }
     case FigureUnit::Flag: return x != 0 ? "yes" : "no";
-    case FigureUnit::Verdict: return std::get<Guarantees>(value).verdict();
+    case FigureUnit::Verdict: {
+      const Guarantees& g = std::get<Guarantees>(value);
+      return g.vacuous.empty() ? g.verdict() : g.verdict() + " (" + g.vacuous + ")";
+    }
     case FigureUnit::Text: return std::get<std::string>(value);
   }
   return "";
 }
 
-void FigureLines::add(std::string_view label, const FigureValue& value, FigureUnit unit, bool new_line) {
+void FigureLines::add(std::string_view label, const FigureValue& value, FigureUnit unit, bool new_line,
+                      int significant) {
   if (new_line) finish();
   if (!line_.empty()) line_ += "  ";
-  line_ += fmt::format("{} {}", label, format_figure(value, unit));
+  line_ += fmt::format("{} {}", label, format_figure(value, unit, significant));
 }
 
 void FigureLines::finish() {

@@ -24,21 +24,37 @@
 #include <nlohmann/json.hpp>
 
 #include "app/scenario/expectations.hpp"
+#include "sim/observe/histogram.hpp"
 
 namespace ksim::app {
 
-// Which delivery guarantees held; the verdict is the strongest.
+// Which delivery guarantees held; the verdict is the strongest. Checked
+// over nothing (`vacuous` says what was missing: "nothing acknowledged"),
+// none holds and only "none" is met: the verdict is "vacuous", or "none" when
+// one was violated all the same (nothing consumed, so nothing duplicated,
+// but everything unprocessed).
 struct Guarantees {
   bool at_most_once = false;
   bool at_least_once = false;
   bool exactly_once = false;
-  std::string verdict() const;  // "exactly-once", "at-least-once", "at-most-once" or "none"
-  bool meets(std::string_view required) const;  // one of those four ("none" always holds)
+  std::string vacuous;
+  std::string verdict() const;  // "exactly-once", "at-least-once", "at-most-once", "none" or "vacuous"
+  bool meets(std::string_view required) const;  // one of the first four ("none" always holds)
+};
+
+// Whether one guarantee held: in the JSON true only when it held over
+// something; in the text "held", "VIOLATED" or "vacuous". An expectation on
+// it fails when it is vacuous, whatever it expects.
+struct Held {
+  bool held = false;
+  std::string vacuous;  // what was missing, "" when something was checked
+  bool held_over_something() const { return held && vacuous.empty(); }
 };
 
 // A figure's value: in the JSON a number, a boolean, a string, a list of
 // strings or, for guarantees, their verdict.
-using FigureValue = std::variant<std::uint64_t, std::int64_t, double, bool, std::string, std::vector<std::string>, Guarantees>;
+using FigureValue =
+    std::variant<std::uint64_t, std::int64_t, double, bool, std::string, std::vector<std::string>, Guarantees, Held>;
 
 inline FigureValue figure_value(bool v) { return v; }
 template <std::unsigned_integral T>
@@ -56,6 +72,7 @@ FigureValue figure_value(T v) {
 inline FigureValue figure_value(std::string v) { return v; }
 inline FigureValue figure_value(std::vector<std::string> v) { return v; }
 inline FigureValue figure_value(Guarantees v) { return v; }
+inline FigureValue figure_value(Held v) { return v; }
 
 // The accessor of a member or a const member function without arguments:
 // `of<&models::DeliveryReport::lost>`.
@@ -72,6 +89,7 @@ struct Figure {
   ExpectAs expect = ExpectAs::Nothing;    // whether and how `expect:` may name it
   std::string_view description = {};     // for docs/scenarios.md, for a figure `expect:` may name
   std::string_view expect_key = {};       // its `expect:` key, when not `name` (the key scenario files have used)
+  int significant = 0;                    // in the text, this many significant digits (a histogram's precision); 0: the unit's
 };
 
 template <class Figures>
@@ -82,17 +100,21 @@ struct Section {
   std::span<const Figure<Figures>> figures;
 };
 
+// A histogram's percentile `p` in milliseconds; NaN without samples (the
+// JSON's null, the text's "n/a"; a bound on it fails: there is nothing to bound).
+double percentile_ms(const Histogram& histogram, double p);
+
 // "/delivery/latency_ms/p99" for figure "latency_ms.p99" at "delivery".
 std::string json_pointer(std::string_view at, std::string_view name);
 nlohmann::ordered_json figure_json(const FigureValue& value);
 // As the text report shows it: "5.800ms", "4826 records/s", "held".
-std::string format_figure(const FigureValue& value, FigureUnit unit);
+std::string format_figure(const FigureValue& value, FigureUnit unit, int significant = 0);
 
 // A text report's lines of figures: "  label value  label value".
 class FigureLines {
  public:
   explicit FigureLines(std::ostream& out) : out_(out) {}
-  void add(std::string_view label, const FigureValue& value, FigureUnit unit, bool new_line);
+  void add(std::string_view label, const FigureValue& value, FigureUnit unit, bool new_line, int significant = 0);
   void finish();  // ends the last line
 
  private:
@@ -116,7 +138,7 @@ template <class Figures>
 void print_figures(const Section<Figures>& section, const Figures& figures, std::ostream& out) {
   FigureLines lines(out);
   for (const Figure<Figures>& row : section.figures) {
-    if (!row.label.empty()) lines.add(row.label, row.value(figures), row.unit, row.new_line);
+    if (!row.label.empty()) lines.add(row.label, row.value(figures), row.unit, row.new_line, row.significant);
   }
   lines.finish();
 }

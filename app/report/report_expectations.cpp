@@ -48,9 +48,12 @@ const std::vector<BoundSection>& bound_sections() {
       bind(produce_section(), kafka),
       bind(consumption_section(), performance),
       bind(replication_section(), performance),
+      bind(end_to_end_latency_section(), performance),
       bind(failover_section(),
            [](const RunReport& r, const std::string&) { return r.kafka ? &r.kafka->performance.failover : nullptr; }),
       bind(cluster_section(), kafka),
+      bind(availability_section(),
+           [](const RunReport& r, const std::string&) { return r.kafka ? &r.kafka->availability : nullptr; }),
       bind(group_section(),
            [](const RunReport& r, const std::string& group) -> const GroupFigures* {
              if (!r.kafka) return nullptr;
@@ -105,16 +108,22 @@ ExpectationResult check_figure(const Expectation& e, FigureUnit unit, const Figu
     }
     case ExpectAs::Bound: {
       const double actual = number_of(value);
+      if (std::isnan(actual)) return {e.name, false, "no samples: nothing to bound"};
       return {e.name, e.at_most ? actual <= e.bound : actual >= e.bound,
               bound_text(actual, unit) + (e.at_most ? " <= " : " >= ") + bound_text(e.bound, unit)};
     }
     case ExpectAs::Flag: {
-      const bool actual = std::get<bool>(value);
+      if (const Held* h = std::get_if<Held>(&value); h != nullptr && !h->vacuous.empty()) {
+        return {e.name, false, fmt::format("vacuous: {} (expected {})", h->vacuous, e.flag)};
+      }
+      const bool actual = std::holds_alternative<Held>(value) ? std::get<Held>(value).held : std::get<bool>(value);
       return {e.name, actual == e.flag, fmt::format("{} (expected {})", actual, e.flag)};
     }
     case ExpectAs::Guarantee: {
       const Guarantees& g = std::get<Guarantees>(value);
-      return {e.name, g.meets(e.guarantee), fmt::format("required {}, verdict {}", e.guarantee, g.verdict())};
+      return {e.name, g.meets(e.guarantee),
+              fmt::format("required {}, verdict {}", e.guarantee,
+                          g.vacuous.empty() ? g.verdict() : g.verdict() + ": " + g.vacuous)};
     }
     case ExpectAs::Nothing: break;
   }

@@ -16,6 +16,10 @@ using U = FigureUnit;
 
 template <auto Member>
 constexpr auto of_report = [](const G& g) { return figure_value(std::invoke(Member, g.report)); };
+template <auto Member>
+constexpr auto held_of_report = [](const G& g) { return figure_value(Held{std::invoke(Member, g.report), g.vacuous}); };
+template <auto Member>
+constexpr auto held_end_to_end = [](const G& g) { return figure_value(Held{std::invoke(Member, g), g.end_to_end_vacuous}); };
 
 constexpr Figure<G> kGroup[] = {
     {.name = "group", .value = of<&G::group>, .unit = U::Text},
@@ -35,8 +39,11 @@ constexpr Figure<G> kGroup[] = {
     {.name = "out_of_order", .value = of_report<&C::out_of_order>, .label = "out of order",
      .expect = ExpectAs::Count,
      .description = "records at a lower offset than the one before, by the same consumer process and generation"},
-    {.name = "lag", .value = of_report<&C::lag>, .label = "lag at the end", .new_line = true,
-     .expect = ExpectAs::Count, .description = "committed records after the group's last committed offset"},
+    {.name = "lag", .value = of_report<&C::lag>, .label = "committed-offset lag at the end", .new_line = true,
+     .expect = ExpectAs::Count,
+     .description = "records of the committed log after the group's committed offsets at the end: Kafka's consumer "
+                    "lag, as kafka-consumer-groups.sh shows it (a group that never commits lags by the whole log, "
+                    "whatever it processed; `unprocessed` is what it never processed)"},
     {.name = "commits", .value = of_report<&C::commits>, .label = "commits",
      .expect = ExpectAs::Count, .description = "partition offsets committed"},
     {.name = "failed_commits", .value = of_report<&C::failed_commits>, .label = "failed commits",
@@ -52,19 +59,23 @@ constexpr Figure<G> kGroup[] = {
     {.name = "rebalance_time_s", .value = of_report<&C::rebalance_time_s>, .unit = U::Seconds,
      .label = "total"},
     {.name = "longest_rebalance_s", .value = of_report<&C::longest_rebalance_s>,
-     .unit = U::Seconds, .label = "longest"},
+     .unit = U::Seconds, .label = "longest", .expect = ExpectAs::Bound,
+     .description = "the longest rebalance, from its trigger to the last member's assignment (a duration)",
+     .expect_key = "rebalance_time"},
     {.name = "stop_the_world_partition_s", .value = of_report<&C::stop_the_world_partition_s>,
      .unit = U::PartitionSeconds, .label = "stop-the-world", .expect = ExpectAs::Bound,
      .description = "partition-seconds with no live owner, after the first assignment"},
-    {.name = "at_most_once", .value = of_report<&C::at_most_once>, .unit = U::Held},
-    {.name = "at_least_once", .value = of_report<&C::at_least_once>, .unit = U::Held},
-    {.name = "exactly_once", .value = of_report<&C::exactly_once>, .unit = U::Held},
+    {.name = "at_most_once", .value = held_of_report<&C::at_most_once>, .unit = U::Held},
+    {.name = "at_least_once", .value = held_of_report<&C::at_least_once>, .unit = U::Held},
+    {.name = "exactly_once", .value = held_of_report<&C::exactly_once>, .unit = U::Held},
     {.name = "verdict", .value = of<&G::consumption>, .unit = U::Verdict, .expect = ExpectAs::Guarantee,
      .description = "the guarantee the group's processing of the committed log must meet",
      .expect_key = "consumption"},
-    {.name = "end_to_end.at_most_once", .value = of<&G::end_to_end_at_most_once>, .unit = U::Held},
-    {.name = "end_to_end.at_least_once", .value = of<&G::end_to_end_at_least_once>, .unit = U::Held},
-    {.name = "end_to_end.exactly_once", .value = of<&G::end_to_end_exactly_once>, .unit = U::Held},
+    {.name = "end_to_end.at_most_once", .value = held_end_to_end<&G::end_to_end_at_most_once>, .unit = U::Held},
+    {.name = "end_to_end.at_least_once", .value = held_end_to_end<&G::end_to_end_at_least_once>, .unit = U::Held},
+    {.name = "end_to_end.exactly_once", .value = held_end_to_end<&G::end_to_end_exactly_once>, .unit = U::Held},
+    {.name = "vacuous", .value = of<&G::vacuous>, .unit = U::Text},
+    {.name = "end_to_end.vacuous", .value = of<&G::end_to_end_vacuous>, .unit = U::Text},
     {.name = "end_to_end.verdict", .value = of<&G::end_to_end>, .unit = U::Verdict, .expect = ExpectAs::Guarantee,
      .description = "the guarantee the producers' records must meet once processed by the group (or, for a "
                     "transform, in its committed output)",
@@ -88,7 +99,7 @@ const Section<GroupFigures>& group_section() { return kGroupSection; }
 const Section<models::TransformReport>& transform_output_section() { return kTransformOutputSection; }
 
 std::vector<GroupFigures> group_figures(const Cluster& cluster, const models::FinalLogs& logs,
-                                        const models::DeliveryReport& delivery) {
+                                        const models::DeliveryReport& delivery, const std::string& vacuous) {
   std::vector<GroupFigures> groups;
   std::vector<models::ConsumerGroupSpec> specs;
   std::uint32_t index = 0;
@@ -118,6 +129,11 @@ std::vector<GroupFigures> group_figures(const Cluster& cluster, const models::Fi
       g.transform = models::check_transform(logs, cluster.history(), entry.workload.topic, entry.workload.output_topic);
       g.end_to_end_at_most_once = g.transform->duplicates == 0 && delivery.at_most_once();
       g.end_to_end_at_least_once = g.transform->missing == 0 && delivery.at_least_once();
+    }
+    g.vacuous = !g.report.vacuous.empty() ? g.report.vacuous : vacuous;
+    g.end_to_end_vacuous = !g.vacuous.empty() ? g.vacuous : delivery.vacuous;
+    if (g.transform && g.end_to_end_vacuous.empty() && g.transform->outputs == 0) {
+      g.end_to_end_vacuous = "no transform output";
     }
     groups.push_back(std::move(g));
   }
@@ -165,7 +181,7 @@ void print_groups(const std::vector<GroupFigures>& groups, std::ostream& out) {
   for (const auto& g : groups) {
     const auto& r = g.report;
     fmt::print(out, "\nconsumer group {} ({} members): {}, end to end {}\n", g.group, g.members.size(),
-               g.consumption().verdict(), g.end_to_end().verdict());
+               format_figure(g.consumption(), U::Verdict), format_figure(g.end_to_end(), U::Verdict));
     print_figures(kGroupSection, g, out);
     if (g.transform) print_figures(kTransformOutputSection, *g.transform, out);
     for (const auto& c : r.duplicate_causes) fmt::print(out, "  {} duplicates after {}\n", c.count, c.cause);

@@ -31,15 +31,25 @@ struct GroupFigures {
     // A transform's processing may go back after an abort: what counts is its committed output.
     return end_to_end_at_most_once && end_to_end_at_least_once && (transform || report.out_of_order == 0);
   }
-  Guarantees consumption() const { return {report.at_most_once(), report.at_least_once(), report.exactly_once()}; }
-  Guarantees end_to_end() const { return {end_to_end_at_most_once, end_to_end_at_least_once, end_to_end_exactly_once()}; }
+  // What the group's guarantees were checked over, when it was nothing: the
+  // checker's reason ("nothing consumed") or the run's ("no fault fired");
+  // end to end also the producers' ("nothing acknowledged").
+  std::string vacuous, end_to_end_vacuous;
+  Guarantees consumption() const {
+    return {report.at_most_once(), report.at_least_once(), report.exactly_once(), vacuous};
+  }
+  Guarantees end_to_end() const {
+    return {end_to_end_at_most_once, end_to_end_at_least_once, end_to_end_exactly_once(), end_to_end_vacuous};
+  }
 };
 
 const Section<GroupFigures>& group_section();
 const Section<models::TransformReport>& transform_output_section();
 
+// `vacuous`: the run's reason its guarantees were checked over nothing ("no
+// fault fired"), "" when none.
 std::vector<GroupFigures> group_figures(const Cluster& cluster, const models::FinalLogs& logs,
-                                        const models::DeliveryReport& delivery);
+                                        const models::DeliveryReport& delivery, const std::string& vacuous);
 nlohmann::ordered_json groups_json(const std::vector<GroupFigures>& groups);
 void print_groups(const std::vector<GroupFigures>& groups, std::ostream& out);
 

@@ -33,24 +33,37 @@ constexpr Figure<D> kDelivery[] = {
      .description = "acknowledged records committed after a later-sent one of the same producer and partition"},
     {.name = "failed_but_written", .value = of<&D::failed_but_written>, .label = "failed but written",
      .expect = ExpectAs::Count, .description = "records of failed batches found in the committed log"},
-    {.name = "at_most_once", .value = of<&D::at_most_once>, .unit = U::Held, .label = "at-most-once", .new_line = true},
-    {.name = "at_least_once", .value = of<&D::at_least_once>, .unit = U::Held, .label = "at-least-once"},
-    {.name = "exactly_once", .value = of<&D::exactly_once>, .unit = U::Held, .label = "exactly-once"},
+    {.name = "at_most_once", .value = [](const D& d) { return figure_value(Held{d.at_most_once(), d.vacuous}); }, .unit = U::Held, .label = "at-most-once", .new_line = true},
+    {.name = "at_least_once", .value = [](const D& d) { return figure_value(Held{d.at_least_once(), d.vacuous}); }, .unit = U::Held, .label = "at-least-once"},
+    {.name = "exactly_once", .value = [](const D& d) { return figure_value(Held{d.exactly_once(), d.vacuous}); }, .unit = U::Held, .label = "exactly-once"},
     {.name = "verdict",
-     .value = [](const D& d) { return figure_value(Guarantees{d.at_most_once(), d.at_least_once(), d.exactly_once()}); },
+     .value =
+         [](const D& d) {
+           return figure_value(Guarantees{d.at_most_once(), d.at_least_once(), d.exactly_once(), d.vacuous});
+         },
      .unit = U::Verdict, .expect = ExpectAs::Guarantee,
      .description = "the guarantee the producers' records must meet: at-most-once (none duplicated), at-least-once "
                     "(none lost or unavailable) or exactly-once (and none reordered)",
      .expect_key = "delivery"},
+    {.name = "vacuous", .value = of<&D::vacuous>, .unit = U::Text},
 };
 
 constexpr Figure<K> kProduce[] = {
-    {.name = "throughput.records_per_s", .value = of<&K::records_per_s>, .unit = U::RecordsPerSecond, .label = "throughput"},
+    {.name = "throughput.records_per_s", .value = of<&K::records_per_s>, .unit = U::RecordsPerSecond, .label = "throughput",
+     .expect = ExpectAs::Bound,
+     .description = "records acknowledged per second while the producers were producing (from the first one's start "
+                    "to the end of the workload)",
+     .expect_key = "throughput"},
     {.name = "throughput.bytes_per_s", .value = of<&K::bytes_per_s>, .unit = U::BytesPerSecond, .label = "in bytes"},
-    {.name = "latency_ms.p50", .value = of<&K::latency_p50_ms>, .unit = U::Milliseconds, .label = "latency p50", .new_line = true},
-    {.name = "latency_ms.p99", .value = of<&K::latency_p99_ms>, .unit = U::Milliseconds, .label = "p99"},
-    {.name = "latency_ms.p999", .value = of<&K::latency_p999_ms>, .unit = U::Milliseconds, .label = "p99.9"},
-    {.name = "latency_ms.max", .value = of<&K::latency_max_ms>, .unit = U::Milliseconds, .label = "max"},
+    {.name = "latency_ms.p50", .value = of<&K::latency_p50_ms>, .unit = U::Milliseconds, .label = "latency p50", .new_line = true,
+     .expect = ExpectAs::Bound, .description = "the median produce latency (a duration; fails with no record acknowledged)",
+     .expect_key = "latency_p50", .significant = 3},
+    {.name = "latency_ms.p99", .value = of<&K::latency_p99_ms>, .unit = U::Milliseconds, .label = "p99",
+     .expect = ExpectAs::Bound, .description = "the 99th percentile of produce latency", .expect_key = "latency_p99", .significant = 3},
+    {.name = "latency_ms.p999", .value = of<&K::latency_p999_ms>, .unit = U::Milliseconds, .label = "p99.9",
+     .expect = ExpectAs::Bound, .description = "the 99.9th percentile of produce latency", .expect_key = "latency_p999", .significant = 3},
+    {.name = "latency_ms.max", .value = of<&K::latency_max_ms>, .unit = U::Milliseconds, .label = "max",
+     .expect = ExpectAs::Bound, .description = "the longest produce latency", .expect_key = "latency_max"},
     {.name = "producer_memory_peak_bytes", .value = of<&K::producer_memory_peak_bytes>, .unit = U::Bytes,
      .label = "producer memory peak", .new_line = true},
     {.name = "producer.requests", .value = of<&K::producer_requests>, .label = "requests"},
@@ -154,6 +167,13 @@ void print_log_dirs(const std::vector<LogDirFigures>& log_dirs, std::ostream& ou
   }
 }
 
+// A scenario with faults in which none fired tested its guarantees under no fault.
+std::string run_vacuity(const Cluster& cluster) {
+  const Scenario& scenario = cluster.scenario();
+  const bool has_faults = !scenario.faults.empty() || !scenario.nemesis.rules.empty();
+  return has_faults && cluster.faults().started() == 0 ? "no fault fired, though the scenario has faults" : "";
+}
+
 }  // namespace
 
 const Section<models::DeliveryReport>& delivery_section() { return kDeliverySection; }
@@ -164,6 +184,8 @@ KafkaFigures kafka_figures(const Cluster& cluster) {
   KafkaFigures k;
   const models::FinalLogs logs = cluster.final_logs();
   k.delivery = models::check_delivery(cluster.history(), logs);
+  const std::string vacuous = run_vacuity(cluster);
+  if (k.delivery.vacuous.empty()) k.delivery.vacuous = vacuous;
   k.offline_partitions = logs.offline;
   Histogram latency;
   for (const auto* p : cluster.producers()) {
@@ -175,25 +197,31 @@ KafkaFigures kafka_figures(const Cluster& cluster) {
     k.blocked_sends += s.blocked_sends;
     k.epoch_bumps += s.epoch_bumps;
   }
-  const double seconds = to_seconds(cluster.scenario().duration);
-  // Acknowledged within the workload's duration: what a closed loop's
-  // buffer.memory holds is acknowledged in the drain and is not throughput.
+  // Acknowledged within the workload's duration (what a closed loop's
+  // buffer.memory holds is acknowledged in the drain and is not
+  // throughput), over the time producers were producing: from the first
+  // one's start.
+  const SimTime duration = cluster.scenario().duration;
+  SimTime first_start = duration;
+  for (const auto& group : cluster.scenario().kafka->producers) first_start = std::min(first_start, group.workload.start);
+  const double seconds = to_seconds(first_start < duration ? duration - first_start : duration);
   const ResourceSample& at_end = cluster.resources_at_end_of_workload();
   k.records_per_s = static_cast<double>(at_end.records_acked) / seconds;
   k.bytes_per_s = static_cast<double>(at_end.bytes_acked) / seconds;
-  k.latency_p50_ms = to_milliseconds(latency.percentile(50));
-  k.latency_p99_ms = to_milliseconds(latency.percentile(99));
-  k.latency_p999_ms = to_milliseconds(latency.percentile(99.9));
-  k.latency_max_ms = to_milliseconds(latency.max());
+  k.latency_p50_ms = percentile_ms(latency, 50);
+  k.latency_p99_ms = percentile_ms(latency, 99);
+  k.latency_p999_ms = percentile_ms(latency, 99.9);
+  k.latency_max_ms = percentile_ms(latency, 100);
   for (const auto* b : cluster.brokers()) {
     for (const auto& d : b->log_dir_stats()) k.log_dirs.push_back({b->broker_id(), d});
   }
   k.controller = cluster.controller()->stats();
   k.invariants = cluster.invariant_violations();
   k.invariant_violations = k.invariants.size();
-  k.groups = group_figures(cluster, logs, k.delivery);
-  if (cluster.has_transactions()) k.transactions = transaction_figures(cluster, k.delivery, k.groups);
+  k.groups = group_figures(cluster, logs, k.delivery, vacuous);
+  if (cluster.has_transactions()) k.transactions = transaction_figures(cluster, k.delivery, k.groups, vacuous);
   k.performance = performance_figures(cluster);
+  k.availability = cluster.availability();
   return k;
 }
 
@@ -207,15 +235,18 @@ void add_kafka_json(const KafkaFigures& k, nlohmann::ordered_json& j) {
   j["groups"] = groups_json(k.groups);
   if (k.transactions) j["transactions"] = transactions_json(*k.transactions);
   add_performance_json(k.performance, j);
+  add_availability_json(k.availability, j);
 }
 
 void print_kafka(const KafkaFigures& k, std::ostream& out) {
-  fmt::print(out, "delivery: {}\n", k.delivery.verdict());
+  fmt::print(out, "delivery: {}{}\n", k.delivery.verdict(),
+             k.delivery.vacuous.empty() ? "" : " (" + k.delivery.vacuous + ": no guarantee was tested)");
   print_figures(kDeliverySection, k.delivery, out);
   print_delivery_examples(k.delivery, out);
   fmt::print(out, "\nproduce\n");
   print_figures(kProduceSection, k, out);
   print_performance(k.performance, out);
+  print_availability(k.availability, out);
   fmt::print(out, "\ncluster\n");
   print_figures(kClusterSection, k, out);
   print_invariants(k.invariants, out);

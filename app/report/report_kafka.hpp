@@ -10,6 +10,7 @@
 
 #include "app/harness/cluster.hpp"
 #include "app/report/figure_table.hpp"
+#include "app/report/report_availability.hpp"
 #include "app/report/report_groups.hpp"
 #include "app/report/report_resources.hpp"
 #include "app/report/report_transactions.hpp"
@@ -37,6 +38,7 @@ struct KafkaFigures {
   std::vector<GroupFigures> groups;
   std::optional<TransactionFigures> transactions;  // when a producer is transactional
   PerformanceFigures performance;
+  models::AvailabilityFigures availability;
 };
 
 const Section<models::DeliveryReport>& delivery_section();

@@ -23,9 +23,16 @@ constexpr Figure<P> kConsumption[] = {
 };
 
 constexpr Figure<P> kEndToEndLatency[] = {
-    {.name = "p50", .value = of<&P::e2e_latency_p50_ms>, .unit = U::Milliseconds, .label = "end-to-end latency p50"},
-    {.name = "p99", .value = of<&P::e2e_latency_p99_ms>, .unit = U::Milliseconds, .label = "p99"},
-    {.name = "p999", .value = of<&P::e2e_latency_p999_ms>, .unit = U::Milliseconds, .label = "p99.9"},
+    {.name = "p50", .value = of<&P::e2e_latency_p50_ms>, .unit = U::Milliseconds, .label = "end-to-end latency p50",
+     .expect = ExpectAs::Bound,
+     .description = "the median time from send() to processing by a consumer (fails with no record processed)",
+     .expect_key = "end_to_end_latency_p50", .significant = 3},
+    {.name = "p99", .value = of<&P::e2e_latency_p99_ms>, .unit = U::Milliseconds, .label = "p99",
+     .expect = ExpectAs::Bound, .description = "the 99th percentile of end-to-end latency",
+     .expect_key = "end_to_end_latency_p99", .significant = 3},
+    {.name = "p999", .value = of<&P::e2e_latency_p999_ms>, .unit = U::Milliseconds, .label = "p99.9",
+     .expect = ExpectAs::Bound, .description = "the 99.9th percentile of end-to-end latency",
+     .expect_key = "end_to_end_latency_p999", .significant = 3},
 };
 
 constexpr Figure<P> kReplication[] = {
@@ -112,9 +119,9 @@ PerformanceFigures performance_figures(const Cluster& cluster) {
   f.consumer_read_records_per_s = static_cast<double>(consumed) / std::max(reading_s, 1e-3);
   f.consumed_records_per_s = static_cast<double>(consumed) / seconds;
   f.e2e_samples = e2e.count();
-  f.e2e_latency_p50_ms = to_milliseconds(e2e.percentile(50));
-  f.e2e_latency_p99_ms = to_milliseconds(e2e.percentile(99));
-  f.e2e_latency_p999_ms = to_milliseconds(e2e.percentile(99.9));
+  f.e2e_latency_p50_ms = percentile_ms(e2e, 50);
+  f.e2e_latency_p99_ms = percentile_ms(e2e, 99);
+  f.e2e_latency_p999_ms = percentile_ms(e2e, 99.9);
   if (cluster.scenario().profile) {
     f.profile = cluster.scenario().profile->name;
     f.utilization = utilization(cluster.resources_at_end_of_workload(), cluster.scenario().duration);

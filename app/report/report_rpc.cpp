@@ -23,10 +23,10 @@ constexpr Figure<R> kRpc[] = {
      .new_line = true, .expect = ExpectAs::Bound, .description = "completed requests over sent requests"},
     {.name = "throughput_per_s", .value = of<&R::throughput_per_s>, .unit = U::PerSecond, .label = "throughput"},
     {.name = "latency_ms.p50", .value = of<&R::latency_p50_ms>, .unit = U::Milliseconds, .label = "latency p50",
-     .new_line = true},
+     .new_line = true, .significant = 3},
     {.name = "latency_ms.p99", .value = of<&R::latency_p99_ms>, .unit = U::Milliseconds, .label = "p99",
-     .expect = ExpectAs::Bound, .description = "the requests' 99th percentile latency", .expect_key = "p99_latency"},
-    {.name = "latency_ms.p999", .value = of<&R::latency_p999_ms>, .unit = U::Milliseconds, .label = "p99.9"},
+     .expect = ExpectAs::Bound, .description = "the requests' 99th percentile latency", .expect_key = "p99_latency", .significant = 3},
+    {.name = "latency_ms.p999", .value = of<&R::latency_p999_ms>, .unit = U::Milliseconds, .label = "p99.9", .significant = 3},
     {.name = "latency_ms.max", .value = of<&R::latency_max_ms>, .unit = U::Milliseconds, .label = "max"},
 };
 

@@ -32,7 +32,9 @@ constexpr Figure<T> kTransactions[] = {
      .description = "transactions holding back a partition's last stable offset longer than the transaction timeout"},
     {.name = "hanging_threshold_s", .value = [](const T& t) { return figure_value(to_seconds(t.hanging_threshold)); },
      .unit = U::Seconds, .label = "hanging threshold"},
-    {.name = "exactly_once", .value = of<&T::exactly_once>, .unit = U::Held, .expect = ExpectAs::Flag,
+    {.name = "vacuous", .value = of<&T::vacuous>, .unit = U::Text},
+    {.name = "exactly_once", .value = [](const T& t) { return figure_value(Held{t.exactly_once(), t.vacuous}); },
+     .unit = U::Held, .expect = ExpectAs::Flag,
      .description = "no committed record lost or duplicated, no aborted record read by a read_committed "
                     "consumer, no zombie write, no hanging transaction"},
 };
@@ -44,7 +46,7 @@ constexpr Section<T> kTransactionsSection{"transactions", SectionScope::Transact
 const Section<TransactionFigures>& transactions_section() { return kTransactionsSection; }
 
 TransactionFigures transaction_figures(const Cluster& cluster, const models::DeliveryReport& delivery,
-                                       const std::vector<GroupFigures>& groups) {
+                                       const std::vector<GroupFigures>& groups, const std::string& vacuous) {
   TransactionFigures t;
   const KafkaSpec& kafka = *cluster.scenario().kafka;
   SimTime timeout = 0;
@@ -86,6 +88,7 @@ TransactionFigures transaction_figures(const Cluster& cluster, const models::Del
   // A transaction the coordinator knows is aborted within its timeout (and the next abort check).
   t.hanging_threshold = timeout + kafka.broker.transaction_coordinator.abort_check_interval;
   t.hanging = cluster.hanging_transactions(t.hanging_threshold);
+  t.vacuous = t.committed == 0 ? "no transaction committed" : vacuous;
   return t;
 }
 
@@ -102,7 +105,10 @@ nlohmann::ordered_json transactions_json(const TransactionFigures& t) {
 }
 
 void print_transactions(const TransactionFigures& t, std::ostream& out) {
-  fmt::print(out, "\ntransactions: {}\n", t.exactly_once() ? "exactly-once" : "VIOLATED");
+  const std::string verdict = !t.exactly_once()     ? "VIOLATED"
+                              : !t.vacuous.empty() ? "vacuous (" + t.vacuous + ")"
+                                                   : "exactly-once";
+  fmt::print(out, "\ntransactions: {}\n", verdict);
   print_figures(kTransactionsSection, t, out);
   for (const auto& h : t.hanging) {
     fmt::print(out, "    partition {}-{}: producer {} since offset {}, open since {:.3f}s\n", h.partition.topic,

@@ -28,6 +28,7 @@ struct TransactionFigures {
   std::vector<models::OpenTransaction> hanging;
   SimTime hanging_threshold = 0;
   std::uint64_t hanging_count() const { return hanging.size(); }
+  std::string vacuous;  // "no transaction committed", or the run's reason; "" when something was checked
   bool exactly_once() const {
     return output_missing == 0 && output_duplicates == 0 && aborted_reads == 0 && zombie_writes == 0 && hanging.empty();
   }
@@ -36,7 +37,7 @@ struct TransactionFigures {
 const Section<TransactionFigures>& transactions_section();
 
 TransactionFigures transaction_figures(const Cluster& cluster, const models::DeliveryReport& delivery,
-                                       const std::vector<GroupFigures>& groups);
+                                       const std::vector<GroupFigures>& groups, const std::string& vacuous);
 nlohmann::ordered_json transactions_json(const TransactionFigures& t);
 void print_transactions(const TransactionFigures& t, std::ostream& out);
 

@@ -15,12 +15,16 @@
 
 namespace ksim {
 
-// The producers' records in the committed logs (docs/kafka-model.md).
+// The producers' records in the committed logs (docs/kafka-model.md). A
+// guarantee holds only over something: checked over nothing, every flag is
+// false, the verdict is "vacuous" and `vacuous` says what was missing.
 struct DeliveryVerdict {
   std::uint64_t produced = 0, acknowledged = 0, failed = 0, pending = 0;
   std::uint64_t lost = 0, unavailable = 0, duplicated = 0, reordered = 0, failed_but_written = 0;
   bool at_most_once = false, at_least_once = false, exactly_once = false;
-  std::string verdict;  // the strongest that held: "exactly-once", "at-least-once", "at-most-once" or "none"
+  // The strongest that held: "exactly-once", "at-least-once", "at-most-once", "none"; or "vacuous".
+  std::string verdict;
+  std::string vacuous;  // "nothing produced", "nothing acknowledged", "no fault fired, ..."; "" when tested
 };
 
 // One consumer group's processing of its topic's committed log.
@@ -32,11 +36,13 @@ struct GroupVerdict {
   double stop_the_world_partition_s = 0;
   bool at_most_once = false, at_least_once = false, exactly_once = false;
   bool end_to_end_exactly_once = false;  // the producers' delivery and the group's processing together
+  std::string vacuous;  // "nothing consumed", ...: the flags are then false; "" when tested
 };
 
 struct TransactionsVerdict {
   std::uint64_t committed = 0, aborted = 0, fenced = 0, zombie_writes = 0, hanging = 0, aborted_reads = 0;
   bool exactly_once = false;
+  std::string vacuous;  // "no transaction committed", ...: exactly_once is then false
 };
 
 struct ExpectationResult {

@@ -43,7 +43,7 @@ void Broker::create_replica(TopicPartition tp) {
   }
   ++log_dirs_[best].partitions;
   Replica& stored = replicas_.try_emplace(tp, tp, id_, best).first->second;
-  stored.set_listener(partition_listener_);
+  if (!partition_listeners_.empty()) stored.set_listener(&partition_listeners_);
   replica_index_[static_cast<std::size_t>(topic_base_[static_cast<std::size_t>(tp.topic)] + tp.partition)] = &stored;
 }
 
@@ -418,9 +418,9 @@ void Broker::fail_log_dir(const std::string& path) {
   }
 }
 
-void Broker::set_partition_listener(PartitionListener* listener) {
-  partition_listener_ = listener;
-  for (auto& [tp, r] : replicas_) r.set_listener(listener);
+void Broker::add_partition_listener(PartitionListener* listener) {
+  partition_listeners_.add(listener);
+  for (auto& [tp, r] : replicas_) r.set_listener(&partition_listeners_);
 }
 
 const PartitionLog* Broker::log(TopicPartition tp) const {

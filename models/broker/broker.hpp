@@ -71,8 +71,8 @@ class Broker final : public Node, private TxnCoordinatorHost {
   bool has_log_dir(const std::string& path) const;
   // Rebalances seen by this broker's group coordinator are recorded there.
   void observe_groups(ConsumptionHistory* history);
-  // Every change of a hosted partition is told to `listener` (the cluster's invariant checks).
-  void set_partition_listener(PartitionListener* listener);
+  // Every change of a hosted partition is told to `listener` too (the cluster's invariant checks, ...).
+  void add_partition_listener(PartitionListener* listener);
   // For tests of the invariant checks only: drops a hosted log's tail from `offset`, silently, as a bug would.
   void inject_log_loss(TopicPartition tp, Offset offset) { replica(tp)->truncate_to(offset); }
 
@@ -320,7 +320,7 @@ class Broker final : public Node, private TxnCoordinatorHost {
   std::map<TopicPartition, Replica> replicas_;
   std::vector<std::int32_t> topic_base_;      // first global partition number of each topic
   std::vector<Replica*> replica_index_;       // by global partition number; null where not hosted
-  PartitionListener* partition_listener_ = nullptr;
+  PartitionListeners partition_listeners_;
 
   // process state
   ConnectionId controller_connection_ = 0;

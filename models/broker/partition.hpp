@@ -51,6 +51,19 @@ class PartitionListener {
   virtual void partition_changed(const Partition& partition, PartitionChange change) = 0;
 };
 
+// Several listeners of the same partitions (the invariant checks, the availability tracker), in the order added.
+class PartitionListeners final : public PartitionListener {
+ public:
+  void add(PartitionListener* listener) { listeners_.push_back(listener); }
+  bool empty() const { return listeners_.empty(); }
+  void partition_changed(const Partition& partition, PartitionChange change) override {
+    for (PartitionListener* l : listeners_) l->partition_changed(partition, change);
+  }
+
+ private:
+  std::vector<PartitionListener*> listeners_;
+};
+
 class Partition {
  public:
   enum class Role { None, Leader, Follower };

@@ -35,7 +35,7 @@ ClusterInvariants::ClusterInvariants(std::vector<Broker*> brokers, const Control
     total += controller_.partition_count(t);
   }
   epochs_.resize(static_cast<std::size_t>(total));
-  for (Broker* b : brokers_) b->set_partition_listener(this);
+  for (Broker* b : brokers_) b->add_partition_listener(this);
 }
 
 void ClusterInvariants::partition_changed(const Partition& partition, PartitionChange change) {

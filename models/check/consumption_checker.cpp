@@ -72,6 +72,11 @@ class Checker {
     for (const auto& [cause, count] : causes_) report_.duplicate_causes.push_back({cause, count});
     std::stable_sort(report_.duplicate_causes.begin(), report_.duplicate_causes.end(),
                      [](const DuplicateCause& a, const DuplicateCause& b) { return a.count > b.count; });
+    if (report_.committed == 0) {
+      report_.vacuous = "nothing committed to the topic";
+    } else if (report_.processed == 0) {
+      report_.vacuous = "nothing consumed";
+    }
     return report_;
   }
 

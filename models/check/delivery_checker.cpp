@@ -21,6 +21,7 @@ std::string to_string(const RecordRef& ref) {
 }
 
 std::string DeliveryReport::verdict() const {
+  if (!vacuous.empty()) return exactly_once() ? "vacuous" : "none";
   if (exactly_once()) return "exactly-once";
   if (at_least_once()) return "at-least-once";
   if (at_most_once()) return "at-most-once";
@@ -253,7 +254,13 @@ void Checker::count_outcomes() {
 }  // namespace
 
 DeliveryReport check_delivery(const DeliveryHistory& history, const FinalLogs& logs, std::size_t max_examples) {
-  return Checker(history, logs, max_examples).run();
+  DeliveryReport report = Checker(history, logs, max_examples).run();
+  if (report.produced == 0) {
+    report.vacuous = "nothing produced";
+  } else if (report.acknowledged == 0) {
+    report.vacuous = "nothing acknowledged";
+  }
+  return report;
 }
 
 }  // namespace ksim::models

@@ -39,11 +39,16 @@ struct DeliveryReport {
   std::vector<Duplicate> duplicate_examples;
   std::vector<Reordered> reordered_examples;
   std::vector<FailedButWritten> failed_but_written_examples;
+  // What the guarantees were checked over, when it was nothing: "nothing
+  // produced", "nothing acknowledged" (a guarantee over nothing is not one);
+  // "" when something was. The report may add its own ("no fault fired").
+  std::string vacuous;
 
   bool at_most_once() const { return duplicated == 0; }
   bool at_least_once() const { return lost == 0 && unavailable == 0; }
   bool exactly_once() const { return at_most_once() && at_least_once() && reordered == 0; }
-  // "exactly-once", "at-least-once", "at-most-once" or "none": the strongest that held.
+  // "exactly-once", "at-least-once", "at-most-once" or "none": the strongest
+  // that held; "vacuous" when nothing was checked.
   std::string verdict() const;
 };
 

@@ -49,6 +49,7 @@ class Network {
   void reset_connections_of(NodeId node);
 
   NetworkFaults& faults() { return faults_; }
+  const NetworkFaults& faults() const { return faults_; }
   // Re-sends what a cut held back, now that it may have healed.
   void release_held_messages();
 

@@ -80,6 +80,7 @@ void FaultInjector::start(Scheduled& s) {
                   fault.nodes.size());
   NetworkFaults& net = sim_.network().faults();
   FaultHandle& handle = s.handle;
+  bool for_good = false;  // a crash or shutdown without restart, a permanent extension fault
   switch (fault.kind) {
     case FaultKind::Partition: {
       auto other = fault.other_nodes.empty() ? everyone_except(fault.nodes) : fault.other_nodes;
@@ -94,17 +95,19 @@ void FaultInjector::start(Scheduled& s) {
       break;
     case FaultKind::NodeCrash:
       for (const NodeId n : fault.nodes) sim_.node(n).crash(fault.crash_kind);
-      if (fault.duration == 0) return;  // stays down
+      for_good = fault.duration == 0;  // stays down
       break;
     case FaultKind::NodeShutdown:
       for (const NodeId n : fault.nodes) sim_.node(n).request_shutdown();
-      if (fault.duration == 0) return;  // stays down
+      for_good = fault.duration == 0;  // stays down
       break;
     case FaultKind::Extension:
       extensions_.find(fault.extension)->second(fault, true);
-      if (fault.duration == 0) return;  // permanent
+      for_good = fault.duration == 0;
       break;
   }
+  for (const Observer& o : observers_) o(fault, name, true);
+  if (for_good) return;
   Scheduled* scheduled = &s;
   s.stop_event = sim_.events().schedule_after(fault.duration, [this, scheduled] { stop(*scheduled); });
 }
@@ -132,6 +135,7 @@ void FaultInjector::stop(Scheduled& s) {
       break;
     case FaultKind::Extension: extensions_.find(fault.extension)->second(fault, false); break;
   }
+  for (const Observer& o : observers_) o(fault, name_of(fault), false);
 }
 
 std::map<std::string, std::uint64_t> FaultInjector::coverage() const {

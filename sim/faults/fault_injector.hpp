@@ -22,6 +22,11 @@ class FaultInjector {
   using ExtensionHandler = std::function<void(const Fault& fault, bool starting)>;
   void set_extension_handler(std::string name, ExtensionHandler handler);
 
+  // Hears every fault start and stop, after it was applied or undone, with
+  // its kind name ("partition", or an extension's: "disk_failure").
+  using Observer = std::function<void(const Fault& fault, std::string_view name, bool starting)>;
+  void observe(Observer observer) { observers_.push_back(std::move(observer)); }
+
   void schedule(Fault fault);
   void schedule_all(std::vector<Fault> faults);
   // Ends every fault now: those in force are undone (crashed nodes restart,
@@ -53,6 +58,7 @@ class FaultInjector {
 
   std::map<std::string, std::uint64_t, std::less<>> started_;
   std::map<std::string, ExtensionHandler, std::less<>> extensions_;
+  std::vector<Observer> observers_;
   std::deque<Scheduled> faults_;  // owned here, never moved: events refer to them
 };
 

@@ -58,6 +58,8 @@ class Producer final : public KafkaClient {
            DeliveryHistory& history);
 
   const ProducerStats& stats() const { return stats_; }
+  const ProducerConfig& config() const { return config_; }
+  const ProducerWorkload& workload() const { return workload_; }
   std::uint64_t memory_in_use() const { return memory_used_; }
 
   // --- driven by a consume-transform-produce application (workload.external) ---

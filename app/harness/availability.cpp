@@ -1,0 +1,77 @@
+// The cluster's availability tracker (models/check/availability_tracker.hpp):
+// for each topic, its producers' strongest acks, its min.insync.replicas and
+// the nodes of the clients that write and read it.
+#include <algorithm>
+
+#include "app/harness/cluster.hpp"
+
+namespace ksim::app {
+
+namespace {
+
+models::Acks stronger(models::Acks a, models::Acks b) {
+  const auto rank = [](models::Acks x) { return x == models::Acks::All ? 2 : x == models::Acks::Leader ? 1 : 0; };
+  return rank(a) >= rank(b) ? a : b;
+}
+
+}  // namespace
+
+void Cluster::track_availability() {
+  const KafkaSpec& kafka = *scenario_.kafka;
+  const std::int32_t topic_count =
+      controller_->partitions().empty() ? 0 : controller_->partitions().rbegin()->first.topic + 1;
+  std::vector<models::AvailabilityTracker::Topic> topics(static_cast<std::size_t>(topic_count));
+  const auto internal = internal_topics();
+  for (std::int32_t t = 0; t < topic_count; ++t) {
+    auto& topic = topics[static_cast<std::size_t>(t)];
+    topic.partitions = controller_->partition_count(t);
+    topic.tracked = !internal.contains(t);
+    if (static_cast<std::size_t>(t) < kafka.topics.size()) {
+      topic.min_insync_replicas = kafka.topics[static_cast<std::size_t>(t)].min_insync_replicas;
+    }
+    topic.acks = models::Acks::None;
+  }
+  const auto writes = [&](std::int32_t t, models::Acks acks, NodeId node) {
+    if (t < 0 || t >= topic_count) return;
+    auto& topic = topics[static_cast<std::size_t>(t)];
+    topic.acks = stronger(topic.acks, acks);
+    topic.writers.push_back(node);
+  };
+  for (std::size_t i = 0, p = 0; i < kafka.producers.size(); ++i) {
+    for (int n = 0; n < kafka.producers[i].nodes.count; ++n, ++p) {
+      writes(kafka.producers[i].workload.topic, kafka.producers[i].config.acks, producers_[p]->id());
+    }
+  }
+  for (std::size_t i = 0, c = 0; i < kafka.consumers.size(); ++i) {
+    const auto& group = kafka.consumers[i];
+    for (int n = 0; n < group.nodes.count; ++n, ++c) {
+      const std::int32_t t = group.workload.topic;
+      if (t >= 0 && t < topic_count) topics[static_cast<std::size_t>(t)].readers.push_back(consumers_[c]->id());
+    }
+  }
+  for (const models::Producer* p : transform_producers_) {
+    writes(p->workload().topic, p->config().acks, p->id());
+  }
+  for (auto& topic : topics) {
+    if (topic.writers.empty()) topic.acks = models::Acks::Leader;
+  }
+  const auto writers = static_cast<std::uint32_t>(producers_.size() + transform_producers_.size());
+  const NetworkFaults& cuts = sim_->network().faults();
+  availability_ = std::make_unique<models::AvailabilityTracker>(
+      brokers_, std::move(topics), history_, writers, [&cuts](NodeId from, NodeId to) { return !cuts.is_cut(from, to); });
+  for (models::Broker* b : brokers_) b->add_partition_listener(availability_.get());
+  events_->subscribe([this](SimTime, const Node& from, const models::ModelEvent& e) { availability_->on_event(from, e); });
+  sim_->observe_nodes([this](const Node& node, NodeChange change) { availability_->on_node(node, change); });
+  faults_->observe([this](const Fault& fault, std::string_view name, bool starting) {
+    std::vector<std::string> nodes;
+    for (const NodeId n : fault.nodes) nodes.push_back(sim_->node(n).name());
+    availability_->on_fault(sim_->now(), name, std::move(nodes), fault.duration, starting);
+  });
+  sim_->add_after_event_hook([this] { availability_->after_event(sim_->now()); });
+}
+
+models::AvailabilityFigures Cluster::availability() const {
+  return availability_ ? availability_->figures(sim_->now()) : models::AvailabilityFigures{};
+}
+
+}  // namespace ksim::app

@@ -73,6 +73,7 @@ std::string json_pointer(std::string_view at, std::string_view name) {
 nlohmann::ordered_json figure_json(const FigureValue& value) {
   return std::visit(Overloaded{[](const Guarantees& g) { return nlohmann::ordered_json(g.verdict()); },
                                [](const Held& h) { return nlohmann::ordered_json(h.held_over_something()); },
+                               [](double v) { return std::isnan(v) ? nlohmann::ordered_json() : nlohmann::ordered_json(v); },
                                [](const auto& v) { return nlohmann::ordered_json(v); }},
                     value);
 }

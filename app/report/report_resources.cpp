@@ -134,7 +134,7 @@ PerformanceFigures performance_figures(const Cluster& cluster) {
 
 void add_performance_json(const PerformanceFigures& f, nlohmann::ordered_json& j) {
   add_json(kConsumptionSection, f, j);
-  if (f.e2e_samples > 0) add_json(kEndToEndLatencySection, f, j);
+  add_json(kEndToEndLatencySection, f, j);  // null without samples
   if (f.utilization) {
     add_json(kProfileSection, f, j);
     add_json(kUtilizationSection, *f.utilization, j);

@@ -132,3 +132,19 @@ TEST_CASE("a broken invariant is listed by name in the report and fails the run 
     CHECK(report.expectations_held() == expected);
   }
 }
+
+TEST_CASE("chaos seed 100165: an answer to a superseded AlterPartition leaves the pending addition counted",
+          "[invariants][isr]") {
+  // broker-3 leads 0-1 and 0-5; a shrink dropping broker-2 is slow to reach
+  // the controller, which drops broker-2 itself when it restarts; broker-3
+  // proposes adding it back, and broker-2 is partitioned away. The shrink's
+  // refusal came back first and ended the pending addition: the high
+  // watermark passed broker-2's log end while the controller committed
+  // broker-2 to the ISR (110 samples of high_watermark_within_isr before).
+  Cluster cluster(scenario_of("chaos.yaml", {"seed=100165"}), RunOptions{});
+  cluster.run();
+  for (const auto& v : cluster.invariant_violations()) INFO(models::to_string(v));
+  CHECK(cluster.invariant_violations().empty());
+  const RunReport report = make_report(cluster, 0);
+  CHECK(report.expectations_held());
+}

@@ -141,7 +141,8 @@ TEST_CASE("chaos seed 100165: an answer to a superseded AlterPartition leaves th
   // refusal came back first and ended the pending addition: the high
   // watermark passed broker-2's log end while the controller committed
   // broker-2 to the ISR (110 samples of high_watermark_within_isr before).
-  Cluster cluster(scenario_of("chaos.yaml", {"seed=100165"}), RunOptions{});
+  const Scenario s = scenario_of("chaos.yaml", {"seed=100165"});  // the cluster keeps a reference
+  Cluster cluster(s, RunOptions{});
   cluster.run();
   for (const auto& v : cluster.invariant_violations()) INFO(models::to_string(v));
   CHECK(cluster.invariant_violations().empty());
@@ -151,7 +152,8 @@ TEST_CASE("chaos seed 100165: an answer to a superseded AlterPartition leaves th
 
 TEST_CASE("pre-kip101-divergence: replicas that truncate to the high watermark diverge on committed records; "
           "with KIP-101 they agree", "[invariants][divergence]") {
-  Cluster before(scenario_of("pre-kip101-divergence.yaml", {}), RunOptions{});
+  const Scenario pre = scenario_of("pre-kip101-divergence.yaml", {});  // the cluster keeps a reference
+  Cluster before(pre, RunOptions{});
   before.run();
   std::size_t divergences = 0;
   for (const auto& v : before.invariant_violations()) {
@@ -163,7 +165,8 @@ TEST_CASE("pre-kip101-divergence: replicas that truncate to the high watermark d
   CHECK(divergences >= 1);
   CHECK(make_report(before, 0).expectations_held());  // expect: replica_divergences: ">0"
 
-  Cluster after(scenario_of("pre-kip101-divergence.yaml", {"brokers.truncate_to_high_watermark=false"}), RunOptions{});
+  const Scenario kip101 = scenario_of("pre-kip101-divergence.yaml", {"brokers.truncate_to_high_watermark=false"});
+  Cluster after(kip101, RunOptions{});
   after.run();
   CHECK(after.invariant_violations().empty());
   CHECK_FALSE(make_report(after, 0).expectations_held());  // it expects a divergence

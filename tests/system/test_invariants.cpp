@@ -49,6 +49,15 @@ std::vector<Seen> run_with_lost_tail(const Scenario& scenario, Scope scope, SimT
   return seen(cluster);
 }
 
+// At `at`, silently drops the log of a follower of partition 0 (a loss Kafka would not see).
+void drop_a_followers_log(Cluster& cluster, SimTime at) {
+  cluster.sim().events().schedule_at(at, [&cluster] {
+    const auto state = cluster.controller()->partitions().at({0, 0});
+    const models::BrokerId follower = state.isr.front() == state.leader ? state.isr.back() : state.isr.front();
+    cluster.brokers()[static_cast<std::size_t>(follower)]->inject_log_loss({0, 0}, 0);
+  });
+}
+
 }  // namespace
 
 TEST_CASE("a power loss restart is no invariant violation, whatever the crash lasts", "[invariants]") {
@@ -116,11 +125,7 @@ TEST_CASE("a broken invariant is listed by name in the report and fails the run 
                              {"faults=[]", "duration=8s", "drain=2s",
                               expected ? "expect={invariant_violations: '>0'}" : "expect={delivery: at-most-once}"});
     Cluster cluster(s, RunOptions{});
-    cluster.sim().events().schedule_at(seconds(5), [&] {
-      const auto state = cluster.controller()->partitions().at({0, 0});
-      const models::BrokerId follower = state.isr.front() == state.leader ? state.isr.back() : state.isr.front();
-      cluster.brokers()[static_cast<std::size_t>(follower)]->inject_log_loss({0, 0}, 0);
-    });
+    drop_a_followers_log(cluster, seconds(5));
     cluster.run();
     const RunReport report = make_report(cluster, 0);
     const auto json = to_json(report);
@@ -178,11 +183,7 @@ TEST_CASE("an expected divergence excuses only replicas_agree_on_committed_prefi
   for (const char* expect : {"expect={replica_divergences: 0}", "expect={invariant_violations: '>0'}"}) {
     Scenario s = scenario_of("quickstart.yaml", {"faults=[]", "duration=8s", "drain=2s", expect});
     Cluster cluster(s, RunOptions{});
-    cluster.sim().events().schedule_at(seconds(5), [&] {
-      const auto state = cluster.controller()->partitions().at({0, 0});
-      const models::BrokerId follower = state.isr.front() == state.leader ? state.isr.back() : state.isr.front();
-      cluster.brokers()[static_cast<std::size_t>(follower)]->inject_log_loss({0, 0}, 0);
-    });
+    drop_a_followers_log(cluster, seconds(5));
     cluster.run();
     INFO(expect);
     CHECK(make_report(cluster, 0).expectations_held() == (std::string(expect).find("invariant") != std::string::npos));

@@ -374,6 +374,8 @@ void Cluster::run_until(SimTime until) {
     if (open_transactions_) open_transactions_->sample(brokers_, clock_);
     if (scenario_.kafka && clock_ % models::ReplicationLagTracker::kPeriod == 0) replication_lag_.sample(brokers_);
   }
+  // Where a run (or a phase of it) ends: do the replicas agree on what they committed?
+  if (invariants_) invariants_->check_at_end(clock_);
 }
 
 void Cluster::heal() { faults_->heal_all(); }

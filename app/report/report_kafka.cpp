@@ -1,5 +1,6 @@
 #include "app/report/report_kafka.hpp"
 
+#include <algorithm>
 #include <map>
 
 #include <fmt/format.h>
@@ -99,6 +100,9 @@ constexpr Figure<K> kCluster[] = {
      .description = "partitions without a leader at the end"},
     {.name = "invariant_violations", .value = of<&K::invariant_violations>, .label = "invariant violations",
      .expect = ExpectAs::Count, .description = "times the cluster's invariants were found broken during the run"},
+    {.name = "replica_divergences", .value = of<&K::replica_divergences>, .label = "replica divergences",
+     .expect = ExpectAs::Count,
+     .description = "replicas found holding other committed records than their leader (replicas_agree_on_committed_prefix)"},
 };
 
 constexpr Section<D> kDeliverySection{"delivery", SectionScope::Kafka, "delivery", kDelivery};
@@ -218,6 +222,9 @@ KafkaFigures kafka_figures(const Cluster& cluster) {
   k.controller = cluster.controller()->stats();
   k.invariants = cluster.invariant_violations();
   k.invariant_violations = k.invariants.size();
+  k.replica_divergences = static_cast<std::uint64_t>(std::count_if(
+      k.invariants.begin(), k.invariants.end(),
+      [](const models::InvariantViolation& v) { return v.invariant == models::kReplicaDivergence; }));
   k.groups = group_figures(cluster, logs, k.delivery, vacuous);
   if (cluster.has_transactions()) k.transactions = transaction_figures(cluster, k.delivery, k.groups, vacuous);
   k.performance = performance_figures(cluster);

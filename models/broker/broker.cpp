@@ -148,12 +148,10 @@ void Broker::on_connection_closed(ConnectionId connection) {
   broker_link_closed(connection);
   if (controller_connected_ && connection == controller_connection_) {
     controller_connected_ = false;
-    // An AlterPartition lost with the connection is proposed again later.
-    for (auto& [tp, r] : replicas_) {
-      r.end_isr_change();
-      changed(r);
-    }
-    set_timer(milliseconds(50), [this] { send_heartbeat(); });  // reconnect.backoff.ms
+    set_timer(milliseconds(50), [this] {  // reconnect.backoff.ms
+      send_heartbeat();
+      resend_alter_partitions();  // an AlterPartition lost with the connection is sent again
+    });
   }
   for (auto& fetcher : fetchers_) {
     if (fetcher->connected && fetcher->connection == connection) {

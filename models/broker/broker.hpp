@@ -250,6 +250,8 @@ class Broker final : public Node, private TxnCoordinatorHost {
   void maybe_expand_isr(Replica& replica, BrokerId follower);
   void shrink_isrs();
   void propose_isr(Replica& replica, std::vector<BrokerId> isr);
+  void send_alter_partition(const Replica& replica);
+  void resend_alter_partitions();
   void handle_alter_partition_response(const AlterPartitionResponse& response);
 
   // broker_txn.cpp

@@ -251,14 +251,22 @@ void Broker::shrink_isrs() {
 
 void Broker::propose_isr(Replica& r, std::vector<BrokerId> isr) {
   publish(IsrChangeProposed{id_, r.tp(), r.state().isr.size(), isr.size()});
+  r.begin_isr_change(std::move(isr));
+  changed(r);
+  send_alter_partition(r);
+}
+
+// The pending change to the controller; sent again, unchanged, after the
+// connection is lost (Kafka's NodeToControllerRequestThread puts a
+// disconnected request back first in its queue: the partition stays pending).
+void Broker::send_alter_partition(const Replica& r) {
+  const IsrProposal& proposal = *r.pending_isr_change();
   auto request = std::make_unique<AlterPartitionRequest>();
   request->leader = id_;
   request->partition = r.tp();
-  request->leader_epoch = r.leader_epoch();
-  request->partition_epoch = r.state().partition_epoch;
-  request->new_isr = isr;
-  r.begin_isr_change(std::move(isr));
-  changed(r);
+  request->leader_epoch = proposal.leader_epoch;
+  request->partition_epoch = proposal.partition_epoch;
+  request->new_isr = proposal.isr;
   if (!controller_connected_) {
     controller_connection_ = connect(directory_->controller_node);
     controller_connected_ = true;
@@ -266,12 +274,29 @@ void Broker::propose_isr(Replica& r, std::vector<BrokerId> isr) {
   send(controller_connection_, std::move(request));
 }
 
+void Broker::resend_alter_partitions() {
+  for (auto& [tp, r] : replicas_) {
+    if (r.is_leader() && r.isr_change_pending() && replica_online(r)) send_alter_partition(r);
+  }
+}
+
+// Partition.submitAlterPartition's callback and handleAlterPartitionUpdate /
+// handleAlterPartitionError. An answer to a change no longer pending is out of
+// date and ignored: acting on it could drop a pending addition from the
+// maximal ISR while the controller commits it.
 void Broker::handle_alter_partition_response(const AlterPartitionResponse& response) {
   Replica* r = replica(response.state.partition);
   if (!r) return;
-  r->end_isr_change();
-  changed(*r);
-  if (response.error == Error::None) apply_partition_state(*r, response.state);
+  const IsrProposal answered{response.proposed_isr, response.proposed_leader_epoch, response.proposed_partition_epoch};
+  if (!r->answers_pending(answered)) return;
+  if (response.error == Error::IneligibleReplica) {
+    r->end_isr_change();  // not applied, the controller says: back to the committed ISR
+    changed(*r);
+  } else {
+    // Committed, or refused as stale (FENCED_LEADER_EPOCH, INVALID_UPDATE_VERSION):
+    // pending until newer metadata, which the response carries here.
+    apply_partition_state(*r, response.state);
+  }
   maybe_advance_high_watermark(*r);
   complete_produces(r->tp());
 }

@@ -27,7 +27,7 @@ std::optional<std::string_view> Partition::broken_invariant() const {
   if (log_.high_watermark() > log_.log_end_offset()) return "high watermark at most the log end offset";
   if (!is_leader() && !followers_.empty()) return "followers tracked only by the leader";
   if (!is_leader() && pending_isr_) return "an ISR change pending only while leading";
-  if (pending_isr_ && pending_isr_->empty()) return "a proposed ISR is never empty";
+  if (pending_isr_ && pending_isr_->isr.empty()) return "a proposed ISR is never empty";
   if (!is_leader()) return std::nullopt;
   if (state_.leader != local_) return "the leader is the broker the controller named";
   if (!contains(state_.isr, local_)) return "the leader is in its ISR";
@@ -97,8 +97,8 @@ void Partition::go_offline() {
 }
 
 void Partition::update_state(const PartitionState& state) {
+  if (state.partition_epoch > state_.partition_epoch || state.leader_epoch != state_.leader_epoch) pending_isr_.reset();
   state_ = state;
-  if (pending_isr_ && *pending_isr_ == state.isr) pending_isr_.reset();
   changed(PartitionChange::State);
 }
 
@@ -140,7 +140,7 @@ void Partition::lose_unflushed() {
 std::vector<BrokerId> Partition::maximal_isr() const {
   std::vector<BrokerId> isr = state_.isr;
   if (pending_isr_) {
-    for (const BrokerId b : *pending_isr_) {
+    for (const BrokerId b : pending_isr_->isr) {
       if (!contains(isr, b)) isr.push_back(b);
     }
   }
@@ -188,9 +188,10 @@ std::optional<std::vector<BrokerId>> Partition::isr_without_lagging(SimTime now,
   return kept;
 }
 
-void Partition::begin_isr_change(std::vector<BrokerId> proposed) {
-  pending_isr_ = std::move(proposed);
+const IsrProposal& Partition::begin_isr_change(std::vector<BrokerId> proposed) {
+  pending_isr_ = IsrProposal{std::move(proposed), state_.leader_epoch, state_.partition_epoch};
   changed(PartitionChange::PendingIsr);
+  return *pending_isr_;
 }
 
 bool Partition::maybe_advance_high_watermark() {
@@ -204,7 +205,7 @@ bool Partition::maybe_advance_high_watermark() {
   };
   for (const BrokerId b : state_.isr) include(b);
   if (pending_isr_) {
-    for (const BrokerId b : *pending_isr_) include(b);  // counting a member twice changes nothing
+    for (const BrokerId b : pending_isr_->isr) include(b);  // counting a member twice changes nothing
   }
   if (hw <= log_.high_watermark()) return false;
   log_.set_high_watermark(hw);

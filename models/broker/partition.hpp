@@ -32,6 +32,15 @@ struct FollowerState {
 
 class Partition;
 
+// An ISR change sent to the controller (KIP-497; Kafka's sentLeaderAndIsr of a
+// PendingExpandIsr or PendingShrinkIsr): the ISR proposed and the epochs it was based on.
+struct IsrProposal {
+  std::vector<BrokerId> isr;
+  Epoch leader_epoch = 0;
+  Epoch partition_epoch = 0;
+  bool operator==(const IsrProposal&) const = default;
+};
+
 // What changed in a partition.
 enum class PartitionChange {
   State,           // its role, the controller's state, its committed ISR, or a crash
@@ -79,6 +88,7 @@ class Partition {
   const PartitionState& state() const { return state_; }
   Epoch leader_epoch() const { return state_.leader_epoch; }
   bool isr_change_pending() const { return pending_isr_.has_value(); }
+  const std::optional<IsrProposal>& pending_isr_change() const { return pending_isr_; }
   void set_listener(PartitionListener* listener) { listener_ = listener; }
 
   // --- the controller's partition state (Partition.makeLeader, makeFollower) ---
@@ -92,7 +102,9 @@ class Partition {
   // Neither leads nor follows: no leader, or this replica's log dir failed (KIP-112).
   void stop(const PartitionState& state);
   void go_offline();
-  // The same epoch and role: the controller committed an ISR change, ours (it ends) or its own.
+  // The same epoch and role: the controller committed an ISR change, ours or its own. A newer
+  // partition epoch ends any pending change: the state is committed (Partition.makeLeader's
+  // CommittedPartitionState), and the controller refuses a proposal based on an older epoch.
   void update_state(const PartitionState& state);
   // A crash: what the process kept is gone; the log stays.
   void reset_process_state();
@@ -140,9 +152,15 @@ class Partition {
   std::optional<std::vector<BrokerId>> isr_with(BrokerId follower, const std::vector<BrokerId>& live_brokers) const;
   // Partition.maybeShrinkIsr: the ISR without the followers that have not caught up for `max_lag`.
   std::optional<std::vector<BrokerId>> isr_without_lagging(SimTime now, SimTime max_lag) const;
-  // An AlterPartition is on its way to the controller with `proposed`.
-  void begin_isr_change(std::vector<BrokerId> proposed);
-  // Answered, refused or lost: the committed ISR stands until the controller says otherwise.
+  // An AlterPartition is on its way to the controller with `proposed`, based on the current epochs.
+  const IsrProposal& begin_isr_change(std::vector<BrokerId> proposed);
+  // Partition.submitAlterPartition's callback: an answer applies only to the
+  // change it answers, if that is still the one pending; any other is out of
+  // date (the state moved on since: new metadata, another proposal) and ignored.
+  bool answers_pending(const IsrProposal& answered) const { return pending_isr_ && *pending_isr_ == answered; }
+  // The controller said the change was not applied (INELIGIBLE_REPLICA,
+  // OPERATION_NOT_ATTEMPTED): back to the committed state. Any other outcome
+  // ends a pending change only with newer metadata (update_state).
   void end_isr_change() {
     pending_isr_.reset();
     changed(PartitionChange::PendingIsr);
@@ -175,7 +193,7 @@ class Partition {
   PartitionLog log_;  // durable across process crashes; power loss keeps only the flushed prefix
   PartitionState state_;  // as last received from the controller
   std::vector<std::pair<BrokerId, FollowerState>> followers_;  // leader only; a handful: a flat list
-  std::optional<std::vector<BrokerId>> pending_isr_;  // AlterPartition in flight (KIP-497)
+  std::optional<IsrProposal> pending_isr_;  // AlterPartition in flight (KIP-497)
   Offset epoch_high_watermark_ = 0;  // the leader's high watermark when last checked, within its epoch
   PartitionListener* listener_ = nullptr;
 };

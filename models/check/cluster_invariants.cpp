@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "models/check/replica_agreement.hpp"
+
 namespace ksim::models {
 
 namespace {
@@ -14,6 +16,9 @@ constexpr Invariant kInvariants[] = {
     {"high_watermark_within_isr",
      "a leader's high watermark never exceeds the log end offset of a running ISR member that has not lost its "
      "log's tail (power loss, truncation before KIP-101) since it last reached the high watermark"},
+    {"replicas_agree_on_committed_prefix",
+     "every replica of a partition holds what its leader holds below both their high watermarks: the same batches "
+     "at the same offsets, from the same leader epochs and producers (at each leader change and at the end)"},
 };
 
 }  // namespace
@@ -53,6 +58,10 @@ void ClusterInvariants::partition_changed(const Partition& partition, PartitionC
 }
 
 void ClusterInvariants::on_event(const Node&, const ModelEvent& event) {
+  if (const auto* l = std::get_if<BecameLeader>(&event)) {
+    new_leaders_.push_back(l->partition);  // checked after the event, once it leads
+    return;
+  }
   if (const auto* t = std::get_if<LogTruncated>(&event)) {
     // Losses Kafka does not detect (before KIP-966): not the model's fault.
     if (t->cause != TruncationCause::Divergence) lost_tail_.emplace(t->broker, t->partition);
@@ -69,6 +78,10 @@ void ClusterInvariants::on_node(const Node& node, NodeChange change) {
 }
 
 void ClusterInvariants::after_event(SimTime now) {
+  if (!new_leaders_.empty()) {
+    for (const TopicPartition tp : new_leaders_) check_agreement(tp, now);
+    new_leaders_.clear();
+  }
   if (scope_ == Scope::Everything) {
     changed_.clear();
     for (const auto& [tp, state] : controller_.partitions()) check_all_leaders(tp, now);
@@ -92,6 +105,29 @@ void ClusterInvariants::check(TopicPartition tp, BrokerId broker, SimTime now) {
 void ClusterInvariants::check_all_leaders(TopicPartition tp, SimTime now) {
   for (const Broker* b : brokers_) {
     if (b->is_leader(tp)) check_leader(*b, *b->partition(tp), now);
+  }
+}
+
+void ClusterInvariants::check_at_end(SimTime now) {
+  for (const auto& [tp, state] : controller_.partitions()) check_agreement(tp, now);
+}
+
+// Each replica's log (a crashed broker's too: its log is on its disks) against the leader's.
+void ClusterInvariants::check_agreement(TopicPartition tp, SimTime now) {
+  const Broker* leader = nullptr;  // the newest, if a deposed one does not know it yet
+  for (const Broker* b : brokers_) {
+    if (b->is_leader(tp) && (!leader || b->partition(tp)->leader_epoch() > leader->partition(tp)->leader_epoch())) {
+      leader = b;
+    }
+  }
+  if (!leader) return;
+  const PartitionLog& leader_log = leader->partition(tp)->log();
+  for (const Broker* b : brokers_) {
+    const Partition* replica = b->partition(tp);
+    if (b == leader || !replica) continue;
+    const auto divergence = committed_divergence(leader_log, leader->broker_id(), replica->log(), b->broker_id());
+    verdict(!divergence, kReplicaDivergence, tp, b->broker_id(), now,
+            [&] { return divergence->detail; });
   }
 }
 

@@ -11,6 +11,9 @@
 //   its log's tail to a power loss, or to truncation before KIP-101, since
 //   it last reached the high watermark (Kafka does not detect those losses
 //   before KIP-966: the delivery checker reports what they cost).
+// - replicas_agree_on_committed_prefix: every replica of a partition agrees
+//   with its leader on the records below both their high watermarks
+//   (replica_agreement.hpp), checked at each leader change and at the end.
 //
 // (The controller asserts its own: an ISR and a leader among the assigned replicas.)
 //
@@ -34,6 +37,8 @@
 
 namespace ksim::models {
 
+inline constexpr std::string_view kReplicaDivergence = "replicas_agree_on_committed_prefix";
+
 class ClusterInvariants final : public PartitionListener {
  public:
   enum class Scope { Changed, Everything };
@@ -50,6 +55,8 @@ class ClusterInvariants final : public PartitionListener {
   void on_node(const Node& node, NodeChange change);
   // After every event: checks what changed (or everything).
   void after_event(SimTime now);
+  // At the end of a run: every partition's replicas against its leader.
+  void check_at_end(SimTime now);
 
   const std::vector<InvariantViolation>& violations() const { return violations_; }
 
@@ -67,6 +74,7 @@ class ClusterInvariants final : public PartitionListener {
     return static_cast<std::size_t>(topic_base_[static_cast<std::size_t>(tp.topic)] + tp.partition);
   }
   void check_leader(const Broker& leader, const Partition& p, SimTime now);
+  void check_agreement(TopicPartition tp, SimTime now);
   // Records the start of a violation (once until it holds again); `holds` ends one.
   template <class Detail>  // std::string(): what was seen, formatted only for a violation
   void verdict(bool holds, std::string_view invariant, TopicPartition tp, BrokerId broker, SimTime now,
@@ -77,6 +85,7 @@ class ClusterInvariants final : public PartitionListener {
   std::uint64_t seed_;
   Scope scope_;
   std::vector<std::pair<TopicPartition, BrokerId>> changed_;  // in this event: a partition, on a broker
+  std::vector<TopicPartition> new_leaders_;  // in this event: partitions whose leader changed
   std::vector<std::int32_t> topic_base_;  // the first global partition number of each topic
   std::vector<std::vector<EpochRecord>> epochs_;  // by global partition number: each leader epoch seen
   std::set<std::pair<BrokerId, TopicPartition>> lost_tail_;  // replicas excused from high_watermark_within_isr

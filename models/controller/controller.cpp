@@ -296,17 +296,27 @@ void Controller::elect(TopicPartition tp, BrokerId replacing) {
   push({state});
 }
 
+// ReplicationControlManager.validateAlterPartitionData: the request must come
+// from the current leader in its leader epoch (FENCED_LEADER_EPOCH), be based
+// on the current partition epoch (INVALID_UPDATE_VERSION), and, KIP-841, add
+// only brokers that are neither fenced nor shutting down (INELIGIBLE_REPLICA).
 void Controller::handle_alter_partition(ConnectionId connection, const AlterPartitionRequest& request) {
   auto response = std::make_unique<AlterPartitionResponse>();
+  response->proposed_leader_epoch = request.leader_epoch;
+  response->proposed_partition_epoch = request.partition_epoch;
+  response->proposed_isr = request.new_isr;
   PartitionState& state = partitions_.at(request.partition);
-  const bool current = request.leader == state.leader && request.leader_epoch == state.leader_epoch &&
-                       request.partition_epoch == state.partition_epoch;
-  // KIP-841: an ISR may only gain brokers that are alive and unfenced.
   const bool eligible = std::all_of(request.new_isr.begin(), request.new_isr.end(), [&](BrokerId b) {
     return contains(state.isr, b) || is_usable(b, request.partition);
   });
-  if (!current || !eligible || request.new_isr.empty()) {
-    response->error = Error::InvalidProducerEpoch;  // stands for INVALID_UPDATE_VERSION / FENCED_LEADER_EPOCH
+  if (request.leader != state.leader || request.leader_epoch != state.leader_epoch) {
+    response->error = Error::FencedLeaderEpoch;
+  } else if (request.partition_epoch != state.partition_epoch) {
+    response->error = Error::InvalidUpdateVersion;
+  } else if (!eligible || request.new_isr.empty()) {
+    response->error = Error::IneligibleReplica;
+  }
+  if (response->error != Error::None) {
     response->state = state;
     send(connection, std::move(response));
     return;

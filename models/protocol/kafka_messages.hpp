@@ -142,8 +142,12 @@ struct AlterPartitionRequest final : KafkaRequest<AlterPartitionRequest, ApiKey:
 
 struct AlterPartitionResponse final : KafkaResponse<AlterPartitionResponse, ApiKey::AlterPartition> {
   static constexpr std::string_view kName = "AlterPartitionResponse";
-  Error error = Error::None;  // InvalidProducerEpoch stands for a stale partition epoch
-  PartitionState state;
+  Error error = Error::None;  // FencedLeaderEpoch, InvalidUpdateVersion, IneligibleReplica (KIP-841)
+  PartitionState state;       // the controller's, after the request (on an error: as the metadata will say)
+  // The request answered, echoed (not on the wire: Kafka's callback holds its proposedIsrState).
+  Epoch proposed_leader_epoch = 0;
+  Epoch proposed_partition_epoch = 0;
+  std::vector<BrokerId> proposed_isr;
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 4 * state.isr.size(); }
 };
 

@@ -28,6 +28,8 @@ std::string_view to_string(Error error) {
     case Error::FencedInstanceId: return "FENCED_INSTANCE_ID";
     case Error::InvalidSessionTimeout: return "INVALID_SESSION_TIMEOUT";
     case Error::FencedLeaderEpoch: return "FENCED_LEADER_EPOCH";
+    case Error::InvalidUpdateVersion: return "INVALID_UPDATE_VERSION";
+    case Error::IneligibleReplica: return "INELIGIBLE_REPLICA";
     case Error::UnknownLeaderEpoch: return "UNKNOWN_LEADER_EPOCH";
     case Error::ConcurrentTransactions: return "CONCURRENT_TRANSACTIONS";
     case Error::ProducerFenced: return "PRODUCER_FENCED";
@@ -75,6 +77,8 @@ bool is_retriable(Error error) {
     case Error::InvalidTxnState:
     case Error::InvalidProducerIdMapping:
     case Error::TransactionAborted:
+    case Error::InvalidUpdateVersion:
+    case Error::IneligibleReplica:
       return false;
   }
   return false;

@@ -61,6 +61,9 @@ enum class Error {
   InvalidProducerIdMapping,      // the transactional.id is not mapped to this producer id
   TransactionAborted,            // client side: the record's transaction was aborted
   UnstableOffsetCommit,          // KIP-447: a transactional offset commit for the partition is pending
+  // AlterPartition (KIP-497, KIP-841)
+  InvalidUpdateVersion,          // the proposal's partition epoch is not the controller's
+  IneligibleReplica,             // KIP-841: the proposed ISR adds a fenced or shutting-down broker
 };
 std::string_view to_string(Error error);
 bool is_retriable(Error error);

@@ -137,6 +137,37 @@ TEST_CASE("KIP-497: a pending ISR change counts in the maximal ISR and blocks an
   CHECK(p.state().isr == std::vector<BrokerId>{0, 1, 2});
 }
 
+TEST_CASE("an answer to an ISR change no longer pending is ignored: the pending addition still holds the high watermark",
+          "[partition]") {
+  // chaos.yaml seed 100165: a shrink dropping 2 is in flight when the
+  // controller drops 2 itself (2 restarted); 2 catches up and the leader
+  // proposes adding it back; 2 falls behind; the shrink's refusal arrives,
+  // then the addition is committed. Acting on the refusal would have let the
+  // high watermark pass 2, which the controller then puts in the ISR.
+  Partition p = leader_with(10);
+  p.update_follower_fetch_state(1, 10, seconds(2));
+  p.update_follower_fetch_state(2, 10, seconds(2));
+  REQUIRE(p.maybe_advance_high_watermark());
+  const IsrProposal shrink = p.begin_isr_change({0, 1});
+  CHECK(shrink == IsrProposal{{0, 1}, 1, 1});
+  p.update_state(leader_state({0, 1}, 1, 2));  // the controller's own change, a newer partition epoch
+  CHECK_FALSE(p.isr_change_pending());          // the state is committed (Partition.makeLeader)
+  CHECK_FALSE(p.answers_pending(shrink));
+  const auto expanded = p.isr_with(2, {0, 1, 2});
+  REQUIRE(expanded);
+  const IsrProposal expand = p.begin_isr_change(*expanded);
+  CHECK(expand == IsrProposal{{0, 1, 2}, 1, 2});
+  p.append_as_leader(batch(10));
+  p.update_follower_fetch_state(1, 20, seconds(3));  // 2 stays at 10: partitioned away
+  CHECK_FALSE(p.maybe_advance_high_watermark());     // the maximal ISR has 2
+  CHECK_FALSE(p.answers_pending(shrink));            // the shrink's refusal: out of date, ignored
+  CHECK(p.answers_pending(expand));
+  p.update_state(leader_state({0, 1, 2}, 1, 3));     // the addition committed
+  CHECK_FALSE(p.isr_change_pending());
+  CHECK_FALSE(p.maybe_advance_high_watermark());
+  CHECK(p.log().high_watermark() == 10);             // never above 2's log end
+}
+
 TEST_CASE("followers that have not caught up for replica.lag.time.max.ms leave the ISR; the leader never does",
           "[partition]") {
   Partition p = leader_with(10);

@@ -49,6 +49,15 @@ std::vector<Seen> run_with_lost_tail(const Scenario& scenario, Scope scope, SimT
   return seen(cluster);
 }
 
+// At `at`, silently drops the log of a follower of partition 0 (a loss Kafka would not see).
+void drop_a_followers_log(Cluster& cluster, SimTime at) {
+  cluster.sim().events().schedule_at(at, [&cluster] {
+    const auto state = cluster.controller()->partitions().at({0, 0});
+    const models::BrokerId follower = state.isr.front() == state.leader ? state.isr.back() : state.isr.front();
+    cluster.brokers()[static_cast<std::size_t>(follower)]->inject_log_loss({0, 0}, 0);
+  });
+}
+
 }  // namespace
 
 TEST_CASE("a power loss restart is no invariant violation, whatever the crash lasts", "[invariants]") {
@@ -116,11 +125,7 @@ TEST_CASE("a broken invariant is listed by name in the report and fails the run 
                              {"faults=[]", "duration=8s", "drain=2s",
                               expected ? "expect={invariant_violations: '>0'}" : "expect={delivery: at-most-once}"});
     Cluster cluster(s, RunOptions{});
-    cluster.sim().events().schedule_at(seconds(5), [&] {
-      const auto state = cluster.controller()->partitions().at({0, 0});
-      const models::BrokerId follower = state.isr.front() == state.leader ? state.isr.back() : state.isr.front();
-      cluster.brokers()[static_cast<std::size_t>(follower)]->inject_log_loss({0, 0}, 0);
-    });
+    drop_a_followers_log(cluster, seconds(5));
     cluster.run();
     const RunReport report = make_report(cluster, 0);
     const auto json = to_json(report);
@@ -130,5 +135,57 @@ TEST_CASE("a broken invariant is listed by name in the report and fails the run 
     CHECK(json["invariants"][0]["at_ns"] == seconds(5));
     CHECK(json["invariant_violations"] == json["invariants"].size());
     CHECK(report.expectations_held() == expected);
+  }
+}
+
+TEST_CASE("chaos seed 100165: an answer to a superseded AlterPartition leaves the pending addition counted",
+          "[invariants][isr]") {
+  // broker-3 leads 0-1 and 0-5; a shrink dropping broker-2 is slow to reach
+  // the controller, which drops broker-2 itself when it restarts; broker-3
+  // proposes adding it back, and broker-2 is partitioned away. The shrink's
+  // refusal came back first and ended the pending addition: the high
+  // watermark passed broker-2's log end while the controller committed
+  // broker-2 to the ISR (110 samples of high_watermark_within_isr before).
+  const Scenario s = scenario_of("chaos.yaml", {"seed=100165"});  // the cluster keeps a reference
+  Cluster cluster(s, RunOptions{});
+  cluster.run();
+  for (const auto& v : cluster.invariant_violations()) INFO(models::to_string(v));
+  CHECK(cluster.invariant_violations().empty());
+  const RunReport report = make_report(cluster, 0);
+  CHECK(report.expectations_held());
+}
+
+TEST_CASE("pre-kip101-divergence: replicas that truncate to the high watermark diverge on committed records; "
+          "with KIP-101 they agree", "[invariants][divergence]") {
+  const Scenario pre = scenario_of("pre-kip101-divergence.yaml", {});  // the cluster keeps a reference
+  Cluster before(pre, RunOptions{});
+  before.run();
+  std::size_t divergences = 0;
+  for (const auto& v : before.invariant_violations()) {
+    INFO(models::to_string(v));
+    CHECK(v.invariant == models::kReplicaDivergence);  // and nothing else broke
+    ++divergences;
+    CHECK(v.detail.find("differ from offset") != std::string::npos);
+  }
+  CHECK(divergences >= 1);
+  CHECK(make_report(before, 0).expectations_held());  // expect: replica_divergences: ">0"
+
+  const Scenario kip101 = scenario_of("pre-kip101-divergence.yaml", {"brokers.truncate_to_high_watermark=false"});
+  Cluster after(kip101, RunOptions{});
+  after.run();
+  CHECK(after.invariant_violations().empty());
+  CHECK_FALSE(make_report(after, 0).expectations_held());  // it expects a divergence
+}
+
+TEST_CASE("an expected divergence excuses only replicas_agree_on_committed_prefix", "[invariants][divergence]") {
+  // A follower's log tail lost silently breaks high_watermark_within_isr: still a failure
+  // when the scenario expects divergent replicas, not when it expects violations.
+  for (const char* expect : {"expect={replica_divergences: 0}", "expect={invariant_violations: '>0'}"}) {
+    Scenario s = scenario_of("quickstart.yaml", {"faults=[]", "duration=8s", "drain=2s", expect});
+    Cluster cluster(s, RunOptions{});
+    drop_a_followers_log(cluster, seconds(5));
+    cluster.run();
+    INFO(expect);
+    CHECK(make_report(cluster, 0).expectations_held() == (std::string(expect).find("invariant") != std::string::npos));
   }
 }

@@ -24,17 +24,22 @@ TEST_CASE("quickstart: the idempotent producer keeps exactly-once through a part
   }
 }
 
-TEST_CASE("acks1-leader-crash: acknowledged records are lost in some seeds", "[scenarios][kafka]") {
-  int seeds_with_loss = 0;
-  for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+TEST_CASE("acks1-leader-crash: acknowledged records are lost, the followers' lag's worth", "[scenarios][kafka]") {
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
     const auto run = run_scenario("acks1-leader-crash", seed);
-    if (delivery(run, "lost") > 0) {
-      ++seeds_with_loss;
-      CHECK(run.report["delivery"]["at_least_once"] == false);
-    }
+    INFO("seed " << seed);
+    // The followers are 40ms (800 records at 20,000/s) behind, give or take a fetch.
+    CHECK(delivery(run, "lost") > 100);
+    CHECK(delivery(run, "lost") < 2000);
+    CHECK(run.report["delivery"]["at_least_once"] == false);
   }
-  CHECK(seeds_with_loss >= 3);
-  CHECK(seeds_with_loss < 30);  // and not in all: it depends on the timing of the crash
+  // Without the slow network the followers are barely behind: no loss on some seeds.
+  int seeds_with_loss = 0;
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    const auto run = run_scenario("acks1-leader-crash", seed, {"faults.0.extra=0s"});
+    seeds_with_loss += delivery(run, "lost") > 0 ? 1 : 0;
+  }
+  CHECK(seeds_with_loss < 20);
 }
 
 TEST_CASE("acks-all-min-isr: no acknowledged record is ever lost, over 200 seeds of crashes", "[scenarios][kafka]") {
@@ -103,12 +108,14 @@ TEST_CASE("unclean-election: an out-of-sync leader loses acknowledged records; w
     CHECK(delivery(unclean, "lost") > 1000);
     CHECK(unclean.report["controller"]["unclean_elections"].get<int>() >= 1);
     CHECK(unclean.report["offline_partitions"].empty());
+    CHECK(unclean.report["replica_divergences"].get<int>() >= 1);  // the dead leader's committed tail
 
     const auto clean = run_scenario("unclean-election", seed, {"topics.0.config[unclean.leader.election.enable]=false"});
     CHECK(delivery(clean, "lost") == 0);
     CHECK(delivery(clean, "unavailable") > 1000);
     CHECK(clean.report["offline_partitions"].size() == 1);
     CHECK(clean.report["controller"]["unclean_elections"] == 0);
+    CHECK(clean.report["replica_divergences"] == 0);
   }
 }
 

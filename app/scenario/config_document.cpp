@@ -1,17 +1,18 @@
-// The scenario document: loading the YAML, and changing it by --set overrides.
+// The scenario document: reading the file (bounded, text only), a properties
+// file as a mapping, changing it by --set overrides, and the errors found.
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <vector>
 
 #include "app/scenario/config_messages.hpp"
 #include "app/scenario/config_reader.hpp"
 #include "app/scenario/config_tree.hpp"
+#include "app/scenario/properties_file.hpp"
+#include "app/scenario/text_file.hpp"
 
 namespace ksim::config {
 
@@ -168,6 +169,8 @@ void assign(YAML::Node root, const Assignment& assignment, const YAML::Node& val
 struct Document::Impl {
   YAML::Node root;
   std::string file;
+  bool empty = false;
+  std::shared_ptr<detail::Diagnostics> diagnostics = std::make_shared<detail::Diagnostics>();
 };
 
 Document::Document(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -176,11 +179,11 @@ Document& Document::operator=(Document&&) noexcept = default;
 Document::~Document() = default;
 
 Document Document::load_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(Location{path, 0, 0}, "", std::string("cannot read the file: ") + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return from_string(text.str(), path);
+  return from_string(read_text_file(path, kMaxFileBytes), path);
+}
+
+Document Document::load_properties(const std::string& path) {
+  return from_string(properties_as_yaml(read_text_file(path, kMaxFileBytes)), path);
 }
 
 Document Document::from_string(const std::string& text, std::string file_name) {
@@ -188,15 +191,15 @@ Document Document::from_string(const std::string& text, std::string file_name) {
   try {
     documents = YAML::LoadAll(text);
   } catch (const YAML::Exception& e) {
-    throw ConfigError(mark_location(file_name, e.mark), "", "invalid YAML: " + e.msg);
+    throw ConfigError(mark_location(file_name, e.mark), "", "invalid YAML: " + excerpt(e.msg, 200));
   }
   if (documents.size() > 1) {
     throw ConfigError(location_of(documents[1], file_name, Location{file_name, 0, 0}), "",
                       "expected one YAML document, found a second one");
   }
   auto impl = std::make_unique<Impl>();
-  const bool empty = documents.empty() || documents.front().IsNull();
-  impl->root = empty ? YAML::Load("{}") : documents.front();
+  impl->empty = documents.empty() || documents.front().IsNull();
+  impl->root = impl->empty ? YAML::Load("{}") : documents.front();
   impl->file = std::move(file_name);
   return Document(std::move(impl));
 }
@@ -209,6 +212,7 @@ void Document::apply_override(std::string_view assignment_text) {
   } catch (const YAML::Exception& e) {
     throw override_error(assignment.path, "cannot set it: " + e.msg);
   }
+  impl_->empty = false;
 }
 
 MapReader Document::root() const {
@@ -218,8 +222,10 @@ MapReader Document::root() const {
     throw ConfigError(location, "", "expected a mapping of keys to values at the top level, got " +
                                         describe(impl_->root));
   }
-  return MapReader(make_state(impl_->root, impl_->file, "", location));
+  return MapReader(make_state(impl_->root, impl_->file, "", location, impl_->diagnostics));
 }
+
+bool Document::empty() const { return impl_->empty; }
 
 const std::string& Document::file_name() const { return impl_->file; }
 
@@ -228,5 +234,22 @@ std::string Document::to_yaml() const {
   out << impl_->root;
   return out.c_str();
 }
+
+void Document::throw_if_errors() const {
+  if (!impl_->diagnostics->errors.empty()) impl_->diagnostics->throw_all();
+}
+
+void Document::fail(const ConfigError& error) const {
+  for (ConfigError& e : errors_of(error)) impl_->diagnostics->errors.push_back(std::move(e));
+  impl_->diagnostics->throw_all();
+}
+
+const std::vector<ConfigError>& Document::errors() const { return impl_->diagnostics->errors; }
+
+const std::vector<Warning>& Document::warnings() const { return impl_->diagnostics->warnings; }
+
+void Document::accept_foreign_keys(bool accept) { impl_->diagnostics->accept_foreign = accept; }
+
+const std::vector<IgnoredKey>& Document::ignored() const { return impl_->diagnostics->ignored; }
 
 }  // namespace ksim::config

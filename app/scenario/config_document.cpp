@@ -1,11 +1,13 @@
 // The scenario document: reading the file (bounded, text only), a properties
 // file as a mapping, changing it by --set overrides, and the errors found.
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <sstream>
 #include <vector>
 
 #include "app/scenario/config_messages.hpp"
@@ -86,8 +88,15 @@ Assignment parse_assignment(std::string_view text) {
   return assignment;
 }
 
-// A copy with no marks, so that readers locate it at "--set".
-YAML::Node without_marks(const YAML::Node& node) {
+// A copy with no marks, so that readers locate it at "--set". An alias may make a
+// node hold itself (&a [*a]): past kMaxDepth levels it is an error.
+constexpr int kMaxDepth = 64;
+
+YAML::Node without_marks(const YAML::Node& node, const Assignment& assignment, int depth = 0) {
+  if (depth > kMaxDepth) {
+    throw override_error(assignment.path, "the value nests deeper than " + std::to_string(kMaxDepth) +
+                                              " levels (an alias inside itself?)");
+  }
   switch (node.Type()) {
     case YAML::NodeType::Scalar: {
       YAML::Node copy(node.Scalar());
@@ -96,12 +105,14 @@ YAML::Node without_marks(const YAML::Node& node) {
     }
     case YAML::NodeType::Sequence: {
       YAML::Node copy(YAML::NodeType::Sequence);
-      for (const YAML::Node& item : node) copy.push_back(without_marks(item));
+      for (const YAML::Node& item : node) copy.push_back(without_marks(item, assignment, depth + 1));
       return copy;
     }
     case YAML::NodeType::Map: {
       YAML::Node copy(YAML::NodeType::Map);
-      for (auto it = node.begin(); it != node.end(); ++it) copy[without_marks(it->first)] = without_marks(it->second);
+      for (auto it = node.begin(); it != node.end(); ++it) {
+        copy[without_marks(it->first, assignment, depth + 1)] = without_marks(it->second, assignment, depth + 1);
+      }
       return copy;
     }
     default:
@@ -111,7 +122,7 @@ YAML::Node without_marks(const YAML::Node& node) {
 
 YAML::Node parse_override_value(const Assignment& assignment) {
   try {
-    return without_marks(YAML::Load(assignment.value));
+    return without_marks(YAML::Load(assignment.value), assignment);
   } catch (const YAML::Exception& e) {
     throw override_error(assignment.path, "cannot parse value " + quoted(assignment.value) + ": " + e.msg);
   }
@@ -186,20 +197,56 @@ Document Document::load_properties(const std::string& path) {
   return from_string(properties_as_yaml(read_text_file(path, kMaxFileBytes)), path);
 }
 
-Document Document::from_string(const std::string& text, std::string file_name) {
-  std::vector<YAML::Node> documents;
+namespace {
+
+// Where each YAML document of a text starts, from yaml-cpp's events.
+struct DocumentStarts : YAML::EventHandler {
+  std::vector<YAML::Mark> marks;
+  void OnDocumentStart(const YAML::Mark& mark) override { marks.push_back(mark); }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
+// One YAML document, or an error. Not YAML::LoadAll: yaml-cpp 0.7 (Debian 12) loops for ever on a
+// ',' outside a flow collection, a new empty document each time at the same place (yaml-cpp issue
+// 1040, fixed by pull request 1319 in 0.8.1). Three documents at most are looked at; two starting
+// at one place mean the parser is stuck there.
+YAML::Node load_one_document(const std::string& text, const std::string& file_name) {
   try {
-    documents = YAML::LoadAll(text);
+    std::istringstream in(text);
+    YAML::Parser parser(in);
+    DocumentStarts starts;
+    for (int i = 0; i < 3 && parser.HandleNextDocument(starts); ++i) {
+    }
+    const auto& marks = starts.marks;
+    for (std::size_t i = 1; i < marks.size(); ++i) {
+      if (marks[i].pos == marks[i - 1].pos) {
+        throw ConfigError(mark_location(file_name, marks[i]), "",
+                          "invalid YAML: unexpected token here (a ',' outside [ ] or { }?)");
+      }
+    }
+    if (marks.size() > 1) {
+      throw ConfigError(mark_location(file_name, marks[1]), "", "expected one YAML document, found a second one");
+    }
+    return marks.empty() ? YAML::Node() : YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw ConfigError(mark_location(file_name, e.mark), "", "invalid YAML: " + excerpt(e.msg, 200));
   }
-  if (documents.size() > 1) {
-    throw ConfigError(location_of(documents[1], file_name, Location{file_name, 0, 0}), "",
-                      "expected one YAML document, found a second one");
-  }
+}
+
+}  // namespace
+
+Document Document::from_string(const std::string& text, std::string file_name) {
+  const YAML::Node document = load_one_document(text, file_name);
   auto impl = std::make_unique<Impl>();
-  impl->empty = documents.empty() || documents.front().IsNull();
-  impl->root = impl->empty ? YAML::Load("{}") : documents.front();
+  impl->empty = document.IsNull();
+  impl->root = impl->empty ? YAML::Load("{}") : document;
   impl->file = std::move(file_name);
   return Document(std::move(impl));
 }

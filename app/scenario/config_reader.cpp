@@ -116,6 +116,8 @@ std::optional<std::string> MapReader::scalar(std::string_view key, std::string_v
   return entry->value.Scalar();
 }
 
+void MapReader::stop() const { state_->diagnostics->throw_all(); }
+
 ConfigError MapReader::missing(std::string_view key) const {
   return ConfigError(state_->location, join_path(state_->path, key), "missing required key " + quoted(key));
 }
@@ -239,12 +241,9 @@ ListReader ListReader::list_at(std::size_t index) {
   return ListReader(child_state(*state_, std::to_string(index), item, location));
 }
 
-std::optional<std::string> ListReader::scalar_at(std::size_t index, std::string_view expected) const {
+std::string ListReader::scalar_at(std::size_t index, std::string_view expected) const {
   const YAML::Node item = item_or_throw(*this, *state_, index);
-  if (!item.IsScalar()) {
-    record(error(index, "expected " + std::string(expected) + ", got " + describe(item)));
-    return std::nullopt;
-  }
+  if (!item.IsScalar()) throw error(index, "expected " + std::string(expected) + ", got " + describe(item));
   return item.Scalar();
 }
 

@@ -338,14 +338,15 @@ class MapReader {
   Value<T> required_value(std::string_view key, const Range<Value<T>>* range) {
     std::optional<Value<T>> value = optional_value<T>(key, range);
     if (value) return std::move(*value);
-    if (!has(key)) throw missing(key);  // nothing to go on with
-    return Value<T>{};                  // a bad value, recorded: reading goes on
+    if (!has(key)) throw missing(key);
+    stop();  // a bad value, recorded: no default to go on with
   }
 
   // Marks `key` as read; its scalar text, or nullopt when absent (or, after
   // recording an error, when the value is a mapping, a list or empty).
   std::optional<std::string> scalar(std::string_view key, std::string_view expected);
   ConfigError missing(std::string_view key) const;
+  [[noreturn]] void stop() const;  // throws the errors recorded so far
 
   std::shared_ptr<detail::ReaderState> state_;
 };
@@ -383,17 +384,12 @@ class ListReader {
 
   template <class T>
   Value<T> value_at(std::size_t index, const Range<Value<T>>* range) const {
-    const std::optional<std::string> text = scalar_at(index, Codec<T>::expected);
-    if (!text) return Value<T>{};
-    auto decoded = detail::decode<T>(*text, range);
-    if (!decoded) {
-      record(error(index, decoded.error()));
-      return Value<T>{};
-    }
+    const std::string text = scalar_at(index, Codec<T>::expected);
+    auto decoded = detail::decode<T>(text, range);
+    if (!decoded) throw error(index, decoded.error());  // no default to go on with
     return decoded.value();
   }
-  // nullopt (after recording an error) when the item is not a scalar.
-  std::optional<std::string> scalar_at(std::size_t index, std::string_view expected) const;
+  std::string scalar_at(std::size_t index, std::string_view expected) const;
   void record(ConfigError error) const;
 
   std::shared_ptr<detail::ReaderState> state_;

@@ -16,41 +16,8 @@
 namespace ksim::app {
 
 namespace {
-constexpr const char* kProducer = R"(
-acks batch.size bootstrap.servers buffer.memory client.dns.lookup client.id compression.gzip.level
-compression.lz4.level compression.type compression.zstd.level connections.max.idle.ms delivery.timeout.ms
-enable.idempotence enable.metrics.push interceptor.classes key.serializer linger.ms max.block.ms
-max.in.flight.requests.per.connection max.request.size metadata.max.age.ms metadata.max.idle.ms
-metadata.recovery.strategy metric.reporters metrics.num.samples metrics.recording.level
-metrics.sample.window.ms partitioner.adaptive.partitioning.enable partitioner.availability.timeout.ms
-partitioner.class partitioner.ignore.keys receive.buffer.bytes reconnect.backoff.max.ms reconnect.backoff.ms
-request.timeout.ms retries retry.backoff.max.ms retry.backoff.ms sasl.client.callback.handler.class
-sasl.jaas.config sasl.kerberos.kinit.cmd sasl.kerberos.min.time.before.relogin sasl.kerberos.service.name
-sasl.kerberos.ticket.renew.jitter sasl.kerberos.ticket.renew.window.factor sasl.login.callback.handler.class
-sasl.login.class sasl.login.connect.timeout.ms sasl.login.read.timeout.ms sasl.login.refresh.buffer.seconds
-sasl.login.refresh.min.period.seconds sasl.login.refresh.window.factor sasl.login.refresh.window.jitter
-sasl.login.retry.backoff.max.ms sasl.login.retry.backoff.ms sasl.mechanism sasl.oauthbearer.clock.skew.seconds
-sasl.oauthbearer.expected.audience sasl.oauthbearer.expected.issuer sasl.oauthbearer.header.urlencode
-sasl.oauthbearer.jwks.endpoint.refresh.ms sasl.oauthbearer.jwks.endpoint.retry.backoff.max.ms
-sasl.oauthbearer.jwks.endpoint.retry.backoff.ms sasl.oauthbearer.jwks.endpoint.url
-sasl.oauthbearer.scope.claim.name sasl.oauthbearer.sub.claim.name sasl.oauthbearer.token.endpoint.url
-security.protocol security.providers send.buffer.bytes socket.connection.setup.timeout.max.ms
-socket.connection.setup.timeout.ms ssl.cipher.suites ssl.enabled.protocols
-ssl.endpoint.identification.algorithm ssl.engine.factory.class ssl.key.password ssl.keymanager.algorithm
-ssl.keystore.certificate.chain ssl.keystore.key ssl.keystore.location ssl.keystore.password ssl.keystore.type
-ssl.protocol ssl.provider ssl.secure.random.implementation ssl.trustmanager.algorithm
-ssl.truststore.certificates ssl.truststore.location ssl.truststore.password ssl.truststore.type
-transaction.timeout.ms transactional.id value.serializer
-)";
-constexpr const char* kConsumer = R"(
-allow.auto.create.topics auto.commit.interval.ms auto.offset.reset bootstrap.servers check.crcs
-client.dns.lookup client.id client.rack connections.max.idle.ms default.api.timeout.ms enable.auto.commit
-enable.metrics.push exclude.internal.topics fetch.max.bytes fetch.max.wait.ms fetch.min.bytes group.id
-group.instance.id group.protocol group.remote.assignor heartbeat.interval.ms interceptor.classes
-isolation.level key.deserializer max.partition.fetch.bytes max.poll.interval.ms max.poll.records
-metadata.max.age.ms metadata.recovery.strategy metric.reporters metrics.num.samples metrics.recording.level
-metrics.sample.window.ms partition.assignment.strategy receive.buffer.bytes reconnect.backoff.max.ms
-reconnect.backoff.ms request.timeout.ms retry.backoff.max.ms retry.backoff.ms
+// The clients' SSL and SASL configs (SslConfigs.addClientSslSupport, SaslConfigs.addClientSaslSupport).
+constexpr const char* kClientSecurity = R"(
 sasl.client.callback.handler.class sasl.jaas.config sasl.kerberos.kinit.cmd
 sasl.kerberos.min.time.before.relogin sasl.kerberos.service.name sasl.kerberos.ticket.renew.jitter
 sasl.kerberos.ticket.renew.window.factor sasl.login.callback.handler.class sasl.login.class
@@ -61,14 +28,37 @@ sasl.oauthbearer.expected.audience sasl.oauthbearer.expected.issuer sasl.oauthbe
 sasl.oauthbearer.jwks.endpoint.refresh.ms sasl.oauthbearer.jwks.endpoint.retry.backoff.max.ms
 sasl.oauthbearer.jwks.endpoint.retry.backoff.ms sasl.oauthbearer.jwks.endpoint.url
 sasl.oauthbearer.scope.claim.name sasl.oauthbearer.sub.claim.name sasl.oauthbearer.token.endpoint.url
-security.protocol security.providers send.buffer.bytes session.timeout.ms
-socket.connection.setup.timeout.max.ms socket.connection.setup.timeout.ms ssl.cipher.suites
-ssl.enabled.protocols ssl.endpoint.identification.algorithm ssl.engine.factory.class ssl.key.password
-ssl.keymanager.algorithm ssl.keystore.certificate.chain ssl.keystore.key ssl.keystore.location
-ssl.keystore.password ssl.keystore.type ssl.protocol ssl.provider ssl.secure.random.implementation
-ssl.trustmanager.algorithm ssl.truststore.certificates ssl.truststore.location ssl.truststore.password
-ssl.truststore.type value.deserializer
+security.providers ssl.cipher.suites ssl.enabled.protocols ssl.endpoint.identification.algorithm
+ssl.engine.factory.class ssl.key.password ssl.keymanager.algorithm ssl.keystore.certificate.chain
+ssl.keystore.key ssl.keystore.location ssl.keystore.password ssl.keystore.type ssl.protocol ssl.provider
+ssl.secure.random.implementation ssl.trustmanager.algorithm ssl.truststore.certificates
+ssl.truststore.location ssl.truststore.password ssl.truststore.type
 )";
+constexpr const char* kProducer = R"(
+acks batch.size bootstrap.servers buffer.memory client.dns.lookup client.id compression.gzip.level
+compression.lz4.level compression.type compression.zstd.level connections.max.idle.ms delivery.timeout.ms
+enable.idempotence enable.metrics.push interceptor.classes key.serializer linger.ms max.block.ms
+max.in.flight.requests.per.connection max.request.size metadata.max.age.ms metadata.max.idle.ms
+metadata.recovery.strategy metric.reporters metrics.num.samples metrics.recording.level
+metrics.sample.window.ms partitioner.adaptive.partitioning.enable partitioner.availability.timeout.ms
+partitioner.class partitioner.ignore.keys receive.buffer.bytes reconnect.backoff.max.ms reconnect.backoff.ms
+request.timeout.ms retries retry.backoff.max.ms retry.backoff.ms security.protocol send.buffer.bytes
+socket.connection.setup.timeout.max.ms socket.connection.setup.timeout.ms transaction.timeout.ms
+transactional.id value.serializer
+)";
+constexpr const char* kConsumer = R"(
+allow.auto.create.topics auto.commit.interval.ms auto.offset.reset bootstrap.servers check.crcs
+client.dns.lookup client.id client.rack connections.max.idle.ms default.api.timeout.ms enable.auto.commit
+enable.metrics.push exclude.internal.topics fetch.max.bytes fetch.max.wait.ms fetch.min.bytes group.id
+group.instance.id group.protocol group.remote.assignor heartbeat.interval.ms interceptor.classes
+isolation.level key.deserializer max.partition.fetch.bytes max.poll.interval.ms max.poll.records
+metadata.max.age.ms metadata.recovery.strategy metric.reporters metrics.num.samples metrics.recording.level
+metrics.sample.window.ms partition.assignment.strategy receive.buffer.bytes reconnect.backoff.max.ms
+reconnect.backoff.ms request.timeout.ms retry.backoff.max.ms retry.backoff.ms security.protocol
+send.buffer.bytes session.timeout.ms socket.connection.setup.timeout.max.ms socket.connection.setup.timeout.ms
+value.deserializer
+)";
+// The broker's own SSL and SASL configs are among them (BrokerSecurityConfigs).
 constexpr const char* kBroker = R"(
 advertised.listeners alter.config.policy.class.name alter.log.dirs.replication.quota.window.num
 alter.log.dirs.replication.quota.window.size.seconds authorizer.class.name auto.create.topics.enable
@@ -146,42 +136,28 @@ replica.fetch.min.bytes replica.fetch.response.max.bytes replica.fetch.wait.max.
 replica.high.watermark.checkpoint.interval.ms replica.lag.time.max.ms replica.selector.class
 replica.socket.receive.buffer.bytes replica.socket.timeout.ms replication.quota.window.num
 replication.quota.window.size.seconds request.timeout.ms request_percentage reserved.broker.max.id
-retention.bytes retention.ms sasl.client.callback.handler.class sasl.enabled.mechanisms sasl.jaas.config
-sasl.kerberos.kinit.cmd sasl.kerberos.min.time.before.relogin sasl.kerberos.principal.to.local.rules
-sasl.kerberos.service.name sasl.kerberos.ticket.renew.jitter sasl.kerberos.ticket.renew.window.factor
-sasl.login.callback.handler.class sasl.login.class sasl.login.connect.timeout.ms sasl.login.read.timeout.ms
-sasl.login.refresh.buffer.seconds sasl.login.refresh.min.period.seconds sasl.login.refresh.window.factor
-sasl.login.refresh.window.jitter sasl.login.retry.backoff.max.ms sasl.login.retry.backoff.ms sasl.mechanism
-sasl.mechanism.controller.protocol sasl.mechanism.inter.broker.protocol sasl.oauthbearer.clock.skew.seconds
-sasl.oauthbearer.expected.audience sasl.oauthbearer.expected.issuer sasl.oauthbearer.header.urlencode
-sasl.oauthbearer.jwks.endpoint.refresh.ms sasl.oauthbearer.jwks.endpoint.retry.backoff.max.ms
-sasl.oauthbearer.jwks.endpoint.retry.backoff.ms sasl.oauthbearer.jwks.endpoint.url
-sasl.oauthbearer.scope.claim.name sasl.oauthbearer.sub.claim.name sasl.oauthbearer.token.endpoint.url
-sasl.server.callback.handler.class sasl.server.max.receive.size security.inter.broker.protocol
-security.providers segment.bytes segment.index.bytes segment.jitter.ms segment.ms
-share.coordinator.append.linger.ms share.coordinator.load.buffer.size
+retention.bytes retention.ms sasl.enabled.mechanisms sasl.kerberos.principal.to.local.rules
+sasl.mechanism.controller.protocol sasl.mechanism.inter.broker.protocol sasl.server.callback.handler.class
+sasl.server.max.receive.size security.inter.broker.protocol segment.bytes segment.index.bytes
+segment.jitter.ms segment.ms share.coordinator.append.linger.ms share.coordinator.load.buffer.size
 share.coordinator.snapshot.update.records.per.snapshot share.coordinator.state.topic.compression.codec
 share.coordinator.state.topic.min.isr share.coordinator.state.topic.num.partitions
 share.coordinator.state.topic.replication.factor share.coordinator.state.topic.segment.bytes
 share.coordinator.threads share.coordinator.write.timeout.ms share.fetch.purgatory.purge.interval.requests
 socket.connection.setup.timeout.max.ms socket.connection.setup.timeout.ms socket.listen.backlog.size
 socket.receive.buffer.bytes socket.request.max.bytes socket.send.buffer.bytes ssl.allow.dn.changes
-ssl.allow.san.changes ssl.cipher.suites ssl.client.auth ssl.enabled.protocols
-ssl.endpoint.identification.algorithm ssl.engine.factory.class ssl.key.password ssl.keymanager.algorithm
-ssl.keystore.certificate.chain ssl.keystore.key ssl.keystore.location ssl.keystore.password ssl.keystore.type
-ssl.principal.mapping.rules ssl.protocol ssl.provider ssl.secure.random.implementation
-ssl.trustmanager.algorithm ssl.truststore.certificates ssl.truststore.location ssl.truststore.password
-ssl.truststore.type telemetry.max.bytes transaction.abort.timed.out.transaction.cleanup.interval.ms
-transaction.max.timeout.ms transaction.partition.verification.enable
-transaction.remove.expired.transaction.cleanup.interval.ms transaction.state.log.load.buffer.size
-transaction.state.log.min.isr transaction.state.log.num.partitions transaction.state.log.replication.factor
-transaction.state.log.segment.bytes transactional.id.expiration.ms unclean.leader.election.enable
-zookeeper.connect zookeeper.connection.timeout.ms zookeeper.max.in.flight.requests
-zookeeper.metadata.migration.enable zookeeper.session.timeout.ms zookeeper.set.acl zookeeper.ssl.cipher.suites
-zookeeper.ssl.client.enable zookeeper.ssl.crl.enable zookeeper.ssl.enabled.protocols
-zookeeper.ssl.endpoint.identification.algorithm zookeeper.ssl.keystore.location
-zookeeper.ssl.keystore.password zookeeper.ssl.keystore.type zookeeper.ssl.ocsp.enable zookeeper.ssl.protocol
-zookeeper.ssl.truststore.location zookeeper.ssl.truststore.password zookeeper.ssl.truststore.type
+ssl.allow.san.changes ssl.client.auth ssl.principal.mapping.rules telemetry.max.bytes
+transaction.abort.timed.out.transaction.cleanup.interval.ms transaction.max.timeout.ms
+transaction.partition.verification.enable transaction.remove.expired.transaction.cleanup.interval.ms
+transaction.state.log.load.buffer.size transaction.state.log.min.isr transaction.state.log.num.partitions
+transaction.state.log.replication.factor transaction.state.log.segment.bytes transactional.id.expiration.ms
+unclean.leader.election.enable zookeeper.connect zookeeper.connection.timeout.ms
+zookeeper.max.in.flight.requests zookeeper.metadata.migration.enable zookeeper.session.timeout.ms
+zookeeper.set.acl zookeeper.ssl.cipher.suites zookeeper.ssl.client.enable zookeeper.ssl.crl.enable
+zookeeper.ssl.enabled.protocols zookeeper.ssl.endpoint.identification.algorithm
+zookeeper.ssl.keystore.location zookeeper.ssl.keystore.password zookeeper.ssl.keystore.type
+zookeeper.ssl.ocsp.enable zookeeper.ssl.protocol zookeeper.ssl.truststore.location
+zookeeper.ssl.truststore.password zookeeper.ssl.truststore.type
 )";
 constexpr const char* kTopic = R"(
 cleanup.policy compression.gzip.level compression.lz4.level compression.type compression.zstd.level
@@ -194,9 +170,9 @@ retention.bytes retention.ms segment.bytes segment.index.bytes segment.jitter.ms
 unclean.leader.election.enable
 )";
 
-std::vector<std::string> split_sorted(const char* text) {
+std::vector<std::string> split_sorted(const char* text, const char* more = "") {
   std::vector<std::string> names;
-  std::istringstream in(text);
+  std::istringstream in(std::string(text) + " " + more);
   for (std::string name; in >> name;) names.push_back(name);
   std::sort(names.begin(), names.end());
   return names;
@@ -205,9 +181,9 @@ std::vector<std::string> split_sorted(const char* text) {
 }  // namespace
 
 const std::vector<std::string>& kafka_config_names(KafkaConfigKind kind) {
-  static const std::vector<std::string> producer = split_sorted(kProducer);
-  static const std::vector<std::string> consumer = split_sorted(kConsumer);
-  static const std::vector<std::string> broker = split_sorted(kBroker);
+  static const std::vector<std::string> producer = split_sorted(kProducer, kClientSecurity);
+  static const std::vector<std::string> consumer = split_sorted(kConsumer, kClientSecurity);
+  static const std::vector<std::string> broker = split_sorted(kBroker, kClientSecurity);
   static const std::vector<std::string> topic = split_sorted(kTopic);
   switch (kind) {
     case KafkaConfigKind::Producer: return producer;

@@ -36,7 +36,7 @@ void read_one(std::string_view input) {
     }
     config::Document document = config::Document::from_string(text, "fuzz.yaml");
     std::size_t pos = 0;
-    while (text.compare(pos, 5, "#set ") == 0) {
+    while (pos < text.size() && text.compare(pos, 5, "#set ") == 0) {
       const std::size_t end = std::min(text.find('\n', pos), text.size());
       document.apply_override(text.substr(pos + 5, end - pos - 5));
       pos = end + 1;

@@ -147,7 +147,7 @@ inline void save_crash(int signal) {
     [[maybe_unused]] const auto written = ::write(fd, input.data(), input.size());
     ::close(fd);
   }
-  constexpr char kMessage[] = "fuzz: crash; the input is in fuzz-crash.bin\n";
+  constexpr char kMessage[] = "fuzz: crash (or a hang: SIGALRM); the input is in fuzz-crash.bin\n";
   [[maybe_unused]] const auto said = ::write(2, kMessage, sizeof kMessage - 1);
   std::signal(signal, SIG_DFL);
   std::raise(signal);
@@ -171,18 +171,36 @@ int drive(int argc, char** argv, Target target) {
     return 2;
   }
   std::string& current = current_input();
-  for (const int signal : {SIGABRT, SIGSEGV, SIGFPE, SIGBUS, SIGILL}) std::signal(signal, save_crash);
+  // SIGALRM: an input read for longer than kTimeoutSeconds is a hang, kept as a crash.
+  constexpr unsigned kTimeoutSeconds = 10;
+  // On a stack of its own, so that a stack overflow is caught too.
+  static std::vector<char> signal_stack(1 << 16);
+  stack_t alternate{};
+  alternate.ss_sp = signal_stack.data();
+  alternate.ss_size = signal_stack.size();
+  ::sigaltstack(&alternate, nullptr);
+  for (const int signal : {SIGABRT, SIGSEGV, SIGFPE, SIGBUS, SIGILL, SIGALRM}) {
+    struct sigaction action {};
+    action.sa_handler = save_crash;
+    action.sa_flags = SA_ONSTACK;
+    ::sigaction(signal, &action, nullptr);
+  }
+  const auto run_one = [&] {
+    ::alarm(kTimeoutSeconds);
+    target(current);
+    ::alarm(0);
+  };
   // The wall clock bounds the driver's run, nothing else: inputs depend only on the seed.
   const auto start = std::chrono::steady_clock::now();
   std::uint64_t runs = 0;
   for (const std::string& file : corpus) {
     current = file;
-    target(current);
+    run_one();
     ++runs;
   }
   while (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < seconds) {
     current = mutate(corpus[random.below(corpus.size())], corpus, random);
-    target(current);
+    run_one();
     ++runs;
   }
   std::cout << "fuzz: " << runs << " inputs, 0 crashes, " << corpus.size() << " corpus files\n";

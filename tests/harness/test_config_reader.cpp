@@ -193,7 +193,9 @@ TEST_CASE("a value out of range names the bounds and the value", "[config]") {
   const ConfigError timeout =
       error_from(doc, [&] { root.get<Duration>("timeout", seconds(1), Range<SimTime>::at_least(milliseconds(1))); });
   CHECK(timeout.message() == "must be at least 1ms, got 0");
-  const ConfigError retries = error_from(doc, [&] { root.required<std::int64_t>("retries", Range{0, 10}); });
+  // A required key: reading stops (with the errors recorded before, here none).
+  const Document alone = parse("retries: -1\n");
+  const ConfigError retries = error_from(alone, [&] { alone.root().required<std::int64_t>("retries", Range{0, 10}); });
   CHECK(retries.message() == "must be between 0 and 10, got -1");
   CHECK(root.get<int>("absent", 5, {1, 10}) == 5);
 }
@@ -434,4 +436,17 @@ TEST_CASE("override: a bracketed --set segment may hold dots, for Kafka config n
   auto config = root.map("brokers").map("config");
   CHECK(config.get<ksim::config::Duration>("replica.lag.time.max.ms", 0) == ksim::seconds(10));
   CHECK(config.get<int>("num.replica.fetchers", 1) == 2);
+}
+
+TEST_CASE("a ',' outside a flow collection is an error, not yaml-cpp 0.7's endless loop", "[config]") {
+  for (const std::string text : {",", ", b\n", "- a\n,\n", "{a: 1}, b\n"}) {
+    INFO(text);
+    CHECK_THAT(error_from([&] { parse(text); }).message(), Catch::StartsWith("invalid YAML"));
+  }
+  CHECK(error_from([] { parse("- a\n,\n"); }).location().line == 2);
+}
+
+TEST_CASE("override: a --set value holding itself through an alias is an error, not endless recursion", "[config][set]") {
+  Document doc = parse("brokers: 3\n");
+  CHECK_THAT(error_from([&] { doc.apply_override("x=&a [*a]"); }).message(), Catch::Contains("nests deeper than"));
 }

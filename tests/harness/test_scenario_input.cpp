@@ -134,7 +134,7 @@ TEST_CASE("all the errors of a file are reported at once, in line order", "[inpu
   }
   // At most 20 are listed.
   std::string many = kCluster + "faults:\n";
-  for (int i = 0; i < 30; ++i) many += "  - {kind: crash, at: x" + std::to_string(i) + ", nodes: [broker-0]}\n";
+  for (int i = 0; i < 30; ++i) many += "  - {kind: crash, at: 1s, duration: x" + std::to_string(i) + ", nodes: [broker-0]}\n";
   const std::string error = scenario_error(many);
   CHECK_THAT(error, Catch::EndsWith("... and 10 more errors"));
 }
@@ -202,6 +202,11 @@ TEST_CASE("a Kafka config ksim does not model is named so, an unknown one gets a
              Catch::Contains("unknown key"));  // a broker config, not a consumer's
   CHECK_THAT(scenario_error("brokers: {}\ntopics: [{name: t, config: {retention.ms: 1}}]\n"),
              Catch::Contains("a Kafka topic config"));
+  for (const std::string& yaml : {std::string("brokers: {config: {ssl.truststore.location: /x}}\ntopics: [{name: t}]\n"),
+                                  kCluster + "producers: [{config: {ssl.truststore.location: /x}}]\n",
+                                  kCluster + "consumers: [{config: {ssl.truststore.location: /x}}]\n"}) {
+    CHECK_THAT(scenario_error(yaml), Catch::Contains("that ksim does not model"));
+  }
   CHECK_THAT(scenario_error(kCluster + "producers: [{config: {lingr.ms: 5}}]\n"),
              Catch::Contains("unknown key 'lingr.ms' (did you mean 'linger.ms'?)"));
   CHECK_THAT(scenario_error(kCluster + "producers: [{config: {delivery.timeout.ms: 1000}}]\n"),

@@ -148,7 +148,7 @@ std::optional<HardwareProfile> read_profile(MapReader& root, const std::string& 
     }
     return p;
   }
-  fail("no profile " + config::excerpt(name) + " (available: " + available_profiles(dirs) + ")");
+  fail("no profile '" + config::excerpt(name) + "' (available: " + available_profiles(dirs) + ")");
   return std::nullopt;
 }
 

@@ -148,18 +148,13 @@ void read_kind_specific(MapReader& in, Fault& fault, const KnownNames* known) {
   }
 }
 
-// The run ends at duration (+ drain with a Kafka cluster): a fault after that never fires. An
-// error, unless --set shortened the run (a quick look at a scenario): then a warning.
+// The run ends at duration (+ drain with a Kafka cluster): a fault after that never happens, an
+// error; unless --set shortened the run (a quick look at a scenario, a sweep's short runs).
 void check_fault_time(MapReader& in, std::string_view key, SimTime at, const Scenario& s, bool shortened) {
   const SimTime end = s.duration + (s.kafka ? s.drain : 0);
-  if (at <= end) return;
-  const std::string message = "is after the end of the run (" + units::format_duration(end) +
-                              (s.kafka ? ": duration + drain" : ": duration") + "), so the fault never happens";
-  if (shortened) {
-    in.warn(key, message);
-  } else {
-    in.reject(key, message);
-  }
+  if (at <= end || shortened) return;
+  in.reject(key, "is after the end of the run (" + units::format_duration(end) +
+                     (s.kafka ? ": duration + drain" : ": duration") + "), so the fault never happens");
 }
 
 std::vector<FaultSpec> read_faults(ListReader list, const KnownNames& known, const Scenario& s, bool shortened) {

@@ -15,7 +15,9 @@ using ksim::app::RunArgs;
 void add_scenario_options(CLI::App& command, RunArgs& args) {
   command.add_option("--set", args.overrides, "Override a scenario value: path.to.key=value (repeatable)")
       ->allow_extra_args(false);  // one value per --set, so a scenario file after it stays positional
-  command.add_option("--seed", args.seed, "Root seed (overrides the scenario's seed)");
+  command.add_option("--seed", args.seed_text, "Root seed, 0 to 2^64-1 (overrides the scenario's seed)");
+  command.add_flag("--ignore-unmodelled", args.ignore_unmodelled,
+                   "Accept Kafka configs ksim does not model (a pasted properties file) and list them in the report");
 }
 
 }  // namespace

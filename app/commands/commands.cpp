@@ -1,5 +1,6 @@
 #include "app/commands/commands.hpp"
 
+#include <charconv>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -21,11 +22,22 @@ namespace ksim::app {
 
 namespace {
 
+// --seed: a whole number 0 .. 2^64-1, as the scenario's seed: key (no wrap of -1 or 2^64).
+std::uint64_t parse_seed(const std::string& text) {
+  std::uint64_t seed = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), seed);
+  if (ec == std::errc{} && end == text.data() + text.size() && !text.empty()) return seed;
+  throw config::ConfigError(config::Location{"--seed", 0, 0}, "",
+                            "expected a seed from 0 to 18446744073709551615 (2^64-1), got '" + config::excerpt(text) + "'");
+}
+
 config::Document load(const RunArgs& args) {
   const std::string path = args.scenario.empty() ? default_scenario_path() : args.scenario;
+  const std::optional<std::uint64_t> seed = args.seed_text ? std::optional(parse_seed(*args.seed_text)) : args.seed;
   config::Document document = config::Document::load_file(path);
+  document.accept_foreign_keys(args.ignore_unmodelled);
   for (const auto& assignment : args.overrides) document.apply_override(assignment);
-  if (args.seed) document.apply_override("seed=" + std::to_string(*args.seed));
+  if (seed) document.apply_override("seed=" + std::to_string(*seed));
   return document;
 }
 
@@ -40,7 +52,19 @@ std::optional<spdlog::level::level_enum> parse_level(const std::string& name) {
   return std::nullopt;
 }
 
-void print_error(std::ostream& err, const config::ConfigError& e) { fmt::print(err, "ksim: {}\n", e.what()); }
+// One line per error ("ksim: file:line:column: key: message"), as ConfigErrors::what() has them.
+void print_error(std::ostream& err, const config::ConfigError& e) {
+  std::string_view text = e.what();
+  while (!text.empty()) {
+    const std::size_t end = std::min(text.find('\n'), text.size());
+    fmt::print(err, "ksim: {}\n", text.substr(0, end));
+    text.remove_prefix(std::min(end + 1, text.size()));
+  }
+}
+
+void print_warnings(std::ostream& err, const Scenario& scenario) {
+  for (const auto& w : scenario.warnings) fmt::print(err, "ksim: warning: {}\n", w.text());
+}
 
 }  // namespace
 
@@ -59,6 +83,8 @@ int run_command(const RunArgs& args, std::ostream& out, std::ostream& err) {
   try {
     const config::Document document = load(args);
     const Scenario scenario = read_scenario(document, expectation_catalogue());
+    check_something_to_simulate(document, scenario);
+    print_warnings(err, scenario);
     std::ofstream trace;
     RunOptions options{*level, nullptr};
     if (args.check_every_partition) options.invariants = models::ClusterInvariants::Scope::Everything;
@@ -92,7 +118,9 @@ int validate_command(const RunArgs& args, std::ostream& out, std::ostream& err) 
   try {
     const config::Document document = load(args);
     const Scenario scenario = read_scenario(document, expectation_catalogue());
+    check_something_to_simulate(document, scenario);
     const auto nodes = node_placements(scenario);
+    print_warnings(err, scenario);
     fmt::print(out, "{}: ok ({} nodes, {} faults, {} nemesis rules, {} simulated)\n", document.file_name(),
                nodes.size(), scenario.faults.size(), scenario.nemesis.rules.size(),
                units::format_duration(scenario.duration));

@@ -18,11 +18,13 @@ constexpr int kExitUsage = 2;
 struct RunArgs {
   std::string scenario;  // empty: scenarios/quickstart.yaml
   std::optional<std::uint64_t> seed;
+  std::optional<std::string> seed_text;  // --seed as typed (0 .. 2^64-1), checked by the command; wins over seed
   std::vector<std::string> overrides;  // "path.to.key=value"
   std::string trace_file;
   bool json = false;
   std::string log_level = "warn";
   bool check_every_partition = false;  // the invariants on every partition after every event (slow)
+  bool ignore_unmodelled = false;  // accept Kafka configs ksim does not model, and list them in the report
 };
 
 std::string default_scenario_path();

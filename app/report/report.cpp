@@ -66,12 +66,18 @@ RunReport make_report(const Cluster& cluster, double wall_s) {
   r.network = sim.network().stats();
   r.faults_fired = cluster.faults().coverage();
   r.expectations = check_expectations(scenario.expect, r);
+  for (const auto& w : scenario.warnings) r.warnings.push_back(w.text());
+  for (const auto& k : scenario.ignored_configs) {
+    r.ignored_configs.push_back(config::ConfigError(k.location, k.key_path, "not modelled, ignored").what());
+  }
   return r;
 }
 
 nlohmann::ordered_json to_json(const RunReport& r) {
   nlohmann::ordered_json j;
   add_json(kRunSection, r, j);
+  j["warnings"] = r.warnings;
+  j["ignored_configs"] = r.ignored_configs;
   if (r.kafka) add_kafka_json(*r.kafka, j);
   if (r.rpc) add_rpc_json(*r.rpc, j);
   add_json(kNetworkSection, r.network, j);
@@ -85,6 +91,8 @@ nlohmann::ordered_json to_json(const RunReport& r) {
 
 void print_report(const RunReport& r, std::ostream& out) {
   fmt::print(out, "ksim run: {} ({})\n", r.scenario.empty() ? r.file : r.scenario, r.file);
+  for (const auto& w : r.warnings) fmt::print(out, "warning: {}\n", w);
+  for (const auto& k : r.ignored_configs) fmt::print(out, "ignored: {}\n", k);
   print_figures(kRunSection, r, out);
   fmt::print(out, "\n");
   if (r.kafka) print_kafka(*r.kafka, out);

@@ -33,6 +33,8 @@ struct RunReport {
   NetworkStats network;
   std::map<std::string, std::uint64_t> faults_fired;
   std::vector<ExpectationResult> expectations;
+  std::vector<std::string> warnings;         // the scenario's, "file:line:column: key: message"
+  std::vector<std::string> ignored_configs;  // "file:line: key.path", accepted by --ignore-unmodelled
 
   double events_per_wall_s() const { return wall_s > 0 ? static_cast<double>(events) / wall_s : 0.0; }
   bool expectations_held() const;

@@ -1,17 +1,20 @@
-// The scenario document: loading the YAML, and changing it by --set overrides.
+// The scenario document: reading the file (bounded, text only), a properties
+// file as a mapping, changing it by --set overrides, and the errors found.
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 #include <vector>
 
 #include "app/scenario/config_messages.hpp"
 #include "app/scenario/config_reader.hpp"
 #include "app/scenario/config_tree.hpp"
+#include "app/scenario/properties_file.hpp"
+#include "app/scenario/text_file.hpp"
 
 namespace ksim::config {
 
@@ -85,8 +88,15 @@ Assignment parse_assignment(std::string_view text) {
   return assignment;
 }
 
-// A copy with no marks, so that readers locate it at "--set".
-YAML::Node without_marks(const YAML::Node& node) {
+// A copy with no marks, so that readers locate it at "--set". An alias may make a
+// node hold itself (&a [*a]): past kMaxDepth levels it is an error.
+constexpr int kMaxDepth = 64;
+
+YAML::Node without_marks(const YAML::Node& node, const Assignment& assignment, int depth = 0) {
+  if (depth > kMaxDepth) {
+    throw override_error(assignment.path, "the value nests deeper than " + std::to_string(kMaxDepth) +
+                                              " levels (an alias inside itself?)");
+  }
   switch (node.Type()) {
     case YAML::NodeType::Scalar: {
       YAML::Node copy(node.Scalar());
@@ -95,12 +105,14 @@ YAML::Node without_marks(const YAML::Node& node) {
     }
     case YAML::NodeType::Sequence: {
       YAML::Node copy(YAML::NodeType::Sequence);
-      for (const YAML::Node& item : node) copy.push_back(without_marks(item));
+      for (const YAML::Node& item : node) copy.push_back(without_marks(item, assignment, depth + 1));
       return copy;
     }
     case YAML::NodeType::Map: {
       YAML::Node copy(YAML::NodeType::Map);
-      for (auto it = node.begin(); it != node.end(); ++it) copy[without_marks(it->first)] = without_marks(it->second);
+      for (auto it = node.begin(); it != node.end(); ++it) {
+        copy[without_marks(it->first, assignment, depth + 1)] = without_marks(it->second, assignment, depth + 1);
+      }
       return copy;
     }
     default:
@@ -110,7 +122,7 @@ YAML::Node without_marks(const YAML::Node& node) {
 
 YAML::Node parse_override_value(const Assignment& assignment) {
   try {
-    return without_marks(YAML::Load(assignment.value));
+    return without_marks(YAML::Load(assignment.value), assignment);
   } catch (const YAML::Exception& e) {
     throw override_error(assignment.path, "cannot parse value " + quoted(assignment.value) + ": " + e.msg);
   }
@@ -168,6 +180,8 @@ void assign(YAML::Node root, const Assignment& assignment, const YAML::Node& val
 struct Document::Impl {
   YAML::Node root;
   std::string file;
+  bool empty = false;
+  std::shared_ptr<detail::Diagnostics> diagnostics = std::make_shared<detail::Diagnostics>();
 };
 
 Document::Document(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -176,27 +190,63 @@ Document& Document::operator=(Document&&) noexcept = default;
 Document::~Document() = default;
 
 Document Document::load_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(Location{path, 0, 0}, "", std::string("cannot read the file: ") + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return from_string(text.str(), path);
+  return from_string(read_text_file(path, kMaxFileBytes), path);
 }
 
-Document Document::from_string(const std::string& text, std::string file_name) {
-  std::vector<YAML::Node> documents;
+Document Document::load_properties(const std::string& path) {
+  return from_string(properties_as_yaml(read_text_file(path, kMaxFileBytes)), path);
+}
+
+namespace {
+
+// Where each YAML document of a text starts, from yaml-cpp's events.
+struct DocumentStarts : YAML::EventHandler {
+  std::vector<YAML::Mark> marks;
+  void OnDocumentStart(const YAML::Mark& mark) override { marks.push_back(mark); }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
+// One YAML document, or an error. Not YAML::LoadAll: yaml-cpp 0.7 (Debian 12) loops for ever on a
+// ',' outside a flow collection, a new empty document each time at the same place (yaml-cpp issue
+// 1040, fixed by pull request 1319 in 0.8.1). Three documents at most are looked at; two starting
+// at one place mean the parser is stuck there.
+YAML::Node load_one_document(const std::string& text, const std::string& file_name) {
   try {
-    documents = YAML::LoadAll(text);
+    std::istringstream in(text);
+    YAML::Parser parser(in);
+    DocumentStarts starts;
+    for (int i = 0; i < 3 && parser.HandleNextDocument(starts); ++i) {
+    }
+    const auto& marks = starts.marks;
+    for (std::size_t i = 1; i < marks.size(); ++i) {
+      if (marks[i].pos == marks[i - 1].pos) {
+        throw ConfigError(mark_location(file_name, marks[i]), "",
+                          "invalid YAML: unexpected token here (a ',' outside [ ] or { }?)");
+      }
+    }
+    if (marks.size() > 1) {
+      throw ConfigError(mark_location(file_name, marks[1]), "", "expected one YAML document, found a second one");
+    }
+    return marks.empty() ? YAML::Node() : YAML::Load(text);
   } catch (const YAML::Exception& e) {
-    throw ConfigError(mark_location(file_name, e.mark), "", "invalid YAML: " + e.msg);
+    throw ConfigError(mark_location(file_name, e.mark), "", "invalid YAML: " + excerpt(e.msg, 200));
   }
-  if (documents.size() > 1) {
-    throw ConfigError(location_of(documents[1], file_name, Location{file_name, 0, 0}), "",
-                      "expected one YAML document, found a second one");
-  }
+}
+
+}  // namespace
+
+Document Document::from_string(const std::string& text, std::string file_name) {
+  const YAML::Node document = load_one_document(text, file_name);
   auto impl = std::make_unique<Impl>();
-  const bool empty = documents.empty() || documents.front().IsNull();
-  impl->root = empty ? YAML::Load("{}") : documents.front();
+  impl->empty = document.IsNull();
+  impl->root = impl->empty ? YAML::Load("{}") : document;
   impl->file = std::move(file_name);
   return Document(std::move(impl));
 }
@@ -209,6 +259,7 @@ void Document::apply_override(std::string_view assignment_text) {
   } catch (const YAML::Exception& e) {
     throw override_error(assignment.path, "cannot set it: " + e.msg);
   }
+  impl_->empty = false;
 }
 
 MapReader Document::root() const {
@@ -218,8 +269,10 @@ MapReader Document::root() const {
     throw ConfigError(location, "", "expected a mapping of keys to values at the top level, got " +
                                         describe(impl_->root));
   }
-  return MapReader(make_state(impl_->root, impl_->file, "", location));
+  return MapReader(make_state(impl_->root, impl_->file, "", location, impl_->diagnostics));
 }
+
+bool Document::empty() const { return impl_->empty; }
 
 const std::string& Document::file_name() const { return impl_->file; }
 
@@ -228,5 +281,22 @@ std::string Document::to_yaml() const {
   out << impl_->root;
   return out.c_str();
 }
+
+void Document::throw_if_errors() const {
+  if (!impl_->diagnostics->errors.empty()) impl_->diagnostics->throw_all();
+}
+
+void Document::fail(const ConfigError& error) const {
+  for (ConfigError& e : errors_of(error)) impl_->diagnostics->errors.push_back(std::move(e));
+  impl_->diagnostics->throw_all();
+}
+
+const std::vector<ConfigError>& Document::errors() const { return impl_->diagnostics->errors; }
+
+const std::vector<Warning>& Document::warnings() const { return impl_->diagnostics->warnings; }
+
+void Document::accept_foreign_keys(bool accept) { impl_->diagnostics->accept_foreign = accept; }
+
+const std::vector<IgnoredKey>& Document::ignored() const { return impl_->diagnostics->ignored; }
 
 }  // namespace ksim::config

@@ -8,8 +8,11 @@
 #include <string>
 #include <string_view>
 
+#include "app/scenario/config_reader.hpp"
+
 namespace ksim::config::detail {
 
+// 'text', shortened to an excerpt (config_reader.hpp's excerpt()).
 std::string quoted(std::string_view text);
 
 // Optimal-string-alignment distance (Levenshtein plus adjacent transpositions).

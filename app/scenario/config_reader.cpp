@@ -3,7 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "app/scenario/config_messages.hpp"
@@ -13,6 +13,7 @@ namespace ksim::config {
 
 using detail::child_state;
 using detail::closest;
+
 using detail::describe;
 using detail::did_you_mean;
 using detail::Entry;
@@ -30,29 +31,72 @@ using detail::ReaderState;
 
 // ---- unknown keys ------------------------------------------------------------
 
-std::string unknown_key_message(const ReaderState& state, const std::string& key) {
-  const std::optional<std::string> suggestion = closest(key, state.requested);
+bool is_foreign(const ReaderState& state, std::string_view key) {
+  return state.foreign && std::ranges::binary_search(*state.foreign->names, key);
+}
+
+// A chain of one-key maps set by --set ("auto: {offset: {reset: earliest}}"
+// from consumers.0.config.auto.offset.reset=earliest): the dotted name and the value.
+std::optional<std::pair<std::string, std::string>> dotted_override(const std::string& key, const YAML::Node& value) {
+  std::string name = key;
+  YAML::Node node = value;
+  while (node.IsMap() && node.size() == 1 && node.Mark().is_null()) {
+    const auto only = node.begin();
+    name += "." + only->first.Scalar();
+    const YAML::Node next = only->second;
+    node.reset(next);
+  }
+  if (name == key || !node.IsScalar()) return std::nullopt;
+  return std::pair(name, node.Scalar());
+}
+
+std::string unknown_key_message(const ReaderState& state, const std::string& key, const YAML::Node& value) {
+  if (const auto dotted = dotted_override(key, value)) {
+    if (state.requested.contains(dotted->first) || is_foreign(state, dotted->first)) {
+      return "unknown key " + quoted(key) + ": a name with dots needs brackets, as in --set '" + state.path + "[" +
+             dotted->first + "]=" + excerpt(dotted->second) + "'";
+    }
+  }
+  std::optional<std::string> suggestion = closest(key, state.requested);
+  if (!suggestion && state.foreign) suggestion = closest(key, *state.foreign->names);
   if (suggestion) return "unknown key " + quoted(key) + did_you_mean(suggestion);
   if (state.requested.empty()) return "unknown key " + quoted(key) + " (no keys are expected here)";
   return "unknown key " + quoted(key) + " (expected " + list_words(state.requested) + ")";
 }
 
-void collect_unknown_keys(const ReaderState& state, std::vector<ConfigError>& found) {
-  if (state.node.IsDefined() && state.node.IsMap()) {
-    for (auto it = state.node.begin(); it != state.node.end(); ++it) {
-      const std::string& key = it->first.Scalar();
-      if (state.requested.contains(key)) continue;
-      found.emplace_back(location_of(it->first, state.file, state.location), join_path(state.path, key),
-                         unknown_key_message(state, key));
+void check_unread_key(const ReaderState& state, const YAML::const_iterator& it, const std::string& file) {
+  const std::string& key = it->first.Scalar();
+  if (state.requested.contains(key)) return;
+  const Location location = location_of(it->first, file, state.location);
+  const std::string path = join_path(state.path, key);
+  if (is_foreign(state, key)) {
+    if (state.diagnostics->accept_foreign) {
+      state.diagnostics->ignored.push_back({location, path});
+    } else {
+      state.diagnostics->add(ConfigError(location, path,
+                                         quoted(key) + " is " + state.foreign->what +
+                                             " that ksim does not model (see docs/kafka-model.md; "
+                                             "ksim run --ignore-unmodelled accepts it and lists it in the report)"));
     }
+    return;
   }
-  for (const auto& [segment, child] : state.children) collect_unknown_keys(*child, found);
+  state.diagnostics->add(ConfigError(location, path, unknown_key_message(state, key, it->second)));
 }
 
-// Document order; keys added by --set (line 0) come last.
-bool comes_first(const ConfigError& a, const ConfigError& b) {
-  const auto order = [](const Location& l) { return std::tuple(l.line == 0, l.line, l.column); };
-  return order(a.location()) < order(b.location());
+void record_unknown_keys(const ReaderState& state) {
+  if (state.node.IsDefined() && state.node.IsMap()) {
+    for (auto it = state.node.begin(); it != state.node.end(); ++it) {
+      if (it->first.IsScalar()) check_unread_key(state, it, state.file);
+    }
+  }
+  if (state.defaults && state.defaults->node.IsMap()) {
+    for (auto it = state.defaults->node.begin(); it != state.defaults->node.end(); ++it) {
+      if (it->first.IsScalar() && !find_entry(state.node, it->first.Scalar())) {
+        check_unread_key(state, it, state.defaults->file);
+      }
+    }
+  }
+  for (const auto& [segment, child] : state.children) record_unknown_keys(*child);
 }
 
 }  // namespace
@@ -63,13 +107,16 @@ MapReader::MapReader(std::shared_ptr<detail::ReaderState> state) : state_(std::m
 
 std::optional<std::string> MapReader::scalar(std::string_view key, std::string_view expected) {
   state_->requested.emplace(key);
-  const std::optional<Entry> entry = find_entry(state_->node, key);
+  const std::optional<Entry> entry = find_entry(*state_, key);
   if (!entry) return std::nullopt;
   if (!entry->value.IsScalar()) {
-    throw error(key, "expected " + std::string(expected) + ", got " + describe(entry->value));
+    reject(key, "expected " + std::string(expected) + ", got " + describe(entry->value));
+    return std::nullopt;
   }
   return entry->value.Scalar();
 }
+
+void MapReader::stop() const { state_->diagnostics->throw_all(); }
 
 ConfigError MapReader::missing(std::string_view key) const {
   return ConfigError(state_->location, join_path(state_->path, key), "missing required key " + quoted(key));
@@ -80,19 +127,19 @@ std::string MapReader::get_choice(std::string_view key, std::initializer_list<st
   const std::optional<std::string> text = scalar(key, "one of " + list_words(choices));
   if (!text) return std::string(default_value);
   if (std::ranges::find(choices, std::string_view(*text)) != choices.end()) return *text;
-  throw error(key, "must be one of " + list_words(choices) + ", got " + quoted(*text) +
-                       did_you_mean(closest(*text, choices)));
+  reject(key, "must be one of " + list_words(choices) + ", got " + quoted(*text) + did_you_mean(closest(*text, choices)));
+  return std::string(default_value);
 }
 
-bool MapReader::has(std::string_view key) const { return find_entry(state_->node, key).has_value(); }
+bool MapReader::has(std::string_view key) const { return find_entry(*state_, key).has_value(); }
 
 bool MapReader::has_map(std::string_view key) const {
-  const std::optional<Entry> entry = find_entry(state_->node, key);
+  const std::optional<Entry> entry = find_entry(*state_, key);
   return entry && entry->value.IsMap();
 }
 
 bool MapReader::has_list(std::string_view key) const {
-  const std::optional<Entry> entry = find_entry(state_->node, key);
+  const std::optional<Entry> entry = find_entry(*state_, key);
   return entry && entry->value.IsSequence();
 }
 
@@ -105,32 +152,46 @@ std::vector<std::string> MapReader::keys() const {
 
 MapReader MapReader::map(std::string_view key) {
   state_->requested.emplace(key);
-  const std::optional<Entry> entry = find_entry(state_->node, key);
-  if (!entry) return MapReader(child_state(*state_, key, YAML::Node(), state_->location));
-  if (!entry->value.IsMap() && !entry->value.IsNull()) {
-    throw error(key, "expected a mapping, got " + describe(entry->value));
+  std::optional<Entry> entry = find_entry(*state_, key);
+  if (entry && !entry->value.IsMap() && !entry->value.IsNull()) {
+    reject(key, "expected a mapping, got " + describe(entry->value));
+    entry.reset();
   }
+  if (!entry) return MapReader(child_state(*state_, key, YAML::Node(), state_->location));
   return MapReader(child_state(*state_, key, entry->value, value_location(*state_, *entry)));
 }
 
 ListReader MapReader::list(std::string_view key) {
   state_->requested.emplace(key);
-  const std::optional<Entry> entry = find_entry(state_->node, key);
-  if (!entry) return ListReader(child_state(*state_, key, YAML::Node(), state_->location));
-  if (!entry->value.IsSequence() && !entry->value.IsNull()) {
-    throw error(key, "expected a list, got " + describe(entry->value));
+  std::optional<Entry> entry = find_entry(*state_, key);
+  if (entry && !entry->value.IsSequence() && !entry->value.IsNull()) {
+    reject(key, "expected a list, got " + describe(entry->value));
+    entry.reset();
   }
+  if (!entry) return ListReader(child_state(*state_, key, YAML::Node(), state_->location));
   return ListReader(child_state(*state_, key, entry->value, value_location(*state_, *entry)));
 }
 
 void MapReader::ignore(std::string_view key) { state_->requested.emplace(key); }
 
+void MapReader::foreign_keys(const ForeignKeys& foreign) { state_->foreign = foreign; }
+
+void MapReader::add_defaults(const MapReader& defaults) { state_->defaults = defaults.state_; }
+
+void MapReader::finish_keys() { record_unknown_keys(*state_); }
+
 void MapReader::finish() {
-  std::vector<ConfigError> unknown;
-  collect_unknown_keys(*state_, unknown);
-  if (unknown.empty()) return;
-  throw *std::ranges::min_element(unknown, comes_first);
+  finish_keys();
+  if (!state_->diagnostics->errors.empty()) state_->diagnostics->throw_all();
 }
+
+void MapReader::reject(std::string_view key, std::string message) { state_->diagnostics->add(error(key, std::move(message))); }
+
+void MapReader::warn(std::string_view key, std::string message) {
+  state_->diagnostics->warnings.push_back({key_location(*state_, key), join_path(state_->path, key), std::move(message)});
+}
+
+const std::string& MapReader::file() const { return state_->file; }
 
 Location MapReader::location() const { return state_->location; }
 
@@ -162,15 +223,21 @@ YAML::Node item_or_throw(const ListReader& list, const ReaderState& state, std::
 
 MapReader ListReader::map_at(std::size_t index) {
   const YAML::Node item = item_or_throw(*this, *state_, index);
-  if (!item.IsMap() && !item.IsNull()) throw error(index, "expected a mapping, got " + describe(item));
   const Location location = location_of(item, state_->file, state_->location);
+  if (!item.IsMap() && !item.IsNull()) {
+    record(error(index, "expected a mapping, got " + describe(item)));
+    return MapReader(child_state(*state_, std::to_string(index), YAML::Node(), location));
+  }
   return MapReader(child_state(*state_, std::to_string(index), item, location));
 }
 
 ListReader ListReader::list_at(std::size_t index) {
   const YAML::Node item = item_or_throw(*this, *state_, index);
-  if (!item.IsSequence() && !item.IsNull()) throw error(index, "expected a list, got " + describe(item));
   const Location location = location_of(item, state_->file, state_->location);
+  if (!item.IsSequence() && !item.IsNull()) {
+    record(error(index, "expected a list, got " + describe(item)));
+    return ListReader(child_state(*state_, std::to_string(index), YAML::Node(), location));
+  }
   return ListReader(child_state(*state_, std::to_string(index), item, location));
 }
 
@@ -179,6 +246,8 @@ std::string ListReader::scalar_at(std::size_t index, std::string_view expected) 
   if (!item.IsScalar()) throw error(index, "expected " + std::string(expected) + ", got " + describe(item));
   return item.Scalar();
 }
+
+void ListReader::record(ConfigError error) const { state_->diagnostics->add(std::move(error)); }
 
 Location ListReader::location() const { return state_->location; }
 

@@ -7,11 +7,19 @@
 //   config::MapReader net = root.map("network");
 //   SimTime latency = net.get<config::Duration>("latency", milliseconds(1));
 //   int brokers = root.required<int>("brokers", {1, 1000});
-//   root.finish();  // throws for the first key nobody asked about
+//   root.finish();  // throws every error found, keys nobody asked about included
 //
 // Every key in the YAML must be asked about by someone, so typos surface as
 // "unknown key 'jiter' (did you mean 'jitter'?)" instead of silently using a
 // default. All failures are ConfigError, located at file:line:column.
+//
+// Errors are collected by the document: a bad value (wrong type, unit,
+// range or choice), an unknown or duplicate key is recorded and reading goes
+// on with the default, so that one run reports all of a file's errors;
+// finish() (or Document::read) throws them together as ConfigErrors, in line
+// order. An error the reader cannot go on from (a missing required key, an
+// error thrown by model code, YAML that does not parse) is thrown at once;
+// Document::read adds the errors recorded before it.
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -21,6 +29,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "sim/events/time.hpp"
@@ -48,6 +57,46 @@ class ConfigError : public std::runtime_error {
   Location location_;
   std::string key_path_;
   std::string message_;
+};
+
+// Several errors of one document, in line order (the first is this error's
+// own location and message); what() has one per line, at most kReportedErrors.
+class ConfigErrors : public ConfigError {
+ public:
+  static constexpr std::size_t kReportedErrors = 20;
+  explicit ConfigErrors(std::vector<ConfigError> errors);  // not empty
+  const std::vector<ConfigError>& errors() const { return errors_; }
+  const char* what() const noexcept override;
+
+ private:
+  std::vector<ConfigError> errors_;
+  std::string text_;
+};
+
+// Each error of `e`: itself, or those of a ConfigErrors.
+std::vector<ConfigError> errors_of(const ConfigError& e);
+
+// A located remark on a value that is accepted but probably not meant.
+struct Warning {
+  Location location;
+  std::string key_path;
+  std::string message;
+  std::string text() const;  // "file:line:column: key.path: message"
+};
+
+// A key accepted without being read (a Kafka config ksim does not model,
+// with ksim run --ignore-unmodelled).
+struct IgnoredKey {
+  Location location;
+  std::string key_path;
+};
+
+// Names a map may hold that ksim knows but does not read, e.g. Kafka's
+// producer configs: an unread key among them is reported as `what` (or,
+// when the document accepts them, ignored and listed) instead of unknown.
+struct ForeignKeys {
+  const std::vector<std::string>* names = nullptr;  // sorted
+  std::string what;  // "a Kafka producer config"
 };
 
 // ---- value types -----------------------------------------------------------
@@ -178,10 +227,21 @@ std::string mismatch_message(std::string_view expected, std::string_view text, s
 std::string range_message(const std::optional<std::string>& min, const std::optional<std::string>& max,
                           std::string_view text);
 
+// A duration under a key named like Kafka's configs ("linger.ms") may be a
+// bare number in the key's unit, as in a properties file.
+template <class T>
+units::ParseResult<Value<T>> parse_for(std::string_view text, std::string_view key) {
+  if constexpr (std::is_same_v<T, Duration>) {
+    return units::parse_duration(text, units::bare_duration_unit(key));
+  } else {
+    return Codec<T>::parse(text);
+  }
+}
+
 // Parses and range-checks one scalar; the failure text is a ConfigError message.
 template <class T>
-units::ParseResult<Value<T>> decode(std::string_view text, const Range<Value<T>>* range) {
-  auto parsed = Codec<T>::parse(text);
+units::ParseResult<Value<T>> decode(std::string_view text, const Range<Value<T>>* range, std::string_view key = {}) {
+  auto parsed = parse_for<T>(text, key);
   if (!parsed) return units::ParseResult<Value<T>>::failure(mismatch_message(Codec<T>::expected, text, parsed.error()));
   if (range != nullptr && !range->contains(parsed.value())) {
     const auto min = range->has_min() ? std::optional(Codec<T>::format(range->min)) : std::nullopt;
@@ -235,9 +295,23 @@ class MapReader {
   ListReader list(std::string_view key);  // absent or empty value -> empty list
   void ignore(std::string_view key);      // accept the key (and everything under it) unread
 
-  // Throws for the first key, in document order, that nobody asked about, in
-  // this map or in any map or list reached from it. Never called implicitly.
+  // Keys this map may hold unread (Kafka's configs that ksim does not model).
+  void foreign_keys(const ForeignKeys& foreign);
+  // Defaults for this map's keys from another document (a properties file
+  // given as config_file); the map's own keys win. Its errors are located there.
+  void add_defaults(const MapReader& defaults);
+
+  // Records an error for each key that nobody asked about, in this map or in
+  // any map or list reached from it; then throws every error the document
+  // has recorded (ConfigErrors). Never called implicitly.
   void finish();
+  void finish_keys();  // the same without throwing (a map read again later)
+
+  // A recoverable error at `key`: recorded, and reading goes on.
+  void reject(std::string_view key, std::string message);
+  // A warning at `key`, listed with the scenario.
+  void warn(std::string_view key, std::string message);
+  const std::string& file() const;  // the document's file
 
   Location location() const;
   const std::string& path() const;  // "network.jitter"; "" for the root
@@ -253,21 +327,26 @@ class MapReader {
   std::optional<Value<T>> optional_value(std::string_view key, const Range<Value<T>>* range) {
     const std::optional<std::string> text = scalar(key, Codec<T>::expected);
     if (!text) return std::nullopt;
-    auto decoded = detail::decode<T>(*text, range);
-    if (!decoded) throw error(key, decoded.error());
+    auto decoded = detail::decode<T>(*text, range, key);
+    if (!decoded) {
+      reject(key, decoded.error());
+      return std::nullopt;
+    }
     return decoded.value();
   }
   template <class T>
   Value<T> required_value(std::string_view key, const Range<Value<T>>* range) {
     std::optional<Value<T>> value = optional_value<T>(key, range);
-    if (!value) throw missing(key);
-    return std::move(*value);
+    if (value) return std::move(*value);
+    if (!has(key)) throw missing(key);
+    stop();  // a bad value, recorded: no default to go on with
   }
 
-  // Marks `key` as read; its scalar text, or nullopt when absent.
-  // Throws when the value is a mapping, a list or empty.
+  // Marks `key` as read; its scalar text, or nullopt when absent (or, after
+  // recording an error, when the value is a mapping, a list or empty).
   std::optional<std::string> scalar(std::string_view key, std::string_view expected);
   ConfigError missing(std::string_view key) const;
+  [[noreturn]] void stop() const;  // throws the errors recorded so far
 
   std::shared_ptr<detail::ReaderState> state_;
 };
@@ -307,19 +386,27 @@ class ListReader {
   Value<T> value_at(std::size_t index, const Range<Value<T>>* range) const {
     const std::string text = scalar_at(index, Codec<T>::expected);
     auto decoded = detail::decode<T>(text, range);
-    if (!decoded) throw error(index, decoded.error());
+    if (!decoded) throw error(index, decoded.error());  // no default to go on with
     return decoded.value();
   }
   std::string scalar_at(std::size_t index, std::string_view expected) const;
+  void record(ConfigError error) const;
 
   std::shared_ptr<detail::ReaderState> state_;
 };
 
-// Owns the parsed YAML tree and the file name.
+// Owns the parsed YAML tree, the file name and what reading it found.
 class Document {
  public:
+  // What load_file reads at most: a scenario is a few KiB.
+  static constexpr std::size_t kMaxFileBytes = 4 << 20;
+  // Refuses a directory, a file over kMaxFileBytes (a device or FIFO is read
+  // up to it), and binary text (a NUL byte, invalid UTF-8).
   static Document load_file(const std::string& path);
   static Document from_string(const std::string& text, std::string file_name);
+  // A Java properties file (key=value lines) as a flat mapping of strings,
+  // each located at its line; for a Kafka client's or broker's config_file.
+  static Document load_properties(const std::string& path);
 
   Document(Document&&) noexcept;
   Document& operator=(Document&&) noexcept;
@@ -332,14 +419,44 @@ class Document {
   void apply_override(std::string_view assignment);
 
   MapReader root() const;  // an empty file reads as an empty mapping
+  bool empty() const;      // nothing but comments and blank lines
   const std::string& file_name() const;
   std::string to_yaml() const;  // the tree after overrides, for reports
+
+  // Runs `read` (which reads this document); throws the errors it recorded,
+  // with the one it threw, if any, as one ConfigErrors in line order.
+  template <class Read>
+  auto read(Read&& read) const -> decltype(read()) {
+    try {
+      if constexpr (std::is_void_v<decltype(read())>) {
+        read();
+        throw_if_errors();
+      } else {
+        auto result = read();
+        throw_if_errors();
+        return result;
+      }
+    } catch (const ConfigError& e) {
+      fail(e);
+    }
+  }
+  void throw_if_errors() const;
+  [[noreturn]] void fail(const ConfigError& error) const;  // `error` after the recorded ones
+  const std::vector<ConfigError>& errors() const;  // recorded so far
+  const std::vector<Warning>& warnings() const;
+  // Foreign keys (Kafka configs ksim does not model) are accepted and listed, not errors.
+  void accept_foreign_keys(bool accept);
+  const std::vector<IgnoredKey>& ignored() const;
 
  private:
   struct Impl;
   explicit Document(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
+
+// At most `limit` characters of `text`, unprintable bytes as \xNN, "..." when cut:
+// what an error message shows of a value or key.
+std::string excerpt(std::string_view text, std::size_t limit = 60);
 
 // The candidate closest to `word` if it is a plausible typo of it (for "did you mean").
 std::optional<std::string> closest_name(std::string_view word, const std::vector<std::string>& candidates);

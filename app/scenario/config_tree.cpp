@@ -1,5 +1,9 @@
 #include "app/scenario/config_tree.hpp"
 
+#include <algorithm>
+#include <string_view>
+#include <tuple>
+
 #include "app/scenario/config_messages.hpp"
 
 namespace ksim::config::detail {
@@ -49,16 +53,54 @@ std::optional<Entry> find_entry(const YAML::Node& map, std::string_view key) {
   return std::nullopt;
 }
 
+std::optional<Entry> find_entry(const ReaderState& state, std::string_view key) {
+  if (std::optional<Entry> own = find_entry(state.node, key)) {
+    own->file = &state.file;
+    return own;
+  }
+  if (!state.defaults) return std::nullopt;
+  return find_entry(*state.defaults, key);
+}
+
 Location value_location(const ReaderState& state, const Entry& entry) {
-  const Location key_location = location_of(entry.key, state.file, state.location);
+  const std::string& file = entry.file != nullptr ? *entry.file : state.file;
+  const Location key_location = location_of(entry.key, file, state.location);
   if (entry.value.IsNull()) return key_location;
-  return location_of(entry.value, state.file, key_location);
+  return location_of(entry.value, file, key_location);
 }
 
 Location key_location(const ReaderState& state, std::string_view key) {
-  const std::optional<Entry> entry = find_entry(state.node, key);
+  const std::optional<Entry> entry = find_entry(state, key);
   return entry ? value_location(state, *entry) : state.location;
 }
+
+// ---- diagnostics -------------------------------------------------------------
+
+void Diagnostics::add(ConfigError error) {
+  errors.push_back(std::move(error));
+  if (errors.size() >= kMaxRecorded) throw_all();
+}
+
+namespace {
+// Line order within each file, files in the order their first error was found; --set last; no repeats.
+std::vector<ConfigError> in_line_order(std::vector<ConfigError> errors) {
+  std::vector<std::string> files;
+  for (const auto& e : errors) {
+    if (std::ranges::find(files, e.location().file) == files.end()) files.push_back(e.location().file);
+  }
+  const auto order = [&](const ConfigError& e) {
+    const Location& l = e.location();
+    const auto file = std::ranges::find(files, l.file) - files.begin();
+    return std::tuple(l.line == 0 && l.file == "--set", file, l.line, l.column, e.key_path(), e.message());
+  };
+  std::ranges::stable_sort(errors, [&](const auto& a, const auto& b) { return order(a) < order(b); });
+  const auto same = [](const ConfigError& a, const ConfigError& b) { return std::string_view(a.what()) == b.what(); };
+  errors.erase(std::unique(errors.begin(), errors.end(), same), errors.end());
+  return errors;
+}
+}  // namespace
+
+void Diagnostics::throw_all() const { throw ConfigErrors(in_line_order(errors)); }
 
 namespace {
 void check_keys_are_unique(const ReaderState& state) {
@@ -66,24 +108,29 @@ void check_keys_are_unique(const ReaderState& state) {
   std::map<std::string, Location> seen;
   for (auto it = state.node.begin(); it != state.node.end(); ++it) {
     const Location here = location_of(it->first, state.file, state.location);
-    if (!it->first.IsScalar()) throw ConfigError(here, state.path, "keys must be plain strings, got " + describe(it->first));
+    if (!it->first.IsScalar()) {
+      state.diagnostics->add(ConfigError(here, state.path, "keys must be plain strings, got " + describe(it->first)));
+      continue;
+    }
     const std::string& key = it->first.Scalar();
     const auto [previous, inserted] = seen.emplace(key, here);
     if (!inserted) {
-      throw ConfigError(here, join_path(state.path, key),
-                        "duplicate key " + quoted(key) + " (first given at line " +
-                            std::to_string(previous->second.line) + ")");
+      state.diagnostics->add(ConfigError(here, join_path(state.path, key),
+                                         "duplicate key " + quoted(key) + " (first given at line " +
+                                             std::to_string(previous->second.line) + ")"));
     }
   }
 }
 }  // namespace
 
-std::shared_ptr<ReaderState> make_state(YAML::Node node, std::string file, std::string path, Location location) {
+std::shared_ptr<ReaderState> make_state(YAML::Node node, std::string file, std::string path, Location location,
+                                        std::shared_ptr<Diagnostics> diagnostics) {
   auto state = std::make_shared<ReaderState>();
   state->node = std::move(node);
   state->file = std::move(file);
   state->path = std::move(path);
   state->location = std::move(location);
+  state->diagnostics = std::move(diagnostics);
   check_keys_are_unique(*state);
   return state;
 }
@@ -92,7 +139,7 @@ std::shared_ptr<ReaderState> child_state(ReaderState& parent, std::string_view s
                                          const Location& location) {
   const auto found = parent.children.find(segment);
   if (found != parent.children.end()) return found->second;
-  auto child = make_state(node, parent.file, join_path(parent.path, segment), location);
+  auto child = make_state(node, parent.file, join_path(parent.path, segment), location, parent.diagnostics);
   parent.children.emplace(std::string(segment), child);
   return child;
 }

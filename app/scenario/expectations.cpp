@@ -1,6 +1,7 @@
 #include "app/scenario/expectations.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <stdexcept>
 
 #include "app/scenario/scenario.hpp"
@@ -29,7 +30,7 @@ std::vector<Candidate> keys_of(const ExpectationCatalogue& catalogue, std::initi
       switch (figure.as) {
         case ExpectAs::Nothing: break;
         case ExpectAs::Bound:
-          if (!boundable(figure.unit)) throw std::logic_error("a bound on '" + key + "', whose unit has none");
+          if (!boundable(figure.unit)) throw std::logic_error("a bound on '" + config::excerpt(key) + "', whose unit has none");
           keys.push_back({"max_" + key, &section, &figure, true});
           keys.push_back({"min_" + key, &section, &figure, false});
           break;
@@ -41,7 +42,7 @@ std::vector<Candidate> keys_of(const ExpectationCatalogue& catalogue, std::initi
   }
   for (std::size_t i = 0; i < keys.size(); ++i) {
     for (std::size_t j = i + 1; j < keys.size(); ++j) {
-      if (keys[i].key == keys[j].key) throw std::logic_error("two figures are expectable as '" + keys[i].key + "'");
+      if (keys[i].key == keys[j].key) throw std::logic_error("two figures are expectable as '" + config::excerpt(keys[i].key) + "'");
     }
   }
   return keys;
@@ -73,9 +74,10 @@ CountExpectation read_count(MapReader& in, std::string_view key) {
   }
   const std::string number = text.substr(digits);
   if (number.empty() || !std::all_of(number.begin(), number.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-    throw in.error(key, "expected a count or a comparison like \">0\", \"0\" or \"<=10\", got '" + text + "'");
+    throw in.error(key, "expected a count or a comparison like \">0\", \"0\" or \"<=10\", got '" + config::excerpt(text) + "'");
   }
-  e.value = std::stoull(number);
+  const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), e.value);
+  if (ec != std::errc{}) throw in.error(key, "the count '" + config::excerpt(number) + "' is too large");
   return e;
 }
 
@@ -154,7 +156,7 @@ class ExpectationReader {
     }
     for (const char* key : {"transactions", "groups"}) in.ignore(key);
     asked_about(in, top_);
-    in.finish();
+    in.finish_keys();
     return std::move(read_);
   }
 
@@ -163,8 +165,8 @@ class ExpectationReader {
     for (const std::string& name : by_group.keys()) {
       if (std::find(groups_.begin(), groups_.end(), name) == groups_.end()) {
         const auto suggestion = config::closest_name(name, groups_);
-        throw by_group.error(name, "no consumer group '" + name + "'" +
-                                       (suggestion ? " (did you mean '" + *suggestion + "'?)" : ""));
+        throw by_group.error(name, "no consumer group '" + config::excerpt(name) + "'" +
+                                       (suggestion ? " (did you mean '" + config::excerpt(*suggestion) + "'?)" : ""));
       }
       read_figures(by_group.map(name), group_, "groups." + name + ".", name);
     }
@@ -183,7 +185,7 @@ class ExpectationReader {
     if (it == keys.end()) return;
     const std::string why = missing_section(it->section->scope, scenario_);
     if (!why.empty()) {
-      throw in.error(key, "'" + key + "' is a figure of the " + std::string(it->section->name) +
+      throw in.error(key, "'" + config::excerpt(key) + "' is a figure of the " + std::string(it->section->name) +
                               " section, and this scenario has " + why);
     }
     read_.push_back(read_one(in, *it, prefix, group));

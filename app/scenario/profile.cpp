@@ -67,7 +67,6 @@ void read_profile_keys(MapReader in, HardwareProfile& p) {
   read_broker_costs(in.map("broker_costs"), p);
   read_client_costs(in.map("client_costs"), p);
   p.threads.cores = p.cores;
-  in.finish();
 }
 
 std::vector<fs::path>& added_profile_dirs() {
@@ -119,21 +118,38 @@ std::optional<HardwareProfile> read_profile(MapReader& root, const std::string& 
   std::optional<MapReader> overrides;
   if (!named_only) overrides = root.map("profile");
   const std::string name = named_only ? root.required<std::string>("profile") : overrides->required<std::string>("name");
+  const auto fail = [&](const std::string& message) {
+    throw named_only ? root.error("profile", message) : overrides->error("name", message);
+  };
+  // A file name in a profiles folder: no path, no more than a file name may hold (NAME_MAX).
+  constexpr std::size_t kMaxName = 200;
+  if (name.empty() || name.size() > kMaxName || name.find_first_of("/\\") != std::string::npos || name == "." ||
+      name == "..") {
+    fail("not a profile name (a file name of scenarios/profiles/ without .yaml, at most " + std::to_string(kMaxName) +
+         " characters; available: " + available_profiles(profile_dirs(scenario_file)) + ")");
+  }
   const std::vector<fs::path> dirs = profile_dirs(scenario_file);
   for (const fs::path& dir : dirs) {
     const fs::path file = dir / (name + ".yaml");
-    if (!fs::exists(file)) continue;
+    std::error_code ec;
+    if (!fs::is_regular_file(file, ec)) continue;
     HardwareProfile p;
     p.name = name;
-    config::Document document = config::Document::load_file(file.lexically_normal().string());
-    MapReader profile_root = document.root();
-    profile_root.ignore("name");
-    read_profile_keys(profile_root, p);
-    if (overrides) read_profile_keys(*overrides, p);
+    const config::Document document = config::Document::load_file(file.lexically_normal().string());
+    document.read([&] {
+      MapReader profile_root = document.root();
+      profile_root.ignore("name");
+      read_profile_keys(profile_root, p);
+      profile_root.finish();
+    });
+    if (overrides) {
+      read_profile_keys(*overrides, p);
+      overrides->finish_keys();
+    }
     return p;
   }
-  const std::string message = "no profile '" + name + "' (available: " + available_profiles(dirs) + ")";
-  throw named_only ? root.error("profile", message) : overrides->error("name", message);
+  fail("no profile '" + config::excerpt(name) + "' (available: " + available_profiles(dirs) + ")");
+  return std::nullopt;
 }
 
 }  // namespace ksim::app

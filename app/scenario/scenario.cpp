@@ -1,8 +1,10 @@
 #include "app/scenario/scenario.hpp"
 
 #include <algorithm>
+#include <set>
 
 #include "app/scenario/distribution_reader.hpp"
+#include "app/scenario/units.hpp"
 
 namespace ksim::app {
 
@@ -29,8 +31,8 @@ std::vector<std::string> read_names(MapReader& in, std::string_view key, std::ve
   for (std::size_t i = 0; valid && i < names.size(); ++i) {
     if (std::find(valid->begin(), valid->end(), names[i]) != valid->end()) continue;
     const auto suggestion = config::closest_name(names[i], *valid);
-    throw list.error(i, "unknown name '" + names[i] + "'" +
-                            (suggestion ? " (did you mean '" + *suggestion + "'?)" : ""));
+    throw list.error(i, "unknown name '" + config::excerpt(names[i]) + "'" +
+                            (suggestion ? " (did you mean '" + config::excerpt(*suggestion) + "'?)" : ""));
   }
   return names;
 }
@@ -138,15 +140,24 @@ void read_kind_specific(MapReader& in, Fault& fault, const KnownNames* known) {
       fault.target = in.required<std::string>("log_dir");
       if (known && std::find(known->log_dirs.begin(), known->log_dirs.end(), fault.target) == known->log_dirs.end()) {
         const auto suggestion = config::closest_name(fault.target, known->log_dirs);
-        throw in.error("log_dir", "no broker has a log dir '" + fault.target + "'" +
-                                      (suggestion ? " (did you mean '" + *suggestion + "'?)" : ""));
+        throw in.error("log_dir", "no broker has a log dir '" + config::excerpt(fault.target) + "'" +
+                                      (suggestion ? " (did you mean '" + config::excerpt(*suggestion) + "'?)" : ""));
       }
       if (fault.extension == "disk_slow") fault.bandwidth_factor = in.get<Fraction>("factor", 0.1, {1e-6, 1.0});
       break;
   }
 }
 
-std::vector<FaultSpec> read_faults(ListReader list, const KnownNames& known) {
+// The run ends at duration (+ drain with a Kafka cluster): a fault after that never happens, an
+// error; unless --set shortened the run (a quick look at a scenario, a sweep's short runs).
+void check_fault_time(MapReader& in, std::string_view key, SimTime at, const Scenario& s, bool shortened) {
+  const SimTime end = s.duration + (s.kafka ? s.drain : 0);
+  if (at <= end || shortened) return;
+  in.reject(key, "is after the end of the run (" + units::format_duration(end) +
+                     (s.kafka ? ": duration + drain" : ": duration") + "), so the fault never happens");
+}
+
+std::vector<FaultSpec> read_faults(ListReader list, const KnownNames& known, const Scenario& s, bool shortened) {
   std::vector<FaultSpec> faults;
   for (std::size_t i = 0; i < list.size(); ++i) {
     MapReader in = list.map_at(i);
@@ -156,6 +167,7 @@ std::vector<FaultSpec> read_faults(ListReader list, const KnownNames& known) {
     const std::string kind_name = spec.fault.kind == FaultKind::Extension ? spec.fault.extension
                                                                           : std::string(to_string(spec.fault.kind));
     spec.fault.at = in.required<Duration>("at");
+    check_fault_time(in, "at", spec.fault.at, s, shortened);
     spec.fault.duration = in.get<Duration>("duration", 0);
     const bool may_be_permanent =
         spec.fault.kind == FaultKind::NodeCrash || spec.fault.kind == FaultKind::NodeShutdown || kind_name == "disk_failure";
@@ -180,10 +192,15 @@ std::vector<FaultSpec> read_faults(ListReader list, const KnownNames& known) {
   return faults;
 }
 
-NemesisSpec read_nemesis(MapReader in, const KnownNames& known) {
+NemesisSpec read_nemesis(MapReader in, const KnownNames& known, const Scenario& s, bool shortened) {
   NemesisSpec nemesis;
   nemesis.start = in.get<Duration>("start", 0);
   nemesis.end = in.optional<Duration>("end");
+  if (nemesis.end && nemesis.start > *nemesis.end) {
+    in.reject("start", "is after nemesis.end (" + units::format_duration(*nemesis.end) + "): no fault would happen");
+  } else {
+    check_fault_time(in, "start", nemesis.start, s, shortened);
+  }
   for (const FaultKind kind : kEngineFaultKinds) {
     const std::string_view name = to_string(kind);
     if (!in.has(name)) {
@@ -219,15 +236,43 @@ void check_explicit_links(const Scenario& s) {
       if (std::find(vertices.begin(), vertices.end(), *end) != vertices.end()) continue;
       const auto suggestion = config::closest_name(*end, vertices);
       throw config::ConfigError(link.location, "network.links." + std::to_string(i),
-                                "unknown vertex '" + *end + "' (not a switch or node)" +
-                                    (suggestion ? " (did you mean '" + *suggestion + "'?)" : ""));
+                                "unknown vertex '" + config::excerpt(*end) + "' (not a switch or node)" +
+                                    (suggestion ? " (did you mean '" + config::excerpt(*suggestion) + "'?)" : ""));
     }
   }
 }
 
 }  // namespace
 
-Scenario read_scenario(const config::Document& document, const ExpectationCatalogue& expectations) {
+namespace {
+
+// Was the run's length set by --set? Faults after its end are then only warned about.
+bool shortened_by_override(const MapReader& root) {
+  const auto overridden = [&](std::string_view key) { return root.has(key) && root.error(key, "").location().line == 0; };
+  return overridden("duration") || overridden("drain");
+}
+
+// The network's vertices (switches, then every node's host) have distinct
+// names: a rack listed twice, a switch named like a node, a producer group
+// named like a transform's producers ("NAME-producer").
+void check_vertex_names(const MapReader& root, const Scenario& s) {
+  std::vector<std::string> names;
+  if (s.network.links.empty()) {
+    for (const auto& rack : s.network.racks) names.push_back("rack:" + rack);
+    names.push_back("spine");
+  } else {
+    names = s.network.switches;
+  }
+  for (const auto& node : node_placements(s)) names.push_back(node.name);
+  std::set<std::string> seen;
+  for (const auto& name : names) {
+    if (seen.insert(name).second) continue;
+    throw root.error("network", "two vertices of the network are named '" + config::excerpt(name) +
+                                    "' (a rack or switch listed twice, or a name two groups of nodes share)");
+  }
+}
+
+Scenario read_all(const config::Document& document, const ExpectationCatalogue& expectations) {
   MapReader root = document.root();
   Scenario s;
   s.file = document.file_name();
@@ -244,16 +289,36 @@ Scenario read_scenario(const config::Document& document, const ExpectationCatalo
     root.ignore("rpc");
   }
   s.kafka = read_kafka(root, s.network.racks, s.profile);
+  check_vertex_names(root, s);
   check_explicit_links(s);
   KnownNames known{target_names(s), link_names(s), {}};
   if (s.kafka) {
     for (const auto& dir : s.kafka->broker.log_dirs) known.log_dirs.push_back(dir.path);
   }
-  s.faults = read_faults(root.list("faults"), known);
-  s.nemesis = read_nemesis(root.map("nemesis"), known);
+  const bool shortened = shortened_by_override(root);
+  s.faults = read_faults(root.list("faults"), known, s, shortened);
+  s.nemesis = read_nemesis(root.map("nemesis"), known, s, shortened);
   s.expect = read_expectations(root.map("expect"), s, expectations);
   root.finish();
+  s.warnings = document.warnings();
+  s.ignored_configs = document.ignored();
   return s;
+}
+
+}  // namespace
+
+Scenario read_scenario(const config::Document& document, const ExpectationCatalogue& expectations) {
+  return document.read([&] { return read_all(document, expectations); });
+}
+
+void check_something_to_simulate(const config::Document& document, const Scenario& scenario) {
+  const config::Location start{document.file_name(), 1, 1};
+  if (document.empty()) {
+    throw config::ConfigError(start, "", "the scenario is empty: it needs a brokers: or an rpc: section (docs/scenarios.md)");
+  }
+  if (node_placements(scenario).empty()) {
+    throw config::ConfigError(start, "", "nothing to simulate: the scenario has neither a brokers: nor an rpc: section");
+  }
 }
 
 std::vector<NodePlacement> node_placements(const Scenario& scenario) {

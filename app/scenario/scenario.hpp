@@ -129,12 +129,18 @@ struct Scenario {
   std::vector<FaultSpec> faults;
   NemesisSpec nemesis;
   std::vector<Expectation> expect;  // what must hold at the end; `ksim run` exits 1 when it does not
+  std::vector<config::Warning> warnings;  // accepted, but probably not meant; the report lists them
+  std::vector<config::IgnoredKey> ignored_configs;  // Kafka configs not modelled, accepted by --ignore-unmodelled
 };
 
-// Reads and validates the whole document; throws config::ConfigError. The
+// Reads and validates the whole document; throws config::ConfigError (a
+// config::ConfigErrors with every error found, in line order). The
 // catalogue names what `expect:` may name: the report's, expectation_catalogue()
 // (app/report/report_expectations.hpp), which this layer, below the report, cannot include.
 Scenario read_scenario(const config::Document& document, const ExpectationCatalogue& expectations);
+// For ksim run and validate: an empty file, or a scenario without nodes (no
+// brokers:, no rpc:), would run nothing and pass; throws ConfigError.
+void check_something_to_simulate(const config::Document& document, const Scenario& scenario);
 // The Kafka sections (scenario_kafka.cpp).
 std::optional<KafkaSpec> read_kafka(config::MapReader& root, const std::vector<std::string>& racks,
                                     const std::optional<HardwareProfile>& profile);

@@ -4,6 +4,7 @@
 
 #include "app/scenario/scenario.hpp"
 #include "app/scenario/distribution_reader.hpp"
+#include "app/scenario/kafka_config_names.hpp"
 #include "models/client/consumer/assignors/assignor.hpp"
 
 namespace ksim::app {
@@ -98,7 +99,7 @@ void read_broker_machine(MapReader& in, const std::optional<HardwareProfile>& pr
 
 models::BrokerConfig read_broker_config(MapReader& brokers, const std::optional<HardwareProfile>& profile) {
   models::BrokerConfig c;
-  MapReader in = brokers.map("config");
+  MapReader in = kafka_config(brokers, KafkaConfigKind::Broker);
   read_broker_machine(in, profile, c);
   c.replica_lag_time_max = in.get<Duration>("replica.lag.time.max.ms", c.replica_lag_time_max, {1, kNever});
   c.num_replica_fetchers = in.get<int>("num.replica.fetchers", c.num_replica_fetchers, {1, 64});
@@ -151,7 +152,7 @@ models::TopicSpec read_topic(MapReader in, const KafkaSpec::TopicDefaults& defau
   t.name = in.required<std::string>("name");
   t.partitions = in.get<int>("partitions", 1, {1, 1000000});
   t.replication_factor = in.get<int>("replication_factor", std::min(3, broker_count), {1, broker_count});
-  MapReader config = in.map("config");
+  MapReader config = kafka_config(in, KafkaConfigKind::Topic);
   t.min_insync_replicas = config.get<int>("min.insync.replicas", defaults.min_insync_replicas, {1, 1000});
   t.unclean_leader_election_enable =
       config.get<bool>("unclean.leader.election.enable", defaults.unclean_leader_election_enable);
@@ -198,7 +199,7 @@ models::Acks read_acks(MapReader& config, models::Acks default_value) {
 models::ProducerConfig read_producer_config(MapReader& group) {
   models::ProducerConfig c = producer_defaults(group);
   bool idempotence_required = false;
-  MapReader in = group.map("config");
+  MapReader in = kafka_config(group, KafkaConfigKind::Producer);
   c.acks = read_acks(in, c.acks);
   const std::optional<bool> idempotence = in.optional<bool>("enable.idempotence");
   c.batch_size = in.get<Bytes>("batch.size", c.batch_size, {1, 1ULL << 30});
@@ -211,12 +212,25 @@ models::ProducerConfig read_producer_config(MapReader& group) {
   c.retries = in.get<std::int64_t>("retries", c.retries, {0, INT32_MAX});
   c.retry_backoff = in.get<Duration>("retry.backoff.ms", c.retry_backoff);
   c.retry_backoff_max = in.get<Duration>("retry.backoff.max.ms", c.retry_backoff_max);
-  c.delivery_timeout = in.get<Duration>("delivery.timeout.ms", c.delivery_timeout, {1, kNever});
+  const std::optional<SimTime> delivery_timeout = in.optional<Duration>("delivery.timeout.ms", {1, kNever});
+  c.delivery_timeout = delivery_timeout.value_or(c.delivery_timeout);
   c.max_request_size = in.get<Bytes>("max.request.size", c.max_request_size, {1, 1ULL << 31});
   c.metadata_max_age = in.get<Duration>("metadata.max.age.ms", c.metadata_max_age);
   c.reconnect_backoff = in.get<Duration>("reconnect.backoff.ms", c.reconnect_backoff);
   c.transactional_id = in.get<std::string>("transactional.id", "");
   c.transaction_timeout = in.get<Duration>("transaction.timeout.ms", c.transaction_timeout, {1, kNever});
+  // KafkaProducer.configureDeliveryTimeout: delivery.timeout.ms >= linger.ms + request.timeout.ms,
+  // an error when set so, else raised to it.
+  if (c.delivery_timeout < c.linger + c.request_timeout) {
+    if (delivery_timeout) {
+      in.reject("delivery.timeout.ms", "must be at least linger.ms + request.timeout.ms (" +
+                                           units::format_duration(c.linger + c.request_timeout) + "), as Kafka requires");
+    } else {
+      in.warn("request.timeout.ms", "linger.ms + request.timeout.ms is over delivery.timeout.ms's default: "
+                                    "Kafka raises delivery.timeout.ms to " + units::format_duration(c.linger + c.request_timeout));
+      c.delivery_timeout = c.linger + c.request_timeout;
+    }
+  }
   if (!c.transactional_id.empty() && (c.acks != models::Acks::All || idempotence == false)) {
     throw in.error("transactional.id", "a transactional producer needs acks=all and idempotence");
   }
@@ -243,7 +257,7 @@ std::int32_t read_topic_index(MapReader& in, const std::vector<models::TopicSpec
   const auto it = std::find(names.begin(), names.end(), topic);
   if (it == names.end()) {
     const auto suggestion = config::closest_name(topic, names);
-    throw in.error("topic", "unknown topic '" + topic + "'" + (suggestion ? " (did you mean '" + *suggestion + "'?)" : ""));
+    throw in.error("topic", "unknown topic '" + config::excerpt(topic) + "'" + (suggestion ? " (did you mean '" + config::excerpt(*suggestion) + "'?)" : ""));
   }
   return static_cast<std::int32_t>(it - names.begin());
 }
@@ -302,20 +316,24 @@ std::vector<std::string> read_assignors(MapReader& in, std::vector<std::string> 
     if (models::make_assignor(name)) continue;
     const auto suggestion = config::closest_name(name, models::assignor_names());
     throw in.error("partition.assignment.strategy",
-                   "unknown assignor '" + name + "'" + (suggestion ? " (did you mean '" + *suggestion + "'?)" : "") +
+                   "unknown assignor '" + config::excerpt(name) + "'" + (suggestion ? " (did you mean '" + config::excerpt(*suggestion) + "'?)" : "") +
                        "; known: range, roundrobin, sticky, cooperative-sticky");
   }
   return names;
 }
 
-models::ConsumerConfig read_consumer_config(MapReader in) {
+models::ConsumerConfig read_consumer_config(MapReader& in) {
   models::ConsumerConfig c;
   c.group_id = in.get<std::string>("group.id", c.group_id);
   c.group_instance_id = in.optional<std::string>("group.instance.id");
   c.session_timeout = in.get<Duration>("session.timeout.ms", c.session_timeout, {1, kNever});
   c.heartbeat_interval = in.get<Duration>("heartbeat.interval.ms", c.heartbeat_interval, {1, kNever});
   if (c.heartbeat_interval >= c.session_timeout) {
-    throw in.error("heartbeat.interval.ms", "must be lower than session.timeout.ms");
+    in.reject("heartbeat.interval.ms", "must be lower than session.timeout.ms");
+  } else if (c.heartbeat_interval * 3 > c.session_timeout) {
+    // ConsumerConfig's heartbeat.interval.ms: "typically should be set no higher than 1/3 of" session.timeout.ms.
+    in.warn("heartbeat.interval.ms", "is over a third of session.timeout.ms (" + units::format_duration(c.session_timeout) +
+                                         "): Kafka advises at most a third, so that a member survives two lost heartbeats");
   }
   c.max_poll_interval = in.get<Duration>("max.poll.interval.ms", c.max_poll_interval, {1, kNever});
   c.enable_auto_commit = in.get<bool>("enable.auto.commit", c.enable_auto_commit);
@@ -344,12 +362,13 @@ KafkaSpec::ConsumerGroup read_consumer(MapReader in, const std::vector<models::T
   KafkaSpec::ConsumerGroup group;
   group.name = in.get<std::string>("name", "consumer");
   group.nodes = read_group(in, group.nodes, racks);
-  const bool has_group_id = in.map("config").has("group.id");
-  group.config = read_consumer_config(in.map("config"));
+  MapReader config = kafka_config(in, KafkaConfigKind::Consumer);
+  const bool has_group_id = config.has("group.id");
+  group.config = read_consumer_config(config);
   if (!has_group_id) group.config.group_id = group.name;  // ksim's default: the entry's name
   if (group.config.group_instance_id && group.nodes.count > 1 &&
       group.config.group_instance_id->find("{name}") == std::string::npos) {
-    throw in.map("config").error("group.instance.id",
+    throw config.error("group.instance.id",
                                  "each member needs its own: include {name}, which becomes the consumer's name");
   }
   group.start = in.get<Duration>("start", 0);
@@ -412,6 +431,14 @@ std::optional<KafkaSpec> read_kafka(MapReader& root, const std::vector<std::stri
   MapReader controller = root.map("controller");
   kafka.controller_rack = controller.optional<std::string>("rack");
   kafka.controller = read_controller_config(controller, brokers.map("config"), profile);
+  // Kafka accepts any pair (KafkaConfig checks neither against the other), but a broker whose
+  // heartbeats come less often than the controller's session timeout is fenced between two of them.
+  if (kafka.broker.broker_heartbeat_interval > kafka.controller.broker_session_timeout) {
+    brokers.map("config").warn("broker.heartbeat.interval.ms",
+                               "is longer than broker.session.timeout.ms (" +
+                                   units::format_duration(kafka.controller.broker_session_timeout) +
+                                   "): the controller fences every broker between two heartbeats");
+  }
   ListReader topics = root.list("topics");
   for (std::size_t i = 0; i < topics.size(); ++i) {
     kafka.topics.push_back(read_topic(topics.map_at(i), kafka.topic_defaults, kafka.brokers.count));

@@ -189,12 +189,24 @@ bool divides_to_millis(std::uint64_t bytes, std::uint64_t unit) {
 
 }  // namespace
 
-ParseResult<SimTime> parse_duration(std::string_view text) {
+SimTime bare_duration_unit(std::string_view key) {
+  constexpr std::pair<std::string_view, SimTime> kSuffixes[] = {
+      {".ms", 1'000'000},          {".us", 1'000},          {".ns", 1},
+      {".seconds", 1'000'000'000}, {".minutes", 60'000'000'000}, {".hours", 3'600'000'000'000},
+  };
+  for (const auto& [suffix, unit] : kSuffixes) {
+    if (ends_with(key, suffix)) return unit;
+  }
+  return 0;
+}
+
+ParseResult<SimTime> parse_duration(std::string_view text, SimTime bare_unit) {
   const auto split = split_quantity(text);
   if (!split) return ParseResult<SimTime>::failure(split.error());
   const Quantity& q = split.value();
-  if (q.suffix.empty()) return bare_number<SimTime>(q, "250ms");
-  const Unit* unit = find_unit(kTimeUnits, q.suffix);
+  if (q.suffix.empty() && bare_unit == 0) return bare_number<SimTime>(q, "250ms");
+  const Unit bare{"", static_cast<std::uint64_t>(bare_unit)};
+  const Unit* unit = q.suffix.empty() ? &bare : find_unit(kTimeUnits, q.suffix);
   if (unit == nullptr) return ParseResult<SimTime>::failure(unknown_unit(q.suffix, kTimeUnitList));
   const std::optional<std::uint64_t> ns = scale_exactly(q, unit->factor);
   if (!ns || *ns > static_cast<std::uint64_t>(std::numeric_limits<SimTime>::max())) {

@@ -43,9 +43,15 @@ class ParseResult {
 };
 
 // "250ms", "1.5s", "20us", "100ns", "2m" (minutes), "1h"; a bare "0" is
-// allowed. Rounded to the nearest nanosecond; negative values and values
-// beyond the SimTime range are rejected.
-ParseResult<SimTime> parse_duration(std::string_view text);
+// allowed, and, when `bare_unit` is not 0, any bare number, in that unit.
+// Rounded to the nearest nanosecond; negative values and values beyond the
+// SimTime range are rejected.
+ParseResult<SimTime> parse_duration(std::string_view text, SimTime bare_unit = 0);
+
+// The unit of a bare number under a Kafka config name: "linger.ms" 1ms,
+// ".us", ".ns", ".seconds", ".minutes", ".hours" (log.retention.hours); 0
+// for any other name. Kafka's properties files write durations so.
+SimTime bare_duration_unit(std::string_view key);
 
 // "512B", "16KB" (16000), "16KiB" (16384), MB/MiB, GB/GiB, TB/TiB; a bare
 // whole number is bytes.

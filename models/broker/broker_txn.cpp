@@ -128,7 +128,7 @@ void Broker::write_markers(ProducerId producer, ProducerEpoch epoch, bool commit
     request->producer_epoch = epoch;
     request->commit = commit;
     request->partitions = tps;
-    send_to_broker(leader, std::move(request), correlation, [gathering, tps, finish_one](Message* m) {
+    send_to_broker(leader, std::move(request), correlation, [gathering, tps = tps, finish_one](Message* m) {
       if (const auto* response = message_if<WriteTxnMarkersResponse>(m)) {
         for (const auto& result : response->partitions) gathering->results.push_back(result);
       } else {

@@ -24,6 +24,20 @@ ConfigError error_from(Action&& action) {
   throw std::logic_error("unreachable");
 }
 
+// Runs `action` and returns the error it recorded on `doc` (reading goes on), or threw.
+template <class Action>
+ConfigError error_from(const Document& doc, Action&& action) {
+  const std::size_t before = doc.errors().size();
+  try {
+    action();
+  } catch (const ConfigError& e) {
+    return e;
+  }
+  if (doc.errors().size() > before) return doc.errors().back();
+  FAIL("expected a ConfigError");
+  throw std::logic_error("unreachable");
+}
+
 }  // namespace
 
 TEST_CASE("reading a nested scenario returns typed values", "[config]") {
@@ -145,41 +159,43 @@ TEST_CASE("a wrong type names what was expected and what was found", "[config]")
       "replicas: {a: 1}\n"
       "enabled: maybe\n");
   MapReader root = doc.root();
-  const ConfigError integer = error_from([&] { root.get<int>("brokers", 1); });
+  const ConfigError integer = error_from(doc, [&] { root.get<int>("brokers", 1); });
   CHECK(integer.message() == "expected an integer, got 'abc'");
   CHECK(integer.location().line == 1);
   CHECK(integer.location().column == 10);
-  const ConfigError duration = error_from([&] { root.get<Duration>("timeout", 0); });
+  const ConfigError duration = error_from(doc, [&] { root.get<Duration>("timeout", 0); });
   CHECK(duration.message() == "expected a duration like 250ms, got '10' (missing unit, e.g. 250ms)");
-  const ConfigError mapping = error_from([&] { root.map("network"); });
+  const ConfigError mapping = error_from(doc, [&] { root.map("network"); });
   CHECK(mapping.message() == "expected a mapping, got 'fast'");
-  const ConfigError scalar = error_from([&] { root.get<int>("replicas", 1); });
+  const ConfigError scalar = error_from(doc, [&] { root.get<int>("replicas", 1); });
   CHECK(scalar.message() == "expected an integer, got a mapping");
-  const ConfigError boolean = error_from([&] { root.get<bool>("enabled", false); });
+  const ConfigError boolean = error_from(doc, [&] { root.get<bool>("enabled", false); });
   CHECK(boolean.message() == "expected true or false, got 'maybe'");
 }
 
 TEST_CASE("an empty value is not a scalar but reads as an empty map or list", "[config]") {
   const Document doc = parse("timeout:\nfaults:\nnetwork:\n");
   MapReader root = doc.root();
-  const ConfigError e = error_from([&] { root.get<Duration>("timeout", 0); });
+  const ConfigError e = error_from(doc, [&] { root.get<Duration>("timeout", 0); });
   CHECK(e.message() == "expected a duration like 250ms, got nothing");
   CHECK(e.location().line == 1);
   CHECK(root.list("faults").size() == 0);
   CHECK(root.map("network").get<int>("mtu", 1500) == 1500);
-  CHECK_NOTHROW(root.finish());
+  CHECK(errors_of(error_from([&] { root.finish(); })).size() == 1);  // the timeout's, recorded above
 }
 
 TEST_CASE("a value out of range names the bounds and the value", "[config]") {
   const Document doc = parse("port: 0\ntimeout: 0\nretries: -1\n");
   MapReader root = doc.root();
-  const ConfigError port = error_from([&] { root.get<int>("port", 9092, {1, 65535}); });
+  const ConfigError port = error_from(doc, [&] { root.get<int>("port", 9092, {1, 65535}); });
   CHECK(port.message() == "must be between 1 and 65535, got 0");
   CHECK(port.key_path() == "port");
   const ConfigError timeout =
-      error_from([&] { root.get<Duration>("timeout", seconds(1), Range<SimTime>::at_least(milliseconds(1))); });
+      error_from(doc, [&] { root.get<Duration>("timeout", seconds(1), Range<SimTime>::at_least(milliseconds(1))); });
   CHECK(timeout.message() == "must be at least 1ms, got 0");
-  const ConfigError retries = error_from([&] { root.required<std::int64_t>("retries", Range{0, 10}); });
+  // A required key: reading stops (with the errors recorded before, here none).
+  const Document alone = parse("retries: -1\n");
+  const ConfigError retries = error_from(alone, [&] { alone.root().required<std::int64_t>("retries", Range{0, 10}); });
   CHECK(retries.message() == "must be between 0 and 10, got -1");
   CHECK(root.get<int>("absent", 5, {1, 10}) == 5);
 }
@@ -187,10 +203,10 @@ TEST_CASE("a value out of range names the bounds and the value", "[config]") {
 TEST_CASE("integers too large for their type are rejected", "[config]") {
   const Document doc = parse("count: 3000000000\nsize: -4\n");
   MapReader root = doc.root();
-  CHECK_THAT(error_from([&] { root.get<int>("count", 0); }).message(),
+  CHECK_THAT(error_from(doc, [&] { root.get<int>("count", 0); }).message(),
              Catch::Contains("must be between -2147483648 and 2147483647"));
   CHECK(root.get<std::int64_t>("count", 0) == 3'000'000'000);
-  CHECK_THAT(error_from([&] { root.get<std::uint64_t>("size", 0); }).message(),
+  CHECK_THAT(error_from(doc, [&] { root.get<std::uint64_t>("size", 0); }).message(),
              Catch::Contains("must not be negative"));
 }
 
@@ -199,7 +215,7 @@ TEST_CASE("a choice outside the allowed set lists the choices and suggests the n
   MapReader root = doc.root();
   CHECK(root.get_choice("mode", {"leader", "follower"}, "follower") == "leader");
   CHECK(root.get_choice("compression", {"none", "lz4"}, "none") == "none");
-  const ConfigError e = error_from([&] { root.get_choice("acks", {"0", "1", "all"}, "all"); });
+  const ConfigError e = error_from(doc, [&] { root.get_choice("acks", {"0", "1", "all"}, "all"); });
   CHECK(e.message() == "must be one of '0', '1' or 'all', got 'al' (did you mean 'all'?)");
 }
 
@@ -211,7 +227,7 @@ TEST_CASE("errors in nested maps carry the full key path", "[config]") {
   MapReader root = doc.root();
   MapReader jitter = root.map("network").map("jitter");
   CHECK(jitter.path() == "network.jitter");
-  const ConfigError e = error_from([&] { jitter.get<Duration>("median", 0); });
+  const ConfigError e = error_from(doc, [&] { jitter.get<Duration>("median", 0); });
   CHECK(e.key_path() == "network.jitter.median");
   CHECK(std::string(e.what()) ==
         "scenario.yaml:3:13: network.jitter.median: expected a duration like 250ms, got 'fast' (not a number)");
@@ -264,17 +280,17 @@ TEST_CASE("a list of maps is read item by item with indexed paths", "[config]") 
 TEST_CASE("a list item of the wrong type is located at the item", "[config]") {
   const Document doc = parse("ports: [9092, x]\nfaults: [1]\nname: [a]\n");
   MapReader root = doc.root();
-  const ConfigError item = error_from([&] { root.list("ports").at<int>(1); });
+  const ConfigError item = error_from(doc, [&] { root.list("ports").at<int>(1); });
   CHECK(item.key_path() == "ports.1");
   CHECK(item.location().column == 15);
-  CHECK(error_from([&] { root.list("faults").map_at(0); }).message() == "expected a mapping, got '1'");
+  CHECK(error_from(doc, [&] { root.list("faults").map_at(0); }).message() == "expected a mapping, got '1'");
   CHECK(error_from([&] { root.list("ports").at<int>(5); }).message() == "there is no item 5 (the list has 2)");
-  CHECK(error_from([&] { root.get<std::string>("name", ""); }).message() == "expected a string, got a list");
+  CHECK(error_from(doc, [&] { root.get<std::string>("name", ""); }).message() == "expected a string, got a list");
 }
 
 TEST_CASE("duplicate keys are rejected", "[config]") {
   const Document doc = parse("brokers: 3\nbrokers: 4\n");
-  const ConfigError e = error_from([&] { doc.root(); });
+  const ConfigError e = error_from(doc, [&] { doc.root(); });
   CHECK(e.message() == "duplicate key 'brokers' (first given at line 1)");
   CHECK(e.location().line == 2);
 }
@@ -287,7 +303,7 @@ TEST_CASE("override: --set replaces an existing value and locates it at --set", 
 
   doc.apply_override("network.jitter.median=soon");
   MapReader again = doc.root().map("network").map("jitter");
-  const ConfigError e = error_from([&] { again.get<Duration>("median", 0); });
+  const ConfigError e = error_from(doc, [&] { again.get<Duration>("median", 0); });
   CHECK(e.location().file == "--set");
   CHECK(e.location().line == 0);
   CHECK(std::string(e.what()) ==
@@ -420,4 +436,17 @@ TEST_CASE("override: a bracketed --set segment may hold dots, for Kafka config n
   auto config = root.map("brokers").map("config");
   CHECK(config.get<ksim::config::Duration>("replica.lag.time.max.ms", 0) == ksim::seconds(10));
   CHECK(config.get<int>("num.replica.fetchers", 1) == 2);
+}
+
+TEST_CASE("a ',' outside a flow collection is an error, not yaml-cpp 0.7's endless loop", "[config]") {
+  for (const std::string text : {",", ", b\n", "- a\n,\n", "{a: 1}, b\n"}) {
+    INFO(text);
+    CHECK_THAT(error_from([&] { parse(text); }).message(), Catch::StartsWith("invalid YAML"));
+  }
+  CHECK(error_from([] { parse("- a\n,\n"); }).location().line == 2);
+}
+
+TEST_CASE("override: a --set value holding itself through an alias is an error, not endless recursion", "[config][set]") {
+  Document doc = parse("brokers: 3\n");
+  CHECK_THAT(error_from([&] { doc.apply_override("x=&a [*a]"); }).message(), Catch::Contains("nests deeper than"));
 }

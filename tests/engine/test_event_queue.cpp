@@ -117,7 +117,7 @@ TEST_CASE("random schedules and cancellations run in (time, sequence) order", "[
     std::function<void(int)> body = [&](int depth) {
       const int children = static_cast<int>(rng.below(3));
       for (int i = 0; i < children && depth < 6; ++i) {
-        const SimTime delay = rng.bernoulli(0.2) ? 0 : static_cast<SimTime>(rng.below(1u << rng.below(40)));
+        const SimTime delay = rng.bernoulli(0.2) ? 0 : static_cast<SimTime>(rng.below(std::uint64_t{1} << rng.below(40)));
         const int id = sequence++;
         const TimerId t = q.schedule_after(delay, [&, id, depth] {
           ran.push_back(id);

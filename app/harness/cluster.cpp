@@ -123,14 +123,16 @@ SimTime Cluster::start_time(const NodePlacement& placement) const {
 
 // Consumers commit to __consumer_offsets, created with the cluster (Kafka
 // creates it on the first FindCoordinator), with fewer replicas than
-// offsets.topic.replication.factor when there are fewer brokers.
+// offsets.topic.replication.factor when there are fewer brokers. Its topic
+// configs set no min.insync.replicas (GroupCoordinator's offsetsTopicConfigs),
+// so the brokers' min.insync.replicas applies to the coordinator's acks=all writes.
 models::TopicSpec Cluster::offsets_topic() const {
   const KafkaSpec& kafka = *scenario_.kafka;
   models::TopicSpec topic;
   topic.name = "__consumer_offsets";
   topic.partitions = kafka.broker.group_coordinator.offsets_topic_num_partitions;
   topic.replication_factor = std::min(kafka.broker.group_coordinator.offsets_topic_replication_factor, kafka.brokers.count);
-  topic.min_insync_replicas = 1;
+  topic.min_insync_replicas = kafka.topic_defaults.min_insync_replicas;
   return topic;
 }
 
@@ -358,7 +360,8 @@ void Cluster::plan_nemesis() {
   }
 }
 
-void Cluster::run() { run_until(scenario_.duration + (scenario_.kafka ? scenario_.drain : 0)); }
+SimTime Cluster::end() const { return scenario_.duration + (scenario_.kafka ? scenario_.drain : 0); }
+void Cluster::run() { run_until(end()); }
 
 // In steps of the trackers' period (100ms), sampling them after each step.
 void Cluster::run_until(SimTime until) {
@@ -373,6 +376,7 @@ void Cluster::run_until(SimTime until) {
     clock_ = next;
     if (open_transactions_) open_transactions_->sample(brokers_, clock_);
     if (scenario_.kafka && clock_ % models::ReplicationLagTracker::kPeriod == 0) replication_lag_.sample(brokers_);
+    if (on_step_) on_step_();
   }
   // Where a run (or a phase of it) ends: do the replicas agree on what they committed?
   if (invariants_) invariants_->check_at_end(clock_);

@@ -170,6 +170,11 @@ nlohmann::ordered_json groups_json(const std::vector<GroupFigures>& groups) {
     group["output"] = nullptr;
     if (g.transform) add_json(kTransformOutputSection, *g.transform, group);
     group["duplicate_causes"] = causes;
+    nlohmann::ordered_json unprocessed = nlohmann::ordered_json::array();
+    for (const auto& c : r.unprocessed_causes) {
+      unprocessed.push_back({{"cause", c.cause}, {"count", c.count}, {"kafka_behaviour", c.kafka_behaviour}});
+    }
+    group["unprocessed_causes"] = unprocessed;
     group["examples"] = {{"unprocessed", examples(r.unprocessed_examples)}, {"duplicated", examples(r.duplicate_examples)}};
     group["rebalance_log"] = rebalances;
     all.push_back(group);
@@ -185,6 +190,7 @@ void print_groups(const std::vector<GroupFigures>& groups, std::ostream& out) {
     print_figures(kGroupSection, g, out);
     if (g.transform) print_figures(kTransformOutputSection, *g.transform, out);
     for (const auto& c : r.duplicate_causes) fmt::print(out, "  {} duplicates after {}\n", c.count, c.cause);
+    for (const auto& c : r.unprocessed_causes) fmt::print(out, "  {} unprocessed: {}\n", c.count, c.cause);
     for (const auto& e : r.unprocessed_examples) {
       fmt::print(out, "  never processed: partition {} offset {}\n", e.partition.partition, e.offset);
     }

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <map>
+#include <cstdio>
 #include <optional>
+#include <set>
 
 namespace ksim::models {
 
@@ -55,9 +57,9 @@ class Checker {
         ++report_.committed;
         if (r.times_processed > 0) continue;
         ++report_.unprocessed;
+        const std::string& cause = unprocessed_cause(partition, static_cast<Offset>(offset));
         if (report_.unprocessed_examples.size() < kExamples) {
-          report_.unprocessed_examples.push_back(
-              {{group_.topic, partition}, static_cast<Offset>(offset), r.writer, r.record, "never processed"});
+          report_.unprocessed_examples.push_back({{group_.topic, partition}, static_cast<Offset>(offset), r.writer, r.record, cause});
         }
       }
     }
@@ -70,6 +72,11 @@ class Checker {
       report_.crashes += e.kind == ConsumerEventKind::Crashed ? 1 : 0;
     }
     for (const auto& [cause, count] : causes_) report_.duplicate_causes.push_back({cause, count});
+    for (const auto& [cause, count] : unprocessed_causes_) {
+      report_.unprocessed_causes.push_back({cause, count, kafka_behaviour_.count(cause) > 0});
+    }
+    std::stable_sort(report_.unprocessed_causes.begin(), report_.unprocessed_causes.end(),
+                     [](const UnprocessedCause& a, const UnprocessedCause& b) { return a.count > b.count; });
     std::stable_sort(report_.duplicate_causes.begin(), report_.duplicate_causes.end(),
                      [](const DuplicateCause& a, const DuplicateCause& b) { return a.count > b.count; });
     if (report_.committed == 0) {
@@ -89,12 +96,66 @@ class Checker {
     return group_.consumer_names[static_cast<std::size_t>(member(consumer))];
   }
 
+  // The cause of committed record `offset` of `partition` never being processed:
+  // the first auto.offset.reset=latest of a member that jumped past it, else
+  // whether any member read so far. Counted under its cause; returns it.
+  const std::string& unprocessed_cause(std::int32_t partition, Offset offset) {
+    const PositionResetRecord* skip = nullptr;
+    for (const PositionResetRecord& reset : history_.position_resets) {
+      if (member(reset.consumer) < 0 || reset.partition != TopicPartition{group_.topic, partition}) continue;
+      if (reset.latest && reset.offset > offset && (!skip || reset.at < skip->at)) skip = &reset;
+    }
+    std::string cause;
+    if (skip) {
+      cause = fmt_reset(*skip);
+    } else {
+      const auto furthest = furthest_processed_.find(partition);
+      cause = furthest == furthest_processed_.end() || furthest->second < offset
+                  ? "not read: no consumer of the group reached it by the end"
+                  : "not read, though later offsets were, and no auto.offset.reset skipped it";
+    }
+    const auto [it, fresh] = unprocessed_causes_.try_emplace(cause, 0);
+    ++it->second;
+    return it->first;
+  }
+
+  std::string fmt_reset(const PositionResetRecord& reset) {
+    std::string text = "skipped by auto.offset.reset=latest: " + std::string(to_string(reset.cause)) + " for partition " +
+                       std::to_string(reset.partition.partition) + " when " + name_of(reset.consumer) + " took it" +
+                       (reset.generation >= 0 ? " at generation " + std::to_string(reset.generation) : std::string()) +
+                       ", at " + format_seconds(reset.at);
+    // Had the group committed an offset for it before? Then a committed offset went missing.
+    const CommitEvent* before = nullptr;
+    for (const CommitEvent& c : history_.commits) {
+      if (member(c.consumer) < 0 || c.partition != reset.partition || c.error != Error::None || c.at > reset.at) continue;
+      before = &c;
+    }
+    if (reset.cause != PositionResetCause::NoCommittedOffset) {
+      text += "; the position was lost, not the commit";
+    } else if (before) {
+      text += "; offset " + std::to_string(before->offset) + " had been committed for it at " +
+              format_seconds(before->at) + ": a committed offset went missing";
+    } else {
+      text += "; nothing had been committed for it yet (Kafka's auto.offset.reset=latest)";
+      kafka_behaviour_.insert(text);
+    }
+    return text;
+  }
+
+  static std::string format_seconds(SimTime t) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.3fs", to_seconds(t));
+    return buffer;
+  }
+
   // A run `p` of records processed one after another: at offset p.offset + i,
   // the writer's record number p.record + i.
   void check_run(const ProcessedRecord& p) {
     std::vector<CommittedRecord>* committed = records_of(committed_, p.partition.partition);
     std::vector<CommittedRecord>* aborted = records_of(aborted_, p.partition.partition);
     Offset* last_offset = nullptr;  // this consumer's last offset in the partition, in this incarnation and generation
+    Offset& furthest = furthest_processed_.try_emplace(p.partition.partition, -1).first->second;
+    furthest = std::max(furthest, p.offset + static_cast<Offset>(p.count) - 1);
     for (std::uint32_t i = 0; i < p.count; ++i) {
       const Offset offset = p.offset + i;
       const std::uint64_t record = p.record + i;
@@ -242,6 +303,9 @@ class Checker {
   std::map<std::int32_t, std::vector<CommittedRecord>> aborted_;
   std::map<std::tuple<std::uint32_t, std::uint32_t, std::int32_t, std::int32_t>, Offset> last_offset_;
   std::map<std::string, std::uint64_t> causes_;
+  std::map<std::string, std::uint64_t> unprocessed_causes_;
+  std::set<std::string> kafka_behaviour_;             // causes that are Kafka's documented behaviour
+  std::map<std::int32_t, Offset> furthest_processed_;  // by partition: the highest offset any member processed
   ConsumptionReport report_;
 };
 

@@ -19,6 +19,17 @@ struct DuplicateCause {
   std::uint64_t count = 0;
 };
 
+// Why committed records were never processed: an auto.offset.reset=latest
+// that jumped past them ("skipped by auto.offset.reset=latest: no committed
+// offset for 0-3 when ledger-2 took it at generation 7, at 12.3s; nothing had
+// been committed for it yet"), or no cause the history shows ("not read: no
+// consumer reached them by the end", "not read, and no reset skipped them").
+struct UnprocessedCause {
+  std::string cause;
+  std::uint64_t count = 0;
+  bool kafka_behaviour = false;  // a documented Kafka behaviour (latest with no committed offset), not a loss
+};
+
 // A record the checker points at: where it is in the log and which record it is.
 struct ConsumedRecordExample {
   TopicPartition partition;
@@ -43,6 +54,7 @@ struct ConsumptionReport {
   std::uint64_t crashes = 0;
   std::uint64_t coordinator_loads = 0; // a broker took the group over from __consumer_offsets (failover)
   std::vector<DuplicateCause> duplicate_causes;  // most frequent first
+  std::vector<UnprocessedCause> unprocessed_causes;  // every unprocessed record under one cause; most frequent first
   std::vector<ConsumedRecordExample> unprocessed_examples;  // the first few, by partition and offset
   std::vector<ConsumedRecordExample> duplicate_examples;    // the first few, in processing order
   std::vector<RebalanceRecord> rebalances;

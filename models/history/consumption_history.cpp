@@ -15,6 +15,15 @@ std::string_view to_string(ConsumerEventKind kind) {
   return "?";
 }
 
+std::string_view to_string(PositionResetCause cause) {
+  switch (cause) {
+    case PositionResetCause::NoCommittedOffset: return "no committed offset";
+    case PositionResetCause::OffsetOutOfRange: return "offset out of range";
+    case PositionResetCause::UnknownLeaderEpoch: return "the committed offset's leader epoch unknown to the leader";
+  }
+  return "?";
+}
+
 namespace {
 RebalanceRecord* open_rebalance(std::vector<RebalanceRecord>& rebalances, const std::string& group) {
   const auto it = std::find_if(rebalances.rbegin(), rebalances.rend(),

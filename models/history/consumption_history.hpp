@@ -46,6 +46,23 @@ struct OwnershipEvent {
   SimTime at = 0;
 };
 
+// Why a consumer applied auto.offset.reset to a partition (Kafka's
+// SubscriptionState: NoOffsetForPartition, OffsetOutOfRange, an unknown epoch on KIP-320 validation).
+enum class PositionResetCause { NoCommittedOffset, OffsetOutOfRange, UnknownLeaderEpoch };
+std::string_view to_string(PositionResetCause cause);
+
+// A consumer's position of a partition set by auto.offset.reset: records
+// between where it would have read and `offset` are skipped with latest.
+struct PositionResetRecord {
+  std::uint32_t consumer = 0;
+  TopicPartition partition;
+  Offset offset = 0;       // the position it was reset to
+  bool latest = false;     // auto.offset.reset=latest (else earliest)
+  PositionResetCause cause = PositionResetCause::NoCommittedOffset;
+  std::int32_t generation = -1;
+  SimTime at = 0;
+};
+
 enum class ConsumerEventKind { Crashed, Restarted, PollTimeout, LeftGroup, Fenced };
 std::string_view to_string(ConsumerEventKind kind);
 
@@ -83,6 +100,7 @@ struct ConsumptionHistory {
   std::vector<ConsumerEvent> consumer_events;
   std::vector<RebalanceRecord> rebalances;
   std::vector<CoordinatorLoad> coordinator_loads;
+  std::vector<PositionResetRecord> position_resets;
 
   // The coordinator's view: one rebalance is open per group at a time, even
   // across a coordinator failover (the new coordinator finishes it).

@@ -473,6 +473,9 @@ void Consumer::handle_list_offsets(const ListOffsetsResponse& response) {
     PartitionState& state = *found;
     state.position = state.consumed = answer.offset;
     publish(PositionReset{answer.partition.partition, answer.offset});
+    history_.position_resets.push_back({index_, answer.partition, answer.offset,
+                                        config_.auto_offset_reset == OffsetReset::Latest, state.reset_cause,
+                                        generation_, now()});
     state.consumed_epoch = -1;
     state.validated_epoch = leader_epoch_of(answer.partition);
     set_position_state(state, PositionState::Valid);
@@ -530,6 +533,7 @@ void Consumer::handle_offsets_for_leader_epoch(const OffsetsForLeaderEpochRespon
     if (!found) continue;
     PartitionState& state = *found;
     if (answer.end_offset < 0) {  // the epoch is unknown there: auto.offset.reset
+      state.reset_cause = PositionResetCause::UnknownLeaderEpoch;
       set_position_state(state, PositionState::NeedsReset);
       continue;
     }

@@ -139,6 +139,7 @@ class Consumer final : public KafkaClient {
     Epoch validated_epoch = -1;  // the leader epoch the position was last validated against
     std::deque<Buffered> buffer;
     std::int64_t request_correlation = -1;  // the last fetch, ListOffsets or validation asked for it
+    PositionResetCause reset_cause = PositionResetCause::NoCommittedOffset;  // why it needs auto.offset.reset
   };
   struct CommitInFlight {
     std::vector<CommittedOffset> offsets;

@@ -196,6 +196,7 @@ void Consumer::handle_offset_fetch(const OffsetFetchResponse& response) {
     if (it == partitions_.end() || it->second.position_state != PositionState::Unknown) continue;
     PartitionState& state = it->second;
     if (o.offset < 0) {
+      state.reset_cause = PositionResetCause::NoCommittedOffset;
       set_position_state(state, PositionState::NeedsReset);
       continue;
     }

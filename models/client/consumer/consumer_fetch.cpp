@@ -129,7 +129,10 @@ void Consumer::handle_fetch(const FetchResponse& response) {
     if (state.request_correlation != response.correlation_id) continue;  // stale
     switch (data.error) {
       case Error::None: break;
-      case Error::OffsetOutOfRange: set_position_state(state, PositionState::NeedsReset); continue;
+      case Error::OffsetOutOfRange:
+        state.reset_cause = PositionResetCause::OffsetOutOfRange;
+        set_position_state(state, PositionState::NeedsReset);
+        continue;
       default: refresh = true; continue;  // NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH, ...
     }
     // read_committed: skip the records of aborted transactions (Kafka's

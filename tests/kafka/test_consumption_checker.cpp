@@ -1,0 +1,84 @@
+// The consumption checker's attribution of unprocessed records: a reset to
+// latest with nothing committed is Kafka's behaviour; with an offset committed
+// before it, a committed offset went missing; without a reset, records not reached.
+#include <catch2/catch.hpp>
+
+#include "models/check/consumption_checker.hpp"
+
+using namespace ksim;
+using namespace ksim::models;
+
+namespace {
+
+// Partition 0 of topic 0 holds records 0..9 of writer 0 at offsets 0..9.
+FinalLogs ten_records() {
+  FinalLogs logs;
+  RecordBatch batch;
+  batch.base_offset = 0;
+  batch.record_count = 10;
+  logs.committed[{0, 0}].push_back(batch);
+  return logs;
+}
+
+ConsumerGroupSpec group_of_one() {
+  ConsumerGroupSpec g;
+  g.group = "g";
+  g.consumers = {0};
+  g.consumer_names = {"app-0"};
+  g.end = seconds(10);
+  return g;
+}
+
+ProcessedRecord processed(Offset offset, std::uint32_t count) {
+  ProcessedRecord p;
+  p.partition = {0, 0};
+  p.offset = offset;
+  p.record = static_cast<std::uint64_t>(offset);
+  p.count = count;
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("records skipped by auto.offset.reset=latest before any commit are Kafka's behaviour", "[checker]") {
+  ConsumptionHistory history;
+  history.position_resets.push_back({0, {0, 0}, 6, true, PositionResetCause::NoCommittedOffset, 1, seconds(2)});
+  history.processed.push_back(processed(6, 4));
+  const ConsumptionReport r = check_consumption(history, ten_records(), group_of_one());
+  CHECK(r.unprocessed == 6);
+  REQUIRE(r.unprocessed_causes.size() == 1);
+  CHECK(r.unprocessed_causes[0].count == 6);
+  CHECK(r.unprocessed_causes[0].kafka_behaviour);
+  CHECK(r.unprocessed_causes[0].cause ==
+        "skipped by auto.offset.reset=latest: no committed offset for partition 0 when app-0 took it at generation 1, "
+        "at 2.000s; nothing had been committed for it yet (Kafka's auto.offset.reset=latest)");
+  CHECK(r.unprocessed_examples.front().detail == r.unprocessed_causes[0].cause);
+}
+
+TEST_CASE("a reset to latest after an offset was committed names a committed offset that went missing", "[checker]") {
+  ConsumptionHistory history;
+  history.processed.push_back(processed(0, 2));
+  history.commits.push_back({0, {0, 0}, 2, 1, seconds(1), Error::None});
+  history.position_resets.push_back({0, {0, 0}, 8, true, PositionResetCause::NoCommittedOffset, 2, seconds(3)});
+  history.processed.push_back(processed(8, 2));
+  const ConsumptionReport r = check_consumption(history, ten_records(), group_of_one());
+  CHECK(r.unprocessed == 6);  // offsets 2..7
+  REQUIRE(r.unprocessed_causes.size() == 1);
+  CHECK_FALSE(r.unprocessed_causes[0].kafka_behaviour);
+  CHECK_THAT(r.unprocessed_causes[0].cause,
+             Catch::Contains("offset 2 had been committed for it at 1.000s: a committed offset went missing"));
+}
+
+TEST_CASE("unprocessed records without a reset are either not reached or skipped for no reason seen", "[checker]") {
+  ConsumptionHistory history;
+  history.processed.push_back(processed(0, 3));
+  history.processed.push_back(processed(5, 2));
+  const ConsumptionReport r = check_consumption(history, ten_records(), group_of_one());
+  CHECK(r.unprocessed == 5);
+  REQUIRE(r.unprocessed_causes.size() == 2);
+  CHECK(r.unprocessed_causes[0].cause == "not read: no consumer of the group reached it by the end");  // 7, 8, 9
+  CHECK(r.unprocessed_causes[0].count == 3);
+  CHECK(r.unprocessed_causes[1].cause == "not read, though later offsets were, and no auto.offset.reset skipped it");
+  CHECK(r.unprocessed_causes[1].count == 2);  // 3, 4
+  CHECK_FALSE(r.unprocessed_causes[1].kafka_behaviour);
+}

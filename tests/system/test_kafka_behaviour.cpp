@@ -176,3 +176,22 @@ faults:
   CHECK(report.kafka->delivery.failed > 0);
   CHECK(report.kafka->delivery.lost == 0);
 }
+
+TEST_CASE("send() blocked on buffer.memory counts in produce latency, and no record the application meant to send is omitted",
+          "[scenarios][producer]") {
+  // The producer is cut from the brokers for 3s: with 32 MiB of buffer it
+  // queues; with 256 KiB its send() blocks. Either way the application's
+  // records keep arriving and are all sent, each timed from its arrival.
+  const std::vector<std::string> cut{"faults=[{kind: partition, at: 5s, duration: 3s, nodes: [checkout-0], other_nodes: [brokers]}]",
+                                     "duration=12s"};
+  auto small = cut;
+  small.push_back("producers.0.config[buffer.memory]=256KiB");
+  const auto roomy = ksim::testing::run_scenario("quickstart", 1, cut);
+  const auto blocked = ksim::testing::run_scenario("quickstart", 1, small);
+  CHECK(roomy.report["producer"]["blocked_sends"] == 0);
+  CHECK(blocked.report["producer"]["blocked_sends"].get<std::uint64_t>() > 0);
+  CHECK(blocked.report["producer"]["blocked_s"].get<double>() > 2.5);
+  CHECK(blocked.report["producer"]["longest_block_ms"].get<double>() > 2500);
+  CHECK(blocked.report["delivery"]["produced"] == roomy.report["delivery"]["produced"]);  // no coordinated omission
+  CHECK(blocked.report["latency_ms"]["max"].get<double>() > 2900);
+}

@@ -171,7 +171,8 @@ void Producer::plan_arrivals() {
   cancel_timer(arrival_timer_);
   arrival_timer_at_ = at;
   if (at != kNever) {
-    arrival_timer_ = set_timer(at - now(), [this] { arrival_timer_at_ = kNever; });  // the hooks do the work
+    // (at is in the past for the records that arrived while send() was blocked)
+    arrival_timer_ = set_timer(std::max<SimTime>(0, at - now()), [this] { arrival_timer_at_ = kNever; });  // the hooks do the work
   }
 }
 
@@ -184,11 +185,14 @@ bool Producer::is_significant(const Arrival& a, std::uint64_t bytes_before) cons
   return bytes > std::max(config_.batch_size, open.reserved_bytes) || bytes >= config_.batch_size;
 }
 
-// send() blocks: the application waits for buffer memory, up to max.block.ms.
+// send() blocks: the application waits for buffer memory, up to max.block.ms
+// (KafkaProducer.doSend -> BufferPool.allocate). The call started when the
+// record arrived, or when the application's previous blocked call returned.
 void Producer::block(const Arrival& arrival) {
   ++stats_.blocked_sends;
   blocked_ = arrival;
-  block_timeout_ = set_timer(std::max<SimTime>(0, arrival.at + config_.max_block - now()), [this] {
+  blocked_since_ = std::max(arrival.at, app_free_at_);
+  block_timeout_ = set_timer(std::max<SimTime>(0, blocked_since_ + config_.max_block - now()), [this] {
     if (!blocked_) return;
     const TopicPartition tp = blocked_->partition;
     blocked_.reset();
@@ -196,9 +200,21 @@ void Producer::block(const Arrival& arrival) {
     history_.failures.push_back({{index_, tp, record, 1}, Error::BufferExhausted, now()});
     ++stats_.records_sent;
     ++stats_.records_failed;
-    plan_stale_ = true;
-    arrivals_.restart(now());  // the application carries on from here
+    send_returned();
   });
+}
+
+// A blocked send() returned (its record appended, or TimeoutException). A
+// closed-loop application calls send() again from now; an open-loop one's
+// records kept arriving while it waited, and it sends them now, each timed
+// from its arrival: no coordinated omission in the latency.
+void Producer::send_returned() {
+  const SimTime blocked = now() - blocked_since_;
+  stats_.blocked_ns += blocked;
+  stats_.longest_block_ns = std::max(stats_.longest_block_ns, blocked);
+  app_free_at_ = now();
+  plan_stale_ = true;
+  if (workload_.closed_loop) arrivals_.restart(now());
 }
 
 // The accumulator: the record joins the partition's open batch, or a new
@@ -246,10 +262,9 @@ bool Producer::append(TopicPartition tp, std::uint64_t bytes, SimTime sent_at) {
 
 void Producer::unblock_if_possible() {
   if (!blocked_ || !append(blocked_->partition, blocked_->bytes, blocked_->at)) return;
-  plan_stale_ = true;
   blocked_.reset();
   cancel_timer(block_timeout_);
-  arrivals_.restart(now());  // the application was blocked until now
+  send_returned();
 }
 
 // ---------------------------------------------------------------- sender

@@ -41,6 +41,8 @@ struct ProducerStats {
   std::uint64_t batches = 0;            // sent in produce requests (retries included)
   std::uint64_t retries = 0;
   std::uint64_t blocked_sends = 0;       // send() had to wait for buffer memory
+  SimTime blocked_ns = 0;                // summed time send() waited for it (max.block.ms at most each)
+  SimTime longest_block_ns = 0;
   std::uint64_t memory_peak_bytes = 0;   // buffer.memory in use, at its highest
   std::uint64_t epoch_bumps = 0;
   std::uint64_t transactions_committed = 0;
@@ -48,7 +50,8 @@ struct ProducerStats {
   std::uint64_t fenced = 0;              // PRODUCER_FENCED: a newer instance took the transactional.id
   SimTime app_cpu_ns = 0;                // the application thread in send() (with client CPU costs)
   SimTime sender_cpu_ns = 0;             // the sender thread
-  Histogram latency;                     // send() to acknowledgement, per record
+  Histogram latency;                     // send() to acknowledgement, per record: from when the application
+                                         // meant to call send(), so time blocked on buffer.memory counts
 };
 
 class Producer final : public KafkaClient {
@@ -115,6 +118,7 @@ class Producer final : public KafkaClient {
   bool is_significant(const Arrival& arrival, std::uint64_t bytes_before) const;
   bool append(TopicPartition tp, std::uint64_t bytes, SimTime sent_at);
   void block(const Arrival& arrival);
+  void send_returned();
   void unblock_if_possible();
 
   // sender
@@ -207,6 +211,8 @@ class Producer final : public KafkaClient {
   std::int64_t producer_id_correlation_ = -1;
   std::uint64_t memory_used_ = 0;
   std::optional<Arrival> blocked_;  // a send() waiting for memory
+  SimTime blocked_since_ = 0;       // when that send() was called
+  SimTime app_free_at_ = 0;         // when the application thread's last blocked send() returned
   TimerId block_timeout_;
   TimerId arrival_timer_;
   SimTime arrival_timer_at_ = kNever;

@@ -36,14 +36,22 @@ int Network::direction_of(const Connection& c, NodeId from) const {
   return c.directions[0].from == from ? 0 : 1;
 }
 
+NetworkStats Network::stats() const {
+  NetworkStats s = stats_;
+  for (const Connection& c : connections_) {
+    for (const Direction& d : c.directions) s.messages_in_flight += d.in_flight.size() + d.held.size();
+  }
+  return s;
+}
+
 bool Network::send(ConnectionId id, NodeId from, MessagePtr message) {
   Connection& c = connections_[id];
+  ++stats_.messages_sent;
+  stats_.bytes_sent += message->size_bytes();
   if (!c.open) {
     ++stats_.messages_dropped;
     return false;
   }
-  ++stats_.messages_sent;
-  stats_.bytes_sent += message->size_bytes();
   const int direction = direction_of(c, from);
   Direction& d = c.directions[direction];
   if (!d.held.empty() || faults_.is_cut(d.from, d.to)) {

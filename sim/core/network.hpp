@@ -25,12 +25,16 @@ struct NetworkOptions {
   SimTime connection_reset_timeout = seconds(10);    // a cut this long resets the connection
 };
 
+// Every message a node sends is, at any moment, exactly one of delivered,
+// dropped or in flight: messages_sent = messages_delivered + messages_dropped
+// + messages_in_flight.
 struct NetworkStats {
-  std::uint64_t messages_sent = 0;
-  std::uint64_t messages_delivered = 0;
-  std::uint64_t messages_dropped = 0;  // lost with a reset or closed connection
-  std::uint64_t messages_held = 0;     // waited behind a cut at least once
-  std::uint64_t bytes_sent = 0;
+  std::uint64_t messages_sent = 0;       // handed to the network by a node, on an open connection or not
+  std::uint64_t messages_delivered = 0;  // reached the node at the other end
+  std::uint64_t messages_dropped = 0;    // never will: sent on a closed connection, or lost with a reset or close
+  std::uint64_t messages_in_flight = 0;  // on the wire or held behind a cut (now; at the end of a run)
+  std::uint64_t messages_held = 0;       // times a message was held behind a cut (one message may be held again)
+  std::uint64_t bytes_sent = 0;          // of every message sent
   std::uint64_t connections_opened = 0;
   std::uint64_t connections_reset = 0;
 };
@@ -53,7 +57,7 @@ class Network {
   // Re-sends what a cut held back, now that it may have healed.
   void release_held_messages();
 
-  const NetworkStats& stats() const { return stats_; }
+  NetworkStats stats() const;  // with messages_in_flight counted now
   const NetworkOptions& options() const { return options_; }
   Topology& topology() { return topology_; }
 

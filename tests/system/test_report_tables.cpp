@@ -219,3 +219,18 @@ TEST_CASE("the text report shows integer figures exactly, a 64-bit seed too", "[
   print_report(r, out);
   CHECK_THAT(out.str(), Catch::Contains("seed 18446744073709551615") && Catch::Contains("trace records 9007199254740993"));
 }
+
+TEST_CASE("the network counters add up: every message sent is delivered, dropped or in flight", "[report]") {
+  // chaos: crashes, pauses, cuts and shutdowns reset and close connections
+  // with messages on them; quickstart ends with nothing cut.
+  for (const char* name : {"chaos", "quickstart", "rolling-restart"}) {
+    const auto run = ksim::testing::run_scenario(name, 1);
+    INFO(name);
+    const auto& n = run.report["network"];
+    const auto sent = n["messages_sent"].get<std::uint64_t>();
+    CHECK(sent > 0);
+    CHECK(sent == n["messages_delivered"].get<std::uint64_t>() + n["messages_dropped"].get<std::uint64_t>() +
+                      n["messages_in_flight"].get<std::uint64_t>());
+    if (std::string(name) == "chaos") CHECK(n["messages_dropped"].get<std::uint64_t>() > 0);
+  }
+}

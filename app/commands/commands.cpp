@@ -1,4 +1,5 @@
 #include "app/commands/commands.hpp"
+#include "app/commands/run_progress.hpp"
 
 #include <charconv>
 #include <chrono>
@@ -99,7 +100,12 @@ int run_command(const RunArgs& args, std::ostream& out, std::ostream& err) {
     Cluster cluster(scenario, options);
     // Wall-clock time is reported, never fed to the simulation.
     const auto start = std::chrono::steady_clock::now();
+    RunProgress progress(err, cluster.end(), true);
+    if (progress.enabled()) {
+      cluster.on_step([&] { progress.update(cluster.now(), cluster.sim().events().events_executed()); });
+    }
     cluster.run();
+    progress.finish();
     const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const RunReport report = make_report(cluster, wall_s);
     if (args.json) {

@@ -2,6 +2,7 @@
 // The cluster: one simulation built from a scenario, with its nodes (Kafka
 // brokers, controller and producers; request/response servers and clients),
 // fault schedule and nemesis. The driver runs it and reads its figures.
+#include <functional>
 #include <memory>
 #include <ostream>
 #include <set>
@@ -49,6 +50,10 @@ class Cluster {
   // Runs until `until` (simulated time), faults and workload as scheduled.
   void run_until(SimTime until);
   SimTime now() const { return clock_; }
+  SimTime end() const;  // where run() stops: the duration, and the drain of a Kafka scenario
+  // Called after every step of run_until (100ms of simulated time), for a
+  // progress line; it must not touch the simulation.
+  void on_step(std::function<void()> observer) { on_step_ = std::move(observer); }
   // Ends every fault now, and those still to come never start (the safety phase is over).
   void heal();
   // The liveness phase: runs until the cluster has converged (models/check/convergence.hpp:
@@ -142,6 +147,7 @@ class Cluster {
   models::ReplicationLagTracker replication_lag_;
   std::unique_ptr<models::Convergence> convergence_;  // made when first asked
   SimTime clock_ = 0;  // how far run_until went
+  std::function<void()> on_step_;
   ResourceSample resources_;
   models::FailoverTracker failover_;
   std::vector<std::vector<models::BrokerId>> offsets_replicas_;

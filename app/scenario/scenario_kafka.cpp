@@ -157,7 +157,24 @@ models::TopicSpec read_topic(MapReader in, const KafkaSpec::TopicDefaults& defau
   t.unclean_leader_election_enable =
       config.get<bool>("unclean.leader.election.enable", defaults.unclean_leader_election_enable);
   ListReader rows = in.list("assignment");
-  if (rows.empty()) return t;
+  // Kafka accepts such a topic; its acks=all writes then all fail (Partition.appendRecordsToLeader).
+  const auto check_min_isr = [&] {
+    if (t.min_insync_replicas <= t.replication_factor) return;
+    const std::string message = std::to_string(t.min_insync_replicas) + " is over the replication factor (" +
+                                std::to_string(t.replication_factor) +
+                                "): every acks=all write to it fails with NOT_ENOUGH_REPLICAS";
+    if (config.has("min.insync.replicas")) {
+      config.warn("min.insync.replicas", message);
+    } else {
+      in.warn("replication_factor", "is under the brokers' min.insync.replicas (" +
+                                        std::to_string(t.min_insync_replicas) +
+                                        "): every acks=all write to the topic fails with NOT_ENOUGH_REPLICAS");
+    }
+  };
+  if (rows.empty()) {
+    check_min_isr();
+    return t;
+  }
   if (static_cast<std::int32_t>(rows.size()) != t.partitions) {
     throw in.error("assignment", "must list one replica set per partition (" + std::to_string(t.partitions) + ")");
   }
@@ -173,6 +190,7 @@ models::TopicSpec read_topic(MapReader in, const KafkaSpec::TopicDefaults& defau
     t.assignment.push_back(std::move(replicas));
   }
   t.replication_factor = static_cast<std::int32_t>(t.assignment.front().size());
+  check_min_isr();
   return t;
 }
 

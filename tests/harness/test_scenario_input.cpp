@@ -176,6 +176,19 @@ TEST_CASE("a broker heartbeat longer than the session timeout is a warning, in t
   CHECK(report["ignored_configs"].empty());
 }
 
+TEST_CASE("min.insync.replicas over the replication factor is a warning: every acks=all write would fail", "[input]") {
+  const Scenario own = parse_scenario("brokers: {count: 3}\ntopics: [{name: t, config: {min.insync.replicas: 4}}]\n");
+  REQUIRE(own.warnings.size() == 1);
+  CHECK(own.warnings[0].text() == "test.yaml:2:50: topics.0.config.min.insync.replicas: 4 is over the replication "
+                                  "factor (3): every acks=all write to it fails with NOT_ENOUGH_REPLICAS");
+  const Scenario inherited = parse_scenario(
+      "brokers: {count: 3, config: {min.insync.replicas: 2}}\ntopics: [{name: t, replication_factor: 1}]\n");
+  REQUIRE(inherited.warnings.size() == 1);
+  CHECK_THAT(inherited.warnings[0].text(),
+             Catch::Contains("topics.0.replication_factor: is under the brokers' min.insync.replicas (2)"));
+  CHECK(parse_scenario("brokers: {count: 3}\ntopics: [{name: t, config: {min.insync.replicas: 3}}]\n").warnings.empty());
+}
+
 TEST_CASE("a Kafka config named .ms takes a bare number of milliseconds", "[input]") {
   const Scenario s = parse_scenario(
       "brokers: {count: 1, config: {replica.lag.time.max.ms: 10000, broker.session.timeout.ms: '12000'}}\n"

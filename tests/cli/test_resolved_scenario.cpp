@@ -144,7 +144,7 @@ TEST_CASE("the resolved quickstart has the file's values and Kafka's defaults", 
   CHECK(s["expect"].size() == 3);
 }
 
-TEST_CASE("--set shows up in the resolved scenario", "[cli][resolved]") {
+TEST_CASE("a value given with --set shows up in the resolved scenario", "[cli][resolved]") {
   const Resolved r = resolve(kScenarios + "quickstart.yaml",
                              {"duration=3s", "producers.0.config[linger.ms]=7", "brokers.config[min.insync.replicas]=2",
                               "faults.0.nodes=[brokers]", "consumers.0.config[group.instance.id]=\"{name}-static\""});

@@ -17,7 +17,7 @@ import java.util.Map;
  */
 public final class GroundTruthRun {
     /** Time for the clients' JVMs to start before the run's clock reads 0. */
-    private static final long CLIENT_START_SLACK_NS = 6_000_000_000L;
+    private static final long CLIENT_START_SLACK_NS = 8_000_000_000L;
 
     private GroundTruthRun() {}
 
@@ -45,6 +45,7 @@ public final class GroundTruthRun {
             log("starting the cluster (Kafka " + kafkaVersion + ", " + scenario.brokers().count() + " brokers)");
             cluster.start();
             cluster.prepareCoordinators(roster.groups(), roster.transactionalIds());
+            log("cluster ready");
             RunClock.startRunAt(RunClock.wallNowNs() + CLIENT_START_SLACK_NS);
             Path parts = Files.createDirectories(work.resolve("history-parts"));
             List<Path> partFiles = new ArrayList<>();

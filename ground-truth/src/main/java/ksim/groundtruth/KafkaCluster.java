@@ -60,16 +60,18 @@ public final class KafkaCluster implements AutoCloseable {
     public void start() throws Exception {
         String clusterId = Uuid.randomUuid().toString();
         Path hostsDir = Files.createDirectories(dir.resolve("hosts"));
+        Map<String, Process> formats = new LinkedHashMap<>();
         for (String server : addresses.servers()) {
             Path nodeDir = Files.createDirectories(dir.resolve(server));
             Path props = nodeDir.resolve("server.properties");
             writeProperties(props, serverProperties(server, nodeDir.resolve("data")));
             Path hosts = hostsDir.resolve(server);
             addresses.writeHostsFile(server, hosts);
-            format(server, props, hosts, clusterId);
+            formats.put(server, format(server, props, hosts, clusterId));
             servers.put(server, new NodeProcess(server, "kafka.Kafka", List.of(props.toString()), hosts,
                     dir.resolve(server + ".log"), launcher, System.getProperty("ksim.server.heap", "256m")));
         }
+        for (Map.Entry<String, Process> f : formats.entrySet()) awaitFormat(f.getKey(), f.getValue());
         startProxies();
         for (NodeProcess s : servers.values()) s.start();
         admin = Admin.create(adminProperties());
@@ -80,8 +82,7 @@ public final class KafkaCluster implements AutoCloseable {
     private void startProxies() throws IOException {
         for (String server : addresses.servers()) {
             for (int source : addresses.allIds()) {
-                int destination = addresses.id(server);
-                if (source == destination) continue;
+                int destination = addresses.id(server); // a server's calls to itself too (AddPartitionsToTxn)
                 proxies.add(new LinkProxy(source, destination, addresses.advertisedPort(server),
                         addresses.realPort(server), rules));
             }
@@ -100,6 +101,8 @@ public final class KafkaCluster implements AutoCloseable {
             p.put("process.roles", "controller");
             p.put("node.id", Integer.toString(CONTROLLER_NODE_ID));
             p.put("listeners", "CONTROLLER://127.0.0.1:" + addresses.realPort(server));
+            // Brokers reach the controller by the endpoint it registers: the proxied one
+            p.put("advertised.listeners", "CONTROLLER://" + AddressPlan.hostname(server) + ":" + addresses.advertisedPort(server));
         } else {
             int broker = Integer.parseInt(server.substring("broker-".length()));
             p.put("process.roles", "broker");
@@ -126,12 +129,16 @@ public final class KafkaCluster implements AutoCloseable {
         Files.writeString(file, s.toString());
     }
 
-    private void format(String server, Path props, Path hosts, String clusterId) throws Exception {
-        Path log = dir.resolve(server + "-format.log");
-        Process p = launcher.startJava(NodeProcess.jvmOptions("128m", hosts), "kafka.tools.StorageTool",
-                List.of("format", "-t", clusterId, "-c", props.toString()), log);
+    /** Starts Kafka's StorageTool on the server's properties (all servers format at once). */
+    private Process format(String server, Path props, Path hosts, String clusterId) throws IOException {
+        return launcher.startJava(NodeProcess.jvmOptions("128m", hosts), "kafka.tools.StorageTool",
+                List.of("format", "-t", clusterId, "-c", props.toString()), dir.resolve(server + "-format.log"));
+    }
+
+    private void awaitFormat(String server, Process p) throws Exception {
         if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
-            throw new IllegalStateException("StorageTool format failed for " + server + ": " + Files.readString(log));
+            throw new IllegalStateException("StorageTool format failed for " + server + ": "
+                    + Files.readString(dir.resolve(server + "-format.log")));
         }
     }
 
@@ -211,6 +218,8 @@ public final class KafkaCluster implements AutoCloseable {
                     admin.describeConsumerGroups(List.of(group)).all().get(10, TimeUnit.SECONDS);
                     break;
                 } catch (Exception notYet) {
+                    // Kafka 4.x: an unknown group is the answer of a coordinator that is ready
+                    if (notYet.getCause() instanceof org.apache.kafka.common.errors.GroupIdNotFoundException) break;
                     if (System.nanoTime() > deadline) throw new IllegalStateException("no coordinator for group " + group, notYet);
                     Thread.sleep(500);
                 }

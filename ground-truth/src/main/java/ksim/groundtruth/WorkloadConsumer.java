@@ -77,8 +77,6 @@ public final class WorkloadConsumer implements ConsumerRebalanceListener {
     }
 
     public void run(boolean restarted) throws InterruptedException {
-        RunClock.sleepUntil(set.startNs());
-        if (restarted) lifeEvent("restarted");
         Thread main = Thread.currentThread();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             if (finished) return;
@@ -90,9 +88,13 @@ public final class WorkloadConsumer implements ConsumerRebalanceListener {
                 // exiting anyway
             }
         }, "clean-stop"));
+        // Clients are made before the start (a JVM's first Kafka client takes seconds to build)
         if (output != null) output.start(transactional());
         CommitRecorder.target = (tp, offset) -> commitEvent(tp, offset, null);
         consumer = new KafkaConsumer<>(properties());
+        consumer.partitionsFor(set.topic());
+        RunClock.sleepUntil(set.startNs());
+        if (restarted) lifeEvent("restarted");
         try {
             if (set.partitions().isEmpty()) {
                 consumer.subscribe(List.of(set.topic()), this);

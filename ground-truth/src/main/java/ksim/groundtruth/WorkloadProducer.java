@@ -63,7 +63,9 @@ public final class WorkloadProducer {
         KeyedPartitioner partitioner = new KeyedPartitioner(partitions, batchSize, random);
         KeyChooser keys = new KeyChooser(group.keys(), random);
         try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(properties(config, bootstrap, writer.name()))) {
+            // Ready before the run's clock starts, as ksim's clients are: producer id, metadata
             if (transactional) producer.initTransactions();
+            producer.partitionsFor(group.topic());
             RunClock.sleepUntil(group.startNs());
             long next = group.startNs();
             int inTransaction = 0;

@@ -2,6 +2,7 @@ package ksim.groundtruth;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -35,28 +36,34 @@ public final class FinalLogReader {
     }
 
     public List<Map<String, Object>> read() throws Exception {
-        List<Map<String, Object>> events = new ArrayList<>();
         Map<String, TopicDescription> described = describe();
+        List<TopicPartition> online = new ArrayList<>();
+        for (Scenario.Topic topic : scenario.topics()) {
+            for (int p = 0; p < topic.partitions(); p++) {
+                if (hasLeader(described.get(topic.name()), p)) online.add(new TopicPartition(topic.name(), p));
+            }
+        }
+        Map<TopicPartition, Map<Long, long[]>> committed = read(online, "read_committed");
+        Map<TopicPartition, Map<Long, long[]>> all = read(online, "read_uncommitted");
+        List<Map<String, Object>> events = new ArrayList<>();
         for (int t = 0; t < scenario.topics().size(); t++) {
             Scenario.Topic topic = scenario.topics().get(t);
             for (int p = 0; p < topic.partitions(); p++) {
                 TopicPartition tp = new TopicPartition(topic.name(), p);
-                boolean offline = !hasLeader(described.get(topic.name()), p);
-                Map<Long, long[]> committed = offline ? Map.of() : read(tp, "read_committed");
-                Map<Long, long[]> all = offline ? Map.of() : read(tp, "read_uncommitted");
-                List<List<Long>> c = new ArrayList<>();
-                List<List<Long>> a = new ArrayList<>();
-                committed.forEach((offset, id) -> c.add(List.of(offset, id[0], id[1])));
-                all.forEach((offset, id) -> {
-                    if (!committed.containsKey(offset)) a.add(List.of(offset, id[0], id[1]));
+                Map<Long, long[]> c = committed.getOrDefault(tp, Map.of());
+                List<List<Long>> committedList = new ArrayList<>();
+                List<List<Long>> abortedList = new ArrayList<>();
+                c.forEach((offset, id) -> committedList.add(List.of(offset, id[0], id[1])));
+                all.getOrDefault(tp, Map.of()).forEach((offset, id) -> {
+                    if (!c.containsKey(offset)) abortedList.add(List.of(offset, id[0], id[1]));
                 });
                 Map<String, Object> e = new LinkedHashMap<>();
                 e.put("event", "final");
                 e.put("topic", t);
                 e.put("partition", p);
-                e.put("offline", offline);
-                e.put("committed", c);
-                e.put("aborted", a);
+                e.put("offline", !online.contains(tp));
+                e.put("committed", committedList);
+                e.put("aborted", abortedList);
                 events.add(e);
             }
         }
@@ -85,8 +92,8 @@ public final class FinalLogReader {
         return false;
     }
 
-    /** offset -> {writer, record} of every ksim record the partition holds at this isolation level. */
-    private Map<Long, long[]> read(TopicPartition tp, String isolation) {
+    /** Per partition, offset -> {writer, record} of every ksim record it holds at this isolation level. */
+    private Map<TopicPartition, Map<Long, long[]>> read(List<TopicPartition> partitions, String isolation) {
         Properties props = new Properties();
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation);
@@ -95,19 +102,28 @@ public final class FinalLogReader {
         props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         props.put(ConsumerConfig.CLIENT_ID_CONFIG, "ksim-final-" + isolation);
         props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
-        Map<Long, long[]> out = new TreeMap<>();
+        Map<TopicPartition, Map<Long, long[]>> out = new HashMap<>();
+        for (TopicPartition tp : partitions) out.put(tp, new TreeMap<>());
+        if (partitions.isEmpty()) return out;
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props)) {
-            consumer.assign(List.of(tp));
-            consumer.seekToBeginning(List.of(tp));
-            long end = consumer.endOffsets(List.of(tp), Duration.ofSeconds(30)).get(tp);
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            Map<TopicPartition, Long> end = consumer.endOffsets(partitions, Duration.ofSeconds(30));
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (consumer.position(tp, Duration.ofSeconds(30)) < end && System.nanoTime() < deadline) {
-                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
+            while (System.nanoTime() < deadline && !atEnd(consumer, end)) {
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
                     RecordIdentity id = RecordIdentity.parse(r.value());
-                    if (id != null) out.put(r.offset(), new long[] {id.writer(), id.record()});
+                    if (id != null) out.get(new TopicPartition(r.topic(), r.partition())).put(r.offset(), new long[] {id.writer(), id.record()});
                 }
             }
         }
         return out;
+    }
+
+    private static boolean atEnd(KafkaConsumer<byte[], byte[]> consumer, Map<TopicPartition, Long> end) {
+        for (Map.Entry<TopicPartition, Long> e : end.entrySet()) {
+            if (consumer.position(e.getKey(), Duration.ofSeconds(30)) < e.getValue()) return false;
+        }
+        return true;
     }
 }

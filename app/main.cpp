@@ -43,6 +43,8 @@ int main(int argc, char** argv) {
   CLI::App* validate = app.add_subcommand("validate", "Check a scenario file without running it");
   validate->add_option("scenario", validate_args.scenario, "Scenario file")->required();
   add_scenario_options(*validate, validate_args);
+  validate->add_flag("--resolved", validate_args.resolved,
+                     "Print the scenario with every default filled in, as one JSON object (docs/resolved-scenario.md)");
 
   ksim::app::SweepArgs sweep_args;
   CLI::App* sweep = app.add_subcommand("sweep", "Run a scenario over lists of values and seeds; one CSV row per run");

@@ -12,6 +12,7 @@
 #include "app/harness/cluster.hpp"
 #include "app/report/report.hpp"
 #include "app/scenario/config_reader.hpp"
+#include "app/scenario/resolved_scenario.hpp"
 #include "app/scenario/units.hpp"
 
 #ifndef KSIM_SOURCE_DIR
@@ -121,6 +122,10 @@ int validate_command(const RunArgs& args, std::ostream& out, std::ostream& err) 
     check_something_to_simulate(document, scenario);
     const auto nodes = node_placements(scenario);
     print_warnings(err, scenario);
+    if (args.resolved) {
+      out << resolved_scenario(scenario).dump() << '\n';
+      return kExitOk;
+    }
     fmt::print(out, "{}: ok ({} nodes, {} faults, {} nemesis rules, {} simulated)\n", document.file_name(),
                nodes.size(), scenario.faults.size(), scenario.nemesis.rules.size(),
                units::format_duration(scenario.duration));

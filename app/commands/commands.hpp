@@ -25,6 +25,7 @@ struct RunArgs {
   std::string log_level = "warn";
   bool check_every_partition = false;  // the invariants on every partition after every event (slow)
   bool ignore_unmodelled = false;  // accept Kafka configs ksim does not model, and list them in the report
+  bool resolved = false;  // validate: print the scenario with every default filled in, as JSON
 };
 
 std::string default_scenario_path();

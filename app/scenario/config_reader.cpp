@@ -125,10 +125,13 @@ ConfigError MapReader::missing(std::string_view key) const {
 std::string MapReader::get_choice(std::string_view key, std::initializer_list<std::string_view> choices,
                                   std::string_view default_value) {
   const std::optional<std::string> text = scalar(key, "one of " + list_words(choices));
-  if (!text) return std::string(default_value);
-  if (std::ranges::find(choices, std::string_view(*text)) != choices.end()) return *text;
-  reject(key, "must be one of " + list_words(choices) + ", got " + quoted(*text) + did_you_mean(closest(*text, choices)));
-  return std::string(default_value);
+  const bool valid = text && std::ranges::find(choices, std::string_view(*text)) != choices.end();
+  if (text && !valid) {
+    reject(key, "must be one of " + list_words(choices) + ", got " + quoted(*text) + did_you_mean(closest(*text, choices)));
+  }
+  std::string value = valid ? *text : std::string(default_value);
+  if (recording()) note(key, {value, false});
+  return value;
 }
 
 bool MapReader::has(std::string_view key) const { return find_entry(*state_, key).has_value(); }
@@ -175,6 +178,22 @@ ListReader MapReader::list(std::string_view key) {
 void MapReader::ignore(std::string_view key) { state_->requested.emplace(key); }
 
 void MapReader::foreign_keys(const ForeignKeys& foreign) { state_->foreign = foreign; }
+
+void MapReader::record_values() { state_->recording = true; }
+
+ResolvedValues MapReader::resolved() const { return state_->resolved; }
+
+bool MapReader::recording() const { return state_->recording; }
+
+void MapReader::note(std::string_view key, ResolvedValue value) {
+  for (auto& [name, resolved] : state_->resolved) {
+    if (name == key) {
+      resolved = std::move(value);
+      return;
+    }
+  }
+  state_->resolved.emplace_back(std::string(key), std::move(value));
+}
 
 void MapReader::add_defaults(const MapReader& defaults) { state_->defaults = defaults.state_; }
 

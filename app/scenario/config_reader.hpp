@@ -30,6 +30,8 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
+#include <variant>
 #include <vector>
 
 #include "sim/events/time.hpp"
@@ -199,6 +201,28 @@ struct Codec<Fraction> {
 template <class T>
 using Value = typename Codec<T>::value_type;
 
+// A value a recording map resolved for a key: the one read, or the default
+// when the key was absent. What `ksim validate --resolved` prints of Kafka's
+// config maps, so that the reader's names and defaults are the only table.
+struct ResolvedValue {
+  std::variant<bool, std::int64_t, std::uint64_t, double, std::string> value;
+  bool duration = false;  // an std::int64_t of nanoseconds (a Duration)
+
+  template <class T>
+  static ResolvedValue of(const Value<T>& v) {
+    if constexpr (std::is_same_v<T, Duration>) {
+      return {std::int64_t{v}, true};
+    } else if constexpr (std::is_same_v<Value<T>, bool> || std::is_same_v<Value<T>, std::string> ||
+                         std::is_same_v<Value<T>, double> || std::is_same_v<Value<T>, std::uint64_t>) {
+      return {v, false};
+    } else {
+      return {static_cast<std::int64_t>(v), false};
+    }
+  }
+};
+// Key -> resolved value, in the order the keys were first asked about.
+using ResolvedValues = std::vector<std::pair<std::string, ResolvedValue>>;
+
 // Inclusive bounds: get<int>("port", 9092, {1, 65535}),
 // get<Duration>("timeout", seconds(1), Range<SimTime>::at_least(milliseconds(1))).
 template <class V>
@@ -259,27 +283,27 @@ class MapReader {
  public:
   template <class T>
   Value<T> get(std::string_view key, Value<T> default_value) {
-    return optional_value<T>(key, nullptr).value_or(std::move(default_value));
+    return noted<T>(key, optional_value<T>(key, nullptr).value_or(std::move(default_value)));
   }
   template <class T>
   Value<T> get(std::string_view key, Value<T> default_value, const Range<Value<T>>& range) {
-    return optional_value<T>(key, &range).value_or(std::move(default_value));
+    return noted<T>(key, optional_value<T>(key, &range).value_or(std::move(default_value)));
   }
   template <class T>
   std::optional<Value<T>> optional(std::string_view key) {
-    return optional_value<T>(key, nullptr);
+    return noted<T>(key, optional_value<T>(key, nullptr));
   }
   template <class T>
   std::optional<Value<T>> optional(std::string_view key, const Range<Value<T>>& range) {
-    return optional_value<T>(key, &range);
+    return noted<T>(key, optional_value<T>(key, &range));
   }
   template <class T>
   Value<T> required(std::string_view key) {
-    return required_value<T>(key, nullptr);
+    return noted<T>(key, required_value<T>(key, nullptr));
   }
   template <class T>
   Value<T> required(std::string_view key, const Range<Value<T>>& range) {
-    return required_value<T>(key, &range);
+    return noted<T>(key, required_value<T>(key, &range));
   }
 
   // One of `choices`; otherwise "must be one of 'a', 'b' or 'c', got 'x' (did you mean 'b'?)".
@@ -297,6 +321,11 @@ class MapReader {
 
   // Keys this map may hold unread (Kafka's configs that ksim does not model).
   void foreign_keys(const ForeignKeys& foreign);
+  // From now on, every value read from this map (get, optional, required,
+  // get_choice), or the default given for an absent key, is recorded;
+  // resolved() lists them. Reading is not changed.
+  void record_values();
+  ResolvedValues resolved() const;
   // Defaults for this map's keys from another document (a properties file
   // given as config_file); the map's own keys win. Its errors are located there.
   void add_defaults(const MapReader& defaults);
@@ -322,6 +351,19 @@ class MapReader {
   friend class Document;
   friend class ListReader;
   explicit MapReader(std::shared_ptr<detail::ReaderState> state);
+
+  bool recording() const;
+  void note(std::string_view key, ResolvedValue value);
+  template <class T>
+  Value<T> noted(std::string_view key, Value<T> value) {
+    if (recording()) note(key, ResolvedValue::of<T>(value));
+    return value;
+  }
+  template <class T>
+  std::optional<Value<T>> noted(std::string_view key, std::optional<Value<T>> value) {
+    if (value && recording()) note(key, ResolvedValue::of<T>(*value));
+    return value;
+  }
 
   template <class T>
   std::optional<Value<T>> optional_value(std::string_view key, const Range<Value<T>>* range) {

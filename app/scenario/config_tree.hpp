@@ -41,6 +41,8 @@ struct ReaderState {
   std::shared_ptr<Diagnostics> diagnostics;
   std::optional<ForeignKeys> foreign;       // keys known but not read
   std::shared_ptr<ReaderState> defaults;    // a config_file's keys, under this map's own
+  bool recording = false;                   // MapReader::record_values
+  ResolvedValues resolved;                  // what a recording map resolved, by key
 };
 
 // Where values given by --set are located.

@@ -210,6 +210,7 @@ config::MapReader kafka_config(config::MapReader& section, KafkaConfigKind kind)
   const std::string& what = kWhat[static_cast<std::size_t>(kind)];
   config::MapReader config = section.map("config");
   config.foreign_keys({&kafka_config_names(kind), what});
+  config.record_values();  // for ksim validate --resolved
   const std::optional<std::string> file = section.optional<std::string>("config_file");
   if (!file) return config;
   namespace fs = std::filesystem;

@@ -17,7 +17,8 @@ std::string_view to_string(KafkaConfigKind kind);  // "producer"
 // A section's Kafka config map, `config:`: Kafka's names of `kind` that ksim
 // does not read are reported as not modelled (or ignored and listed), and a
 // `config_file:` beside it (a .properties file, relative to the scenario)
-// gives defaults for its keys; `config:` wins.
+// gives defaults for its keys; `config:` wins. The map records the value it
+// resolves for every key read (config::MapReader::resolved).
 config::MapReader kafka_config(config::MapReader& section, KafkaConfigKind kind);
 
 }  // namespace ksim::app

@@ -61,6 +61,10 @@ struct KafkaSpec {
     bool unclean_leader_election_enable = false;   // unclean.leader.election.enable
   };
   TopicDefaults topic_defaults;
+  // Each `config:` map's Kafka configs as the reader resolved them (the
+  // value given, or the default), for ksim validate --resolved.
+  config::ResolvedValues broker_config;
+  std::vector<config::ResolvedValues> topic_configs;  // by topic
   models::ControllerConfig controller;
   std::vector<models::TopicSpec> topics;
   struct ProducerGroup {
@@ -68,6 +72,7 @@ struct KafkaSpec {
     NodeGroupSpec nodes{1, {}};
     models::ProducerConfig config;
     models::ProducerWorkload workload;
+    config::ResolvedValues kafka_config;  // as read (see broker_config)
   };
   std::vector<ProducerGroup> producers;
   // A set of consumers with one configuration: members of the consumer group
@@ -82,6 +87,8 @@ struct KafkaSpec {
     // Consume-transform-produce: each consumer's own producer (nodes NAME-producer-i, one per consumer).
     std::optional<models::ProducerConfig> transform;
     bool producer_per_partition = false;  // EOS-v1: nodes NAME-producer-i-p, one per input partition p
+    config::ResolvedValues kafka_config;            // as read (see broker_config)
+    config::ResolvedValues transform_kafka_config;  // the transform's producer's
   };
   std::vector<ConsumerGroup> consumers;
 

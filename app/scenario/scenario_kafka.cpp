@@ -388,6 +388,7 @@ KafkaSpec::ConsumerGroup read_consumer(MapReader in, const std::vector<models::T
     group.workload.records_per_transaction = transform.get<std::uint64_t>("records_per_transaction", 0, {0, 100000000});
     group.workload.commit_interval = transform.get<Duration>("commit_interval", 0);
     group.transform = read_producer_config(transform);
+    group.transform_kafka_config = transform.map("config").resolved();
     if (group.workload.commit == models::CommitStrategy::Transactional && group.transform->transactional_id.empty()) {
       throw transform.error("config", "commit: transactional needs a transactional.id for the producer");
     }
@@ -409,6 +410,7 @@ KafkaSpec::ConsumerGroup read_consumer(MapReader in, const std::vector<models::T
   const std::int32_t count = topics[static_cast<std::size_t>(group.workload.topic)].partitions;
   for (std::size_t i = 0; i < partitions.size(); ++i) group.workload.partitions.push_back(partitions.at<int>(i, {0, count - 1}));
   group.workload.processing_time = config::read_distribution(in, "processing_time", Distribution::constant(0));
+  group.kafka_config = config.resolved();
   return group;
 }
 
@@ -431,6 +433,7 @@ std::optional<KafkaSpec> read_kafka(MapReader& root, const std::vector<std::stri
   MapReader controller = root.map("controller");
   kafka.controller_rack = controller.optional<std::string>("rack");
   kafka.controller = read_controller_config(controller, brokers.map("config"), profile);
+  kafka.broker_config = brokers.map("config").resolved();
   // Kafka accepts any pair (KafkaConfig checks neither against the other), but a broker whose
   // heartbeats come less often than the controller's session timeout is fenced between two of them.
   if (kafka.broker.broker_heartbeat_interval > kafka.controller.broker_session_timeout) {
@@ -442,6 +445,7 @@ std::optional<KafkaSpec> read_kafka(MapReader& root, const std::vector<std::stri
   ListReader topics = root.list("topics");
   for (std::size_t i = 0; i < topics.size(); ++i) {
     kafka.topics.push_back(read_topic(topics.map_at(i), kafka.topic_defaults, kafka.brokers.count));
+    kafka.topic_configs.push_back(topics.map_at(i).map("config").resolved());
     for (std::size_t j = 0; j + 1 < kafka.topics.size(); ++j) {
       if (kafka.topics[j].name == kafka.topics.back().name) throw topics.error(i, "duplicate topic name");
     }
@@ -454,6 +458,7 @@ std::optional<KafkaSpec> read_kafka(MapReader& root, const std::vector<std::stri
     group.name = in.get<std::string>("name", "producer");
     group.nodes = read_group(in, group.nodes, racks);
     group.config = read_producer_config(in);
+    group.kafka_config = in.map("config").resolved();
     group.workload = read_workload(in, kafka.topics);
     if (profile) group.workload.cpu = profile->client_costs;
     if (group.workload.closed_loop && !group.workload.cpu.enabled()) {

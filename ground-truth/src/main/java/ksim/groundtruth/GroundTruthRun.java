@@ -28,7 +28,14 @@ public final class GroundTruthRun {
         String kafkaVersion = args[3];
         int run = Integer.parseInt(args[4]);
         int basePort = Integer.parseInt(args[5]);
-        Scenario scenario = ScenarioReader.read(resolved);
+        Scenario scenario;
+        try {
+            scenario = ScenarioReader.read(resolved);
+        } catch (IllegalArgumentException refusedScenario) {
+            System.err.println("ground-truth: " + refusedScenario.getMessage());
+            System.exit(2);
+            return;
+        }
         List<String> refused = FaultInjector.refusals(scenario);
         refused.addAll(unsupportedWorkload(scenario));
         if (!refused.isEmpty()) {

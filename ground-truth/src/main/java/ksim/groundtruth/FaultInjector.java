@@ -144,13 +144,17 @@ public final class FaultInjector {
             case "crash": {
                 for (String n : nodes) {
                     process(n).crash();
+                    if (!clients.containsKey(n)) cluster.serverDown(n);
                     Roster.Consumer c = roster.consumer(n);
                     if (c != null) consumerEvent(c, "crashed");
                 }
                 return () -> restart(nodes);
             }
             case "shutdown": {
-                for (String n : nodes) process(n).shutdown();
+                for (String n : nodes) {
+                    process(n).shutdown();
+                    if (!clients.containsKey(n)) cluster.serverDown(n);
+                }
                 return () -> restart(nodes);
             }
             case "pause": {
@@ -171,8 +175,12 @@ public final class FaultInjector {
             try {
                 NodeProcess p = process(n);
                 if (p.isRunning()) continue;
-                if (clients.containsKey(n)) p.start(List.of("--restarted"));
-                else p.start();
+                if (clients.containsKey(n)) {
+                    p.start(List.of("--restarted"));
+                } else {
+                    p.start();
+                    cluster.serverStarting(n);
+                }
             } catch (Exception e) {
                 System.err.println("cannot restart " + n + ": " + e);
             }

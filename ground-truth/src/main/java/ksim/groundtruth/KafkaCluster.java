@@ -31,7 +31,7 @@ public final class KafkaCluster implements AutoCloseable {
     private final Path dir;
     private final ProcessLauncher launcher;
     private final LinkRules rules = new LinkRules();
-    private final List<LinkProxy> proxies = new ArrayList<>();
+    private final Map<String, List<LinkProxy>> proxies = new LinkedHashMap<>();
     private final Map<String, NodeProcess> servers = new LinkedHashMap<>();
     private Admin admin;
 
@@ -83,8 +83,8 @@ public final class KafkaCluster implements AutoCloseable {
         for (String server : addresses.servers()) {
             for (int source : addresses.allIds()) {
                 int destination = addresses.id(server); // a server's calls to itself too (AddPartitionsToTxn)
-                proxies.add(new LinkProxy(source, destination, addresses.advertisedPort(server),
-                        addresses.realPort(server), rules));
+                proxies.computeIfAbsent(server, s -> new ArrayList<>()).add(new LinkProxy(source, destination,
+                        addresses.advertisedPort(server), addresses.realPort(server), rules));
             }
         }
     }
@@ -103,6 +103,8 @@ public final class KafkaCluster implements AutoCloseable {
             p.put("listeners", "CONTROLLER://127.0.0.1:" + addresses.realPort(server));
             // Brokers reach the controller by the endpoint it registers: the proxied one
             p.put("advertised.listeners", "CONTROLLER://" + AddressPlan.hostname(server) + ":" + addresses.advertisedPort(server));
+            // the controller's own: broker.session.timeout.ms, and the topics' defaults it applies
+            p.putAll(scenario.brokers().config());
         } else {
             int broker = Integer.parseInt(server.substring("broker-".length()));
             p.put("process.roles", "broker");
@@ -245,16 +247,42 @@ public final class KafkaCluster implements AutoCloseable {
         if (!internal.isEmpty()) awaitLeaders(internal);
     }
 
+    /** The server has died: its proxies stop listening, so callers are refused. */
+    public void serverDown(String server) {
+        for (LinkProxy p : proxies.getOrDefault(server, List.of())) {
+            try {
+                p.close();
+            } catch (IOException ignored) {
+                // closed anyway
+            }
+        }
+    }
+
+    /** The server is starting again: its proxies listen again once its own listener accepts. */
+    public void serverStarting(String server) {
+        Thread t = new Thread(() -> {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            while (System.nanoTime() < deadline && server(server).isRunning()) {
+                try (java.net.Socket probe = new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), addresses.realPort(server))) {
+                    for (LinkProxy p : proxies.getOrDefault(server, List.of())) p.open();
+                    return;
+                } catch (IOException notYet) {
+                    try {
+                        Thread.sleep(50);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+            }
+        }, "await-" + server);
+        t.setDaemon(true);
+        t.start();
+    }
+
     @Override
     public void close() {
         if (admin != null) admin.close(java.time.Duration.ofSeconds(2));
         for (NodeProcess s : servers.values()) s.crash();
-        for (LinkProxy p : proxies) {
-            try {
-                p.close();
-            } catch (IOException ignored) {
-                // closing anyway
-            }
-        }
+        for (String server : proxies.keySet()) serverDown(server);
     }
 }

@@ -24,7 +24,8 @@ public final class LinkProxy implements AutoCloseable {
     private final int destination;
     private final int realPort;
     private final LinkRules rules;
-    private final ServerSocket listener;
+    private final InetSocketAddress address;
+    private volatile ServerSocket listener;
 
     private record Chunk(byte[] bytes, long dueNs) {}
 
@@ -33,15 +34,27 @@ public final class LinkProxy implements AutoCloseable {
         this.destination = destination;
         this.realPort = realPort;
         this.rules = rules;
-        this.listener = new ServerSocket();
-        listener.setReuseAddress(true);
-        listener.bind(new InetSocketAddress(InetAddress.getByName(AddressPlan.linkAddress(source, destination)), port), 200);
-        Thread acceptor = new Thread(this::acceptLoop, "proxy-accept-" + source + "-" + destination);
+        this.address = new InetSocketAddress(InetAddress.getByName(AddressPlan.linkAddress(source, destination)), port);
+        open();
+    }
+
+    /**
+     * Listens (again). While the destination is down the proxy does not listen, so a caller's
+     * connection is refused as it would be by a host whose broker is dead, not accepted and
+     * then closed (which a Kafka client takes for a live node and keeps retrying).
+     */
+    public synchronized void open() throws IOException {
+        if (listener != null && !listener.isClosed()) return;
+        ServerSocket s = new ServerSocket();
+        s.setReuseAddress(true);
+        s.bind(address, 200);
+        listener = s;
+        Thread acceptor = new Thread(() -> acceptLoop(s), "proxy-accept-" + source + "-" + destination);
         acceptor.setDaemon(true);
         acceptor.start();
     }
 
-    private void acceptLoop() {
+    private void acceptLoop(ServerSocket listener) {
         while (!listener.isClosed()) {
             try {
                 Socket inbound = listener.accept();
@@ -108,8 +121,9 @@ public final class LinkProxy implements AutoCloseable {
         }
     }
 
+    /** Stops listening; connections already forwarded go on until their ends close them. */
     @Override
-    public void close() throws IOException {
-        listener.close();
+    public synchronized void close() throws IOException {
+        if (listener != null) listener.close();
     }
 }

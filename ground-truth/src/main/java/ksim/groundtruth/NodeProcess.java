@@ -58,7 +58,7 @@ public final class NodeProcess {
                 "-Djdk.net.hosts.file=" + hostsFile,
                 "-Dsun.net.inetaddr.ttl=0", "-Dnetworkaddress.cache.ttl=0",
                 "-Dorg.slf4j.simpleLogger.defaultLogLevel=" + System.getProperty("ksim.node.log.level", "warn"),
-                "-Dorg.slf4j.simpleLogger.showDateTime=true",
+                "-Dorg.slf4j.simpleLogger.showDateTime=true", "-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS",
                 "-Dksim.epoch.ns=" + RunClock.epochNs());
     }
 

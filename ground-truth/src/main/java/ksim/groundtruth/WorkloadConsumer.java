@@ -44,6 +44,7 @@ public final class WorkloadConsumer implements ConsumerRebalanceListener {
     private final Map<TopicPartition, Long> inTransaction = new HashMap<>();
     private volatile boolean stopping;
     private volatile boolean finished;
+    private final java.util.concurrent.CountDownLatch stopped = new java.util.concurrent.CountDownLatch(1);
     private volatile int generation = -1;
     private KafkaConsumer<String, byte[]> consumer;
     private long transactionStartNs;
@@ -77,17 +78,25 @@ public final class WorkloadConsumer implements ConsumerRebalanceListener {
     }
 
     public void run(boolean restarted) throws InterruptedException {
-        Thread main = Thread.currentThread();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             if (finished) return;
             stopping = true;
             if (consumer != null) consumer.wakeup();
             try {
-                main.join(30_000);
+                stopped.await(30, java.util.concurrent.TimeUnit.SECONDS);
             } catch (InterruptedException ignored) {
                 // exiting anyway
             }
         }, "clean-stop"));
+        try {
+            runUntilStopped(restarted);
+        } finally {
+            finished = true;
+            stopped.countDown();
+        }
+    }
+
+    private void runUntilStopped(boolean restarted) throws InterruptedException {
         // Clients are made before the start (a JVM's first Kafka client takes seconds to build)
         if (output != null) output.start(transactional());
         CommitRecorder.target = (tp, offset) -> commitEvent(tp, offset, null);
@@ -108,11 +117,9 @@ public final class WorkloadConsumer implements ConsumerRebalanceListener {
             // SIGTERM: a clean stop
         } catch (FencedInstanceIdException e) {
             lifeEvent("fenced");
-            finished = true;
             return;
         }
         stopCleanly();
-        finished = true;
     }
 
     private void pollOnce() {
@@ -253,14 +260,15 @@ public final class WorkloadConsumer implements ConsumerRebalanceListener {
     private void stopCleanly() {
         try {
             if (transactional() && transactionRecords > 0) commitTransaction();
-            if (set.commit().endsWith("after-process")) {
+            if (set.commit().endsWith("after-process") && !processed.isEmpty()) {
                 if (output != null) output.flush();
-                commitSync(new HashMap<>(processed));
+                // bounded: a clean stop in the middle of a rebalance must not wait default.api.timeout.ms
+                consumer.commitSync(asOffsets(processed), Duration.ofSeconds(5));
             }
         } catch (KafkaException ignored) {
             // the last commit is best effort, as in an application's shutdown
         }
-        consumer.close(Duration.ofSeconds(20));
+        consumer.close(Duration.ofSeconds(10));
         if (output != null) output.close();
         if (set.partitions().isEmpty() && !set.nodeConfigs().get(member.name()).containsKey("group.instance.id")) {
             lifeEvent("left_group");

@@ -12,8 +12,9 @@ compared besides (scripts/ground-truth-suite); these are the counts behind them:
 - unprocessed: records of a group's topic in the final committed log that no member processed;
 - processed_twice: records (partition, offset) a group processed more than once;
 - aborted_reads: records a group processed that the final log holds only as aborted;
-- rebalances: bursts of rebalance callbacks per group (first revoked/lost to last assigned,
-  a burst ending after 1 s without callbacks), as ksim check counts a real history's;
+- rebalances: the highest generation a group's members saw, the coordinator's count of
+  completed rebalances (callback_bursts: the bursts of rebalance callbacks, first revoked/lost to
+  last assigned, ending after 1 s without one, as ksim check counts a real history's);
 - failover_s: for each broker crash, the longest a partition then went without an ack
   (see failover_seconds), the largest over crashes.
 """
@@ -88,6 +89,7 @@ def figures(path):
             "processed_twice": sum(1 for n in processed.values() if n > 1),
             "aborted_reads": aborted_reads,
             "rebalances": rebalances(events, g["members"]),
+            "callback_bursts": callback_bursts(events, g["members"]),
             "processed": len(processed),
         }
 
@@ -103,6 +105,15 @@ def figures(path):
 
 
 def rebalances(events, members):
+    """The group's completed rebalances: the highest generation its members saw (a fresh group's
+    first rebalance makes generation 1; a static member's rejoin makes none), or, for members
+    outside a group (assign()), the bursts of callbacks."""
+    generations = [e["generation"] for e in events
+                   if e["event"] in ("process", "commit") and e["consumer"] in members and e["generation"] >= 0]
+    return max(generations) if generations else callback_bursts(events, members)
+
+
+def callback_bursts(events, members):
     times = sorted(e["t"] for e in events
                    if e["event"] in ("assigned", "revoked", "lost") and e["consumer"] in members)
     bursts = 0

@@ -38,6 +38,8 @@ int main(int argc, char** argv) {
   run->add_option("--log-level", run_args.log_level, "trace, debug, info, warn (default), error or off");
   run->add_flag("--check-every-partition", run_args.check_every_partition,
                 "Check the invariants on every partition after every event, not only on those it changed (slow)");
+  run->add_option("--history", run_args.history_file,
+                  "Write what the clients did and the final logs to FILE, as JSON lines (docs/history.md)");
 
   RunArgs validate_args;
   CLI::App* validate = app.add_subcommand("validate", "Check a scenario file without running it");
@@ -45,6 +47,15 @@ int main(int argc, char** argv) {
   add_scenario_options(*validate, validate_args);
   validate->add_flag("--resolved", validate_args.resolved,
                      "Print the scenario with every default filled in, as one JSON object (docs/resolved-scenario.md)");
+
+  ksim::app::CheckArgs check_args;
+  CLI::App* check = app.add_subcommand("check", "Run ksim's checkers on a history (ksim run --history, or a real cluster's)");
+  check->add_option("history", check_args.history, "History file (docs/history.md)")->required();
+  check->add_option("--scenario", check_args.scenario, "The scenario it ran: its faults and expectations");
+  check->add_option("--set", check_args.overrides, "Override a value of the --scenario: path.to.key=value (repeatable)")
+      ->allow_extra_args(false);
+  check->add_flag("--json", check_args.json, "Print the report as one JSON object");
+  check->add_flag("--ignore-unmodelled", check_args.ignore_unmodelled, "Accept Kafka configs ksim does not model in the --scenario");
 
   ksim::app::SweepArgs sweep_args;
   CLI::App* sweep = app.add_subcommand("sweep", "Run a scenario over lists of values and seeds; one CSV row per run");
@@ -105,6 +116,7 @@ int main(int argc, char** argv) {
 
   if (*run) return ksim::app::run_command(run_args, std::cout, std::cerr);
   if (*validate) return ksim::app::validate_command(validate_args, std::cout, std::cerr);
+  if (*check) return ksim::app::check_command(check_args, std::cout, std::cerr);
   if (*sweep) return ksim::app::sweep_command(sweep_args, std::cout, std::cerr);
   if (*merge) return ksim::app::merge_command(merge_args, std::cerr);
   if (*engine) return ksim::bench::bench_engine_command(phold, phold_json, std::cout);

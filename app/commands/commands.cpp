@@ -9,7 +9,9 @@
 #include <fmt/ostream.h>
 #include <nlohmann/json.hpp>
 
+#include "app/commands/command_support.hpp"
 #include "app/harness/cluster.hpp"
+#include "app/history/history_writer.hpp"
 #include "app/report/report.hpp"
 #include "app/scenario/config_reader.hpp"
 #include "app/scenario/resolved_scenario.hpp"
@@ -32,16 +34,6 @@ std::uint64_t parse_seed(const std::string& text) {
                             "expected a seed from 0 to 18446744073709551615 (2^64-1), got '" + config::excerpt(text) + "'");
 }
 
-config::Document load(const RunArgs& args) {
-  const std::string path = args.scenario.empty() ? default_scenario_path() : args.scenario;
-  const std::optional<std::uint64_t> seed = args.seed_text ? std::optional(parse_seed(*args.seed_text)) : args.seed;
-  config::Document document = config::Document::load_file(path);
-  document.accept_foreign_keys(args.ignore_unmodelled);
-  for (const auto& assignment : args.overrides) document.apply_override(assignment);
-  if (seed) document.apply_override("seed=" + std::to_string(*seed));
-  return document;
-}
-
 std::optional<spdlog::level::level_enum> parse_level(const std::string& name) {
   using spdlog::level::level_enum;
   const std::pair<std::string_view, level_enum> levels[] = {
@@ -51,6 +43,18 @@ std::optional<spdlog::level::level_enum> parse_level(const std::string& name) {
     if (name == level_name) return level;
   }
   return std::nullopt;
+}
+
+}  // namespace
+
+config::Document load_document(const RunArgs& args) {
+  const std::string path = args.scenario.empty() ? default_scenario_path() : args.scenario;
+  const std::optional<std::uint64_t> seed = args.seed_text ? std::optional(parse_seed(*args.seed_text)) : args.seed;
+  config::Document document = config::Document::load_file(path);
+  document.accept_foreign_keys(args.ignore_unmodelled);
+  for (const auto& assignment : args.overrides) document.apply_override(assignment);
+  if (seed) document.apply_override("seed=" + std::to_string(*seed));
+  return document;
 }
 
 // One line per error ("ksim: file:line:column: key: message"), as ConfigErrors::what() has them.
@@ -67,8 +71,6 @@ void print_warnings(std::ostream& err, const Scenario& scenario) {
   for (const auto& w : scenario.warnings) fmt::print(err, "ksim: warning: {}\n", w.text());
 }
 
-}  // namespace
-
 std::string default_scenario_path() {
   const std::string relative = "scenarios/quickstart.yaml";
   if (std::filesystem::exists(relative)) return relative;
@@ -82,7 +84,7 @@ int run_command(const RunArgs& args, std::ostream& out, std::ostream& err) {
     return kExitUsage;
   }
   try {
-    const config::Document document = load(args);
+    const config::Document document = load_document(args);
     const Scenario scenario = read_scenario(document, expectation_catalogue());
     check_something_to_simulate(document, scenario);
     print_warnings(err, scenario);
@@ -97,11 +99,25 @@ int run_command(const RunArgs& args, std::ostream& out, std::ostream& err) {
       }
       options.trace_out = &trace;
     }
+    std::ofstream history;
+    if (!args.history_file.empty()) {
+      history.open(args.history_file);
+      if (!history) {
+        fmt::print(err, "ksim: cannot write history file '{}'\n", args.history_file);
+        return kExitUsage;
+      }
+      if (!scenario.kafka) {
+        fmt::print(err, "ksim: --history: the scenario has no Kafka cluster, so no history\n");
+        return kExitUsage;
+      }
+      options.record_history = true;
+    }
     Cluster cluster(scenario, options);
     // Wall-clock time is reported, never fed to the simulation.
     const auto start = std::chrono::steady_clock::now();
     cluster.run();
     const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (history.is_open()) write_history(cluster, history);
     const RunReport report = make_report(cluster, wall_s);
     if (args.json) {
       out << to_json(report).dump() << '\n';
@@ -117,7 +133,7 @@ int run_command(const RunArgs& args, std::ostream& out, std::ostream& err) {
 
 int validate_command(const RunArgs& args, std::ostream& out, std::ostream& err) {
   try {
-    const config::Document document = load(args);
+    const config::Document document = load_document(args);
     const Scenario scenario = read_scenario(document, expectation_catalogue());
     check_something_to_simulate(document, scenario);
     const auto nodes = node_placements(scenario);

@@ -26,10 +26,21 @@ struct RunArgs {
   bool check_every_partition = false;  // the invariants on every partition after every event (slow)
   bool ignore_unmodelled = false;  // accept Kafka configs ksim does not model, and list them in the report
   bool resolved = false;  // validate: print the scenario with every default filled in, as JSON
+  std::string history_file;  // run: write the run's history there (docs/history.md)
+};
+
+struct CheckArgs {
+  std::string history;   // a history file (docs/history.md)
+  std::string scenario;  // the scenario it ran, for its faults and expectations; empty: none
+  std::vector<std::string> overrides;  // --set on the scenario
+  bool json = false;
+  bool ignore_unmodelled = false;
 };
 
 std::string default_scenario_path();
 int run_command(const RunArgs& args, std::ostream& out, std::ostream& err);
 int validate_command(const RunArgs& args, std::ostream& out, std::ostream& err);
+// Exit 1 when an expectation of the scenario fails on the history, 2 for a bad history or scenario.
+int check_command(const CheckArgs& args, std::ostream& out, std::ostream& err);
 
 }  // namespace ksim::app

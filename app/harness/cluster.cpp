@@ -18,6 +18,15 @@ Cluster::Cluster(const Scenario& scenario, const RunOptions& options)
   events_->subscribe([this](SimTime t, const Node& from, const models::ModelEvent& e) { failover_.on_event(t, from, e); });
   sim_->observe_nodes([this](const Node& node, NodeChange change) { failover_.on_node(sim_->now(), node, change); });
   faults_ = std::make_unique<FaultInjector>(*sim_);
+  if (options.record_history) {
+    history_.record_sends = true;
+    faults_->observe([this](const Fault& fault, std::string_view kind, bool starting) {
+      if (!starting) return;
+      FiredFault fired{std::string(kind), sim_->now(), {}};
+      for (const NodeId n : fault.nodes) fired.nodes.push_back(sim_->node(n).name());
+      fired_faults_.push_back(std::move(fired));
+    });
+  }
   if (scenario.kafka) {
     spawn_kafka();
     invariants_ = std::make_unique<models::ClusterInvariants>(brokers_, *controller_, scenario.seed, options.invariants);

@@ -38,6 +38,9 @@ struct RunOptions {
 #else
   models::ClusterInvariants::Scope invariants = models::ClusterInvariants::Scope::Changed;
 #endif
+  // Keep what ksim run --history writes beyond what the checkers need: each
+  // record's send time, each fault as it fired. Changes nothing that runs.
+  bool record_history = false;
 };
 
 class Cluster {
@@ -70,6 +73,13 @@ class Cluster {
   const std::vector<models::Producer*>& transform_producers() const { return transform_producers_; }
   const models::DeliveryHistory& history() const { return history_; }
   const models::ConsumptionHistory& consumption() const { return consumption_; }
+  // With RunOptions::record_history: each fault as it started, with its nodes' names.
+  struct FiredFault {
+    std::string kind;  // "crash", "partition", "disk_failure", ...
+    SimTime at = 0;
+    std::vector<std::string> nodes;
+  };
+  const std::vector<FiredFault>& fired_faults() const { return fired_faults_; }
   const std::vector<models::Consumer*>& consumers() const { return consumers_; }
   // Every invariant violation (models/check/cluster_invariants.hpp), in the order they began.
   const std::vector<models::InvariantViolation>& invariant_violations() const;
@@ -134,6 +144,7 @@ class Cluster {
   models::DeliveryHistory history_;
   std::vector<models::Consumer*> consumers_;
   models::ConsumptionHistory consumption_;
+  std::vector<FiredFault> fired_faults_;
   std::unique_ptr<models::ClusterInvariants> invariants_;
   std::unique_ptr<models::AvailabilityTracker> availability_;
   std::int32_t offsets_topic_ = -1;

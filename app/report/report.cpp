@@ -82,9 +82,7 @@ nlohmann::ordered_json to_json(const RunReport& r) {
   if (r.rpc) add_rpc_json(*r.rpc, j);
   add_json(kNetworkSection, r.network, j);
   j["faults_fired"] = r.faults_fired;
-  nlohmann::ordered_json expectations = nlohmann::ordered_json::array();
-  for (const auto& e : r.expectations) expectations.push_back({{"name", e.name}, {"held", e.held}, {"detail", e.detail}});
-  j["expectations"] = expectations;
+  j["expectations"] = expectations_json(r.expectations);
   j["expectations_held"] = r.expectations_held();
   return j;
 }
@@ -102,10 +100,7 @@ void print_report(const RunReport& r, std::ostream& out) {
   fmt::print(out, "\nfaults fired\n ");
   for (const auto& [kind, count] : r.faults_fired) fmt::print(out, " {} {}", kind, count);
   fmt::print(out, "\n");
-  if (!r.expectations.empty()) {
-    fmt::print(out, "\nexpectations\n");
-    for (const auto& e : r.expectations) fmt::print(out, "  [{}] {}: {}\n", e.held ? "ok" : "FAILED", e.name, e.detail);
-  }
+  print_expectations(r.expectations, out);
 }
 
 }  // namespace ksim::app

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <fmt/ostream.h>
 
 #include "app/report/report.hpp"
 #include "app/scenario/units.hpp"
@@ -128,6 +129,18 @@ ExpectationResult check_figure(const Expectation& e, FigureUnit unit, const Figu
     case ExpectAs::Nothing: break;
   }
   throw std::logic_error("expectation '" + e.name + "' on a figure that cannot be expected");
+}
+
+nlohmann::ordered_json expectations_json(const std::vector<ExpectationResult>& results) {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const auto& e : results) list.push_back({{"name", e.name}, {"held", e.held}, {"detail", e.detail}});
+  return list;
+}
+
+void print_expectations(const std::vector<ExpectationResult>& results, std::ostream& out) {
+  if (results.empty()) return;
+  fmt::print(out, "\nexpectations\n");
+  for (const auto& e : results) fmt::print(out, "  [{}] {}: {}\n", e.held ? "ok" : "FAILED", e.name, e.detail);
 }
 
 std::vector<ExpectationResult> check_expectations(const std::vector<Expectation>& expected, const RunReport& report) {

@@ -4,8 +4,11 @@
 // figure tables. The scenario reader, a layer below, receives the catalogue
 // (app/scenario/expectations.hpp says why): pass expectation_catalogue() to
 // read_scenario.
+#include <ostream>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "app/report/figure_table.hpp"
 #include "app/scenario/expectations.hpp"
@@ -27,6 +30,10 @@ const ExpectationCatalogue& expectation_catalogue();
 
 // In the order the scenario wrote them.
 std::vector<ExpectationResult> check_expectations(const std::vector<Expectation>& expected, const RunReport& report);
+
+// [{name, held, detail}], as the JSON reports have them; the text report's lines.
+nlohmann::ordered_json expectations_json(const std::vector<ExpectationResult>& results);
+void print_expectations(const std::vector<ExpectationResult>& results, std::ostream& out);
 
 // One expectation against the value of its figure, of `unit`.
 ExpectationResult check_figure(const Expectation& e, FigureUnit unit, const FigureValue& value);

@@ -98,35 +98,41 @@ constexpr Section<T> kTransformOutputSection{"transform output", SectionScope::G
 const Section<GroupFigures>& group_section() { return kGroupSection; }
 const Section<models::TransformReport>& transform_output_section() { return kTransformOutputSection; }
 
-std::vector<GroupFigures> group_figures(const Cluster& cluster, const models::FinalLogs& logs,
-                                        const models::DeliveryReport& delivery, const std::string& vacuous) {
-  std::vector<GroupFigures> groups;
-  std::vector<models::ConsumerGroupSpec> specs;
+std::vector<GroupInput> group_inputs(const Cluster& cluster) {
+  std::vector<GroupInput> groups;
   std::uint32_t index = 0;
   for (const auto& entry : cluster.scenario().kafka->consumers) {
-    auto it = std::find_if(specs.begin(), specs.end(), [&](const auto& s) { return s.group == entry.config.group_id; });
-    if (it == specs.end()) {
-      specs.push_back({entry.config.group_id, entry.workload.topic, {}, {}, cluster.sim().now()});
-      it = specs.end() - 1;
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.spec.group == entry.config.group_id; });
+    if (it == groups.end()) {
+      groups.push_back({{entry.config.group_id, entry.workload.topic, {}, {}, cluster.sim().now()}, std::nullopt});
+      it = groups.end() - 1;
     }
     for (int i = 0; i < entry.nodes.count; ++i) {
-      it->consumers.push_back(index);
-      it->consumer_names.push_back(cluster.consumers()[index]->name());
+      it->spec.consumers.push_back(index);
+      it->spec.consumer_names.push_back(cluster.consumers()[index]->name());
       ++index;
     }
+    if (entry.transform) it->output_topic = entry.workload.output_topic;
   }
-  for (const auto& spec : specs) {
+  return groups;
+}
+
+std::vector<GroupFigures> group_figures(const std::vector<GroupInput>& inputs, const models::ConsumptionHistory& consumption,
+                                        const models::DeliveryHistory& history, const models::FinalLogs& logs,
+                                        const models::DeliveryReport& delivery, const std::string& vacuous) {
+  std::vector<GroupFigures> groups;
+  for (const auto& input : inputs) {
+    const auto& spec = input.spec;
     GroupFigures g;
     g.group = spec.group;
     g.members = spec.consumer_names;
-    g.report = models::check_consumption(cluster.consumption(), logs, spec);
+    g.report = models::check_consumption(consumption, logs, spec);
     // A record the producer wrote twice is two log records: processing both is a duplicate end to end.
     g.end_to_end_at_most_once = g.report.at_most_once() && delivery.at_most_once();
     g.end_to_end_at_least_once = g.report.at_least_once() && delivery.at_least_once();
-    for (const auto& entry : cluster.scenario().kafka->consumers) {
-      if (entry.config.group_id != spec.group || !entry.transform) continue;
+    if (input.output_topic) {
       // A transform application: end to end means each input once in the committed output.
-      g.transform = models::check_transform(logs, cluster.history(), entry.workload.topic, entry.workload.output_topic);
+      g.transform = models::check_transform(logs, history, spec.topic, *input.output_topic);
       g.end_to_end_at_most_once = g.transform->duplicates == 0 && delivery.at_most_once();
       g.end_to_end_at_least_once = g.transform->missing == 0 && delivery.at_least_once();
     }

@@ -3,6 +3,7 @@
 // group.id, the end-to-end verdict (the producers' delivery combined with
 // the group's processing); a figure table applied to each group, and one to
 // a consume-transform-produce group's output; as JSON and text.
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -46,9 +47,19 @@ struct GroupFigures {
 const Section<GroupFigures>& group_section();
 const Section<models::TransformReport>& transform_output_section();
 
+// A group's consumers, and the topic a consume-transform-produce application
+// among them writes to: what its figures are checked over, from a run
+// (group_inputs) or from a recorded history (ksim check).
+struct GroupInput {
+  models::ConsumerGroupSpec spec;
+  std::optional<std::int32_t> output_topic;
+};
+std::vector<GroupInput> group_inputs(const Cluster& cluster);
+
 // `vacuous`: the run's reason its guarantees were checked over nothing ("no
 // fault fired"), "" when none.
-std::vector<GroupFigures> group_figures(const Cluster& cluster, const models::FinalLogs& logs,
+std::vector<GroupFigures> group_figures(const std::vector<GroupInput>& groups, const models::ConsumptionHistory& consumption,
+                                        const models::DeliveryHistory& history, const models::FinalLogs& logs,
                                         const models::DeliveryReport& delivery, const std::string& vacuous);
 nlohmann::ordered_json groups_json(const std::vector<GroupFigures>& groups);
 void print_groups(const std::vector<GroupFigures>& groups, std::ostream& out);

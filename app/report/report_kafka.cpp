@@ -225,16 +225,26 @@ KafkaFigures kafka_figures(const Cluster& cluster) {
   k.replica_divergences = static_cast<std::uint64_t>(std::count_if(
       k.invariants.begin(), k.invariants.end(),
       [](const models::InvariantViolation& v) { return v.invariant == models::kReplicaDivergence; }));
-  k.groups = group_figures(cluster, logs, k.delivery, vacuous);
+  k.groups = group_figures(group_inputs(cluster), cluster.consumption(), cluster.history(), logs, k.delivery, vacuous);
   if (cluster.has_transactions()) k.transactions = transaction_figures(cluster, k.delivery, k.groups, vacuous);
   k.performance = performance_figures(cluster);
   k.availability = cluster.availability();
   return k;
 }
 
+void add_delivery_json(const models::DeliveryReport& d, nlohmann::ordered_json& j) {
+  add_json(kDeliverySection, d, j);
+  j["delivery"]["examples"] = delivery_examples(d);
+}
+
+void print_delivery(const models::DeliveryReport& d, std::ostream& out) {
+  fmt::print(out, "delivery: {}{}\n", d.verdict(), d.vacuous.empty() ? "" : " (" + d.vacuous + ": no guarantee was tested)");
+  print_figures(kDeliverySection, d, out);
+  print_delivery_examples(d, out);
+}
+
 void add_kafka_json(const KafkaFigures& k, nlohmann::ordered_json& j) {
-  add_json(kDeliverySection, k.delivery, j);
-  j["delivery"]["examples"] = delivery_examples(k.delivery);
+  add_delivery_json(k.delivery, j);
   add_json(kProduceSection, k, j);
   j["log_dirs"] = log_dirs_json(k.log_dirs);
   add_json(kClusterSection, k, j);
@@ -246,10 +256,7 @@ void add_kafka_json(const KafkaFigures& k, nlohmann::ordered_json& j) {
 }
 
 void print_kafka(const KafkaFigures& k, std::ostream& out) {
-  fmt::print(out, "delivery: {}{}\n", k.delivery.verdict(),
-             k.delivery.vacuous.empty() ? "" : " (" + k.delivery.vacuous + ": no guarantee was tested)");
-  print_figures(kDeliverySection, k.delivery, out);
-  print_delivery_examples(k.delivery, out);
+  print_delivery(k.delivery, out);
   fmt::print(out, "\nproduce\n");
   print_figures(kProduceSection, k, out);
   print_performance(k.performance, out);

@@ -47,6 +47,9 @@ const Section<KafkaFigures>& produce_section();
 const Section<KafkaFigures>& cluster_section();
 
 KafkaFigures kafka_figures(const Cluster& cluster);
+// The delivery section alone (ksim check prints it as ksim run does).
+void add_delivery_json(const models::DeliveryReport& d, nlohmann::ordered_json& j);
+void print_delivery(const models::DeliveryReport& d, std::ostream& out);
 // Its sections, at the top level of a run's JSON report.
 void add_kafka_json(const KafkaFigures& k, nlohmann::ordered_json& j);
 void print_kafka(const KafkaFigures& k, std::ostream& out);

@@ -45,6 +45,20 @@ constexpr Section<T> kTransactionsSection{"transactions", SectionScope::Transact
 
 const Section<TransactionFigures>& transactions_section() { return kTransactionsSection; }
 
+void check_transaction_output(TransactionFigures& t, const models::DeliveryReport& delivery,
+                              const std::vector<GroupFigures>& groups, const std::map<std::string, bool>& read_committed) {
+  t.output_missing = delivery.lost;
+  t.output_duplicates = delivery.duplicated;
+  for (const auto& g : groups) {
+    if (g.transform) {
+      t.output_missing += g.transform->missing;  // end to end: inputs without an output, outputs twice
+      t.output_duplicates += g.transform->duplicates;
+    }
+    const auto it = read_committed.find(g.group);
+    (it == read_committed.end() || it->second ? t.aborted_reads : t.aborted_reads_uncommitted) += g.report.aborted_reads;
+  }
+}
+
 TransactionFigures transaction_figures(const Cluster& cluster, const models::DeliveryReport& delivery,
                                        const std::vector<GroupFigures>& groups, const std::string& vacuous) {
   TransactionFigures t;
@@ -60,29 +74,19 @@ TransactionFigures transaction_figures(const Cluster& cluster, const models::Del
       timeout = std::max(timeout, kafka.producers[i].config.transaction_timeout);
     }
   }
-  t.output_missing = delivery.lost;
-  t.output_duplicates = delivery.duplicated;
   for (const models::Producer* p : cluster.transform_producers()) {
     t.committed += p->stats().transactions_committed;
     t.aborted += p->stats().transactions_aborted;
     t.fenced += p->stats().fenced;
-  }
-  for (const auto& g : groups) {
-    if (!g.transform) continue;
-    t.output_missing += g.transform->missing;  // end to end: inputs without an output, outputs twice
-    t.output_duplicates += g.transform->duplicates;
   }
   for (const auto& entry : kafka.consumers) {
     if (entry.transform && !entry.transform->transactional_id.empty()) {
       timeout = std::max(timeout, entry.transform->transaction_timeout);
     }
   }
-  for (const auto& entry : kafka.consumers) {
-    for (const auto& g : groups) {
-      if (g.group != entry.config.group_id) continue;
-      (entry.config.read_committed ? t.aborted_reads : t.aborted_reads_uncommitted) += g.report.aborted_reads;
-    }
-  }
+  std::map<std::string, bool> read_committed;
+  for (const auto& entry : kafka.consumers) read_committed.emplace(entry.config.group_id, entry.config.read_committed);
+  check_transaction_output(t, delivery, groups, read_committed);
   t.zombie_writes = cluster.zombie_writes();
   t.max_lso_lag = cluster.max_lso_lag();
   // A transaction the coordinator knows is aborted within its timeout (and the next abort check).

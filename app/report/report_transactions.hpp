@@ -5,7 +5,9 @@
 // fencing); and hanging transactions (a partition's last stable offset held
 // back longer than the transaction timeout by a transaction no coordinator
 // will finish). One figure table, as JSON and text.
+#include <map>
 #include <ostream>
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -35,6 +37,13 @@ struct TransactionFigures {
 };
 
 const Section<TransactionFigures>& transactions_section();
+
+// What the checkers give of the transactions, from a run or a recorded
+// history: committed output missing or written twice (the producers' and the
+// transforms'), aborted records read, by the group's isolation.level
+// (`read_committed`, by group.id).
+void check_transaction_output(TransactionFigures& t, const models::DeliveryReport& delivery,
+                              const std::vector<GroupFigures>& groups, const std::map<std::string, bool>& read_committed);
 
 TransactionFigures transaction_figures(const Cluster& cluster, const models::DeliveryReport& delivery,
                                        const std::vector<GroupFigures>& groups, const std::string& vacuous);

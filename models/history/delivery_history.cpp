@@ -4,6 +4,22 @@
 
 namespace ksim::models {
 
+std::string_view to_string(TxnOp op) {
+  switch (op) {
+    case TxnOp::Begin: return "begin";
+    case TxnOp::Commit: return "commit";
+    case TxnOp::Abort: return "abort";
+  }
+  return "?";
+}
+
+std::optional<TxnOp> txn_op(std::string_view name) {
+  for (const TxnOp op : {TxnOp::Begin, TxnOp::Commit, TxnOp::Abort}) {
+    if (to_string(op) == name) return op;
+  }
+  return std::nullopt;
+}
+
 void split_by_transaction(const std::vector<RecordBatch>& batches, std::vector<RecordBatch>& committed,
                           std::vector<RecordBatch>& aborted, std::vector<RecordBatch>& open) {
   std::map<ProducerId, ControlType> next_marker;  // scanning backwards: the marker after each batch

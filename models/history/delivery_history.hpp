@@ -5,6 +5,8 @@
 // and final failure, as ranges of those numbers.
 #include <cstdint>
 #include <map>
+#include <optional>
+#include <string_view>
 #include <vector>
 
 #include "models/protocol/kafka_types.hpp"
@@ -17,6 +19,12 @@ struct RecordRange {
   std::uint64_t first = 0;  // record number of the first record
   std::int32_t count = 0;
 };
+
+// A transactional producer's calls: beginTransaction(), and the end of a
+// commitTransaction() or abortTransaction() (an error: it did not commit).
+enum class TxnOp { Begin, Commit, Abort };
+std::string_view to_string(TxnOp op);  // "begin", "commit", "abort"
+std::optional<TxnOp> txn_op(std::string_view name);
 
 struct DeliveryHistory {
   struct Ack {
@@ -47,6 +55,28 @@ struct DeliveryHistory {
 
   // Numbers the next record of `writer` for `partition`.
   std::uint64_t next_record(std::uint32_t writer, TopicPartition partition) { return produced[{writer, partition}]++; }
+
+  // When each record was handed to send(), in numbering order: kept only
+  // when asked for (ksim run --history), as it grows with every record.
+  struct Send {
+    std::uint32_t writer = 0;
+    TopicPartition partition;
+    std::uint64_t record = 0;
+    SimTime at = 0;
+  };
+  bool record_sends = false;
+  std::vector<Send> sends;
+  void sent(std::uint32_t writer, TopicPartition partition, std::uint64_t record, SimTime at) {
+    if (record_sends) sends.push_back({writer, partition, record, at});
+  }
+
+  struct TxnCall {
+    std::uint32_t writer = 0;
+    TxnOp op = TxnOp::Begin;
+    Error error = Error::None;
+    SimTime at = 0;
+  };
+  std::vector<TxnCall> transactions;  // in call order
 };
 
 // The committed state at the end of a run: for each partition, the batches of

@@ -191,8 +191,10 @@ void Producer::block(const Arrival& arrival) {
   block_timeout_ = set_timer(std::max<SimTime>(0, arrival.at + config_.max_block - now()), [this] {
     if (!blocked_) return;
     const TopicPartition tp = blocked_->partition;
+    const SimTime sent_at = blocked_->at;
     blocked_.reset();
     const std::uint64_t record = produced_count(tp)++;
+    history_.sent(index_, tp, record, sent_at);
     history_.failures.push_back({{index_, tp, record, 1}, Error::BufferExhausted, now()});
     ++stats_.records_sent;
     ++stats_.records_failed;
@@ -231,7 +233,7 @@ bool Producer::append(TopicPartition tp, std::uint64_t bytes, SimTime sent_at) {
     sender_index_.add(static_cast<std::size_t>(tp.partition));
     created = true;
   }
-  ++produced_count(tp);
+  history_.sent(index_, tp, produced_count(tp)++, sent_at);
   if (transactional()) txn_counted_record();
   ++open->records.record_count;
   open->records.bytes += bytes;

@@ -38,7 +38,12 @@ TxnErrorAction txn_error_action(Error error) {
 }
 }  // namespace
 
-void Producer::transition_to(TxnState next) { transition(txn_state_, next, "producer", name()); }
+void Producer::transition_to(TxnState next) {
+  if (next == TxnState::InTransaction && txn_state_ != TxnState::InTransaction) {
+    history_.transactions.push_back({index_, TxnOp::Begin, Error::None, now()});  // beginTransaction()
+  }
+  transition(txn_state_, next, "producer", name());
+}
 
 bool Producer::accepting() const {
   if (!transactional()) return true;
@@ -358,6 +363,7 @@ void Producer::txn_completed(bool committed) {
       history_.failures.push_back({ack.records, Error::TransactionAborted, now()});
     }
   }
+  history_.transactions.push_back({index_, committed ? TxnOp::Commit : TxnOp::Abort, Error::None, now()});
   publish(TransactionEnded{committed, static_cast<std::int64_t>(txn_records_), txn_added_.size()});
   ++(committed ? stats_.transactions_committed : stats_.transactions_aborted);
   txn_acks_.clear();
@@ -381,6 +387,7 @@ void Producer::txn_completed(bool committed) {
 void Producer::txn_fatal(Error error) {
   if (txn_state_ == TxnState::FatalError) return;
   publish(ProducerFenced{error});
+  history_.transactions.push_back({index_, TxnOp::Commit, error, now()});  // the transaction cannot commit
   ++stats_.fenced;
   transition_to(TxnState::FatalError);
   for (const DeliveryHistory::Ack& ack : txn_acks_) history_.failures.push_back({ack.records, error, now()});

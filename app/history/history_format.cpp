@@ -1,0 +1,45 @@
+#include "app/history/history_format.hpp"
+
+#include <array>
+
+namespace ksim::app::history {
+
+namespace {
+
+constexpr std::array kConsumerEvents{
+    std::pair{models::ConsumerEventKind::Crashed, std::string_view("crashed")},
+    std::pair{models::ConsumerEventKind::Restarted, std::string_view("restarted")},
+    std::pair{models::ConsumerEventKind::PollTimeout, std::string_view("poll_timeout")},
+    std::pair{models::ConsumerEventKind::LeftGroup, std::string_view("left_group")},
+    std::pair{models::ConsumerEventKind::Fenced, std::string_view("fenced")},
+};
+
+// Every ksim error, from None to the last of the enum.
+constexpr auto kLastError = models::Error::IneligibleReplica;
+
+}  // namespace
+
+std::string_view consumer_event_name(models::ConsumerEventKind kind) {
+  for (const auto& [k, name] : kConsumerEvents) {
+    if (k == kind) return name;
+  }
+  return "?";
+}
+
+std::optional<models::ConsumerEventKind> consumer_event_kind(std::string_view name) {
+  for (const auto& [k, n] : kConsumerEvents) {
+    if (n == name) return k;
+  }
+  return std::nullopt;
+}
+
+std::string_view error_name(models::Error error) { return models::to_string(error); }
+
+std::optional<models::Error> error_of(std::string_view name) {
+  for (int e = 0; e <= static_cast<int>(kLastError); ++e) {
+    if (models::to_string(static_cast<models::Error>(e)) == name) return static_cast<models::Error>(e);
+  }
+  return std::nullopt;
+}
+
+}  // namespace ksim::app::history

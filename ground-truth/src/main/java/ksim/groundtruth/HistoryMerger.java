@@ -46,6 +46,7 @@ public final class HistoryMerger {
             m.put("name", c.name());
             m.put("group", c.set().group());
             m.put("topic", s.topicIndex(c.set().topic()));
+            m.put("isolation_level", c.set().nodeConfigs().get(c.name()).getOrDefault("isolation.level", "read_uncommitted"));
             consumers.add(m);
         }
         h.put("consumers", consumers);

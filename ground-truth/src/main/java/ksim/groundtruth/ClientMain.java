@@ -1,0 +1,30 @@
+package ksim.groundtruth;
+
+import java.nio.file.Path;
+
+/**
+ * The entry point of a workload client's JVM:
+ * {@code ClientMain RESOLVED.json NODE HISTORY_PART BOOTSTRAP [--restarted]}. The node is a
+ * producer or a consumer of the scenario (a consumer runs its transform's producer too).
+ */
+public final class ClientMain {
+    private ClientMain() {}
+
+    public static void main(String[] args) throws Exception {
+        Scenario scenario = ScenarioReader.read(Path.of(args[0]));
+        String node = args[1];
+        boolean restarted = args.length > 4 && args[4].equals("--restarted");
+        Roster roster = new Roster(scenario);
+        try (HistoryWriter history = new HistoryWriter(Path.of(args[2]))) {
+            Roster.Consumer consumer = roster.consumer(node);
+            if (consumer != null) {
+                new WorkloadConsumer(scenario, consumer, history, args[3]).run(restarted);
+            } else {
+                Roster.Writer writer = roster.writer(node);
+                if (writer == null) throw new IllegalArgumentException("no client node " + node);
+                new WorkloadProducer(scenario, writer, history, args[3]).run();
+            }
+        }
+        System.exit(0);
+    }
+}

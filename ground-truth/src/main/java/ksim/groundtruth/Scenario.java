@@ -1,0 +1,58 @@
+package ksim.groundtruth;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The scenario as the harness needs it, taken from {@code ksim validate --resolved} (every
+ * default filled in by ksim's own reader; docs/resolved-scenario.md, read by
+ * {@link ScenarioReader}). Times are ns; Kafka configs are strings in Kafka's own units, ready
+ * for a properties file or a client's Properties.
+ */
+public record Scenario(String file, String name, long durationNs, long drainNs,
+                       Brokers brokers, List<Topic> topics, List<ProducerGroup> producers,
+                       List<ConsumerSet> consumers, List<Fault> faults) {
+
+    public record Brokers(int count, List<String> names, List<String> racks, Map<String, String> config) {}
+
+    public record Topic(String name, int partitions, int replicationFactor, List<List<Integer>> assignment,
+                        Map<String, String> config) {}
+
+    /** Keys: "none", "uniform" or "zipf" over {@code count} keys. */
+    public record Keys(String distribution, int count, double exponent) {}
+
+    /** A producer group; {@code nodeConfigs} holds each node's whole config. */
+    public record ProducerGroup(String name, List<String> nodes, String topic, boolean closedLoop, double ratePerSecond,
+                                String arrival, Keys keys, int recordSizeMin, int recordSizeMax, long startNs,
+                                long stopNs, int recordsPerTransaction, double abortProbability,
+                                Map<String, Map<String, String>> nodeConfigs) {}
+
+    /** A transform's output producer, one per consumer (EOS-v2) or per input partition (EOS-v1). */
+    public record TransformProducer(String name, String consumer, Integer inputPartition) {}
+
+    public record Transform(String topic, int recordSize, boolean sendGroupMetadata, boolean producerPerPartition,
+                            int recordsPerTransaction, long commitIntervalNs, List<TransformProducer> producers,
+                            Map<String, Map<String, String>> nodeConfigs) {}
+
+    public record ConsumerSet(String name, List<String> nodes, String group, String topic, List<Integer> partitions,
+                              long startNs, Distribution processingTime, String commit, Transform transform,
+                              Map<String, Map<String, String>> nodeConfigs) {}
+
+    /** One fault of the schedule; {@code line} is its line in the scenario file. */
+    public record Fault(String kind, long atNs, Long durationNs, List<String> targets, List<String> nodes,
+                        List<String> dynamicTargets, List<String> otherNodes, boolean oneWay, long extraLatencyNs,
+                        boolean powerLoss, int line) {
+        public String where(String file) {
+            return file + ":" + line;
+        }
+    }
+
+    public Topic topic(String name) {
+        return topics.get(topicIndex(name));
+    }
+
+    public int topicIndex(String name) {
+        for (int i = 0; i < topics.size(); i++) if (topics.get(i).name().equals(name)) return i;
+        throw new IllegalArgumentException("no topic " + name);
+    }
+}

@@ -7,21 +7,21 @@ namespace ksim::app {
 
 namespace {
 
-using R = RunReport;
+using RunRow = RunReport;
 using N = NetworkStats;
 using U = FigureUnit;
 
-constexpr Figure<R> kRun[] = {
-    {.name = "scenario", .value = of<&R::scenario>, .unit = U::Text},
-    {.name = "file", .value = of<&R::file>, .unit = U::Text},
-    {.name = "seed", .value = of<&R::seed>, .label = "seed"},
-    {.name = "trace_hash", .value = [](const R& r) { return figure_value(format_hash(r.trace_hash)); }, .unit = U::Text,
+constexpr Figure<RunRow> kRun[] = {
+    {.name = "scenario", .value = of<&RunRow::scenario>, .unit = U::Text},
+    {.name = "file", .value = of<&RunRow::file>, .unit = U::Text},
+    {.name = "seed", .value = of<&RunRow::seed>, .label = "seed"},
+    {.name = "trace_hash", .value = [](const RunRow& r) { return figure_value(format_hash(r.trace_hash)); }, .unit = U::Text,
      .label = "trace hash"},
-    {.name = "trace_records", .value = of<&R::trace_records>, .label = "trace records"},
-    {.name = "sim_time_s", .value = of<&R::sim_time_s>, .unit = U::Seconds, .label = "simulated", .new_line = true},
-    {.name = "events", .value = of<&R::events>, .label = "events"},
-    {.name = "wall_s", .value = of<&R::wall_s>, .unit = U::Seconds, .label = "wall time"},
-    {.name = "events_per_wall_s", .value = of<&R::events_per_wall_s>, .unit = U::PerSecond, .label = "events per wall second"},
+    {.name = "trace_records", .value = of<&RunRow::trace_records>, .label = "trace records"},
+    {.name = "sim_time_s", .value = of<&RunRow::sim_time_s>, .unit = U::Seconds, .label = "simulated", .new_line = true},
+    {.name = "events", .value = of<&RunRow::events>, .label = "events"},
+    {.name = "wall_s", .value = of<&RunRow::wall_s>, .unit = U::Seconds, .label = "wall time"},
+    {.name = "events_per_wall_s", .value = of<&RunRow::events_per_wall_s>, .unit = U::PerSecond, .label = "events per wall second"},
 };
 
 constexpr Figure<N> kNetwork[] = {
@@ -35,7 +35,7 @@ constexpr Figure<N> kNetwork[] = {
     {.name = "connections_reset", .value = of<&N::connections_reset>, .label = "reset"},
 };
 
-constexpr Section<R> kRunSection{"run", SectionScope::Run, "", kRun};
+constexpr Section<RunRow> kRunSection{"run", SectionScope::Run, "", kRun};
 constexpr Section<N> kNetworkSection{"network", SectionScope::Run, "network", kNetwork};
 
 }  // namespace

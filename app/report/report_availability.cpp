@@ -8,45 +8,45 @@ namespace ksim::app {
 
 namespace {
 
-using A = models::AvailabilityFigures;
+using AvailabilityRow = models::AvailabilityFigures;
 using U = FigureUnit;
 
-constexpr Figure<A> kAvailability[] = {
-    {.name = "writes.partitions", .value = [](const A& a) { return figure_value(a.writes.partitions); },
+constexpr Figure<AvailabilityRow> kAvailability[] = {
+    {.name = "writes.partitions", .value = [](const AvailabilityRow& a) { return figure_value(a.writes.partitions); },
      .label = "could not accept writes: partitions", .new_line = true, .expect = ExpectAs::Count,
      .description = "partitions that could not accept writes at their producers' acks and min.insync.replicas, "
                     "at least once",
      .expect_key = "write_unavailable_partitions"},
-    {.name = "writes.longest_s", .value = [](const A& a) { return figure_value(to_seconds(a.writes.longest)); },
+    {.name = "writes.longest_s", .value = [](const AvailabilityRow& a) { return figure_value(to_seconds(a.writes.longest)); },
      .unit = U::Seconds, .label = "longest", .expect = ExpectAs::Bound,
      .description = "the longest time one partition could not accept writes (a duration)",
      .expect_key = "write_unavailable"},
-    {.name = "writes.partition_s", .value = [](const A& a) { return figure_value(a.writes.partition_s); },
+    {.name = "writes.partition_s", .value = [](const AvailabilityRow& a) { return figure_value(a.writes.partition_s); },
      .unit = U::PartitionSeconds, .label = "total", .expect = ExpectAs::Bound,
      .description = "the time partitions could not accept writes, summed over partitions",
      .expect_key = "write_unavailable_partition_s"},
-    {.name = "writes.records_waited", .value = [](const A& a) { return figure_value(a.writes.records_waited); },
+    {.name = "writes.records_waited", .value = [](const AvailabilityRow& a) { return figure_value(a.writes.records_waited); },
      .unit = U::Records, .label = "records sent meanwhile", .expect = ExpectAs::Count,
      .description = "records handed to the producers for partitions while they could not accept writes",
      .expect_key = "records_waited"},
-    {.name = "writes.still_unavailable", .value = [](const A& a) { return figure_value(a.writes.still_unavailable); },
+    {.name = "writes.still_unavailable", .value = [](const AvailabilityRow& a) { return figure_value(a.writes.still_unavailable); },
      .label = "at the end"},
-    {.name = "reads.partitions", .value = [](const A& a) { return figure_value(a.reads.partitions); },
+    {.name = "reads.partitions", .value = [](const AvailabilityRow& a) { return figure_value(a.reads.partitions); },
      .label = "could not be read: partitions", .new_line = true, .expect = ExpectAs::Count,
      .description = "partitions that could not be read (no reachable leader) at least once",
      .expect_key = "read_unavailable_partitions"},
-    {.name = "reads.longest_s", .value = [](const A& a) { return figure_value(to_seconds(a.reads.longest)); },
+    {.name = "reads.longest_s", .value = [](const AvailabilityRow& a) { return figure_value(to_seconds(a.reads.longest)); },
      .unit = U::Seconds, .label = "longest", .expect = ExpectAs::Bound,
      .description = "the longest time one partition could not be read (a duration)", .expect_key = "read_unavailable"},
-    {.name = "reads.partition_s", .value = [](const A& a) { return figure_value(a.reads.partition_s); },
+    {.name = "reads.partition_s", .value = [](const AvailabilityRow& a) { return figure_value(a.reads.partition_s); },
      .unit = U::PartitionSeconds, .label = "total", .expect = ExpectAs::Bound,
      .description = "the time partitions could not be read, summed over partitions",
      .expect_key = "read_unavailable_partition_s"},
-    {.name = "reads.still_unavailable", .value = [](const A& a) { return figure_value(a.reads.still_unavailable); },
+    {.name = "reads.still_unavailable", .value = [](const AvailabilityRow& a) { return figure_value(a.reads.still_unavailable); },
      .label = "at the end"},
 };
 
-constexpr Section<A> kAvailabilitySection{"availability", SectionScope::Kafka, "availability", kAvailability};
+constexpr Section<AvailabilityRow> kAvailabilitySection{"availability", SectionScope::Kafka, "availability", kAvailability};
 
 nlohmann::ordered_json cost_json(const models::UnavailabilityCost& c, bool writes) {
   nlohmann::ordered_json j{{"partitions", c.partitions},

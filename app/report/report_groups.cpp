@@ -11,7 +11,7 @@ namespace {
 
 using G = GroupFigures;
 using C = models::ConsumptionReport;
-using T = models::TransformReport;
+using TransformRow = models::TransformReport;
 using U = FigureUnit;
 
 template <auto Member>
@@ -82,16 +82,16 @@ constexpr Figure<G> kGroup[] = {
      .expect_key = "end_to_end"},
 };
 
-constexpr Figure<T> kTransformOutput[] = {
-    {.name = "inputs", .value = of<&T::inputs>, .label = "transform inputs"},
-    {.name = "outputs", .value = of<&T::outputs>, .label = "outputs"},
-    {.name = "missing", .value = of<&T::missing>, .label = "missing"},
-    {.name = "duplicates", .value = of<&T::duplicates>, .label = "duplicated"},
-    {.name = "exactly_once", .value = of<&T::exactly_once>, .unit = U::Held, .label = "exactly-once"},
+constexpr Figure<TransformRow> kTransformOutput[] = {
+    {.name = "inputs", .value = of<&TransformRow::inputs>, .label = "transform inputs"},
+    {.name = "outputs", .value = of<&TransformRow::outputs>, .label = "outputs"},
+    {.name = "missing", .value = of<&TransformRow::missing>, .label = "missing"},
+    {.name = "duplicates", .value = of<&TransformRow::duplicates>, .label = "duplicated"},
+    {.name = "exactly_once", .value = of<&TransformRow::exactly_once>, .unit = U::Held, .label = "exactly-once"},
 };
 
 constexpr Section<G> kGroupSection{"consumer group", SectionScope::Group, "", kGroup};
-constexpr Section<T> kTransformOutputSection{"transform output", SectionScope::Group, "output", kTransformOutput};
+constexpr Section<TransformRow> kTransformOutputSection{"transform output", SectionScope::Group, "output", kTransformOutput};
 
 }  // namespace
 

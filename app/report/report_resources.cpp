@@ -12,7 +12,7 @@ namespace {
 
 using P = PerformanceFigures;
 using F = models::FailoverFigures;
-using A = AnalyticFigures;
+using AnalyticRow = AnalyticFigures;
 using U = FigureUnit;
 
 constexpr Figure<P> kConsumption[] = {
@@ -69,15 +69,15 @@ constexpr Figure<Utilization> kBottleneck[] = {
     {.name = "saturated", .value = of<&Utilization::saturated>, .unit = U::Flag},
 };
 
-constexpr Figure<A> kAnalytic[] = {
-    {.name = "records_per_s", .value = of<&A::records_per_s>, .unit = U::RecordsPerSecond,
+constexpr Figure<AnalyticRow> kAnalytic[] = {
+    {.name = "records_per_s", .value = of<&AnalyticRow::records_per_s>, .unit = U::RecordsPerSecond,
      .label = "analytic throughput"},
-    {.name = "max_records_per_s", .value = of<&A::max_records_per_s>, .unit = U::RecordsPerSecond,
+    {.name = "max_records_per_s", .value = of<&AnalyticRow::max_records_per_s>, .unit = U::RecordsPerSecond,
      .label = "saturates at"},
-    {.name = "offered_records_per_s", .value = of<&A::offered_records_per_s>, .unit = U::RecordsPerSecond,
+    {.name = "offered_records_per_s", .value = of<&AnalyticRow::offered_records_per_s>, .unit = U::RecordsPerSecond,
      .label = "offered"},
-    {.name = "bottleneck", .value = [](const A& a) { return figure_value(a.utilization.bottleneck); }, .unit = U::Text},
-    {.name = "bottleneck_at", .value = [](const A& a) { return figure_value(a.utilization.bottleneck_node); },
+    {.name = "bottleneck", .value = [](const AnalyticRow& a) { return figure_value(a.utilization.bottleneck); }, .unit = U::Text},
+    {.name = "bottleneck_at", .value = [](const AnalyticRow& a) { return figure_value(a.utilization.bottleneck_node); },
      .unit = U::Text},
 };
 
@@ -89,7 +89,7 @@ constexpr Section<F> kFailoverSection{"failover", SectionScope::Kafka, "failover
 constexpr Section<P> kProfileSection{"profile", SectionScope::Kafka, "", kProfile};
 constexpr Section<Utilization> kUtilizationSection{"utilization", SectionScope::Kafka, "utilization", kUtilization};
 constexpr Section<Utilization> kBottleneckSection{"bottleneck", SectionScope::Kafka, "utilization", kBottleneck};
-constexpr Section<A> kAnalyticSection{"analytic", SectionScope::Kafka, "analytic", kAnalytic};
+constexpr Section<AnalyticRow> kAnalyticSection{"analytic", SectionScope::Kafka, "analytic", kAnalytic};
 
 }  // namespace
 

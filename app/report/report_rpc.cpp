@@ -7,30 +7,30 @@ namespace ksim::app {
 
 namespace {
 
-using R = RpcFigures;
+using RpcRow = RpcFigures;
 using U = FigureUnit;
 
-constexpr Figure<R> kRpc[] = {
-    {.name = "kind", .value = [](const R&) { return figure_value(std::string("rpc")); }, .unit = U::Text},
-    {.name = "sent", .value = of<&R::sent>, .label = "sent"},
-    {.name = "completed", .value = of<&R::completed>, .label = "completed"},
-    {.name = "timed_out", .value = of<&R::timed_out>, .label = "timed out", .expect = ExpectAs::Bound,
+constexpr Figure<RpcRow> kRpc[] = {
+    {.name = "kind", .value = [](const RpcRow&) { return figure_value(std::string("rpc")); }, .unit = U::Text},
+    {.name = "sent", .value = of<&RpcRow::sent>, .label = "sent"},
+    {.name = "completed", .value = of<&RpcRow::completed>, .label = "completed"},
+    {.name = "timed_out", .value = of<&RpcRow::timed_out>, .label = "timed out", .expect = ExpectAs::Bound,
      .description = "requests that timed out (request_timeout)", .expect_key = "timeouts"},
-    {.name = "failed", .value = of<&R::failed>, .label = "failed"},
-    {.name = "not_sent", .value = of<&R::not_sent>, .label = "not sent"},
-    {.name = "lost_in_crash", .value = of<&R::lost_in_crash>, .label = "lost in crashes"},
-    {.name = "completed_fraction", .value = of<&R::completed_fraction>, .unit = U::Fraction, .label = "completed fraction",
+    {.name = "failed", .value = of<&RpcRow::failed>, .label = "failed"},
+    {.name = "not_sent", .value = of<&RpcRow::not_sent>, .label = "not sent"},
+    {.name = "lost_in_crash", .value = of<&RpcRow::lost_in_crash>, .label = "lost in crashes"},
+    {.name = "completed_fraction", .value = of<&RpcRow::completed_fraction>, .unit = U::Fraction, .label = "completed fraction",
      .new_line = true, .expect = ExpectAs::Bound, .description = "completed requests over sent requests"},
-    {.name = "throughput_per_s", .value = of<&R::throughput_per_s>, .unit = U::PerSecond, .label = "throughput"},
-    {.name = "latency_ms.p50", .value = of<&R::latency_p50_ms>, .unit = U::Milliseconds, .label = "latency p50",
+    {.name = "throughput_per_s", .value = of<&RpcRow::throughput_per_s>, .unit = U::PerSecond, .label = "throughput"},
+    {.name = "latency_ms.p50", .value = of<&RpcRow::latency_p50_ms>, .unit = U::Milliseconds, .label = "latency p50",
      .new_line = true, .significant = 3},
-    {.name = "latency_ms.p99", .value = of<&R::latency_p99_ms>, .unit = U::Milliseconds, .label = "p99",
+    {.name = "latency_ms.p99", .value = of<&RpcRow::latency_p99_ms>, .unit = U::Milliseconds, .label = "p99",
      .expect = ExpectAs::Bound, .description = "the requests' 99th percentile latency", .expect_key = "p99_latency", .significant = 3},
-    {.name = "latency_ms.p999", .value = of<&R::latency_p999_ms>, .unit = U::Milliseconds, .label = "p99.9", .significant = 3},
-    {.name = "latency_ms.max", .value = of<&R::latency_max_ms>, .unit = U::Milliseconds, .label = "max"},
+    {.name = "latency_ms.p999", .value = of<&RpcRow::latency_p999_ms>, .unit = U::Milliseconds, .label = "p99.9", .significant = 3},
+    {.name = "latency_ms.max", .value = of<&RpcRow::latency_max_ms>, .unit = U::Milliseconds, .label = "max"},
 };
 
-constexpr Section<R> kRpcSection{"rpc workload", SectionScope::Rpc, "workload", kRpc};
+constexpr Section<RpcRow> kRpcSection{"rpc workload", SectionScope::Rpc, "workload", kRpc};
 
 }  // namespace
 

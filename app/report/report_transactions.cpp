@@ -7,39 +7,39 @@ namespace ksim::app {
 
 namespace {
 
-using T = TransactionFigures;
+using TransactionRow = TransactionFigures;
 using U = FigureUnit;
 
-constexpr Figure<T> kTransactions[] = {
-    {.name = "committed", .value = of<&T::committed>, .label = "committed", .expect = ExpectAs::Count,
+constexpr Figure<TransactionRow> kTransactions[] = {
+    {.name = "committed", .value = of<&TransactionRow::committed>, .label = "committed", .expect = ExpectAs::Count,
      .description = "transactions committed"},
-    {.name = "aborted", .value = of<&T::aborted>, .label = "aborted", .expect = ExpectAs::Count,
+    {.name = "aborted", .value = of<&TransactionRow::aborted>, .label = "aborted", .expect = ExpectAs::Count,
      .description = "transactions aborted"},
-    {.name = "fenced", .value = of<&T::fenced>, .label = "fenced", .expect = ExpectAs::Count,
+    {.name = "fenced", .value = of<&TransactionRow::fenced>, .label = "fenced", .expect = ExpectAs::Count,
      .description = "times a transactional producer was fenced by a newer epoch"},
-    {.name = "output_missing", .value = of<&T::output_missing>, .label = "output missing", .new_line = true,
+    {.name = "output_missing", .value = of<&TransactionRow::output_missing>, .label = "output missing", .new_line = true,
      .expect = ExpectAs::Count, .description = "acknowledged (committed) records not in the log"},
-    {.name = "output_duplicates", .value = of<&T::output_duplicates>, .label = "duplicated", .expect = ExpectAs::Count,
+    {.name = "output_duplicates", .value = of<&TransactionRow::output_duplicates>, .label = "duplicated", .expect = ExpectAs::Count,
      .description = "records committed twice"},
-    {.name = "zombie_writes", .value = of<&T::zombie_writes>, .label = "zombie writes", .expect = ExpectAs::Count,
+    {.name = "zombie_writes", .value = of<&TransactionRow::zombie_writes>, .label = "zombie writes", .expect = ExpectAs::Count,
      .description = "records of a fenced epoch committed after the fencing"},
-    {.name = "aborted_reads", .value = of<&T::aborted_reads>, .label = "aborted records read by read_committed consumers",
+    {.name = "aborted_reads", .value = of<&TransactionRow::aborted_reads>, .label = "aborted records read by read_committed consumers",
      .new_line = true, .expect = ExpectAs::Count, .description = "aborted records read by read_committed consumers"},
-    {.name = "aborted_reads_read_uncommitted", .value = of<&T::aborted_reads_uncommitted>,
+    {.name = "aborted_reads_read_uncommitted", .value = of<&TransactionRow::aborted_reads_uncommitted>,
      .label = "by read_uncommitted ones"},
-    {.name = "max_lso_lag", .value = of<&T::max_lso_lag>, .unit = U::Records, .label = "largest LSO lag", .new_line = true},
-    {.name = "hanging", .value = of<&T::hanging_count>, .label = "hanging transactions", .expect = ExpectAs::Count,
+    {.name = "max_lso_lag", .value = of<&TransactionRow::max_lso_lag>, .unit = U::Records, .label = "largest LSO lag", .new_line = true},
+    {.name = "hanging", .value = of<&TransactionRow::hanging_count>, .label = "hanging transactions", .expect = ExpectAs::Count,
      .description = "transactions holding back a partition's last stable offset longer than the transaction timeout"},
-    {.name = "hanging_threshold_s", .value = [](const T& t) { return figure_value(to_seconds(t.hanging_threshold)); },
+    {.name = "hanging_threshold_s", .value = [](const TransactionRow& t) { return figure_value(to_seconds(t.hanging_threshold)); },
      .unit = U::Seconds, .label = "hanging threshold"},
-    {.name = "vacuous", .value = of<&T::vacuous>, .unit = U::Text},
-    {.name = "exactly_once", .value = [](const T& t) { return figure_value(Held{t.exactly_once(), t.vacuous}); },
+    {.name = "vacuous", .value = of<&TransactionRow::vacuous>, .unit = U::Text},
+    {.name = "exactly_once", .value = [](const TransactionRow& t) { return figure_value(Held{t.exactly_once(), t.vacuous}); },
      .unit = U::Held, .expect = ExpectAs::Flag,
      .description = "no committed record lost or duplicated, no aborted record read by a read_committed "
                     "consumer, no zombie write, no hanging transaction"},
 };
 
-constexpr Section<T> kTransactionsSection{"transactions", SectionScope::Transactions, "transactions", kTransactions};
+constexpr Section<TransactionRow> kTransactionsSection{"transactions", SectionScope::Transactions, "transactions", kTransactions};
 
 }  // namespace
 

@@ -24,7 +24,7 @@ using detail::location_of;
 using detail::make_state;
 using detail::mark_location;
 using detail::override_location;
-using detail::quoted;
+using detail::single_quoted;
 
 namespace {
 
@@ -75,7 +75,7 @@ std::vector<std::string> split_path(std::string_view path) {
 Assignment parse_assignment(std::string_view text) {
   const std::size_t equals = text.find('=');
   if (equals == std::string_view::npos) {
-    throw override_error("", "malformed override " + quoted(text) + ": expected key.path=value");
+    throw override_error("", "malformed override " + single_quoted(text) + ": expected key.path=value");
   }
   Assignment assignment;
   assignment.path = std::string(text.substr(0, equals));
@@ -83,7 +83,7 @@ Assignment parse_assignment(std::string_view text) {
   assignment.segments = split_path(assignment.path);
   const bool has_empty_segment = std::ranges::any_of(assignment.segments, [](const auto& s) { return s.empty(); });
   if (has_empty_segment) {
-    throw override_error(assignment.path, "malformed override " + quoted(text) + ": empty key in the path");
+    throw override_error(assignment.path, "malformed override " + single_quoted(text) + ": empty key in the path");
   }
   return assignment;
 }
@@ -124,7 +124,7 @@ YAML::Node parse_override_value(const Assignment& assignment) {
   try {
     return without_marks(YAML::Load(assignment.value), assignment);
   } catch (const YAML::Exception& e) {
-    throw override_error(assignment.path, "cannot parse value " + quoted(assignment.value) + ": " + e.msg);
+    throw override_error(assignment.path, "cannot parse value " + single_quoted(assignment.value) + ": " + e.msg);
   }
 }
 
@@ -144,7 +144,7 @@ std::optional<std::size_t> parse_index(std::string_view segment) {
 // The node for segments[depth] inside `parent` (which holds segments[0, depth)).
 YAML::Node slot(YAML::Node& parent, const Assignment& assignment, std::size_t depth) {
   const std::string& segment = assignment.segments[depth];
-  const std::string parent_path = depth == 0 ? "the root" : quoted(prefix_path(assignment, depth));
+  const std::string parent_path = depth == 0 ? "the root" : single_quoted(prefix_path(assignment, depth));
   if (parent.IsMap()) return parent[segment];
   if (!parent.IsSequence()) {
     throw override_error(assignment.path, "cannot set it: " + parent_path + " is " + describe(parent) +
@@ -152,7 +152,7 @@ YAML::Node slot(YAML::Node& parent, const Assignment& assignment, std::size_t de
   }
   const std::optional<std::size_t> index = parse_index(segment);
   if (!index) {
-    throw override_error(assignment.path, parent_path + " is a list, so " + quoted(segment) + " must be an index");
+    throw override_error(assignment.path, parent_path + " is a list, so " + single_quoted(segment) + " must be an index");
   }
   if (*index >= parent.size()) {
     throw override_error(assignment.path, "index " + segment + " is out of range: " + parent_path + " has " +

@@ -11,7 +11,7 @@ namespace ksim::config {
 
 namespace detail {
 
-std::string quoted(std::string_view text) { return "'" + excerpt(text) + "'"; }
+std::string single_quoted(std::string_view text) { return "'" + excerpt(text) + "'"; }
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
@@ -30,11 +30,11 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 }
 
 std::string did_you_mean(const std::optional<std::string>& suggestion) {
-  return suggestion ? " (did you mean " + quoted(*suggestion) + "?)" : "";
+  return suggestion ? " (did you mean " + single_quoted(*suggestion) + "?)" : "";
 }
 
 std::string mismatch_message(std::string_view expected, std::string_view text, std::string_view reason) {
-  std::string message = "expected " + std::string(expected) + ", got " + quoted(text);
+  std::string message = "expected " + std::string(expected) + ", got " + single_quoted(text);
   if (!reason.empty()) message += " (" + std::string(reason) + ")";
   return message;
 }

@@ -13,7 +13,7 @@
 namespace ksim::config::detail {
 
 // 'text', shortened to an excerpt (config_reader.hpp's excerpt()).
-std::string quoted(std::string_view text);
+std::string single_quoted(std::string_view text);
 
 // Optimal-string-alignment distance (Levenshtein plus adjacent transpositions).
 std::size_t edit_distance(std::string_view a, std::string_view b);
@@ -43,7 +43,7 @@ std::string list_words(const Words& words) {
   std::size_t index = 0;
   for (std::string_view word : words) {
     if (index > 0) out += index + 1 == std::size(words) ? " or " : ", ";
-    out += quoted(word);
+    out += single_quoted(word);
     ++index;
   }
   return out;

@@ -22,7 +22,7 @@ using detail::join_path;
 using detail::key_location;
 using detail::list_words;
 using detail::location_of;
-using detail::quoted;
+using detail::single_quoted;
 using detail::value_location;
 
 namespace {
@@ -53,15 +53,15 @@ std::optional<std::pair<std::string, std::string>> dotted_override(const std::st
 std::string unknown_key_message(const ReaderState& state, const std::string& key, const YAML::Node& value) {
   if (const auto dotted = dotted_override(key, value)) {
     if (state.requested.contains(dotted->first) || is_foreign(state, dotted->first)) {
-      return "unknown key " + quoted(key) + ": a name with dots needs brackets, as in --set '" + state.path + "[" +
+      return "unknown key " + single_quoted(key) + ": a name with dots needs brackets, as in --set '" + state.path + "[" +
              dotted->first + "]=" + excerpt(dotted->second) + "'";
     }
   }
   std::optional<std::string> suggestion = closest(key, state.requested);
   if (!suggestion && state.foreign) suggestion = closest(key, *state.foreign->names);
-  if (suggestion) return "unknown key " + quoted(key) + did_you_mean(suggestion);
-  if (state.requested.empty()) return "unknown key " + quoted(key) + " (no keys are expected here)";
-  return "unknown key " + quoted(key) + " (expected " + list_words(state.requested) + ")";
+  if (suggestion) return "unknown key " + single_quoted(key) + did_you_mean(suggestion);
+  if (state.requested.empty()) return "unknown key " + single_quoted(key) + " (no keys are expected here)";
+  return "unknown key " + single_quoted(key) + " (expected " + list_words(state.requested) + ")";
 }
 
 void check_unread_key(const ReaderState& state, const YAML::const_iterator& it, const std::string& file) {
@@ -74,7 +74,7 @@ void check_unread_key(const ReaderState& state, const YAML::const_iterator& it, 
       state.diagnostics->ignored.push_back({location, path});
     } else {
       state.diagnostics->add(ConfigError(location, path,
-                                         quoted(key) + " is " + state.foreign->what +
+                                         single_quoted(key) + " is " + state.foreign->what +
                                              " that ksim does not model (see docs/kafka-model.md; "
                                              "ksim run --ignore-unmodelled accepts it and lists it in the report)"));
     }
@@ -119,7 +119,7 @@ std::optional<std::string> MapReader::scalar(std::string_view key, std::string_v
 void MapReader::stop() const { state_->diagnostics->throw_all(); }
 
 ConfigError MapReader::missing(std::string_view key) const {
-  return ConfigError(state_->location, join_path(state_->path, key), "missing required key " + quoted(key));
+  return ConfigError(state_->location, join_path(state_->path, key), "missing required key " + single_quoted(key));
 }
 
 std::string MapReader::get_choice(std::string_view key, std::initializer_list<std::string_view> choices,
@@ -127,7 +127,7 @@ std::string MapReader::get_choice(std::string_view key, std::initializer_list<st
   const std::optional<std::string> text = scalar(key, "one of " + list_words(choices));
   const bool valid = text && std::ranges::find(choices, std::string_view(*text)) != choices.end();
   if (text && !valid) {
-    reject(key, "must be one of " + list_words(choices) + ", got " + quoted(*text) + did_you_mean(closest(*text, choices)));
+    reject(key, "must be one of " + list_words(choices) + ", got " + single_quoted(*text) + did_you_mean(closest(*text, choices)));
   }
   std::string value = valid ? *text : std::string(default_value);
   if (recording()) note(key, {value, false});

@@ -37,7 +37,7 @@ std::string describe(const YAML::Node& node) {
     case YAML::NodeType::Sequence:
       return "a list";
     case YAML::NodeType::Scalar:
-      return quoted(node.Scalar());
+      return single_quoted(node.Scalar());
     default:
       return "nothing";
   }
@@ -116,7 +116,7 @@ void check_keys_are_unique(const ReaderState& state) {
     const auto [previous, inserted] = seen.emplace(key, here);
     if (!inserted) {
       state.diagnostics->add(ConfigError(here, join_path(state.path, key),
-                                         "duplicate key " + quoted(key) + " (first given at line " +
+                                         "duplicate key " + single_quoted(key) + " (first given at line " +
                                              std::to_string(previous->second.line) + ")"));
     }
   }

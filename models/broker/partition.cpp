@@ -4,15 +4,9 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "models/protocol/replica_list.hpp"
+
 namespace ksim::models {
-
-namespace {
-
-bool contains(const std::vector<BrokerId>& brokers, BrokerId b) {
-  return std::find(brokers.begin(), brokers.end(), b) != brokers.end();
-}
-
-}  // namespace
 
 std::string_view to_string(Partition::Role role) {
   switch (role) {

@@ -37,9 +37,9 @@ std::map<std::int32_t, std::vector<CommittedRecord>> records_by_offset(
 
 constexpr std::size_t kExamples = 10;
 
-class Checker {
+class ConsumptionWalk {
  public:
-  Checker(const ConsumptionHistory& history, const FinalLogs& logs, const ConsumerGroupSpec& group)
+  ConsumptionWalk(const ConsumptionHistory& history, const FinalLogs& logs, const ConsumerGroupSpec& group)
       : history_(history),
         group_(group),
         committed_(records_by_offset(logs.committed, group.topic)),
@@ -313,7 +313,7 @@ class Checker {
 
 ConsumptionReport check_consumption(const ConsumptionHistory& history, const FinalLogs& logs,
                                     const ConsumerGroupSpec& group) {
-  return Checker(history, logs, group).run();
+  return ConsumptionWalk(history, logs, group).run();
 }
 
 }  // namespace ksim::models

@@ -61,9 +61,9 @@ void push_capped(std::vector<T>& examples, std::size_t cap, T example) {
   if (examples.size() < cap) examples.push_back(std::move(example));
 }
 
-class Checker {
+class DeliveryWalk {
  public:
-  Checker(const DeliveryHistory& history, const FinalLogs& logs, std::size_t max_examples);
+  DeliveryWalk(const DeliveryHistory& history, const FinalLogs& logs, std::size_t max_examples);
   DeliveryReport run();
 
  private:
@@ -90,7 +90,7 @@ class Checker {
   DeliveryReport report_;
 };
 
-Checker::Checker(const DeliveryHistory& history, const FinalLogs& logs, std::size_t max_examples)
+DeliveryWalk::DeliveryWalk(const DeliveryHistory& history, const FinalLogs& logs, std::size_t max_examples)
     : history_(history), logs_(logs), max_examples_(max_examples), offline_(logs.offline.begin(), logs.offline.end()) {
   streams_.reserve(history.produced.size());
   for (const auto& [key, count] : history.produced) {
@@ -100,7 +100,7 @@ Checker::Checker(const DeliveryHistory& history, const FinalLogs& logs, std::siz
   }
 }
 
-DeliveryReport Checker::run() {
+DeliveryReport DeliveryWalk::run() {
   mark_acks();
   mark_failures();
   walk_logs();
@@ -110,20 +110,20 @@ DeliveryReport Checker::run() {
 }
 
 // Precondition: the history names every (writer, partition) that the acks, failures and logs mention.
-Stream& Checker::stream_of(std::uint32_t writer, TopicPartition partition) {
+Stream& DeliveryWalk::stream_of(std::uint32_t writer, TopicPartition partition) {
   const auto it = stream_index_.find({writer, partition});
   assert(it != stream_index_.end() && "records of a (writer, partition) the history never produced");
   return streams_[it->second];
 }
 
 // Precondition: the range lies within what was produced.
-std::span<RecordState> Checker::records_of(Stream& stream, std::uint64_t first, std::int64_t count) {
+std::span<RecordState> DeliveryWalk::records_of(Stream& stream, std::uint64_t first, std::int64_t count) {
   assert(count >= 0);
   assert(first + static_cast<std::uint64_t>(count) <= stream.records.size() && "records beyond those produced");
   return std::span(stream.records).subspan(first, static_cast<std::size_t>(count));
 }
 
-void Checker::mark_acks() {
+void DeliveryWalk::mark_acks() {
   for (const auto& ack : history_.acks) {
     const auto& range = ack.records;
     for (auto& record : records_of(stream_of(range.writer, range.partition), range.first, range.count))
@@ -131,7 +131,7 @@ void Checker::mark_acks() {
   }
 }
 
-void Checker::mark_failures() {
+void DeliveryWalk::mark_failures() {
   for (const auto& failure : history_.failures) {
     const auto& range = failure.records;
     for (auto& record : records_of(stream_of(range.writer, range.partition), range.first, range.count))
@@ -140,7 +140,7 @@ void Checker::mark_failures() {
 }
 
 // Partitions in order, each one's batches in offset order (a precondition).
-void Checker::walk_logs() {
+void DeliveryWalk::walk_logs() {
   for (const auto& [partition, batches] : logs_.committed) {
     Offset next = 0;
     for (const auto& batch : batches) {
@@ -151,7 +151,7 @@ void Checker::walk_logs() {
   }
 }
 
-void Checker::walk_batch(TopicPartition partition, const RecordBatch& batch) {
+void DeliveryWalk::walk_batch(TopicPartition partition, const RecordBatch& batch) {
   if (batch.record_count == 0) return;
   Stream& stream = stream_of(batch.writer, partition);
   const auto records = records_of(stream, batch.first_record, batch.record_count);
@@ -165,7 +165,7 @@ void Checker::walk_batch(TopicPartition partition, const RecordBatch& batch) {
   }
 }
 
-void Checker::on_first_copy(Stream& stream, std::uint64_t record, Offset offset) {
+void DeliveryWalk::on_first_copy(Stream& stream, std::uint64_t record, Offset offset) {
   RecordState& state = stream.records[record];
   state.first_offset = offset;
   if (state.status & kAcked) {
@@ -183,7 +183,7 @@ void Checker::on_first_copy(Stream& stream, std::uint64_t record, Offset offset)
 }
 
 // An example keeps every offset of its record: the second copy opens it, later ones extend it.
-void Checker::on_extra_copy(Stream& stream, std::uint64_t record, Offset offset) {
+void DeliveryWalk::on_extra_copy(Stream& stream, std::uint64_t record, Offset offset) {
   const RecordState& state = stream.records[record];
   const RecordRef ref = stream.ref(record);
   ++report_.duplicated;
@@ -198,7 +198,7 @@ void Checker::on_extra_copy(Stream& stream, std::uint64_t record, Offset offset)
 
 // Acknowledged records without a committed copy, visited by partition then
 // acknowledged offset so that the examples come in that order.
-void Checker::find_missing() {
+void DeliveryWalk::find_missing() {
   if (!anything_missing()) return;  // the usual case: no need to put the acknowledgements in order
   const auto& acks = history_.acks;
   std::vector<std::size_t> order(acks.size());
@@ -210,7 +210,7 @@ void Checker::find_missing() {
   for (const std::size_t i : order) find_missing_in(acks[i]);
 }
 
-bool Checker::anything_missing() const {
+bool DeliveryWalk::anything_missing() const {
   for (const auto& stream : streams_) {
     for (const auto& record : stream.records) {
       if ((record.status & kAcked) && record.copies == 0) return true;
@@ -219,7 +219,7 @@ bool Checker::anything_missing() const {
   return false;
 }
 
-void Checker::find_missing_in(const DeliveryHistory::Ack& ack) {
+void DeliveryWalk::find_missing_in(const DeliveryHistory::Ack& ack) {
   const auto& range = ack.records;
   Stream& stream = stream_of(range.writer, range.partition);
   const bool offline = offline_.contains(range.partition);
@@ -238,7 +238,7 @@ void Checker::find_missing_in(const DeliveryHistory::Ack& ack) {
 }
 
 // A record both acknowledged and failed (a late failure of a retried batch) counts as acknowledged.
-void Checker::count_outcomes() {
+void DeliveryWalk::count_outcomes() {
   for (const auto& stream : streams_) {
     for (const auto& record : stream.records) {
       if (record.status & kAcked)
@@ -254,7 +254,7 @@ void Checker::count_outcomes() {
 }  // namespace
 
 DeliveryReport check_delivery(const DeliveryHistory& history, const FinalLogs& logs, std::size_t max_examples) {
-  DeliveryReport report = Checker(history, logs, max_examples).run();
+  DeliveryReport report = DeliveryWalk(history, logs, max_examples).run();
   if (report.produced == 0) {
     report.vacuous = "nothing produced";
   } else if (report.acknowledged == 0) {

@@ -5,13 +5,10 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "models/protocol/replica_list.hpp"
 #include "sim/core/simulation.hpp"
 
 namespace ksim::models {
-
-namespace {
-bool contains(const std::vector<BrokerId>& v, BrokerId b) { return std::find(v.begin(), v.end(), b) != v.end(); }
-}  // namespace
 
 Controller::Controller(Simulation& sim, std::string name, HostId host, ControllerConfig config,
                        std::shared_ptr<const ClusterDirectory> directory, ModelEventBus& events)

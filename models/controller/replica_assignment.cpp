@@ -12,7 +12,7 @@
 namespace ksim::models {
 namespace {
 
-using Assignment = std::vector<std::vector<BrokerId>>;
+using ReplicaLists = std::vector<std::vector<BrokerId>>;
 
 // AdminUtils.replicaIndex: the list index of a follower, at least one place after the first replica.
 std::int64_t replica_index(std::int64_t first_replica_index, std::int64_t second_replica_shift,
@@ -40,9 +40,9 @@ bool every_broker_has_rack(const std::vector<BrokerPlacement>& brokers) {
 // The loop both of Kafka's algorithms share: first replicas round-robin from
 // `start`, the followers' shift growing by one each time round the broker list.
 template <typename PlacePartition>
-Assignment round_robin(std::int64_t brokers, std::int32_t partitions, std::int64_t start, std::int64_t shift,
+ReplicaLists round_robin(std::int64_t brokers, std::int32_t partitions, std::int64_t start, std::int64_t shift,
                        PlacePartition place_partition) {
-  Assignment assignment;
+  ReplicaLists assignment;
   assignment.reserve(static_cast<std::size_t>(partitions));
   for (std::int64_t p = 0; p < partitions; ++p) {
     if (p > 0 && p % brokers == 0) ++shift;
@@ -52,7 +52,7 @@ Assignment round_robin(std::int64_t brokers, std::int32_t partitions, std::int64
 }
 
 // AdminUtils.assignReplicasToBrokersRackUnaware.
-Assignment assign_rack_unaware(const std::vector<BrokerPlacement>& sorted, std::int32_t partitions,
+ReplicaLists assign_rack_unaware(const std::vector<BrokerPlacement>& sorted, std::int32_t partitions,
                                std::int32_t replication_factor, std::int64_t start, std::int64_t shift) {
   const auto n = static_cast<std::int64_t>(sorted.size());
   return round_robin(n, partitions, start, shift, [&](std::int64_t first, std::int64_t replica_shift) {
@@ -115,7 +115,7 @@ std::vector<BrokerId> rack_aware_replicas(const RackAlternated& list, std::int64
 }
 
 // AdminUtils.assignReplicasToBrokersRackAware.
-Assignment assign_rack_aware(const std::vector<BrokerPlacement>& sorted, std::int32_t partitions,
+ReplicaLists assign_rack_aware(const std::vector<BrokerPlacement>& sorted, std::int32_t partitions,
                              std::int32_t replication_factor, std::int64_t start, std::int64_t shift) {
   const RackAlternated list = rack_alternated(sorted);
   const auto n = static_cast<std::int64_t>(list.brokers.size());
@@ -128,7 +128,7 @@ Assignment assign_rack_aware(const std::vector<BrokerPlacement>& sorted, std::in
 
 namespace detail {
 
-Assignment assign_replicas(const std::vector<BrokerPlacement>& brokers, std::int32_t partitions,
+ReplicaLists assign_replicas(const std::vector<BrokerPlacement>& brokers, std::int32_t partitions,
                            std::int32_t replication_factor, std::int32_t start_index, std::int32_t replica_shift) {
   const auto n = static_cast<std::int64_t>(brokers.size());
   assert(partitions >= 1);  // Kafka: InvalidPartitionsException
@@ -144,7 +144,7 @@ Assignment assign_replicas(const std::vector<BrokerPlacement>& brokers, std::int
 }  // namespace detail
 
 // Kafka draws startIndex, then nextReplicaShift, each as rand.nextInt(brokers).
-Assignment assign_replicas(const std::vector<BrokerPlacement>& brokers, std::int32_t partitions,
+ReplicaLists assign_replicas(const std::vector<BrokerPlacement>& brokers, std::int32_t partitions,
                            std::int32_t replication_factor, RandomStream& rng) {
   assert(!brokers.empty());
   const auto start = static_cast<std::int32_t>(rng.below(brokers.size()));

@@ -7,30 +7,32 @@
 #include <filesystem>
 #include <string>
 
+#include "tests/support/source_tree.hpp"
+
 namespace {
 
-int ksim(const std::string& arguments) {
+int run_ksim(const std::string& arguments) {
   const std::string command = std::string(KSIM_BINARY) + " " + arguments + " > /dev/null 2>&1";
   const int status = std::system(command.c_str());
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-const std::string kScenarios = std::string(KSIM_SOURCE_DIR) + "/scenarios/";
+using ksim::testing::kScenarios;
 
 }  // namespace
 
 TEST_CASE("ksim exits 0 when the expectations hold, 1 when they do not, 2 for bad input", "[cli]") {
-  CHECK(ksim("run " + kScenarios + "jbod-skew.yaml --set duration=2s --set drain=1s") == 0);
-  CHECK(ksim("run " + kScenarios + "jbod-skew.yaml --set duration=2s --set expect.lost='\">0\"'") == 1);
-  CHECK(ksim("run " + kScenarios + "jbod-skew.yaml --set brokers.count=zero") == 2);
-  CHECK(ksim("run no-such-file.yaml") == 2);
-  CHECK(ksim("frobnicate") == 2);
-  CHECK(ksim("validate " + kScenarios + "quickstart.yaml") == 0);
-  CHECK(ksim("--help") == 0);
+  CHECK(run_ksim("run " + kScenarios + "jbod-skew.yaml --set duration=2s --set drain=1s") == 0);
+  CHECK(run_ksim("run " + kScenarios + "jbod-skew.yaml --set duration=2s --set expect.lost='\">0\"'") == 1);
+  CHECK(run_ksim("run " + kScenarios + "jbod-skew.yaml --set brokers.count=zero") == 2);
+  CHECK(run_ksim("run no-such-file.yaml") == 2);
+  CHECK(run_ksim("frobnicate") == 2);
+  CHECK(run_ksim("validate " + kScenarios + "quickstart.yaml") == 0);
+  CHECK(run_ksim("--help") == 0);
 }
 
 TEST_CASE("a --set before the scenario file leaves the file positional", "[cli]") {
-  CHECK(ksim("run --set duration=2s " + kScenarios + "jbod-skew.yaml --set drain=1s") == 0);
+  CHECK(run_ksim("run --set duration=2s " + kScenarios + "jbod-skew.yaml --set drain=1s") == 0);
 }
 
 TEST_CASE("every scenario file validates", "[cli][scenarios]") {
@@ -39,7 +41,7 @@ TEST_CASE("every scenario file validates", "[cli][scenarios]") {
   for (const auto& entry : std::filesystem::recursive_directory_iterator(kScenarios)) {
     if (entry.path().extension() != ".yaml" || entry.path().parent_path().filename() == "profiles") continue;
     INFO(entry.path().string());
-    CHECK(ksim("validate " + entry.path().string()) == 0);
+    CHECK(run_ksim("validate " + entry.path().string()) == 0);
     ++files;
   }
   CHECK(files >= 35);

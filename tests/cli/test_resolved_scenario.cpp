@@ -11,12 +11,13 @@
 
 #include "app/commands/commands.hpp"
 #include "app/scenario/kafka_config_names.hpp"
+#include "tests/support/source_tree.hpp"
 
 namespace {
 
 using nlohmann::json;
 
-const std::string kScenarios = std::string(KSIM_SOURCE_DIR) + "/scenarios/";
+using ksim::testing::kScenarios;
 
 struct Resolved {
   int status = 0;

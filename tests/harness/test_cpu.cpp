@@ -14,7 +14,7 @@ namespace {
 
 // As if the scenario were a file of scenarios/, so its profile is found there.
 const std::string kScenarioFile = std::string(KSIM_SOURCE_DIR) + "/scenarios/test.yaml";
-app::Scenario parse(const std::string& yaml) { return testing::parse_scenario(yaml, kScenarioFile); }
+app::Scenario scenario_of(const std::string& yaml) { return testing::parse_scenario(yaml, kScenarioFile); }
 std::string error_of(const std::string& yaml) { return testing::scenario_error(yaml, kScenarioFile); }
 
 }  // namespace
@@ -92,7 +92,7 @@ TEST_CASE("a hard disk seeks when write-back moves to another file, not along on
 }
 
 TEST_CASE("a profile sets the machines; the scenario's own settings and overrides win", "[profile]") {
-  const auto s = parse(R"(
+  const auto s = scenario_of(R"(
 profile: {name: linkedin-2014, cores: 12, broker_costs: {record: 1us}}
 brokers: {count: 3, config: {num.io.threads: 16}}
 topics: [{name: t}]
@@ -116,13 +116,13 @@ producers: [{rate: max}]
 
 TEST_CASE("every shipped profile loads", "[profile]") {
   for (const char* name : {"laptop-ssd", "aws-i3en-2xlarge", "linkedin-2014"}) {
-    const auto s = parse(std::string("profile: ") + name + "\nbrokers: {count: 1}\n");
+    const auto s = scenario_of(std::string("profile: ") + name + "\nbrokers: {count: 1}\n");
     INFO(name);
     REQUIRE(s.profile);
     CHECK(s.kafka->broker.threading.cores > 0);
     CHECK(s.kafka->broker.cpu_costs.any());
   }
-  CHECK(parse("profile: aws-i3en-2xlarge\nbrokers: {count: 1}\n").kafka->broker.log_dirs.size() == 2);
+  CHECK(scenario_of("profile: aws-i3en-2xlarge\nbrokers: {count: 1}\n").kafka->broker.log_dirs.size() == 2);
 }
 
 TEST_CASE("a bad profile is a clear error naming the key", "[profile]") {

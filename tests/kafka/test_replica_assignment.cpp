@@ -13,7 +13,7 @@ using namespace ksim::models;
 
 namespace {
 
-using Assignment = std::vector<std::vector<BrokerId>>;
+using ReplicaLists = std::vector<std::vector<BrokerId>>;
 
 std::vector<BrokerPlacement> brokers_without_racks(std::vector<BrokerId> ids) {
   std::vector<BrokerPlacement> brokers;
@@ -27,13 +27,13 @@ std::vector<BrokerPlacement> brokers_in_racks(const std::map<BrokerId, std::stri
   return brokers;
 }
 
-std::map<BrokerId, int> leader_counts(const Assignment& assignment) {
+std::map<BrokerId, int> leader_counts(const ReplicaLists& assignment) {
   std::map<BrokerId, int> counts;
   for (const auto& replicas : assignment) ++counts[replicas.front()];
   return counts;
 }
 
-std::map<BrokerId, int> replica_counts(const Assignment& assignment) {
+std::map<BrokerId, int> replica_counts(const ReplicaLists& assignment) {
   std::map<BrokerId, int> counts;
   for (const auto& replicas : assignment)
     for (const auto broker : replicas) ++counts[broker];
@@ -121,9 +121,9 @@ TEST_CASE("brokers with only some racks are assigned as if none had one", "[assi
 
 TEST_CASE("a fixed start gives Kafka's AdminTest.testReplicaAssignment answer", "[assignment]") {
   // Brokers 0-4, 10 partitions, RF 3, fixedStartIndex 0.
-  const Assignment expected{{0, 1, 2}, {1, 2, 3}, {2, 3, 4}, {3, 4, 0}, {4, 0, 1},
+  const ReplicaLists expected{{0, 1, 2}, {1, 2, 3}, {2, 3, 4}, {3, 4, 0}, {4, 0, 1},
                             {0, 2, 3}, {1, 3, 4}, {2, 4, 0}, {3, 0, 1}, {4, 1, 2}};
-  CHECK(detail::assign_replicas(brokers_without_racks({4, 2, 0, 3, 1}), 10, 3, 0, 0) == expected);
+  CHECK(ksim::models::detail::assign_replicas(brokers_without_racks({4, 2, 0, 3, 1}), 10, 3, 0, 0) == expected);
 }
 
 TEST_CASE("a fixed start gives Kafka's AdminRackAwareTest answer", "[assignment]") {
@@ -131,6 +131,6 @@ TEST_CASE("a fixed start gives Kafka's AdminRackAwareTest answer", "[assignment]
   // list is 0, 3, 1, 5, 4, 2; 7 partitions, RF 3, fixedStartIndex 0.
   const std::map<BrokerId, std::string> racks{{0, "rack1"}, {1, "rack3"}, {2, "rack3"},
                                               {3, "rack2"}, {4, "rack2"}, {5, "rack1"}};
-  const Assignment expected{{0, 3, 1}, {3, 1, 5}, {1, 5, 4}, {5, 4, 2}, {4, 2, 0}, {2, 0, 3}, {0, 4, 2}};
-  CHECK(detail::assign_replicas(brokers_in_racks(racks), 7, 3, 0, 0) == expected);
+  const ReplicaLists expected{{0, 3, 1}, {3, 1, 5}, {1, 5, 4}, {5, 4, 2}, {4, 2, 0}, {2, 0, 3}, {0, 4, 2}};
+  CHECK(ksim::models::detail::assign_replicas(brokers_in_racks(racks), 7, 3, 0, 0) == expected);
 }

@@ -187,14 +187,15 @@ class Broker final : public Node, private TxnCoordinatorHost {
 
   // broker_threads.cpp: network threads, request handlers, muted connections
   struct RequestChannel {
-    std::deque<MessagePtr> waiting;  // read from the socket, not yet in the broker
+    std::deque<MessagePtr> waiting;  // arrived on the connection, not yet read (dropped if it closes)
     bool in_broker = false;          // a request is being handled or awaits its response (the channel is muted)
   };
   void start_threads();
   void reset_threads();
   void dispatch(ConnectionId connection, MessagePtr message);
   void receive_as_client(ConnectionId connection, MessagePtr message);
-  void start_request(ConnectionId connection, RequestChannel& channel);
+  enum class Unmuted { OnArrival, AfterResponse };  // why a request is read now
+  void start_request(ConnectionId connection, RequestChannel& channel, Unmuted when);
   void handle_request(ConnectionId connection);
   void request_done(ConnectionId connection);
   void on_send(ConnectionId connection, const Message& message) override;

@@ -1,13 +1,15 @@
-// Kafka's broker threading model, in force when a hardware profile gives
-// CPU costs (BrokerThreading::cores > 0):
+// Kafka's broker threading model. Always: a connection is muted while a
+// request of it is in the broker, so the next one is read only when the
+// response has been written (SocketServer's Processor: selector.mute on
+// REQUEST_RECEIVED, unmute on RESPONSE_SENT; acks=0 produces have no response
+// and unmute at once). A producer's pipelined requests are handled one at a
+// time, and those still unread when the client closes the connection are
+// never handled. When a hardware profile gives CPU costs
+// (BrokerThreading::cores > 0), also:
 // - a network thread (num.network.threads, one per connection, chosen
 //   round-robin as Kafka's Acceptor does) reads each request and writes
 //   each response;
 // - a request handler (num.io.threads) handles it;
-// - a connection is muted while a request of it is in the broker: the next
-//   one is read only when the response has been written (Kafka's Processor
-//   mutes the channel until the response is sent; acks=0 produces have no
-//   response and unmute at once);
 // - replica fetchers (num.replica.fetchers) append what they fetched, and a
 //   single metadata thread applies what the controller sends, in order.
 // All of them share the machine's cores (sim/resources/cpu.hpp).
@@ -59,17 +61,26 @@ BrokerCpuUsage Broker::cpu_usage() const {
 }
 
 void Broker::on_message(ConnectionId connection, MessagePtr message) {
-  if (!cpu_) return dispatch(connection, std::move(message));
-  if (!accepted(connection)) return receive_as_client(connection, std::move(message));
+  if (!accepted(connection)) {
+    if (!cpu_) return dispatch(connection, std::move(message));
+    return receive_as_client(connection, std::move(message));
+  }
   RequestChannel& channel = channels_[connection];
   channel.waiting.push_back(std::move(message));
-  if (!channel.in_broker) start_request(connection, channel);
+  if (!channel.in_broker) start_request(connection, channel, Unmuted::OnArrival);
 }
 
-// A request of a connection enters the broker: read by its network thread, then handled by an io thread.
-void Broker::start_request(ConnectionId connection, RequestChannel& channel) {
+// A request of a connection enters the broker: read by its network thread, then handled by an
+// io thread. Without CPU costs it is handled at once when it arrives at an idle connection, and
+// in an event of its own when the connection is unmuted (not inside the send of a response).
+void Broker::start_request(ConnectionId connection, RequestChannel& channel, Unmuted when) {
   assert(!channel.in_broker && !channel.waiting.empty());
   channel.in_broker = true;
+  if (!cpu_) {
+    if (when == Unmuted::OnArrival) return handle_request(connection);
+    set_timer(0, [this, connection] { handle_request(connection); });
+    return;
+  }
   const BrokerCpuCosts& c = config_.cpu_costs;
   const Message& request = *channel.waiting.front();
   const SimTime read = network_threads_->run(
@@ -93,14 +104,16 @@ void Broker::request_done(ConnectionId connection) {
   auto it = channels_.find(connection);
   if (it == channels_.end() || !it->second.in_broker) return;
   it->second.in_broker = false;
-  if (!it->second.waiting.empty()) start_request(connection, it->second);
+  if (!it->second.waiting.empty()) start_request(connection, it->second, Unmuted::AfterResponse);
 }
 
 void Broker::on_send(ConnectionId connection, const Message& message) {
-  if (!cpu_ || !accepted(connection)) return;
+  if (!accepted(connection)) return;
   // The response is written by the connection's network thread; the channel is unmuted.
-  const BrokerCpuCosts& c = config_.cpu_costs;
-  network_threads_->run(now(), c.network_request + per_byte(c.network_ns_per_byte, message.size_bytes()), connection);
+  if (cpu_) {
+    const BrokerCpuCosts& c = config_.cpu_costs;
+    network_threads_->run(now(), c.network_request + per_byte(c.network_ns_per_byte, message.size_bytes()), connection);
+  }
   request_done(connection);
 }
 

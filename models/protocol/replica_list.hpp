@@ -1,5 +1,5 @@
 #pragma once
-// A list of brokers as a partition's metadata holds them (replicas, ISR, ELR).
+// A list of brokers as a partition's metadata holds them (its replicas, its ISR).
 #include <algorithm>
 #include <vector>
 

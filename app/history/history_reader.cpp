@@ -113,7 +113,8 @@ class Reader {
     const json& writers = f.array("writers");
     for (std::size_t i = 0; i < writers.size(); ++i) {
       Fields w = history::element(writers, i, f, "writers");
-      RecordedHistory::Writer writer{w.text("name"), w.text_or_null("transactional_id"), w.text("acks"), w.boolean("idempotent")};
+      RecordedHistory::Writer writer{w.text("name"), w.text_or_null("transactional_id"), w.text("acks"), w.boolean("idempotent"), ""};
+      writer.node = w.has("node") ? w.text("node") : writer.name;
       if (writer.acks != "all" && writer.acks != "-1" && writer.acks != "0" && writer.acks != "1") {
         w.fail("acks", "expected \"all\", \"-1\", \"0\" or \"1\"");
       }

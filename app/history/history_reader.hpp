@@ -28,6 +28,7 @@ struct RecordedHistory {
     std::optional<std::string> transactional_id;
     std::string acks;
     bool idempotent = false;
+    std::string node;  // the process it lives in (a transform's producer: its consumer's); its own name by default
   };
   struct Consumer {
     std::string name;

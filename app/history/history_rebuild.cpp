@@ -73,10 +73,27 @@ class Rebuild {
                            partition_name(h_, r.partition) + " was never sent");
   }
 
+  // When each writer's process crashed: the `crash` faults of the node it lives in.
+  std::map<std::uint32_t, std::vector<SimTime>> crash_times() const {
+    std::map<std::uint32_t, std::vector<SimTime>> crashes;
+    for (std::uint32_t w = 0; w < h_.writers.size(); ++w) {
+      for (const RecordedHistory::Fault& f : h_.faults) {
+        if (f.kind == "crash" && std::find(f.nodes.begin(), f.nodes.end(), h_.writers[w].node) != f.nodes.end()) {
+          crashes[w].push_back(f.at);
+        }
+      }
+    }
+    return crashes;
+  }
+
   // A transactional writer's acknowledged records count once their
   // transaction commits: the first commit or abort of the writer at or after
-  // the acknowledgement settles them. Without one they are pending.
+  // the acknowledgement settles them. Without one they are pending; so are
+  // they when the writer's process crashed before it (the coordinator aborts
+  // the open transaction, on its timeout or when the next instance fences it;
+  // the restarted instance's commit is of a later transaction).
   void settle_outcomes() {
+    const auto crashes = crash_times();
     std::map<std::uint32_t, std::vector<const Txn*>> ends;
     for (const Txn& t : e_.txns) {
       if (t.op == models::TxnOp::Begin) continue;
@@ -101,6 +118,10 @@ class Rebuild {
       const auto& list = ends[r.writer];
       const auto end = std::lower_bound(list.begin(), list.end(), r.t, [](const Txn* t, SimTime at) { return t->t < at; });
       if (end == list.end()) continue;  // its transaction never ended: pending
+      if (const auto c = crashes.find(r.writer); c != crashes.end() &&
+          std::any_of(c->second.begin(), c->second.end(), [&](SimTime at) { return r.t <= at && at < (*end)->t; })) {
+        continue;  // its process crashed in the transaction: pending
+      }
       if ((*end)->op == models::TxnOp::Commit && !(*end)->failed) {
         h_.delivery.acks.push_back({range, a.offset, r.t});
       } else {

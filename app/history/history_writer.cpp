@@ -35,10 +35,15 @@ json header(const Cluster& cluster) {
   json writers = json::array();
   for (const models::Producer* p : cluster.producers()) {
     const auto& c = p->config();
-    writers.push_back({{"name", p->name()},
-                       {"transactional_id", c.transactional_id.empty() ? json(nullptr) : json(c.transactional_id)},
-                       {"acks", models::to_string(c.acks)},
-                       {"idempotent", c.enable_idempotence}});
+    json writer = {{"name", p->name()},
+                   {"transactional_id", c.transactional_id.empty() ? json(nullptr) : json(c.transactional_id)},
+                   {"acks", models::to_string(c.acks)},
+                   {"idempotent", c.enable_idempotence}};
+    // A transform's producer lives in its consumer's process: it crashes with it.
+    for (const models::Consumer* consumer : cluster.consumers()) {
+      if (consumer->owns(p)) writer["node"] = consumer->name();
+    }
+    writers.push_back(std::move(writer));
   }
   h["writers"] = std::move(writers);
   json consumers = json::array();

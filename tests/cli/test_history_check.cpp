@@ -250,6 +250,42 @@ TEST_CASE("a transactional writer's records count when their transaction commits
   CHECK(r["transactions"]["aborted"] == 1);
 }
 
+TEST_CASE("a transactional writer's acks before its process crashed are settled by no later commit", "[cli][history]") {
+  // Writer 0 (a transform's producer, living in consumer c's process) has records 0 and
+  // 1 acknowledged in an open transaction when c is killed at 50; the coordinator aborts
+  // that transaction. The restarted instance sends record 2 and commits at 90: that commit
+  // is not the crashed transaction's, so records 0 and 1 are pending, never lost.
+  std::string h = kHeader;
+  const std::string plain = R"("transactional_id":null,"acks":"1","idempotent":false)";
+  h.replace(h.find(plain), plain.size(), R"("transactional_id":"tx","acks":"all","idempotent":true,"node":"c")");
+  const std::string no_faults = R"("faults":[])";
+  h.replace(h.find(no_faults), no_faults.size(), R"("faults":[{"kind":"crash","at":50,"nodes":["c"]}])");
+  for (int r = 0; r < 3; ++r) {
+    const int sent = r < 2 ? r : 60;
+    h += R"({"event":"send","t":)" + std::to_string(sent) + R"(,"writer":0,"topic":0,"partition":0,"record":)" + std::to_string(r) + "}\n";
+    h += R"({"event":"ack","t":)" + std::to_string(sent + 10) + R"(,"writer":0,"topic":0,"partition":0,"record":)" +
+         std::to_string(r) + R"(,"offset":)" + std::to_string(r == 2 ? 3 : r) + "}\n";
+  }
+  h += R"({"event":"txn","t":90,"writer":0,"op":"commit","error":null})" "\n";
+  h += R"({"event":"final","topic":0,"partition":0,"offline":false,"committed":[[3,0,2]],"aborted":[[0,0,0],[1,0,1]]})" "\n";
+  const Output o = check(write_file("txn-crash.jsonl", h));
+  INFO(o.err);
+  REQUIRE(o.status == 0);
+  const json r = o.report();
+  CHECK(r["delivery"]["acknowledged"] == 1);
+  CHECK(r["delivery"]["pending"] == 2);
+  CHECK(r["delivery"]["lost"] == 0);
+  CHECK(r["delivery"]["verdict"] == "exactly-once");
+  // Without the crash the same acks would be the later commit's, and lost.
+  std::string uncrashed = h;
+  const std::string crash = R"({"kind":"crash","at":50,"nodes":["c"]})";
+  uncrashed.replace(uncrashed.find(crash), crash.size(), "");
+  const Output u = check(write_file("txn-crash.jsonl", uncrashed));
+  INFO(u.err);
+  REQUIRE(u.status == 0);
+  CHECK(u.report()["delivery"]["lost"] == 2);
+}
+
 TEST_CASE("a malformed history gives an error naming file, line and field", "[cli][history]") {
   const auto error_of = [](const std::string& name, const std::string& text) {
     const Output o = check(write_file(name, text));

@@ -22,6 +22,7 @@
 // Files: consumer.cpp (application loop, positions, fetching),
 // consumer_group.cpp (membership), consumer_commit.cpp (offset commits),
 // consumer_transform.cpp (the consume-transform-produce application).
+#include <algorithm>
 #include <deque>
 #include <map>
 #include <memory>
@@ -117,6 +118,10 @@ class Consumer final : public KafkaClient {
   // EOS-v1 (Kafka Streams before KIP-447): a producer per input partition, created when
   // the partition is assigned (initTransactions fences the previous owner's), closed when it goes.
   void set_task_producers(std::vector<Producer*> producers) { task_producers_ = std::move(producers); }
+  // Whether `producer` lives in this consumer's process (its output or an EOS-v1 task producer).
+  bool owns(const Producer* producer) const {
+    return producer == output_ || std::find(task_producers_.begin(), task_producers_.end(), producer) != task_producers_.end();
+  }
 
  private:
   enum class PositionState { Unknown, FetchingCommitted, NeedsReset, Resetting, NeedsValidation, Validating, Valid };

@@ -37,6 +37,7 @@ public final class HistoryMerger {
             m.put("transactional_id", w.transactionalId());
             m.put("acks", w.acks());
             m.put("idempotent", w.idempotent());
+            m.put("node", w.node());
             writers.add(m);
         }
         h.put("writers", writers);

@@ -11,8 +11,8 @@ import java.util.Map;
  * harness and each client compute it from the same scenario, so their indexes agree.
  */
 public final class Roster {
-    /** A writer: a workload producer or a transform's output producer. */
-    public record Writer(int index, String name, Map<String, String> config, String topic) {
+    /** A writer: a workload producer or a transform's output producer (living in its consumer's JVM, {@code node}). */
+    public record Writer(int index, String name, Map<String, String> config, String topic, String node) {
         public String transactionalId() {
             return config.get("transactional.id");
         }
@@ -36,14 +36,15 @@ public final class Roster {
     public Roster(Scenario scenario) {
         for (Scenario.ProducerGroup g : scenario.producers()) {
             for (String node : g.nodes()) {
-                writers.add(new Writer(writers.size(), node, g.nodeConfigs().get(node), g.topic()));
+                writers.add(new Writer(writers.size(), node, g.nodeConfigs().get(node), g.topic(), node));
                 producerGroupOf.put(node, g);
             }
         }
         for (Scenario.ConsumerSet c : scenario.consumers()) {
             if (c.transform() == null) continue;
             for (Scenario.TransformProducer p : c.transform().producers()) {
-                writers.add(new Writer(writers.size(), p.name(), c.transform().nodeConfigs().get(p.name()), c.transform().topic()));
+                writers.add(new Writer(writers.size(), p.name(), c.transform().nodeConfigs().get(p.name()), c.transform().topic(),
+                        p.consumer()));
             }
         }
         for (Scenario.ConsumerSet c : scenario.consumers()) {

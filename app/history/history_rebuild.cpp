@@ -1,6 +1,7 @@
 #include "app/history/history_rebuild.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -89,14 +90,21 @@ class Rebuild {
   // A transactional writer's acknowledged records count once their
   // transaction commits: the first commit or abort of the writer at or after
   // the acknowledgement settles them. Without one they are pending; so are
-  // they when the writer's process crashed before it (the coordinator aborts
-  // the open transaction, on its timeout or when the next instance fences it;
-  // the restarted instance's commit is of a later transaction).
+  // they when the writer's process crashed in their transaction, between its
+  // begin (the writer's last at or before the ack) and that end: the
+  // coordinator aborts the open transaction, on its timeout or when the next
+  // instance fences it, and the restarted instance's commit is of a later
+  // one. (From its begin, not the ack: a killed process lives a few ms past
+  // the harness's kill, and may write an ack then.)
   void settle_outcomes() {
     const auto crashes = crash_times();
     std::map<std::uint32_t, std::vector<const Txn*>> ends;
+    std::map<std::uint32_t, std::vector<SimTime>> begins;
     for (const Txn& t : e_.txns) {
-      if (t.op == models::TxnOp::Begin) continue;
+      if (t.op == models::TxnOp::Begin) {
+        begins[t.writer].push_back(t.t);
+        continue;
+      }
       ends[t.writer].push_back(&t);
       if (t.failed) {
         ++h_.transactions_failed;
@@ -107,6 +115,7 @@ class Rebuild {
     for (auto& [writer, list] : ends) {
       std::stable_sort(list.begin(), list.end(), [](const Txn* a, const Txn* b) { return a->t < b->t; });
     }
+    for (auto& [writer, list] : begins) std::sort(list.begin(), list.end());
     for (const Outcome& a : e_.acks) {
       const Record& r = a.record;
       check_sent(r, "ack.record");
@@ -118,8 +127,11 @@ class Rebuild {
       const auto& list = ends[r.writer];
       const auto end = std::lower_bound(list.begin(), list.end(), r.t, [](const Txn* t, SimTime at) { return t->t < at; });
       if (end == list.end()) continue;  // its transaction never ended: pending
+      const auto& starts = begins[r.writer];
+      const auto after = std::upper_bound(starts.begin(), starts.end(), r.t);
+      const SimTime begun = after == starts.begin() ? r.t : *std::prev(after);
       if (const auto c = crashes.find(r.writer); c != crashes.end() &&
-          std::any_of(c->second.begin(), c->second.end(), [&](SimTime at) { return r.t <= at && at < (*end)->t; })) {
+          std::any_of(c->second.begin(), c->second.end(), [&](SimTime at) { return begun <= at && at < (*end)->t; })) {
         continue;  // its process crashed in the transaction: pending
       }
       if ((*end)->op == models::TxnOp::Commit && !(*end)->failed) {

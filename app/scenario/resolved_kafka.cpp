@@ -217,7 +217,11 @@ void add_kafka_json(const Scenario& s, json& out) {
   brokers["truncate_to_high_watermark"] = k.broker.truncate_to_high_watermark;
   out["brokers"] = std::move(brokers);
   for (const NodePlacement& p : node_placements(s)) {
-    if (p.group == "controller") out["controller"] = {{"name", p.name}, {"rack", p.rack}};
+    if (p.group == "controller") {
+      out["controller"] = {{"name", p.name},
+                           {"rack", p.rack},
+                           {"features", {{"eligible.leader.replicas.version", k.controller.eligible_leader_replicas ? 1 : 0}}}};
+    }
   }
   json topics = json::array();
   for (std::size_t i = 0; i < k.topics.size(); ++i) {

@@ -144,6 +144,9 @@ models::ControllerConfig read_controller_config(MapReader controller, MapReader 
   c.election_time_per_partition = controller.get<Duration>("election_time_per_partition", c.election_time_per_partition);
   c.metadata_load_time_per_partition =
       controller.get<Duration>("metadata_load_time_per_partition", c.metadata_load_time_per_partition);
+  // Cluster features (kafka-storage format --feature, kafka-features upgrade), by their Kafka names.
+  MapReader features = controller.map("features");
+  c.eligible_leader_replicas = features.get<std::uint64_t>("eligible.leader.replicas.version", 0, {0, 1}) == 1;
   return c;
 }
 

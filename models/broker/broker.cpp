@@ -73,6 +73,7 @@ void Broker::isr_expiration_tick() {
 }
 
 void Broker::on_crash(CrashKind kind) {
+  previous_stop_clean_ = kind == CrashKind::Shutdown;
   for (auto& [tp, r] : replicas_) {
     r.reset_process_state();
     r.producers = ProducerStateTable{};
@@ -130,6 +131,7 @@ void Broker::send_heartbeat() {
   heartbeat->broker = id_;
   heartbeat->incarnation = incarnation();
   heartbeat->shutting_down = shutting_down_;
+  heartbeat->previous_stop_clean = previous_stop_clean_;
   for (const auto& [tp, r] : replicas_) {
     if (!replica_online(r)) heartbeat->offline_replicas.push_back(tp);
   }

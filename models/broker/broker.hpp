@@ -329,6 +329,7 @@ class Broker final : public Node, private TxnCoordinatorHost {
   ConnectionId controller_connection_ = 0;
   bool controller_connected_ = false;
   bool shutting_down_ = false;  // controlled shutdown: waiting for the controller to move leaderships
+  bool previous_stop_clean_ = true;  // the last stop was a controlled shutdown (Kafka's clean shutdown file)
   std::vector<BrokerId> live_brokers_;
   std::map<std::uint64_t, PendingProduce> produce_purgatory_;
   std::map<std::uint64_t, PendingFetch> fetch_purgatory_;

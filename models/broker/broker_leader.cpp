@@ -229,7 +229,7 @@ void Broker::answer_fetch(std::uint64_t id) {
 
 // The high watermark moved: produces waiting for it may complete, and consumers' parked fetches.
 void Broker::maybe_advance_high_watermark(Replica& r) {
-  if (!r.maybe_advance_high_watermark()) return;
+  if (!r.maybe_advance_high_watermark(topic(r.tp()).min_insync_replicas)) return;
   changed(r);
   publish(HighWatermarkAdvanced{id_, r.tp(), r.log().high_watermark(), r.leader_epoch()});
   complete_produces(r.tp());

@@ -166,9 +166,10 @@ class Partition {
     changed(PartitionChange::PendingIsr);
   }
   // Partition.maybeIncrementLeaderHW: the high watermark is the smallest log
-  // end offset in the maximal ISR (a member not heard from yet holds it where it is).
-  // True when it moved.
-  bool maybe_advance_high_watermark();
+  // end offset in the maximal ISR (a member not heard from yet holds it where it is),
+  // and it stays while the committed ISR is below min.insync.replicas (capped at the
+  // replication factor; KAFKA-15583, Kafka 3.7+). True when it moved.
+  bool maybe_advance_high_watermark(std::int32_t min_insync_replicas = 1);
 
   // The invariants: the high watermark never above the log end, never back
   // within a leader's epoch; the leader in its ISR; followers and a pending

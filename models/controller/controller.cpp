@@ -122,6 +122,9 @@ void Controller::handle_heartbeat(ConnectionId connection, const BrokerHeartbeat
     // registration is fenced first, moving leadership away from it.
     fence(heartbeat.broker, "restarted");
   }
+  if (r.ever_registered && heartbeat.incarnation != r.incarnation && !heartbeat.previous_stop_clean) {
+    forget_unclean_replica(heartbeat.broker);  // ClusterControlManager: PreviousBrokerEpoch does not match
+  }
   if (heartbeat.incarnation != r.incarnation) r.shutting_down = false;
   r.incarnation = heartbeat.incarnation;
   r.ever_registered = true;
@@ -177,16 +180,16 @@ void Controller::update_offline_replicas(BrokerId broker, const std::vector<Topi
       depose(state);
       push({state});
       queue_election(tp, broker);
-    } else if (contains(state.isr, broker) && state.isr.size() > 1) {
-      std::erase(state.isr, broker);
+    } else if (leave_isr(state, broker)) {
       ++state.partition_epoch;
       push({state});
     }
   }
 }
 
-// A fenced broker leaves every ISR (but the last member stays, as in KRaft, so
-// the partition can come back when it does) and loses its leaderships.
+// A fenced broker leaves every ISR (but without KIP-966 the last member stays,
+// as in KRaft, so the partition can come back when it does) and loses its
+// leaderships.
 void Controller::remove_replica_from_partitions(BrokerId broker) {
   std::vector<PartitionState> changed;
   for (auto& [tp, state] : partitions_) {
@@ -194,8 +197,7 @@ void Controller::remove_replica_from_partitions(BrokerId broker) {
       depose(state);
       changed.push_back(state);
       queue_election(tp, broker);
-    } else if (contains(state.isr, broker) && state.isr.size() > 1) {
-      std::erase(state.isr, broker);
+    } else if (leave_isr(state, broker)) {
       ++state.partition_epoch;
       ++stats_.isr_changes;
       changed.push_back(state);
@@ -213,7 +215,8 @@ void Controller::depose(PartitionState& state) {
   state.leader = kNoBroker;
   ++state.leader_epoch;
   ++state.partition_epoch;
-  if (state.isr.size() > 1) std::erase(state.isr, old_leader);
+  leave_isr(state, old_leader);
+  update_last_known_leader(state, old_leader);
 }
 
 void Controller::queue_election(TopicPartition tp, BrokerId replacing) {
@@ -260,6 +263,12 @@ void Controller::elect(TopicPartition tp, BrokerId replacing) {
       }
     }
   }
+  const EligibleLeader eligible = leader == kNoBroker ? elect_from_elr(state) : EligibleLeader{};
+  const bool from_elr = eligible.broker != kNoBroker && !eligible.last_known;
+  if (eligible.broker != kNoBroker) {
+    leader = eligible.broker;
+    unclean = eligible.last_known;  // PartitionChangeBuilder.electAnyLeader marks it so
+  }
   if (leader == kNoBroker && topic.unclean_leader_election_enable) {
     for (const BrokerId b : state.replicas) {
       if (is_usable(b, tp)) {
@@ -275,12 +284,21 @@ void Controller::elect(TopicPartition tp, BrokerId replacing) {
   state.leader = leader;
   if (unclean) {
     state.isr = {leader};
+    state.elr.clear();  // maybeUpdateRecordElr: an unclean election clears the ELR
+    state.last_known_elr.clear();
     ++stats_.unclean_elections;
+  } else if (from_elr) {
+    state.isr = {leader};
+    std::erase(state.elr, leader);
+    ++stats_.elr_elections;
   } else if (leader != kNoBroker) {
+    const std::vector<BrokerId> before = state.isr;
     std::erase_if(state.isr, [&](BrokerId b) { return !is_usable(b, tp); });
+    update_elr(state, before);
   } else if (old_leader != kNoBroker) {
     ++stats_.offline_transitions;
   }
+  update_last_known_leader(state, old_leader);
   if (leader != kNoBroker) {
     ++stats_.elections;
     const auto since = leaderless_since_.find(tp);
@@ -318,7 +336,9 @@ void Controller::handle_alter_partition(ConnectionId connection, const AlterPart
     send(connection, std::move(response));
     return;
   }
+  const std::vector<BrokerId> before = state.isr;
   state.isr = request.new_isr;
+  update_elr(state, before);
   ++state.partition_epoch;
   ++stats_.isr_changes;
   publish(IsrCommitted{state.partition, state.isr.size(), state.partition_epoch});
@@ -336,7 +356,8 @@ std::vector<BrokerId> Controller::live_brokers() const {
 }
 
 // What the controller commits (ReplicationControlManager's checks): an ISR
-// of assigned replicas, never empty, and a leader that is in it.
+// of assigned replicas, never empty (with KIP-966, empty only without a
+// leader), a leader that is in it, and an ELR of assigned replicas outside it.
 void Controller::check_partition_state(const PartitionState& state) const {
   const auto require = [&](bool holds, const char* invariant) {
     if (holds) return;
@@ -344,7 +365,12 @@ void Controller::check_partition_state(const PartitionState& state) const {
                  state.partition.topic, state.partition.partition, state.leader, state.leader_epoch, invariant);
     std::abort();
   };
-  require(!state.isr.empty(), "an ISR is never empty");
+  require(!state.isr.empty() || (config_.eligible_leader_replicas && state.leader == kNoBroker),
+          "an ISR is never empty (with KIP-966: only without a leader)");
+  require(std::none_of(state.elr.begin(), state.elr.end(), [&](BrokerId b) { return contains(state.isr, b); }),
+          "no ISR member is also an eligible leader replica");
+  require(std::all_of(state.elr.begin(), state.elr.end(), [&](BrokerId b) { return contains(state.replicas, b); }),
+          "the ELR holds only assigned replicas");
   require(std::all_of(state.isr.begin(), state.isr.end(), [&](BrokerId b) { return contains(state.replicas, b); }),
           "the ISR holds only assigned replicas");
   require(state.leader == kNoBroker || contains(state.isr, state.leader), "the leader is in the ISR");

@@ -2,7 +2,8 @@
 // The active controller (KRaft's QuorumController, as one node whose
 // metadata survives its own restarts). It tracks broker liveness through
 // heartbeats (broker.session.timeout.ms), elects partition leaders from the
-// ISR (or, with unclean.leader.election.enable, from any live replica),
+// ISR (then, with KIP-966, from the eligible leader replicas; or, with
+// unclean.leader.election.enable, from any live replica),
 // commits ISR changes (AlterPartition, KIP-497) and pushes metadata changes
 // to the brokers. Elections are processed one at a time, each costing
 // `election_time_per_partition`, so failover time grows with partitions.
@@ -23,6 +24,7 @@ namespace ksim::models {
 struct ControllerStats {
   std::uint64_t elections = 0;
   std::uint64_t unclean_elections = 0;
+  std::uint64_t elr_elections = 0;  // KIP-966: leaders elected from the eligible leader replicas
   std::uint64_t offline_transitions = 0;  // a partition left without a leader
   std::uint64_t isr_changes = 0;
   std::uint64_t fencings = 0;
@@ -80,6 +82,18 @@ class Controller final : public Node {
   void push(const std::vector<PartitionState>& states);
   void push_all_to(BrokerId broker);
   void check_partition_state(const PartitionState& state) const;
+
+  // KIP-966's eligible leader replicas (eligible_leaders.cpp).
+  struct EligibleLeader {
+    BrokerId broker = kNoBroker;
+    bool last_known = false;  // the last known leader, not an ELR member
+  };
+  std::size_t effective_min_isr(const PartitionState& state) const;
+  bool leave_isr(PartitionState& state, BrokerId broker);
+  void update_elr(PartitionState& state, const std::vector<BrokerId>& isr_before);
+  void update_last_known_leader(PartitionState& state, BrokerId leader_before);
+  EligibleLeader elect_from_elr(const PartitionState& state) const;
+  void forget_unclean_replica(BrokerId broker);
   std::vector<BrokerId> live_brokers() const;
 
   ControllerConfig config_;

@@ -83,6 +83,11 @@ struct ControllerConfig {
   // ZooKeeper (Jun Rao, "How to choose the number of topics/partitions",
   // 2015); a KRaft standby already has the metadata log replayed (KIP-500).
   SimTime metadata_load_time_per_partition = 0;
+  // KIP-966 part 1, the cluster feature eligible.leader.replicas.version=1:
+  // replicas that left the ISR while it was below min.insync.replicas stay
+  // eligible leaders (ELR), and the ISR may become empty. Kafka's default for
+  // a new cluster is 1 since 4.1, 0 before (and for clusters upgraded to 4.1).
+  bool eligible_leader_replicas = false;
 };
 
 struct TopicSpec {

@@ -24,6 +24,10 @@ struct PartitionState {
   BrokerId leader = kNoBroker;
   Epoch leader_epoch = 0;
   Epoch partition_epoch = 0;  // bumped by every leader or ISR change (KIP-497)
+  // KIP-966 (the controller's PartitionRegistration): eligible leader replicas,
+  // and the last known leader of a partition whose ISR and ELR are both empty.
+  std::vector<BrokerId> elr;
+  std::vector<BrokerId> last_known_elr;
 };
 
 // ---- producer -> partition leader ----
@@ -118,6 +122,9 @@ struct BrokerHeartbeat final : KafkaRequest<BrokerHeartbeat, ApiKey::BrokerHeart
   BrokerId broker = kNoBroker;
   std::uint32_t incarnation = 0;   // a new incarnation is a restart: the controller re-sends all metadata
   bool shutting_down = false;      // controlled shutdown: move my leaderships away first
+  // BrokerRegistrationRequest.PreviousBrokerEpoch: whether the broker's last stop was
+  // clean (a controlled shutdown); a crash is an unclean shutdown (KIP-966).
+  bool previous_stop_clean = true;
   std::vector<TopicPartition> offline_replicas;  // KIP-112/KIP-858: replicas on failed log dirs
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 8 * offline_replicas.size(); }
 };

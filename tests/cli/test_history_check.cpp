@@ -251,19 +251,22 @@ TEST_CASE("a transactional writer's records count when their transaction commits
 }
 
 TEST_CASE("a transactional writer's acks before its process crashed are settled by no later commit", "[cli][history]") {
-  // Writer 0 (a transform's producer, living in consumer c's process) has records 0 and
-  // 1 acknowledged in an open transaction when c is killed at 50; the coordinator aborts
-  // that transaction. The restarted instance sends record 2 and commits at 90: that commit
-  // is not the crashed transaction's, so records 0 and 1 are pending, never lost.
+  // Writer 0 (a transform's producer, living in consumer c's process) begins a transaction
+  // at 0 and has records 0 and 1 acknowledged in it when c is killed at 50 (record 1's ack
+  // at 51: a killed process lives a moment past the kill); the coordinator aborts that
+  // transaction. The restarted instance sends record 2 and commits at 90: that commit is
+  // not the crashed transaction's, so records 0 and 1 are pending, never lost.
   std::string h = kHeader;
   const std::string plain = R"("transactional_id":null,"acks":"1","idempotent":false)";
   h.replace(h.find(plain), plain.size(), R"("transactional_id":"tx","acks":"all","idempotent":true,"node":"c")");
   const std::string no_faults = R"("faults":[])";
   h.replace(h.find(no_faults), no_faults.size(), R"("faults":[{"kind":"crash","at":50,"nodes":["c"]}])");
+  h += R"({"event":"txn","t":0,"writer":0,"op":"begin","error":null})" "\n";
+  h += R"({"event":"txn","t":60,"writer":0,"op":"begin","error":null})" "\n";
   for (int r = 0; r < 3; ++r) {
     const int sent = r < 2 ? r : 60;
     h += R"({"event":"send","t":)" + std::to_string(sent) + R"(,"writer":0,"topic":0,"partition":0,"record":)" + std::to_string(r) + "}\n";
-    h += R"({"event":"ack","t":)" + std::to_string(sent + 10) + R"(,"writer":0,"topic":0,"partition":0,"record":)" +
+    h += R"({"event":"ack","t":)" + std::to_string(r == 1 ? 51 : sent + 10) + R"(,"writer":0,"topic":0,"partition":0,"record":)" +
          std::to_string(r) + R"(,"offset":)" + std::to_string(r == 2 ? 3 : r) + "}\n";
   }
   h += R"({"event":"txn","t":90,"writer":0,"op":"commit","error":null})" "\n";

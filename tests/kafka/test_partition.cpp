@@ -77,6 +77,21 @@ TEST_CASE("a follower outside the ISR does not hold the high watermark back", "[
   CHECK(p.log().high_watermark() == 10);
 }
 
+TEST_CASE("the high watermark stays while the ISR is below min.insync.replicas (KAFKA-15583)", "[partition]") {
+  Partition p = leader_with(10, {0});
+  p.update_follower_fetch_state(1, 10, seconds(2));
+  CHECK_FALSE(p.maybe_advance_high_watermark(2));  // the ISR {0} is below 2
+  CHECK(p.log().high_watermark() == 0);
+  CHECK(p.maybe_advance_high_watermark(1));  // at min.insync.replicas=1 it moves
+  CHECK(p.log().high_watermark() == 10);
+  // min.insync.replicas above the replication factor counts as the replication factor.
+  Partition all = leader_with(10);
+  all.update_follower_fetch_state(1, 10, seconds(2));
+  all.update_follower_fetch_state(2, 10, seconds(2));
+  CHECK(all.maybe_advance_high_watermark(5));
+  CHECK(all.log().high_watermark() == 10);
+}
+
 TEST_CASE("a follower is caught up if it fetched from the leader's end, or from where the end was at its last fetch",
           "[partition]") {
   Partition p = leader_with(10);

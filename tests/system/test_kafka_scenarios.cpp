@@ -185,3 +185,32 @@ TEST_CASE("chaos: random crashes, pauses, partitions and shutdowns never break e
   CHECK(faults > 300 * 8);
   CHECK(retries > 300);
 }
+
+// KIP-966 (docs/ground-truth.md: real Kafka 4.4 and 3.9 differ here): the ISR falls below
+// min.insync.replicas as two followers stop cleanly, then its last member is killed.
+TEST_CASE("ground-truth/elr-last-replica: with eligible leader replicas the follower that left last leads "
+          "when it is back; without them the partition waits for the killed leader",
+          "[scenarios][kafka]") {
+  const std::string elr = "controller.features[eligible.leader.replicas.version]=";
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+    INFO("seed " << seed);
+    const auto with = run_scenario("ground-truth/elr-last-replica", seed, {elr + "1"});
+    const auto without = run_scenario("ground-truth/elr-last-replica", seed, {elr + "0"});
+    for (const auto* run : {&with, &without}) {
+      CHECK(run->status == ksim::app::kExitOk);
+      CHECK(delivery(*run, "lost") == 0);
+      CHECK(run->report["invariant_violations"] == 0);
+    }
+    CHECK(with.report["controller"]["elr_elections"] == 1);
+    CHECK(without.report["controller"]["elr_elections"] == 0);
+    // broker-0 is fenced 4 s after the crash, broker-1 back 13 s later, broker-0 after 43 s.
+    CHECK(with.report["controller"]["max_leaderless_ms"].get<double>() < 15000);
+    CHECK(without.report["controller"]["max_leaderless_ms"].get<double>() > 35000);
+    // A broker back from a crash (an unclean shutdown) is no eligible leader: killed instead of
+    // stopped, broker-1 cannot lead, and the partition waits for broker-0 as without ELR.
+    const auto unclean = run_scenario("ground-truth/elr-last-replica", seed, {elr + "1", "faults.1.kind=crash"});
+    CHECK(unclean.report["controller"]["elr_elections"] == 0);
+    CHECK(unclean.report["controller"]["max_leaderless_ms"].get<double>() > 35000);
+    CHECK(delivery(unclean, "lost") == 0);
+  }
+}

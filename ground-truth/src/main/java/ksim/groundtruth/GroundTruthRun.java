@@ -38,6 +38,7 @@ public final class GroundTruthRun {
         }
         List<String> refused = FaultInjector.refusals(scenario);
         refused.addAll(unsupportedWorkload(scenario));
+        refused.addAll(ClusterFeatures.refusals(scenario, kafkaVersion));
         if (!refused.isEmpty()) {
             refused.forEach(System.err::println);
             System.exit(2);
@@ -48,7 +49,8 @@ public final class GroundTruthRun {
         addresses.writeHostsFile("harness", Path.of(System.getProperty("jdk.net.hosts.file")));
         int status = 1;
         try (ProcessLauncher launcher = new ProcessLauncher(System.getProperty("java.class.path"));
-             KafkaCluster cluster = new KafkaCluster(scenario, addresses, work, launcher)) {
+             KafkaCluster cluster = new KafkaCluster(scenario, addresses, work, launcher,
+                     ClusterFeatures.formatArguments(scenario, kafkaVersion))) {
             log("starting the cluster (Kafka " + kafkaVersion + ", " + scenario.brokers().count() + " brokers)");
             cluster.start();
             cluster.prepareCoordinators(roster.groups(), roster.transactionalIds());

@@ -33,9 +33,12 @@ public final class KafkaCluster implements AutoCloseable {
     private final LinkRules rules = new LinkRules();
     private final Map<String, List<LinkProxy>> proxies = new LinkedHashMap<>();
     private final Map<String, NodeProcess> servers = new LinkedHashMap<>();
+    private final List<String> formatArguments;
     private Admin admin;
 
-    public KafkaCluster(Scenario scenario, AddressPlan addresses, Path dir, ProcessLauncher launcher) {
+    public KafkaCluster(Scenario scenario, AddressPlan addresses, Path dir, ProcessLauncher launcher,
+                        List<String> formatArguments) {
+        this.formatArguments = formatArguments;
         this.scenario = scenario;
         this.addresses = addresses;
         this.dir = dir;
@@ -133,8 +136,10 @@ public final class KafkaCluster implements AutoCloseable {
 
     /** Starts Kafka's StorageTool on the server's properties (all servers format at once). */
     private Process format(String server, Path props, Path hosts, String clusterId) throws IOException {
-        return launcher.startJava(NodeProcess.jvmOptions("128m", hosts), "kafka.tools.StorageTool",
-                List.of("format", "-t", clusterId, "-c", props.toString()), dir.resolve(server + "-format.log"));
+        List<String> args = new ArrayList<>(List.of("format", "-t", clusterId, "-c", props.toString()));
+        args.addAll(formatArguments);
+        return launcher.startJava(NodeProcess.jvmOptions("128m", hosts), "kafka.tools.StorageTool", args,
+                dir.resolve(server + "-format.log"));
     }
 
     private void awaitFormat(String server, Process p) throws Exception {

@@ -11,7 +11,7 @@ import java.util.Map;
  */
 public record Scenario(String file, String name, long durationNs, long drainNs,
                        Brokers brokers, List<Topic> topics, List<ProducerGroup> producers,
-                       List<ConsumerSet> consumers, List<Fault> faults) {
+                       List<ConsumerSet> consumers, List<Fault> faults, Map<String, Integer> features) {
 
     public record Brokers(int count, List<String> names, List<String> racks, Map<String, String> config) {}
 

@@ -43,8 +43,13 @@ public final class ScenarioReader {
         if (Boolean.TRUE.equals(s.get("has_rpc"))) {
             throw new IllegalArgumentException(file + ": rpc: the request/response workload has no real cluster to run on");
         }
+        Map<String, Integer> features = new LinkedHashMap<>();
+        Object controller = s.get("controller");
+        if (controller != null && obj(controller).get("features") != null) {
+            obj(obj(controller).get("features")).forEach((k, v) -> features.put(k, integer(v)));
+        }
         return new Scenario(file, str(s.get("name")), number(s.get("duration_ns")), number(s.get("drain_ns")),
-                brokers, topics, producers, consumers, faults);
+                brokers, topics, producers, consumers, faults, features);
     }
 
     private static Scenario.Topic topic(Map<String, Object> t) {

@@ -1,0 +1,51 @@
+package ksim.groundtruth;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The scenario's cluster features (the resolved {@code controller.features}), set as Kafka's own
+ * tools set them: {@code kafka-storage format --feature NAME=LEVEL} (KIP-1022, Kafka 3.9+; the
+ * features used here exist from 4.0). A release that lacks a feature runs the scenario only at
+ * level 0, which is what that release does.
+ */
+public final class ClusterFeatures {
+    /** KIP-966's eligible leader replicas: a feature since 4.0 (on by default for a new cluster since 4.1). */
+    static final String ELR = "eligible.leader.replicas.version";
+
+    private ClusterFeatures() {}
+
+    /** The format tool's arguments: every feature, spelled out, on a release that has them. */
+    public static List<String> formatArguments(Scenario s, String kafkaVersion) {
+        List<String> args = new ArrayList<>();
+        if (!atLeast(kafkaVersion, 4, 0)) return args;
+        for (Map.Entry<String, Integer> f : s.features().entrySet()) {
+            args.add("--feature");
+            args.add(f.getKey() + "=" + f.getValue());
+        }
+        return args;
+    }
+
+    /** Why the release cannot run the scenario's features, one line each (empty: it can). */
+    public static List<String> refusals(Scenario s, String kafkaVersion) {
+        List<String> out = new ArrayList<>();
+        for (Map.Entry<String, Integer> f : s.features().entrySet()) {
+            if (!f.getKey().equals(ELR)) {
+                out.add(s.file() + ": controller.features." + f.getKey() + ": not a feature the harness knows");
+            } else if (f.getValue() > 0 && !atLeast(kafkaVersion, 4, 0)) {
+                out.add(s.file() + ": controller.features." + ELR + "=" + f.getValue() + ": Kafka " + kafkaVersion
+                        + " has no eligible leader replicas (KIP-966 is in 4.0 and later)");
+            }
+        }
+        return out;
+    }
+
+    /** Whether a release "MAJOR.MINOR[.PATCH]" is at least major.minor. */
+    static boolean atLeast(String version, int major, int minor) {
+        String[] parts = version.split("[.-]");
+        int ma = Integer.parseInt(parts[0]);
+        int mi = parts.length > 1 ? Integer.parseInt(parts[1]) : 0;
+        return ma > major || (ma == major && mi >= minor);
+    }
+}

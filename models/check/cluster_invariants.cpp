@@ -16,6 +16,9 @@ constexpr Invariant kInvariants[] = {
     {"high_watermark_within_isr",
      "a leader's high watermark never exceeds the log end offset of a running ISR member that has not lost its "
      "log's tail (power loss, truncation before KIP-101) since it last reached the high watermark"},
+    {"eligible_leaders_hold_committed",
+     "a leader's high watermark never exceeds the log end offset of an eligible leader replica (KIP-966), running "
+     "or not, that has not lost its log's tail since it last reached the high watermark: it may be elected"},
     {"replicas_agree_on_committed_prefix",
      "every replica of a partition holds what its leader holds below both their high watermarks: the same batches "
      "at the same offsets, from the same leader epochs and producers (at each leader change and at the end)"},
@@ -177,6 +180,23 @@ void ClusterInvariants::check_leader(const Broker& leader, const Partition& p, S
     verdict(end >= hw, "high_watermark_within_isr", tp, member, now, [&] {
       return fmt::format("leader {} has high watermark {} in epoch {}; ISR member {} ends at {}", id, hw, epoch,
                          member, end);
+    });
+  }
+  // KIP-966's safety: the high watermark cannot advance while the ISR is below
+  // min ISR (KAFKA-15583), so every ELR member still holds what is committed.
+  for (const BrokerId member : p.state().elr) {
+    if (member < 0 || static_cast<std::size_t>(member) >= brokers_.size()) continue;
+    const Partition* replica = brokers_[static_cast<std::size_t>(member)]->partition(tp);
+    if (!replica) continue;
+    const Offset end = replica->log().log_end_offset();
+    if (end >= hw) {
+      lost_tail_.erase({member, tp});
+    } else if (lost_tail_.contains({member, tp})) {
+      continue;
+    }
+    verdict(end >= hw, "eligible_leaders_hold_committed", tp, member, now, [&] {
+      return fmt::format("leader {} has high watermark {} in epoch {}; eligible leader replica {} ends at {}", id, hw,
+                         epoch, member, end);
     });
   }
 }

@@ -24,11 +24,15 @@ std::size_t Controller::effective_min_isr(const PartitionState& state) const {
 }
 
 // The broker leaves the ISR; without ELR the last member stays, as in KRaft before 4.0.
+// The last member to leave is the last known leader: Kafka elects a new leader in the
+// same step as it fences the old one, so the last ISR member led before it left; here
+// elections are queued, and a second fence may empty the ISR before one runs.
 bool Controller::leave_isr(PartitionState& state, BrokerId broker) {
   if (!contains(state.isr, broker) || (state.isr.size() == 1 && !config_.eligible_leader_replicas)) return false;
   const std::vector<BrokerId> before = state.isr;
   std::erase(state.isr, broker);
   update_elr(state, before);
+  if (state.isr.empty()) state.last_known_elr = {broker};
   return true;
 }
 

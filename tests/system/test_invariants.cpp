@@ -4,6 +4,7 @@
 // partition after every event finds what checking the changed ones finds.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <tuple>
 
 #include "app/harness/cluster.hpp"
@@ -85,6 +86,35 @@ TEST_CASE("a follower's log tail lost silently breaks high_watermark_within_isr 
     REQUIRE_FALSE(violations.empty());
     CHECK(violations.front() == Seen{"high_watermark_within_isr", at, models::TopicPartition{0, 0}, victim});
   }
+}
+
+TEST_CASE("an eligible leader replica's log lost silently breaks eligible_leaders_hold_committed at that event",
+          "[invariants]") {
+  // ground-truth/elr-last-replica with KIP-966: broker-1 stops cleanly at 5 s, leaving the ISR
+  // {0} below min ISR 2, so it is an eligible leader replica; at 6 s its log is dropped (a loss
+  // Kafka would not see), while broker-0 still leads with its high watermark above zero.
+  const Scenario s = scenario_of("ground-truth/elr-last-replica.yaml",
+                                 {"controller.features[eligible.leader.replicas.version]=1", "duration=10s", "drain=2s"});
+  const SimTime at = seconds(6);
+  for (const Scope scope : {Scope::Changed, Scope::Everything}) {
+    Cluster cluster(s, RunOptions{spdlog::level::warn, nullptr, scope});
+    const models::TopicPartition tp{0, 0};
+    bool eligible = false;
+    cluster.sim().events().schedule_at(at, [&] {
+      const auto& elr = cluster.controller()->partitions().at(tp).elr;
+      eligible = std::find(elr.begin(), elr.end(), 1) != elr.end();
+      cluster.brokers()[1]->inject_log_loss(tp, 0);
+    });
+    cluster.run();
+    REQUIRE(eligible);
+    const auto violations = seen(cluster);
+    REQUIRE_FALSE(violations.empty());
+    CHECK(violations.front() == Seen{"eligible_leaders_hold_committed", at, tp, 1});
+  }
+  // Without the loss the run breaks nothing.
+  Cluster clean(s, RunOptions{});
+  clean.run();
+  CHECK(clean.invariant_violations().empty());
 }
 
 TEST_CASE("checking every partition after every event finds what checking the changed ones finds", "[invariants]") {

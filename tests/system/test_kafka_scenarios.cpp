@@ -219,9 +219,9 @@ TEST_CASE("ground-truth/elr-last-replica: with eligible leader replicas the foll
 // KIP-966 under the nemesis: every partition gets a leader again once the faults stop (the last
 // ISR member to leave is the last known leader, as Kafka's same-step elections make it), and
 // eligible leader replicas hold everything committed (eligible_leaders_hold_committed).
-TEST_CASE("chaos with eligible leader replicas: exactly-once and every partition back, over 300 seeds",
+TEST_CASE("chaos with eligible leader replicas: exactly-once and every partition back, over 150 seeds",
           "[scenarios][kafka]") {
-  const std::uint64_t seeds = ksim::testing::kSanitizedBuild ? 40 : 300;  // 40 under the sanitizers' slowdown
+  const std::uint64_t seeds = ksim::testing::kSanitizedBuild ? 40 : 150;  // 40 under the sanitizers: slower
   std::uint64_t elr_elections = 0, last_known = 0;
   for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
     const auto run = run_scenario("chaos", seed, {"controller.features[eligible.leader.replicas.version]=1"});
@@ -235,7 +235,8 @@ TEST_CASE("chaos with eligible leader replicas: exactly-once and every partition
     last_known += run.report["controller"]["unclean_elections"].get<std::uint64_t>();
   }
   // The nemesis did take ISRs below min ISR and leaders from the ELR (698 over 300 seeds, 120
-  // over 40), and emptied ISR and ELR, the last known leader coming back (189, 28).
+  // over 40), and emptied ISR and ELR, the last known leader coming back (189, 28). The plain
+  // chaos test above runs 300 seeds; 150 here keep CI's time (chaos ran clean over 300 with it).
   CHECK(elr_elections > seeds);
   CHECK(last_known > seeds / 2);
 }

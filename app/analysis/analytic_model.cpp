@@ -163,14 +163,17 @@ class KafkaFlow {
     model_.demand(r.cpu, stage, network + io + fetcher);
   }
 
-  // Appends reach the disks in proportion to the replicas on each; a hard
-  // disk with several partitions seeks at almost every write.
+  // Appends reach the disks in proportion to the replicas on each. The page
+  // cache merges a file's appends into write-back I/Os of up to
+  // writeback_io_bytes (under load they fill); a hard disk with several
+  // partitions seeks at almost every I/O.
   void disk_work(std::size_t b, std::size_t stage, double partitions) {
     for (const auto& [share, disk] : brokers_[b].disks) {
       const models::DiskSpec& d = spec_.broker.log_dirs.front().disk;
       const double seek = partitions * share > 1 ? ns(d.seek_time) : 0;
+      const double records_per_io = std::max(1.0, static_cast<double>(d.writeback_io_bytes) / record_bytes_);
       model_.demand(disk, stage, share * (record_bytes_ / d.write_bytes_per_s +
-                                          (ns(d.write_latency) + seek) * 1e-9 / batching_.records_per_batch));
+                                          (ns(d.write_latency) + seek) * 1e-9 / records_per_io));
     }
   }
 

@@ -59,6 +59,7 @@ struct KafkaSpec {
   struct TopicDefaults {
     std::int32_t min_insync_replicas = 1;          // min.insync.replicas
     bool unclean_leader_election_enable = false;   // unclean.leader.election.enable
+    bool log_flusher_runs = false;                 // log.flush.scheduler.interval.ms is set: flush.ms can apply
   };
   TopicDefaults topic_defaults;
   // Each `config:` map's Kafka configs as the reader resolved them (the

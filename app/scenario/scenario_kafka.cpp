@@ -22,6 +22,7 @@ models::DiskSpec read_disk(MapReader in, models::DiskSpec disk) {
   disk.write_bytes_per_s = in.get<config::Bandwidth>("write_bandwidth", disk.write_bytes_per_s, {1.0, 1e13});
   disk.read_bytes_per_s = in.get<config::Bandwidth>("read_bandwidth", disk.read_bytes_per_s, {1.0, 1e13});
   disk.write_latency = in.get<Duration>("write_latency", disk.write_latency);
+  disk.flush_latency = in.get<Duration>("flush_latency", disk.flush_latency);
   disk.dirty_limit_bytes = in.get<Bytes>("dirty_limit", disk.dirty_limit_bytes);
   disk.writeback_delay = in.get<Duration>("writeback_delay", disk.writeback_delay);
   return disk;
@@ -112,7 +113,16 @@ models::BrokerConfig read_broker_config(MapReader& brokers, const std::optional<
   c.replica_socket_timeout = in.get<Duration>("replica.socket.timeout.ms", c.replica_socket_timeout, {1, kNever});
   c.log_flush_interval_messages =
       in.get<std::int64_t>("log.flush.interval.messages", c.log_flush_interval_messages, {1, INT64_MAX});
-  c.log_flush_interval = in.get<Duration>("log.flush.interval.ms", c.log_flush_interval, {1, kNever});
+  // LogManager's log flusher runs every log.flush.scheduler.interval.ms
+  // (default Long.MAX_VALUE: never) and fsyncs each log whose last flush is
+  // flush.ms old; so flush.ms does nothing unless the scheduler is set.
+  c.log_flush_scheduler_interval =
+      in.get<Duration>("log.flush.scheduler.interval.ms", c.log_flush_scheduler_interval, {1, kNever});
+  c.log_flush_interval = in.get<Duration>("log.flush.interval.ms", c.log_flush_scheduler_interval, {0, kNever});
+  if (in.has("log.flush.interval.ms") && c.log_flush_scheduler_interval == kNever) {
+    in.warn("log.flush.interval.ms", "has no effect: Kafka's log flusher runs every log.flush.scheduler.interval.ms, "
+                                     "which is unset (Long.MAX_VALUE); set it too (say 1000)");
+  }
   c.broker_heartbeat_interval = in.get<Duration>("broker.heartbeat.interval.ms", c.broker_heartbeat_interval, {1, kNever});
   read_group_coordinator_config(in, c.group_coordinator);
   read_txn_coordinator_config(in, c);
@@ -127,6 +137,7 @@ KafkaSpec::TopicDefaults read_topic_defaults(MapReader broker_config) {
   d.min_insync_replicas = broker_config.get<int>("min.insync.replicas", d.min_insync_replicas, {1, 1000});
   d.unclean_leader_election_enable =
       broker_config.get<bool>("unclean.leader.election.enable", d.unclean_leader_election_enable);
+  d.log_flusher_runs = broker_config.has("log.flush.scheduler.interval.ms");
   return d;
 }
 
@@ -159,6 +170,14 @@ models::TopicSpec read_topic(MapReader in, const KafkaSpec::TopicDefaults& defau
   t.min_insync_replicas = config.get<int>("min.insync.replicas", defaults.min_insync_replicas, {1, 1000});
   t.unclean_leader_election_enable =
       config.get<bool>("unclean.leader.election.enable", defaults.unclean_leader_election_enable);
+  if (config.has("flush.messages")) t.flush_messages = config.get<std::int64_t>("flush.messages", 0, {1, INT64_MAX});
+  if (config.has("flush.ms")) {
+    t.flush_ms = config.get<Duration>("flush.ms", 0, {0, kNever});
+    if (!defaults.log_flusher_runs) {
+      config.warn("flush.ms", "has no effect: Kafka's log flusher runs every log.flush.scheduler.interval.ms, "
+                              "which the brokers leave unset (Long.MAX_VALUE); set it in brokers.config");
+    }
+  }
   ListReader rows = in.list("assignment");
   // Kafka accepts such a topic; its acks=all writes then all fail (Partition.appendRecordsToLeader).
   const auto check_min_isr = [&] {

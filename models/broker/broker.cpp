@@ -52,18 +52,21 @@ void Broker::on_start() {
   shutting_down_ = false;
   controller_connected_ = false;
   heartbeat_tick();
-  if (config_.log_flush_interval != kNever) flush_tick();
+  if (config_.log_flush_scheduler_interval != kNever) flush_tick();
   isr_expiration_tick();
   if (txn_coordinator_) txn_coordinator_->start();
 }
 
-// log.flush.interval.ms: the log flusher fsyncs logs whose last flush is too old.
+// LogManager.flushDirtyLogs, every log.flush.scheduler.interval.ms: fsyncs
+// each log whose last flush is at least its topic's flush.ms old.
 void Broker::flush_tick() {
   for (auto& [tp, r] : replicas_) {
-    SimTime ignored = now();
-    if (replica_online(r)) maybe_flush(r, ignored);
+    if (!replica_online(r)) continue;
+    const SimTime flush_ms = topic(tp).flush_ms.value_or(config_.log_flush_interval);
+    // UnifiedLog.flush: nothing past the recovery point, nothing to do.
+    if (flush_ms != kNever && now() - r.last_flush >= flush_ms && r.log().unflushed_records() > 0) flush(r);
   }
-  set_timer(std::min(config_.log_flush_interval, seconds(1)), [this] { flush_tick(); });
+  set_timer(config_.log_flush_scheduler_interval, [this] { flush_tick(); });
 }
 
 // Kafka's isr-expiration task runs every replica.lag.time.max.ms / 2.
@@ -373,17 +376,21 @@ bool Broker::write_to_disk(Replica& r, std::uint64_t bytes, std::int32_t records
   return true;
 }
 
-// log.flush.interval.messages: the append path fsyncs when enough records are unflushed.
+// flush.messages (log.flush.interval.messages): the append path fsyncs when
+// enough records are unflushed (UnifiedLog.append).
 void Broker::maybe_flush(Replica& r, SimTime& returns_at) {
-  if (r.log().unflushed_records() < config_.log_flush_interval_messages &&
-      !(config_.log_flush_interval != kNever && now() - r.last_flush >= config_.log_flush_interval)) {
-    return;
-  }
-  const SimTime done = log_dirs_[r.log_dir].disk.flush(now());
-  returns_at = std::max(returns_at, done);
+  const std::int64_t flush_messages = topic(r.tp()).flush_messages.value_or(config_.log_flush_interval_messages);
+  if (r.log().unflushed_records() < flush_messages) return;
+  returns_at = std::max(returns_at, flush(r));
+}
+
+// An fsync of the replica's log: when it completes.
+SimTime Broker::flush(Replica& r) {
+  const SimTime done = log_dirs_[r.log_dir].disk.flush(now(), static_cast<std::uint64_t>(global_index(r.tp())));
   r.last_flush = now();
   // The fsync covers everything appended so far; it is durable from `done` on.
   for (auto& entry : r.durability) entry.second = std::min(entry.second, done);
+  return done;
 }
 
 // Moves the durable prefix forward to what has reached the disk by now.

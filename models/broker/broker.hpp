@@ -182,6 +182,7 @@ class Broker final : public Node, private TxnCoordinatorHost {
   void read_through_cache(const Replica& replica, Offset offset, std::uint64_t bytes);
   void send_fetch_when_read(ConnectionId connection, BrokerId follower, std::unique_ptr<FetchResponse> response);
   void maybe_flush(Replica& replica, SimTime& returns_at);
+  SimTime flush(Replica& replica);
   void mark_durable(Replica& replica);
   const TopicSpec& topic(TopicPartition tp) const { return directory_->topics[static_cast<std::size_t>(tp.topic)]; }
 

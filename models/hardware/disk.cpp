@@ -15,17 +15,30 @@ Disk::Write Disk::write(std::uint64_t bytes, SimTime now, std::uint64_t file) {
   const double over_limit = backlog_bytes + static_cast<double>(bytes) - static_cast<double>(spec_.dirty_limit_bytes);
   const SimTime returns_at = over_limit > 0 ? now + static_cast<SimTime>(std::ceil(over_limit / bytes_per_ns())) : now;
 
-  SimTime service = spec_.write_latency + static_cast<SimTime>(std::ceil(static_cast<double>(bytes) / bytes_per_ns()));
-  if (spec_.seek_time > 0 && file != last_file_) {
-    service += spec_.seek_time;
-    ++seeks_;
-  }
-  last_file_ = file;
+  const SimTime service =
+      io_start_cost(file, bytes, now) + static_cast<SimTime>(std::ceil(static_cast<double>(bytes) / bytes_per_ns()));
   device_free_at_ = std::max(now, device_free_at_) + service;
   busy_ns_ += service;
   used_bytes_ += bytes;
   bytes_written_ += bytes;
   return {Status::Ok, returns_at, std::max(device_free_at_, now + spec_.writeback_delay)};
+}
+
+SimTime Disk::io_start_cost(std::uint64_t file, std::uint64_t bytes, SimTime now) {
+  OpenIo& io = open_ios_[file];
+  if (io.bytes > 0 && io.bytes + bytes <= spec_.writeback_io_bytes && now - io.started < spec_.writeback_interval) {
+    io.bytes += bytes;
+    return 0;
+  }
+  io = {bytes, now};
+  ++writeback_ios_;
+  SimTime cost = spec_.write_latency;
+  if (spec_.seek_time > 0 && file != last_file_) {
+    cost += spec_.seek_time;
+    ++seeks_;
+  }
+  last_file_ = file;
+  return cost;
 }
 
 SimTime Disk::read(std::uint64_t bytes, SimTime now) {
@@ -37,8 +50,9 @@ SimTime Disk::read(std::uint64_t bytes, SimTime now) {
   return read_free_at_;
 }
 
-SimTime Disk::flush(SimTime now) {
-  const SimTime done = std::max(now, device_free_at_) + spec_.write_latency;
+SimTime Disk::flush(SimTime now, std::uint64_t file) {
+  open_ios_.erase(file);  // its dirty pages go now: later appends start a new I/O
+  const SimTime done = std::max(now, device_free_at_) + spec_.flush_latency;
   device_free_at_ = done;
   return done;
 }

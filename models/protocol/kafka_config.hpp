@@ -3,6 +3,7 @@
 // defaults (Kafka 3.9/4.x docs; shared/kafka-reference.md lists sources).
 #include <climits>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,8 +52,9 @@ struct BrokerConfig {
   SimTime replica_fetch_wait_max = milliseconds(500);     // replica.fetch.wait.max.ms
   SimTime replica_fetch_backoff = seconds(1);             // replica.fetch.backoff.ms
   SimTime replica_socket_timeout = seconds(30);           // replica.socket.timeout.ms
-  std::int64_t log_flush_interval_messages = INT64_MAX;   // log.flush.interval.messages
-  SimTime log_flush_interval = kNever;                    // log.flush.interval.ms (unset: never)
+  std::int64_t log_flush_interval_messages = INT64_MAX;   // log.flush.interval.messages (flush.messages' default)
+  SimTime log_flush_interval = kNever;                    // log.flush.interval.ms (flush.ms' default; unset: the scheduler's)
+  SimTime log_flush_scheduler_interval = kNever;          // log.flush.scheduler.interval.ms (Long.MAX_VALUE: the flusher never runs)
   SimTime broker_heartbeat_interval = seconds(2);         // broker.heartbeat.interval.ms
   // Before KIP-101 (Kafka < 0.11) a follower truncated to its high watermark
   // when it became a follower, instead of asking the leader where its epoch ended.
@@ -96,6 +98,8 @@ struct TopicSpec {
   std::int32_t replication_factor = 3;
   std::int32_t min_insync_replicas = 1;             // min.insync.replicas
   bool unclean_leader_election_enable = false;      // unclean.leader.election.enable
+  std::optional<std::int64_t> flush_messages;       // flush.messages (unset: the broker's log.flush.interval.messages)
+  std::optional<SimTime> flush_ms;                  // flush.ms (unset: the broker's log.flush.interval.ms)
   std::vector<std::vector<BrokerId>> assignment;    // explicit replica assignment; empty: Kafka's placement
 };
 

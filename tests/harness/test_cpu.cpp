@@ -133,3 +133,24 @@ TEST_CASE("a bad profile is a clear error naming the key", "[profile]") {
   CHECK_THAT(error_of("brokers: {count: 1}\ntopics: [{name: t}]\nproducers: [{rate: max}]\n"),
              Catch::Contains("producers.0.rate") && Catch::Contains("needs client CPU costs"));
 }
+
+TEST_CASE("the page cache merges a file's appends into large write-back I/Os; an fsync ends one", "[disk]") {
+  models::DiskSpec spec;
+  spec.write_latency = microseconds(50);
+  spec.write_bytes_per_s = 1e9;
+  spec.writeback_io_bytes = 100000;
+  models::Disk disk(spec);
+  for (int i = 0; i < 100; ++i) (void)disk.write(1000, 0, 7);  // 100 KB: one I/O
+  CHECK(disk.writeback_ios() == 1);
+  CHECK(disk.busy_ns() == microseconds(50) + microseconds(100));
+  (void)disk.write(1000, 0, 7);  // past the largest I/O: a second one
+  CHECK(disk.writeback_ios() == 2);
+  (void)disk.write(1000, spec.writeback_interval, 7);  // the flusher took the pages: a third
+  CHECK(disk.writeback_ios() == 3);
+  spec.flush_latency = milliseconds(8);
+  models::Disk synced(spec);
+  (void)synced.write(1000, 0, 1);
+  CHECK(synced.flush(0, 1) == microseconds(51) + milliseconds(8));
+  (void)synced.write(1000, 0, 1);  // after the fsync: a new I/O
+  CHECK(synced.writeback_ios() == 2);
+}

@@ -195,3 +195,43 @@ TEST_CASE("send() blocked on buffer.memory counts in produce latency, and no rec
   CHECK(blocked.report["delivery"]["produced"] == roomy.report["delivery"]["produced"]);  // no coordinated omission
   CHECK(blocked.report["latency_ms"]["max"].get<double>() > 2900);
 }
+
+TEST_CASE("an exhausted buffer.memory sends batches at once, whatever linger.ms", "[kafka][producer]") {
+  // RecordAccumulator.ready: a batch is sendable when a send() waits for
+  // memory. With linger.ms=10s and nothing else to fill the batches, the
+  // producer would otherwise send once every 10 seconds.
+  const RunReport report = run_inline(R"(
+duration: 10s
+drain: 15s
+brokers: {count: 1}
+topics: [{name: t, partitions: 64, replication_factor: 1}]
+producers:
+  - {name: p, topic: t, rate: 5000/s, record_size: 100B, keys: {distribution: uniform, count: 100000}, config: {buffer.memory: 256KiB, batch.size: 16384, linger.ms: 10s}}
+)");
+  CHECK(report.kafka->blocked_sends > 0);
+  CHECK(report.kafka->delivery.acknowledged > 45000);
+  CHECK(report.kafka->latency_p50_ms < 100);
+  CHECK(report.kafka->delivery.exactly_once());
+}
+
+TEST_CASE("flush.ms fsyncs through the log flusher, which runs every log.flush.scheduler.interval.ms", "[kafka][durability]") {
+  std::string yaml = kSingleReplica;
+  yaml.replace(yaml.find("brokers: {count: 1}"), 19, "brokers: {count: 1, config: {log.flush.scheduler.interval.ms: 100ms}}");
+  yaml.replace(yaml.find("replication_factor: 1}"), 22, "replication_factor: 1, config: {flush.ms: 0}}");
+  const RunReport report = run_inline(yaml);
+  // At most the last tick's records are unflushed: 500/s x 100ms.
+  CHECK(report.kafka->delivery.lost <= 60);
+  CHECK(report.kafka->delivery.acknowledged > 5000);
+  // Without the scheduler, flush.ms does nothing (and the scenario is warned).
+  std::string unscheduled = kSingleReplica;
+  unscheduled.replace(unscheduled.find("replication_factor: 1}"), 22, "replication_factor: 1, config: {flush.ms: 0}}");
+  CHECK(run_inline(unscheduled).kafka->delivery.lost > 5000);
+}
+
+TEST_CASE("flush.messages is a topic's own log.flush.interval.messages", "[kafka][durability]") {
+  std::string yaml = kSingleReplica;
+  yaml.replace(yaml.find("replication_factor: 1}"), 22, "replication_factor: 1, config: {flush.messages: 1}}");
+  const RunReport report = run_inline(yaml);
+  CHECK(report.kafka->delivery.lost == 0);
+  CHECK(report.kafka->delivery.acknowledged > 5000);
+}

@@ -192,6 +192,10 @@ void Producer::block(const Arrival& arrival) {
   ++stats_.blocked_sends;
   blocked_ = arrival;
   blocked_since_ = std::max(arrival.at, app_free_at_);
+  // The pool is exhausted: every batch is sendable now, lingering or not
+  // (RecordAccumulator.ready: exhausted = free.queued() > 0).
+  sender_index_.forget();
+  wake_sender();
   block_timeout_ = set_timer(std::max<SimTime>(0, blocked_since_ + config_.max_block - now()), [this] {
     if (!blocked_) return;
     const TopicPartition tp = blocked_->partition;
@@ -352,7 +356,8 @@ void Producer::charge_sender(std::size_t batches) {
   stats_.sender_cpu_ns += cost;
 }
 
-// The partition's first unsent batch may go if it is full or has lingered,
+// The partition's first unsent batch may go if it is full, has lingered or
+// a send() waits for buffer memory (RecordAccumulator.ready's `exhausted`),
 // its backoff is over, and (with idempotence) order cannot break.
 bool Producer::batch_ready(const std::deque<BatchPtr>& queue, std::deque<BatchPtr>::const_iterator first,
                            SimTime& next_check, SimTime& not_before) {
@@ -361,8 +366,10 @@ bool Producer::batch_ready(const std::deque<BatchPtr>& queue, std::deque<BatchPt
   if (transactional() && !partition_in_txn(b.partition)) return false;  // AddPartitionsToTxn first
   // Idempotence keeps order: a retried batch waits until nothing of its partition is in flight.
   if (config_.enable_idempotence && b.attempts > 0 && first != queue.begin()) return false;
+  const bool exhausted = blocked_.has_value();
+  const bool full = b.closed || std::next(first) != queue.end();
   const SimTime sendable_at =
-      std::max(b.retry_at, b.closed || b.attempts > 0 || std::next(first) != queue.end() ? b.created : b.created + config_.linger);
+      std::max(b.retry_at, full || exhausted || b.attempts > 0 ? b.created : b.created + config_.linger);
   if (sendable_at > now()) {
     next_check = std::min(next_check, sendable_at);
     not_before = sendable_at;

@@ -9,6 +9,7 @@ namespace ksim {
 
 Network::Network(Simulation& sim, Topology& topology, NetworkOptions options)
     : sim_(sim), topology_(topology), options_(std::move(options)), faults_(topology),
+      sharing_(sim.events(), topology, [this](BandwidthSharing::FlowId flow) { on_transmitted(flow); }),
       rng_(sim.stream("network")) {}
 
 ConnectionId Network::connect(NodeId client, NodeId server) {
@@ -39,7 +40,7 @@ int Network::direction_of(const Connection& c, NodeId from) const {
 NetworkStats Network::stats() const {
   NetworkStats s = stats_;
   for (const Connection& c : connections_) {
-    for (const Direction& d : c.directions) s.messages_in_flight += d.in_flight.size() + d.held.size();
+    for (const Direction& d : c.directions) s.messages_in_flight += d.sending.size() + d.in_flight.size() + d.held.size();
   }
   return s;
 }
@@ -62,46 +63,63 @@ bool Network::send(ConnectionId id, NodeId from, MessagePtr message) {
   return true;
 }
 
-// The message enters each link of the route in turn. It is pipelined like a
-// stream of packets: it may start on the next link once its first bytes have
-// crossed the previous one, but cannot finish there before it finished here.
-SimTime Network::arrival_time(const Direction& d, std::uint64_t size_bytes) {
-  const SimTime now = sim_.now();
-  const HostId from = sim_.node(d.from).host();
-  const HostId to = sim_.node(d.to).host();
-  SimTime arrival;
-  if (from == to) {
-    arrival = now + options_.loopback_latency;
-  } else {
-    SimTime head = now;    // when the first byte may enter the next link
-    SimTime tail = now;    // when the last byte has left the previous link
-    for (const LinkId l : topology_.route(from, to)) {
-      Link& link = topology_.link(l);
-      const SimTime transmission = link.transmission_time(size_bytes);
-      const SimTime start = std::max(head, link.free_at);
-      const SimTime finish = std::max(start + transmission, tail);
-      link.free_at = finish;
-      link.busy_ns += transmission;
-      link.bytes_carried += size_bytes;
-      head = start + link.spec.latency;
-      tail = finish + link.spec.latency;
-    }
-    arrival = tail;
+// A message goes on the wire once the connection's earlier ones are sent;
+// on one host it skips the links.
+void Network::transmit(ConnectionId id, int direction, MessagePtr message) {
+  Direction& d = connections_[id].directions[direction];
+  if (sim_.node(d.from).host() == sim_.node(d.to).host()) {
+    schedule_arrival(id, direction, std::move(message), sim_.now() + options_.loopback_latency);
+    return;
   }
-  const Distribution* burst = faults_.jitter_override(d.from, d.to);
-  const Distribution& jitter = burst ? *burst : options_.jitter;
-  if (!jitter.is_zero()) arrival += jitter.sample(rng_);
-  arrival += faults_.extra_latency(d.from, d.to);
-  return std::max(arrival, d.last_arrival);  // TCP: in order within a connection
+  d.sending.push_back(std::move(message));
+  if (d.sending.size() == 1) send_next(id, direction);
 }
 
-void Network::transmit(ConnectionId id, int direction, MessagePtr message) {
-  Connection& c = connections_[id];
-  Direction& d = c.directions[direction];
-  const SimTime arrival = arrival_time(d, message->size_bytes());
-  d.last_arrival = arrival;
+void Network::send_next(ConnectionId id, int direction) {
+  Direction& d = connections_[id].directions[direction];
+  const std::uint64_t bytes = d.sending.front()->size_bytes();
+  const std::vector<LinkId>& route = topology_.route(sim_.node(d.from).host(), sim_.node(d.to).host());
+  for (const LinkId l : route) {
+    Link& link = topology_.link(l);
+    link.busy_ns += link.transmission_time(bytes);
+    link.bytes_carried += bytes;
+  }
+  sharing_.start(flow_of(id, direction), route, bytes);
+}
+
+// The message's last byte has left: it arrives after the route's latency.
+void Network::on_transmitted(BandwidthSharing::FlowId flow) {
+  const ConnectionId id = flow / 2;
+  const int direction = static_cast<int>(flow % 2);
+  Direction& d = connections_[id].directions[direction];
+  MessagePtr message = d.sending.pop_front();
+  const SimTime latency = topology_.propagation_latency(sim_.node(d.from).host(), sim_.node(d.to).host());
+  schedule_arrival(id, direction, std::move(message), sim_.now() + latency);
+  if (!d.sending.empty()) {
+    send_next(id, direction);
+  } else if (d.notify_close) {
+    notify_closed(id, direction);
+  }
+}
+
+void Network::schedule_arrival(ConnectionId id, int direction, MessagePtr message, SimTime at) {
+  Direction& d = connections_[id].directions[direction];
+  const Distribution* burst = faults_.jitter_override(d.from, d.to);
+  const Distribution& jitter = burst ? *burst : options_.jitter;
+  if (!jitter.is_zero()) at += jitter.sample(rng_);
+  at += faults_.extra_latency(d.from, d.to);
+  at = std::max(at, d.last_arrival);  // TCP: in order within a connection
+  d.last_arrival = at;
   d.in_flight.push_back(std::move(message));
-  sim_.events().schedule_at(arrival, [this, id, direction, epoch = d.epoch] { on_arrival(id, direction, epoch); });
+  sim_.events().schedule_at(at, [this, id, direction, epoch = d.epoch] { on_arrival(id, direction, epoch); });
+}
+
+void Network::drop_unsent(ConnectionId id, int direction) {
+  Direction& d = connections_[id].directions[direction];
+  stats_.messages_dropped += d.sending.size();
+  d.sending.clear();
+  d.notify_close = false;
+  sharing_.cancel(flow_of(id, direction));
 }
 
 void Network::on_arrival(ConnectionId id, int direction, std::uint32_t epoch) {
@@ -160,7 +178,9 @@ void Network::reset(ConnectionId id, std::string_view reason, NodeId notify_exce
   c.open = false;
   ++c.epoch;
   ++stats_.connections_reset;
-  for (Direction& d : c.directions) {
+  for (int direction = 0; direction < 2; ++direction) {
+    drop_unsent(id, direction);
+    Direction& d = c.directions[direction];
     ++d.epoch;
     stats_.messages_dropped += d.in_flight.size() + d.held.size();
     d.in_flight.clear();
@@ -193,15 +213,27 @@ void Network::close(ConnectionId id, NodeId by) {
     d.held.clear();
     d.held_since = kNever;
     if (direction == out) continue;
+    drop_unsent(id, direction);
     ++d.epoch;
     d.in_flight.clear();
   }
-  const Direction& sent = c.directions[out];
-  const NodeId peer = sent.to;
+  Direction& sent = c.directions[out];
   sim_.trace().record(sim_.now(), sim_.node(by).name(), "net.reset",
-                      {{"conn", id}, {"peer", sim_.node(peer).name()}, {"reason", "closed"}});
-  const SimTime delay = topology_.propagation_latency(sim_.node(by).host(), sim_.node(peer).host());
-  const SimTime notify_at = std::max(sim_.now() + delay, sent.in_flight.empty() ? SimTime{0} : sent.last_arrival);
+                      {{"conn", id}, {"peer", sim_.node(sent.to).name()}, {"reason", "closed"}});
+  if (sent.sending.empty()) {
+    notify_closed(id, out);
+  } else {
+    sent.notify_close = true;  // after what is still being sent
+  }
+}
+
+// The FIN follows what `direction`'s sender sent before closing.
+void Network::notify_closed(ConnectionId id, int direction) {
+  Direction& d = connections_[id].directions[direction];
+  d.notify_close = false;
+  const NodeId peer = d.to;
+  const SimTime delay = topology_.propagation_latency(sim_.node(d.from).host(), sim_.node(peer).host());
+  const SimTime notify_at = std::max(sim_.now() + delay, d.in_flight.empty() ? SimTime{0} : d.last_arrival);
   sim_.events().schedule_at(notify_at, [this, id, peer] { sim_.node(peer).deliver_connection_closed(id); });
 }
 

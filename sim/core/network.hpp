@@ -1,12 +1,14 @@
 #pragma once
 // Connections between nodes, with the semantics of Kafka's TCP connections:
-// messages on one connection arrive in order; each message occupies every
-// link on its route for size/bandwidth (links are FIFO resources shared by
-// all traffic), then pays propagation latency and a jitter draw. Faults cut,
-// slow and delay traffic; see network_faults.hpp for their bookkeeping.
+// messages on one connection are sent one after another and arrive in order;
+// the connections with bytes to send share the links of their routes fairly
+// (bandwidth_sharing.hpp), and a message arrives its route's propagation
+// latency and a jitter draw after its last byte was sent. Faults cut, slow
+// and delay traffic; see network_faults.hpp for their bookkeeping.
 #include <deque>
 #include <vector>
 
+#include "sim/network/bandwidth_sharing.hpp"
 #include "sim/random/distribution.hpp"
 #include "sim/events/event_queue.hpp"
 #include "sim/network/message.hpp"
@@ -56,6 +58,8 @@ class Network {
   const NetworkFaults& faults() const { return faults_; }
   // Re-sends what a cut held back, now that it may have healed.
   void release_held_messages();
+  // A link's speed changed (a slowdown began or ended).
+  void links_changed() { sharing_.links_changed(); }
 
   NetworkStats stats() const;  // with messages_in_flight counted now
   const NetworkOptions& options() const { return options_; }
@@ -65,11 +69,13 @@ class Network {
   struct Direction {
     NodeId from = 0;
     NodeId to = 0;
+    RingQueue<MessagePtr> sending;    // not all sent yet, in send order; the first is on the wire
     RingQueue<MessagePtr> in_flight;  // deliveries scheduled, in arrival order
     RingQueue<MessagePtr> held;       // waiting for a cut to heal, in send order
     SimTime last_arrival = 0;          // arrivals on one connection never overtake
     SimTime held_since = kNever;
     std::uint32_t epoch = 0;           // bumped when its data is dropped; stale deliveries are ignored
+    bool notify_close = false;         // closed by its sender: the peer learns of it after the last message
   };
   struct Connection {
     Direction directions[2];
@@ -78,7 +84,14 @@ class Network {
   };
 
   void transmit(ConnectionId id, int direction, MessagePtr message);
-  SimTime arrival_time(const Direction& d, std::uint64_t size_bytes);
+  void send_next(ConnectionId id, int direction);
+  void on_transmitted(BandwidthSharing::FlowId flow);
+  void schedule_arrival(ConnectionId id, int direction, MessagePtr message, SimTime sent);
+  void drop_unsent(ConnectionId id, int direction);
+  void notify_closed(ConnectionId id, int direction);
+  static BandwidthSharing::FlowId flow_of(ConnectionId id, int direction) {
+    return static_cast<BandwidthSharing::FlowId>(id) * 2 + static_cast<BandwidthSharing::FlowId>(direction);
+  }
   void on_arrival(ConnectionId id, int direction, std::uint32_t epoch);
   void hold(ConnectionId id, int direction, MessagePtr message);
   void check_reset(ConnectionId id, int direction, std::uint32_t epoch);
@@ -89,6 +102,7 @@ class Network {
   Topology& topology_;
   NetworkOptions options_;
   NetworkFaults faults_;
+  BandwidthSharing sharing_;
   RandomStream rng_;
   std::deque<Connection> connections_;  // a deque: connections never move
   NetworkStats stats_;

@@ -89,7 +89,10 @@ void FaultInjector::start(Scheduled& s) {
     }
     case FaultKind::JitterBurst: handle = net.add_jitter_burst(fault.nodes, fault.jitter); break;
     case FaultKind::LatencySpike: handle = net.add_latency_spike(fault.nodes, fault.extra_latency); break;
-    case FaultKind::LinkSlowdown: handle = net.add_link_slowdown(fault.links, fault.bandwidth_factor); break;
+    case FaultKind::LinkSlowdown:
+      handle = net.add_link_slowdown(fault.links, fault.bandwidth_factor);
+      sim_.network().links_changed();
+      break;
     case FaultKind::NodePause:
       for (const NodeId n : fault.nodes) sim_.node(n).pause();
       break;
@@ -125,7 +128,10 @@ void FaultInjector::stop(Scheduled& s) {
       break;
     case FaultKind::JitterBurst:
     case FaultKind::LatencySpike:
-    case FaultKind::LinkSlowdown: sim_.network().faults().remove(handle); break;
+    case FaultKind::LinkSlowdown:
+      sim_.network().faults().remove(handle);
+      sim_.network().links_changed();
+      break;
     case FaultKind::NodePause:
       for (const NodeId n : fault.nodes) sim_.node(n).resume();
       break;

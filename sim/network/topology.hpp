@@ -1,6 +1,7 @@
 #pragma once
 // The physical network: hosts and switches joined by full-duplex links, each
-// direction a FIFO resource with a bandwidth and a propagation latency. Routes
+// direction with a bandwidth (shared by the flows crossing it) and a
+// propagation latency. Routes
 // are shortest paths by latency (Boost.Graph's Dijkstra), cached per source
 // and recomputed whenever the topology changes.
 #include <cstdint>
@@ -27,7 +28,6 @@ struct Link {
   VertexId to;
   LinkSpec spec;
   double bandwidth_factor = 1.0;   // < 1 while a slowdown fault is active
-  SimTime free_at = 0;             // when the last reserved transmission ends
   std::uint64_t bytes_carried = 0;
   SimTime busy_ns = 0;
 

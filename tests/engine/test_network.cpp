@@ -49,16 +49,40 @@ TEST_CASE("two flows sharing a link each get about half of it", "[network]") {
   CHECK(static_cast<double>(from_b) == Approx(62.5e6).epsilon(0.05));
 }
 
-TEST_CASE("a busy link delays a small message queued behind a large one", "[network]") {
+TEST_CASE("a small message shares a busy link with a large one instead of queueing behind it", "[network]") {
+  // TCP's flows share h2's access link: the small one is not held up by the
+  // large one's 100ms, and the large one slows only while both send.
   ProbeCluster c(3);
   const ConnectionId big = c[0].connect(c[2].id());
   const ConnectionId small = c[1].connect(c[2].id());
-  c[0].send_payload(big, 1, 12'500'000);  // 100ms on h2's link
-  c[1].set_timer(milliseconds(1), [&] { c[1].send_payload(small, 2, 100); });
+  c[0].send_payload(big, 1, 12'500'000);  // 100ms alone on h2's link
+  c[1].set_timer(milliseconds(1), [&] { c[1].send_payload(small, 2, 125'000); });  // 1ms alone
   c.sim.run_until(seconds(1));
   REQUIRE(c[2].received.size() == 2);
-  CHECK(c[2].received[1].id == 2);
-  CHECK(c[2].received[1].at > milliseconds(100));
+  CHECK(c[2].received[0].id == 2);
+  // Half the link for 2ms, then the latency of its two links.
+  CHECK(c[2].received[0].at == milliseconds(3) + microseconds(20));
+  CHECK(c[2].received[1].at == milliseconds(101) + microseconds(20));
+}
+
+TEST_CASE("a flow limited elsewhere leaves the rest of a shared link to the others (max-min fairness)", "[network]") {
+  // h0 and h1 send to h2; h0's own link runs at a tenth of its speed, so h0's
+  // flow gets 12.5 MB/s and h1's flow the other 112.5 MB/s of h2's link.
+  ProbeCluster c(3);
+  FaultInjector faults(c.sim);
+  const VertexId h0 = *c.sim.topology().find("h0");
+  faults.schedule(Fault{.kind = FaultKind::LinkSlowdown, .at = 0, .duration = seconds(10), .bandwidth_factor = 0.1,
+                        .links = c.sim.topology().links_touching(h0)});
+  const ConnectionId slow = c[0].connect(c[2].id());
+  const ConnectionId fast = c[1].connect(c[2].id());
+  c[0].set_timer(milliseconds(1), [&] { c[0].send_payload(slow, 1, 1'250'000); });  // 100ms at 12.5 MB/s
+  c[1].set_timer(milliseconds(1), [&] { c[1].send_payload(fast, 2, 11'250'000); });  // 100ms at 112.5 MB/s
+  c.sim.run_until(seconds(2));
+  REQUIRE(c[2].received.size() == 2);
+  CHECK(c[2].received[0].at >= milliseconds(101));
+  CHECK(c[2].received[0].at <= milliseconds(101) + microseconds(21));
+  CHECK(c[2].received[1].at >= milliseconds(101));
+  CHECK(c[2].received[1].at <= milliseconds(101) + microseconds(21));
 }
 
 TEST_CASE("a partition holds messages and heal delivers them in order", "[network][faults]") {

@@ -40,6 +40,7 @@ ResourceSample sample_resources(const std::vector<models::Broker*>& brokers,
     s.links.emplace_back(topology.name(host), link.busy_ns);
   }
   for (const models::Producer* p : producers) {
+    s.records_sent += p->stats().records_sent;
     s.records_acked += p->stats().records_acked;
     s.bytes_acked += p->stats().bytes_acked;
     s.batches_sent += p->stats().batches;
@@ -81,6 +82,11 @@ Utilization utilization(const ResourceSample& sample, SimTime duration) {
                                     [](const auto& a, const auto& b) { return std::get<0>(a) < std::get<0>(b); });
   u.bottleneck = std::get<1>(*top);
   u.bottleneck_node = std::get<2>(*top);
+  if (sample.records_sent > 0) {
+    u.unacknowledged = 1.0 - static_cast<double>(sample.records_acked) / static_cast<double>(sample.records_sent);
+  }
+  const bool application = u.bottleneck_node.ends_with(":application");
+  if (u.bottleneck == "client_cpu" && application && u.unacknowledged > 0.05) u.bottleneck = "round_trips";
   return u;
 }
 

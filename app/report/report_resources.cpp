@@ -67,6 +67,7 @@ constexpr Figure<Utilization> kBottleneck[] = {
     {.name = "bottleneck", .value = of<&Utilization::bottleneck>, .unit = U::Text},
     {.name = "bottleneck_at", .value = of<&Utilization::bottleneck_node>, .unit = U::Text},
     {.name = "saturated", .value = of<&Utilization::saturated>, .unit = U::Flag},
+    {.name = "unacknowledged", .value = of<&Utilization::unacknowledged>, .unit = U::Fraction},
 };
 
 constexpr Figure<AnalyticRow> kAnalytic[] = {
@@ -178,9 +179,14 @@ void print_performance(const PerformanceFigures& f, std::ostream& out) {
     fmt::print(out, "  {:<40} {:>9}  {:>9}\n", row.label, format_figure(row.value(u), row.unit),
                format_figure(row.value(a), row.unit));
   }
-  fmt::print(out, "  bottleneck: {} ({}){}; analytic: {} ({})\n", u.bottleneck, u.bottleneck_node,
-             u.saturated() ? "" : ", not saturated: bound by round trips, the offered rate or buffer.memory",
-             a.bottleneck, a.bottleneck_node);
+  const std::string why =
+      u.bottleneck == "round_trips"
+          ? fmt::format(": its application thread is busiest, but {:.0f}% of the records sent wait for answers",
+                        100 * u.unacknowledged)
+      : u.saturated() ? ""
+                      : ", not saturated: bound by round trips, the offered rate or buffer.memory";
+  fmt::print(out, "  bottleneck: {} ({}){}; analytic: {} ({})\n", u.bottleneck, u.bottleneck_node, why, a.bottleneck,
+             a.bottleneck_node);
   if (f.analytic) print_figures(kAnalyticSection, *f.analytic, out);
 }
 

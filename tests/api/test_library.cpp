@@ -67,7 +67,7 @@ TEST_CASE("safety then liveness: faults, heal, converge, assert", "[api]") {
   CHECK(report.expectations_held);
 }
 
-TEST_CASE("a bad key is a ScenarioError with file, line and a suggestion; the scenario stays as it was", "[api]") {
+TEST_CASE("a bad key is a ScenarioError with file, line and a suggestion, the scenario stays as it was", "[api]") {
   ksim::Scenario s = ksim::Scenario::parse("brokers: {count: 3}\ntopics: [{name: t}]\n", "mine.yaml");
   CHECK_THROWS_WITH(s.set("brokers.cont", "4"), Catch::Contains("did you mean 'count'"));
   CHECK_THROWS_AS(ksim::Scenario::parse("duration: ten\n", "bad.yaml"), ksim::ScenarioError);

@@ -33,7 +33,7 @@ TEST_CASE("the nemesis draws faults at its rate within its window", "[nemesis]")
   for (std::size_t i = 1; i < faults.size(); ++i) CHECK(faults[i - 1].at <= faults[i].at);
 }
 
-TEST_CASE("the same stream gives the same nemesis plan; another gives another", "[nemesis][determinism]") {
+TEST_CASE("the same stream gives the same nemesis plan, another gives another", "[nemesis][determinism]") {
   const auto a = plan_rule(crash_rule(1.0), 0, seconds(100), RandomStream::derive(5, "nemesis/crash"));
   const auto b = plan_rule(crash_rule(1.0), 0, seconds(100), RandomStream::derive(5, "nemesis/crash"));
   const auto c = plan_rule(crash_rule(1.0), 0, seconds(100), RandomStream::derive(6, "nemesis/crash"));

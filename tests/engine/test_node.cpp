@@ -30,7 +30,7 @@ TEST_CASE("a paused node runs nothing until it resumes, then handles what queued
   CHECK(c[1].timer_fired_at == std::vector<SimTime>{milliseconds(510)});
 }
 
-TEST_CASE("a crash drops timers and connections; restart starts afresh", "[node]") {
+TEST_CASE("a crash drops timers and connections, restart starts afresh", "[node]") {
   ProbeCluster c(2);
   FaultInjector faults(c.sim);
   const ConnectionId conn = c[0].connect(c[1].id());

@@ -91,7 +91,7 @@ TEST_CASE("a hard disk seeks when write-back moves to another file, not along on
   CHECK(ssd.seeks() == 0);
 }
 
-TEST_CASE("a profile sets the machines; the scenario's own settings and overrides win", "[profile]") {
+TEST_CASE("a profile sets the machines, the scenario's own settings and overrides win", "[profile]") {
   const auto s = scenario_of(R"(
 profile: {name: linkedin-2014, cores: 12, broker_costs: {record: 1us}}
 brokers: {count: 3, config: {num.io.threads: 16}}
@@ -134,7 +134,7 @@ TEST_CASE("a bad profile is a clear error naming the key", "[profile]") {
              Catch::Contains("producers.0.rate") && Catch::Contains("needs client CPU costs"));
 }
 
-TEST_CASE("the page cache merges a file's appends into large write-back I/Os; an fsync ends one", "[disk]") {
+TEST_CASE("the page cache merges a file's appends into large write-back I/Os, an fsync ends one", "[disk]") {
   models::DiskSpec spec;
   spec.write_latency = microseconds(50);
   spec.write_bytes_per_s = 1e9;

@@ -196,7 +196,7 @@ TEST_CASE("a broker's topic defaults and the controller's session timeout are re
         "test.yaml:1:57: brokers.config.broker.session.timeout.ms: must be at least 1ns, got 0");
 }
 
-TEST_CASE("acks is read as 0, 1, all or -1; all by default, 1 with the pre-3.0 defaults", "[scenario]") {
+TEST_CASE("acks is read as 0, 1, all or -1, all by default, 1 with the pre-3.0 defaults", "[scenario]") {
   const auto acks_of = [](const std::string& producer) {
     const std::string cluster = "brokers: {count: 3}\ntopics: [{name: t, partitions: 1}]\nproducers:\n  - ";
     return parse_scenario(cluster + producer + "\n").kafka->producers[0].config.acks;

@@ -183,7 +183,7 @@ TEST_CASE("an answer to an ISR change no longer pending is ignored: the pending 
   CHECK(p.log().high_watermark() == 10);             // never above 2's log end
 }
 
-TEST_CASE("followers that have not caught up for replica.lag.time.max.ms leave the ISR; the leader never does",
+TEST_CASE("followers that have not caught up for replica.lag.time.max.ms leave the ISR, the leader never does",
           "[partition]") {
   Partition p = leader_with(10);
   p.update_follower_fetch_state(1, 10, seconds(20));
@@ -199,7 +199,7 @@ TEST_CASE("min.insync.replicas counts the maximal ISR", "[partition]") {
   CHECK_FALSE(p.enough_replicas(2));
 }
 
-TEST_CASE("older partition states are stale; a new leader epoch or a stopped replica is new", "[partition]") {
+TEST_CASE("older partition states are stale, a new leader epoch or a stopped replica is new", "[partition]") {
   Partition p = leader_with(0);
   CHECK(p.is_stale(leader_state({0, 1, 2}, 0, 5)));
   CHECK(p.is_stale(leader_state({0, 1, 2}, 1, 0)));

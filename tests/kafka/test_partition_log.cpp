@@ -341,7 +341,7 @@ TEST_CASE("a high watermark beyond the log end offset is a broken invariant", "[
   CHECK_FALSE(aborts([&] { log.set_high_watermark(25); }));
 }
 
-TEST_CASE("a read from inside a batch returns that whole batch; a read past the end is a broken invariant", "[log]") {
+TEST_CASE("a read from inside a batch returns that whole batch, a read past the end is a broken invariant", "[log]") {
   PartitionLog log = log_with_epochs_0_2_5();
   const auto batches = log.read(7, 1000);
   REQUIRE_FALSE(batches.empty());

@@ -46,7 +46,7 @@ TEST_CASE("replicas that hold the leader's batches below both high watermarks ag
   CHECK_FALSE(committed_divergence(leader, 0, empty, 2));  // a shorter log is no divergence
 }
 
-TEST_CASE("an uncommitted tail from an older epoch is no divergence; a committed one is", "[invariants][divergence]") {
+TEST_CASE("an uncommitted tail from an older epoch is no divergence, a committed one is", "[invariants][divergence]") {
   PartitionLog old_leader = leader_log(2, 1);  // epoch 1: offsets 0-9
   PartitionLog new_leader = copy_of(old_leader, 5);
   new_leader.append_as_leader(batch(5, 100, 2), 2);  // epoch 2 writes offsets 5-9 differently

@@ -185,7 +185,7 @@ TEST_CASE("chaos seed 100165: an answer to a superseded AlterPartition leaves th
   CHECK(report.expectations_held());
 }
 
-TEST_CASE("pre-kip101-divergence: replicas that truncate to the high watermark diverge on committed records; "
+TEST_CASE("pre-kip101-divergence: replicas that truncate to the high watermark diverge on committed records, "
           "with KIP-101 they agree", "[invariants][divergence]") {
   const Scenario pre = scenario_of("pre-kip101-divergence.yaml", {});  // the cluster keeps a reference
   Cluster before(pre, RunOptions{});

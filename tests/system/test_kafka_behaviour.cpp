@@ -121,7 +121,7 @@ producers:
   CHECK(slow.kafka->delivery.exactly_once());
 }
 
-TEST_CASE("a controlled shutdown moves leadership first, so producers barely notice; a crash makes them wait",
+TEST_CASE("a controlled shutdown moves leadership first, so producers barely notice, a crash makes them wait",
           "[kafka][controller]") {
   const std::string base = R"(
 duration: 20s

@@ -116,7 +116,7 @@ TEST_CASE("retries-reordering with idempotence keeps order", "[scenarios][kafka]
   }
 }
 
-TEST_CASE("unclean-election: an out-of-sync leader loses acknowledged records; without it the partition stays offline",
+TEST_CASE("unclean-election: an out-of-sync leader loses acknowledged records, without it the partition stays offline",
           "[scenarios][kafka]") {
   for (std::uint64_t seed = 1; seed <= 5; ++seed) {
     const auto unclean = run_scenario("unclean-election", seed);
@@ -190,7 +190,7 @@ TEST_CASE("chaos: random crashes, pauses, partitions and shutdowns never break e
 // KIP-966 (docs/ground-truth.md: real Kafka 4.4 and 3.9 differ here): the ISR falls below
 // min.insync.replicas as two followers stop cleanly, then its last member is killed.
 TEST_CASE("ground-truth/elr-last-replica: with eligible leader replicas the follower that left last leads "
-          "when it is back; without them the partition waits for the killed leader",
+          "when it is back, without them the partition waits for the killed leader",
           "[scenarios][kafka]") {
   const std::string elr = "controller.features[eligible.leader.replicas.version]=";
   for (std::uint64_t seed = 1; seed <= 5; ++seed) {

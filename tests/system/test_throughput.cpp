@@ -62,7 +62,7 @@ TEST_CASE("linkedin-2014: the calibrated row makes 821,557 records/s, and the an
   CHECK(relative_gap(produced(run), number(run.report["analytic"]["records_per_s"])) < 0.10);
 }
 
-TEST_CASE("linkedin-2014: replication costs little with acks=1 and more with acks=all; three producers fill the NICs",
+TEST_CASE("linkedin-2014: replication costs little with acks=1 and more with acks=all, three producers fill the NICs",
           "[throughput][linkedin]") {
   const auto alone = run_scenario("linkedin_2014/single-producer-no-replication", 1);
   const auto async = run_scenario("linkedin_2014/single-producer-async-replication", 1);
@@ -120,7 +120,7 @@ TEST_CASE("linkedin-2014: larger records mean fewer records but more bytes per s
   }
 }
 
-TEST_CASE("partition-sweep: throughput rises with partitions, then falls; producer memory fills up",
+TEST_CASE("partition-sweep: throughput rises with partitions, then falls, producer memory fills up",
           "[throughput][partitions]") {
   std::vector<double> throughput;
   std::vector<double> memory;
@@ -168,7 +168,7 @@ TEST_CASE("a profile scenario replays bit for bit", "[throughput][determinism]")
   CHECK(a.report["trace_hash"] != c.report["trace_hash"]);
 }
 
-TEST_CASE("page-cache-miss: a consumer that fell behind the page cache reads from disk; with enough RAM nothing is read",
+TEST_CASE("page-cache-miss: a consumer that fell behind the page cache reads from disk, with enough RAM nothing is read",
           "[throughput][page-cache]") {
   const auto disk_reads = [](const ScenarioRun& run) {
     std::uint64_t bytes = 0;

@@ -35,7 +35,7 @@ RecordBatch batch(Offset base, std::int32_t count, ProducerId producer, bool tra
 
 }  // namespace
 
-TEST_CASE("open transactions hold the last stable offset; aborted ones are indexed for read_committed", "[transactions]") {
+TEST_CASE("open transactions hold the last stable offset, aborted ones are indexed for read_committed", "[transactions]") {
   ProducerStateTable table;
   table.record(batch(0, 5, 1, true));
   table.record(batch(5, 5, 2, true));

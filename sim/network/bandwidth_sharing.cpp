@@ -23,8 +23,18 @@ void BandwidthSharing::start(FlowId flow, const std::vector<LinkId>& route, std:
   f.remaining_bytes = static_cast<double>(std::max<std::uint64_t>(bytes, 1));
   f.active = true;
   active_.push_back(flow);
-  if (completing_) return;  // on_completion shares out once for the whole batch
-  share_out();
+  if (flows_on_link_.size() < topology_.link_count()) flows_on_link_.resize(topology_.link_count());
+  const bool alone = alone_on(route);
+  for (const LinkId l : route) ++flows_on_link_[l];
+  if (completing_) {  // on_completion shares out once for the whole batch, if it must
+    if (!f.just_done) set_changed_ = true;
+    return;
+  }
+  if (alone) {
+    f.bytes_per_ns = slowest_link(route);  // what share_out would give it; no other rate changes
+  } else {
+    share_out();
+  }
   schedule_next_completion();
 }
 
@@ -36,7 +46,7 @@ void BandwidthSharing::cancel(FlowId flow) {
     set_changed_ = true;
     return;
   }
-  share_out();
+  if (!alone_on(flows_[flow].route)) share_out();  // alone, it held no other flow back
   schedule_next_completion();
 }
 
@@ -47,8 +57,22 @@ void BandwidthSharing::links_changed() {
   schedule_next_completion();
 }
 
+bool BandwidthSharing::alone_on(const std::vector<LinkId>& route, std::uint32_t others) const {
+  return std::all_of(route.begin(), route.end(), [&](LinkId l) { return flows_on_link_[l] == others; });
+}
+
+double BandwidthSharing::slowest_link(const std::vector<LinkId>& route) const {
+  double slowest = INFINITY;
+  for (const LinkId l : route) {
+    const Link& link = topology_.link(l);
+    slowest = std::min(slowest, link.spec.bandwidth_bytes_per_s * link.bandwidth_factor / 1e9);
+  }
+  return std::max(slowest, 1e-9);
+}
+
 void BandwidthSharing::deactivate(FlowId flow) {
   flows_[flow].active = false;
+  for (const LinkId l : flows_[flow].route) --flows_on_link_[l];
   const auto it = std::find(active_.begin(), active_.end(), flow);
   assert(it != active_.end());
   active_.erase(it);  // keeps the order: share_out visits flows deterministically
@@ -93,7 +117,10 @@ void BandwidthSharing::share_out() {
     for (const LinkId l : touched_) {
       if (unfixed_flows_[l] == 0) continue;
       const double s = capacity_left_[l] / unfixed_flows_[l];
-      if (s < share) {
+      // Ties go to the lowest link id, so a group of flows gets the same
+      // rates whatever else is on the network (sharing out again only where
+      // something changed gives the same bits as sharing out everything).
+      if (s < share || (s == share && l < bottleneck)) {
         share = s;
         bottleneck = l;
       }
@@ -140,13 +167,21 @@ void BandwidthSharing::on_completion() {
   for (const FlowId id : active_) {
     if (flows_[id].remaining_bytes <= kDoneBytes) done.push_back(id);
   }
-  for (const FlowId id : done) deactivate(id);
-  // A flow that starts its next message at once keeps the set as it was.
-  const std::size_t before = active_.size();
+  for (const FlowId id : done) {
+    deactivate(id);
+    flows_[id].just_done = true;
+  }
+  // A flow that starts its next message at once keeps its rate when nothing
+  // else changed; one that stops alone on its links changes no other rate.
   for (const FlowId id : done) on_transmitted_(id);
   completing_ = false;
-  const bool all_restarted = std::all_of(done.begin(), done.end(), [&](FlowId id) { return flows_[id].active; });
-  if (set_changed_ || !all_restarted || active_.size() != before + done.size()) share_out();
+  bool share = set_changed_;
+  for (const FlowId id : done) {
+    Flow& f = flows_[id];
+    f.just_done = false;
+    if (!f.active && !alone_on(f.route)) share = true;
+  }
+  if (share) share_out();
   schedule_next_completion();
 }
 

@@ -45,7 +45,8 @@ class BandwidthSharing {
     double remaining_bytes = 0;
     double bytes_per_ns = 0;
     bool active = false;
-    bool fixed = false;  // during share_out: its rate is decided
+    bool fixed = false;     // during share_out: its rate is decided
+    bool just_done = false; // during on_completion: it finished a message
   };
 
   void advance();      // drains every active flow's bytes up to now
@@ -53,6 +54,10 @@ class BandwidthSharing {
   void schedule_next_completion();
   void on_completion();
   void deactivate(FlowId flow);
+  // No other active flow crosses any link of `route` (`others`: flows
+  // counted on it besides the one asked about).
+  bool alone_on(const std::vector<LinkId>& route, std::uint32_t others = 0) const;
+  double slowest_link(const std::vector<LinkId>& route) const;
 
   EventQueue& events_;
   Topology& topology_;
@@ -65,6 +70,7 @@ class BandwidthSharing {
   bool completing_ = false;      // inside on_completion: starts and stops are batched
   bool set_changed_ = false;     // a flow was cancelled while completing
   std::vector<FlowId> done_;     // on_completion's flows done, reused
+  std::vector<std::uint32_t> flows_on_link_;  // active flows crossing each link
   // share_out's scratch space, by LinkId.
   std::vector<double> capacity_left_;
   std::vector<std::uint32_t> unfixed_flows_;

@@ -298,3 +298,17 @@ TEST_CASE("two network vertices of one name are an error, not an exception when 
                                        "consumers: [{name: c, transform: {topic: t}}]\n"),
              Catch::Contains("named 'c-producer-0'"));
 }
+
+TEST_CASE("flush.ms and log.flush.interval.ms without the log flusher's interval are warnings: Kafka ignores them",
+          "[input]") {
+  const Scenario topic = parse_scenario("brokers: {count: 1}\ntopics: [{name: t, config: {flush.ms: 0}}]\n");
+  REQUIRE(topic.warnings.size() == 1);
+  CHECK_THAT(topic.warnings[0].text(), Catch::Contains("topics.0.config.flush.ms: has no effect"));
+  const Scenario broker = parse_scenario("brokers: {count: 1, config: {log.flush.interval.ms: 1s}}\ntopics: [{name: t}]\n");
+  REQUIRE(broker.warnings.size() == 1);
+  CHECK_THAT(broker.warnings[0].text(), Catch::Contains("log.flush.scheduler.interval.ms"));
+  const Scenario scheduled = parse_scenario(
+      "brokers: {count: 1, config: {log.flush.scheduler.interval.ms: 100ms, log.flush.interval.ms: 1s}}\n"
+      "topics: [{name: t, config: {flush.ms: 0}}]\n");
+  CHECK(scheduled.warnings.empty());
+}

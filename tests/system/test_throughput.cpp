@@ -71,6 +71,10 @@ TEST_CASE("linkedin-2014: replication costs little with acks=1 and more with ack
   for (const auto* run : {&alone, &async, &sync, &three}) CHECK(run->status == ksim::app::kExitOk);
   CHECK(relative_gap(produced(async), produced(alone)) < 0.10);
   CHECK(produced(sync) < produced(async));  // each connection waits for the followers before its next request
+  // Its application thread is busiest, but records pile up waiting for answers: the report says round trips.
+  CHECK(sync.report["utilization"]["bottleneck"] == "round_trips");
+  CHECK(number(sync.report["utilization"]["unacknowledged"]) > 0.05);
+  CHECK(alone.report["utilization"]["bottleneck"] == "client_cpu");
   CHECK(produced(three) > 1.3 * produced(async));
   check_prediction(produced(async), 786980);
   // The followers' fetch responses share each broker's NIC with the

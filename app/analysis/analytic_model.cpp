@@ -22,8 +22,8 @@ struct Batching {
 };
 
 Batching observed_batching(const Cluster& cluster) {
-  // All counted at the end of the workload's duration, as the utilisations are.
-  const ResourceSample& at_end = cluster.resources_at_end_of_workload();
+  // All counted over the measured part of the workload (after any warm-up), as the utilisations are.
+  const ResourceSample at_end = used_since(cluster.resources_at_end_of_workload(), cluster.resources_at_end_of_warmup());
   const std::uint64_t records = at_end.records_acked, batches = at_end.batches_sent, requests = at_end.produce_requests;
   Batching b;
   if (batches > 0) b.records_per_batch = std::max(1.0, static_cast<double>(records) / static_cast<double>(batches));

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "app/scenario/units.hpp"
+#include "models/check/cluster_readiness.hpp"
 #include "models/controller/replica_assignment.hpp"
 #include "sim/faults/nemesis.hpp"
 
@@ -44,19 +45,53 @@ Cluster::Cluster(const Scenario& scenario, const RunOptions& options)
   for (const NodePlacement& p : placements_) placement_nodes_.push_back(sim_->find_node(p.name)->id());
   assert(placement_nodes_.size() == sim_->node_count() && "every node is placed");
   if (controller_) controller_->start();  // brokers register with it as they start
+  std::vector<NodeId> waiting;  // for the cluster to be ready
   for (std::size_t i = 0; i < placements_.size(); ++i) {  // in placement order
     const NodeId n = placement_nodes_[i];
     if (sim_->node(n).state() != NodeState::Crashed) continue;
     const SimTime start = start_time(placements_[i]);
     if (start == kNever) continue;
-    if (start == 0) {
+    if (start == kWhenReady) {
+      waiting.push_back(n);
+    } else if (start == 0) {
       sim_->node(n).start();
     } else {
       sim_->events().schedule_at(start, [this, n] { sim_->node(n).start(); });
     }
   }
+  if (!waiting.empty()) {
+    startup_.waited = true;
+    poll_readiness(std::move(waiting));
+  }
   schedule_faults();
   plan_nemesis();
+}
+
+// Clients that wait for the cluster start on the first poll that finds it ready.
+void Cluster::poll_readiness(std::vector<NodeId> waiting) {
+  constexpr SimTime kPoll = 100'000;  // 100us
+  std::optional<std::string> missing = models::cluster_not_ready(view());
+  if (missing && sim_->now() + kPoll <= kReadyTimeout) {
+    sim_->events().schedule_at(sim_->now() + kPoll, [this, w = std::move(waiting)]() mutable { poll_readiness(std::move(w)); });
+    return;
+  }
+  if (missing) {
+    startup_.not_ready = std::move(*missing);
+  } else {
+    startup_.ready_at = sim_->now();
+  }
+  startup_.clients_started = sim_->now();
+  for (const NodeId n : waiting) {
+    if (sim_->node(n).state() == NodeState::Crashed && sim_->node(n).incarnation() == 0) sim_->node(n).start();
+  }
+}
+
+SimTime Cluster::producers_started() const {
+  SimTime first = kNever;
+  for (const auto& group : scenario_.kafka->producers) {
+    first = std::min(first, group.start_when_ready ? startup_.clients_started : group.workload.start);
+  }
+  return first;
 }
 
 Topology Cluster::build_topology() const {
@@ -103,6 +138,7 @@ void Cluster::spawn_task_producers(const KafkaSpec::ConsumerGroup& group, std::s
       workload.topic = group.workload.output_topic;
       workload.external = true;
       workload.stop = 0;
+      workload.warmup_end = scenario_.warmup;
       auto& producer =
           sim_->spawn<models::Producer>(name, *sim_->topology().find(name), index++, config, workload, directory, *events_, history_);
       producers_.push_back(&producer);
@@ -113,19 +149,24 @@ void Cluster::spawn_task_producers(const KafkaSpec::ConsumerGroup& group, std::s
   }
 }
 
-// When a node starts: consumer entries may start later than the rest, and a
-// transactional producer's application calls initTransactions() when it starts sending.
+// When a node starts: clients without a `start` once the cluster is ready;
+// consumer entries may start later than the rest (and their transforms'
+// producers with them), and a transactional producer's application calls
+// initTransactions() when it starts sending. Other producers start at 0 and
+// send from their `start`.
 SimTime Cluster::start_time(const NodePlacement& placement) const {
   if (!scenario_.kafka) return 0;
   for (const auto& group : scenario_.kafka->consumers) {
-    if (placement.group == group.name) return group.start;
+    if (placement.group == group.name) return group.start_when_ready ? kWhenReady : group.start;
+    if (placement.group != group.name + "-producer") continue;
+    // EOS-v1 task producers start when their consumer is assigned the partition.
+    if (group.producer_per_partition) return kNever;
+    return group.start_when_ready ? kWhenReady : 0;
   }
   for (const auto& group : scenario_.kafka->producers) {
-    if (placement.group == group.name && !group.config.transactional_id.empty()) return group.workload.start;
-  }
-  for (const auto& group : scenario_.kafka->consumers) {
-    // EOS-v1 task producers start when their consumer is assigned the partition.
-    if (group.producer_per_partition && placement.group == group.name + "-producer") return kNever;
+    if (placement.group != group.name) continue;
+    if (group.start_when_ready) return kWhenReady;
+    return group.config.transactional_id.empty() ? 0 : group.workload.start;
   }
   return 0;
 }
@@ -212,6 +253,7 @@ void Cluster::spawn_kafka() {
       if (p.group != group.name) continue;
       models::ProducerWorkload workload = group.workload;
       workload.stop = std::min(workload.stop, scenario_.duration);
+      workload.warmup_end = scenario_.warmup;
       models::ProducerConfig config = group.config;
       const auto at = config.transactional_id.find("{name}");
       if (at != std::string::npos) config.transactional_id.replace(at, 6, p.name);
@@ -230,8 +272,10 @@ void Cluster::spawn_kafka() {
         const auto at = config.group_instance_id->find("{name}");
         if (at != std::string::npos) config.group_instance_id->replace(at, 6, p.name);
       }
+      models::ConsumerWorkload workload = group.workload;
+      workload.warmup_end = scenario_.warmup;
       consumers_.push_back(&sim_->spawn<models::Consumer>(p.name, *sim_->topology().find(p.name), consumer_index++,
-                                                          config, group.workload, directory, *events_, consumption_));
+                                                          config, workload, directory, *events_, consumption_));
     }
   }
   // The transform applications' producers come after every consumer, as node_placements lists them.
@@ -252,6 +296,7 @@ void Cluster::spawn_kafka() {
       workload.topic = group.workload.output_topic;
       workload.external = true;
       workload.stop = 0;  // no records of its own
+      workload.warmup_end = scenario_.warmup;
       auto& producer = sim_->spawn<models::Producer>(p.name, *sim_->topology().find(p.name), index++, config, workload,
                                                      directory, *events_, history_);
       producers_.push_back(&producer);
@@ -377,6 +422,10 @@ void Cluster::run_until(SimTime until) {
   constexpr SimTime kStep = models::OpenTransactionTracker::kPeriod;
   while (clock_ < until) {
     const SimTime next = std::min((clock_ / kStep + 1) * kStep, until);
+    if (clock_ < scenario_.warmup && next >= scenario_.warmup) {  // the measured part begins
+      sim_->run_until(scenario_.warmup);
+      warmup_resources_ = sample_resources(brokers_, producers_, consumers_, sim_->network().topology());
+    }
     if (clock_ < scenario_.duration && next >= scenario_.duration) {  // the workload ends: how busy was everything?
       sim_->run_until(scenario_.duration);
       resources_ = sample_resources(brokers_, producers_, consumers_, sim_->network().topology());

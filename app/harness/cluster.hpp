@@ -98,8 +98,23 @@ class Cluster {
   bool has_transactions() const { return transaction_topic_ >= 0; }
   // The largest gap seen between a leader's high watermark and its last stable offset (records).
   std::int64_t max_lso_lag() const { return open_transactions_ ? open_transactions_->max_lso_lag() : 0; }
-  // Busy time of every resource at the end of `duration` (before the drain).
+  // Busy time of every resource at the end of `duration` (before the drain),
+  // and at the end of the scenario's `warmup` (empty without one).
   const ResourceSample& resources_at_end_of_workload() const { return resources_; }
+  const ResourceSample& resources_at_end_of_warmup() const { return warmup_resources_; }
+  // How the clients started: those without a `start` once the cluster was
+  // ready for them (models/check/cluster_readiness.hpp), polled every 100us,
+  // or after kReadyTimeout without it (then `not_ready` says what was missing).
+  struct Startup {
+    bool waited = false;              // some clients waited for the cluster
+    std::optional<SimTime> ready_at;  // when it was ready, if it was
+    SimTime clients_started = 0;      // when the waiting clients started
+    std::string not_ready;
+  };
+  static constexpr SimTime kReadyTimeout = 10'000'000'000;  // 10s
+  const Startup& startup() const { return startup_; }
+  // When the first producer started producing (its `start`, or when the cluster was ready).
+  SimTime producers_started() const;
   models::FailoverFigures failover() const { return failover_.figures(sim_->now()); }
   // When each partition could not be written or read, by incident (models/check/availability_tracker.hpp).
   models::AvailabilityFigures availability() const;
@@ -118,7 +133,9 @@ class Cluster {
 
  private:
   Topology build_topology() const;
+  static constexpr SimTime kWhenReady = -1;  // a start_time: once the cluster is ready
   SimTime start_time(const NodePlacement& placement) const;
+  void poll_readiness(std::vector<NodeId> waiting);
   models::TopicSpec offsets_topic() const;
   models::TopicSpec transaction_topic() const;
   void spawn_task_producers(const KafkaSpec::ConsumerGroup& group, std::size_t first_consumer, std::uint32_t& index,
@@ -160,6 +177,8 @@ class Cluster {
   SimTime clock_ = 0;  // how far run_until went
   std::function<void()> on_step_;
   ResourceSample resources_;
+  ResourceSample warmup_resources_;
+  Startup startup_;
   models::FailoverTracker failover_;
   std::vector<std::vector<models::BrokerId>> offsets_replicas_;
   std::vector<std::vector<models::BrokerId>> transaction_replicas_;

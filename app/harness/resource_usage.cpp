@@ -1,6 +1,7 @@
 #include "app/harness/resource_usage.hpp"
 
 #include <algorithm>
+#include <cassert>
 
 namespace ksim::app {
 
@@ -52,6 +53,36 @@ ResourceSample sample_resources(const std::vector<models::Broker*>& brokers,
     s.client_threads.emplace_back(c->name(), c->cpu_ns());
     s.records_consumed += c->records_processed();
   }
+  return s;
+}
+
+ResourceSample used_since(const ResourceSample& later, const ResourceSample& earlier) {
+  if (earlier.brokers.empty() && earlier.client_threads.empty()) return later;
+  ResourceSample s = later;
+  const auto subtract = [](auto& busy, const auto& before) {
+    assert(busy.size() == before.size() && "samples of the same cluster");
+    for (std::size_t i = 0; i < busy.size(); ++i) busy[i].second -= before[i].second;
+  };
+  assert(s.brokers.size() == earlier.brokers.size());
+  for (std::size_t i = 0; i < s.brokers.size(); ++i) {
+    models::BrokerCpuUsage& b = s.brokers[i].second;
+    const models::BrokerCpuUsage& e = earlier.brokers[i].second;
+    b.busy_ns -= e.busy_ns;
+    b.network_threads_busy_ns -= e.network_threads_busy_ns;
+    b.io_threads_busy_ns -= e.io_threads_busy_ns;
+    b.other_busy_ns -= e.other_busy_ns;
+    b.follower_fetches -= e.follower_fetches;
+    b.consumer_fetches -= e.consumer_fetches;
+  }
+  subtract(s.disks, earlier.disks);
+  subtract(s.links, earlier.links);
+  subtract(s.client_threads, earlier.client_threads);
+  s.records_sent -= earlier.records_sent;
+  s.records_acked -= earlier.records_acked;
+  s.bytes_acked -= earlier.bytes_acked;
+  s.batches_sent -= earlier.batches_sent;
+  s.produce_requests -= earlier.produce_requests;
+  s.records_consumed -= earlier.records_consumed;
   return s;
 }
 

@@ -50,6 +50,8 @@ struct ResourceSample {
 ResourceSample sample_resources(const std::vector<models::Broker*>& brokers,
                                 const std::vector<models::Producer*>& producers,
                                 const std::vector<models::Consumer*>& consumers, const Topology& topology);
+// What was used between two samples of the same cluster (`earlier` may be empty: nothing yet).
+ResourceSample used_since(const ResourceSample& later, const ResourceSample& earlier);
 Utilization utilization(const ResourceSample& sample, SimTime duration);
 
 }  // namespace ksim::app

@@ -52,8 +52,8 @@ constexpr Figure<D> kDelivery[] = {
 constexpr Figure<K> kProduce[] = {
     {.name = "throughput.records_per_s", .value = of<&K::records_per_s>, .unit = U::RecordsPerSecond, .label = "throughput",
      .expect = ExpectAs::Bound,
-     .description = "records acknowledged per second while the producers were producing (from the first one's start "
-                    "to the end of the workload)",
+     .description = "records acknowledged per second while the producers were producing (from the first one's start, "
+                    "or the end of the warm-up, to the end of the workload)",
      .expect_key = "throughput"},
     {.name = "throughput.bytes_per_s", .value = of<&K::bytes_per_s>, .unit = U::BytesPerSecond, .label = "in bytes"},
     {.name = "latency_ms.p50", .value = of<&K::latency_p50_ms>, .unit = U::Milliseconds, .label = "latency p50", .new_line = true,
@@ -217,14 +217,13 @@ KafkaFigures kafka_figures(const Cluster& cluster) {
   // Acknowledged within the workload's duration (what a closed loop's
   // buffer.memory holds is acknowledged in the drain and is not
   // throughput), over the time producers were producing: from the first
-  // one's start.
-  const SimTime duration = cluster.scenario().duration;
-  SimTime first_start = duration;
-  for (const auto& group : cluster.scenario().kafka->producers) first_start = std::min(first_start, group.workload.start);
-  const double seconds = to_seconds(first_start < duration ? duration - first_start : duration);
-  const ResourceSample& at_end = cluster.resources_at_end_of_workload();
-  k.records_per_s = static_cast<double>(at_end.records_acked) / seconds;
-  k.bytes_per_s = static_cast<double>(at_end.bytes_acked) / seconds;
+  // one's start, or from the end of the warm-up.
+  const Scenario& scenario = cluster.scenario();
+  const SimTime measured_from = std::max(scenario.warmup, cluster.producers_started());
+  const double seconds = to_seconds(measured_from < scenario.duration ? scenario.duration - measured_from : scenario.duration);
+  const ResourceSample measured = used_since(cluster.resources_at_end_of_workload(), cluster.resources_at_end_of_warmup());
+  k.records_per_s = static_cast<double>(measured.records_acked) / seconds;
+  k.bytes_per_s = static_cast<double>(measured.bytes_acked) / seconds;
   k.latency_p50_ms = percentile_ms(latency, 50);
   k.latency_p99_ms = percentile_ms(latency, 99);
   k.latency_p999_ms = percentile_ms(latency, 99.9);
@@ -242,6 +241,7 @@ KafkaFigures kafka_figures(const Cluster& cluster) {
   if (cluster.has_transactions()) k.transactions = transaction_figures(cluster, k.delivery, k.groups, vacuous);
   k.performance = performance_figures(cluster);
   k.availability = cluster.availability();
+  k.startup = startup_figures(cluster);
   return k;
 }
 
@@ -259,6 +259,7 @@ void print_delivery(const models::DeliveryReport& d, std::ostream& out) {
 void add_kafka_json(const KafkaFigures& k, nlohmann::ordered_json& j) {
   add_delivery_json(k.delivery, j);
   add_json(kProduceSection, k, j);
+  add_startup_json(k.startup, j);
   j["log_dirs"] = log_dirs_json(k.log_dirs);
   add_json(kClusterSection, k, j);
   j["invariants"] = invariants_json(k.invariants);
@@ -272,6 +273,7 @@ void print_kafka(const KafkaFigures& k, std::ostream& out) {
   print_delivery(k.delivery, out);
   fmt::print(out, "\nproduce\n");
   print_figures(kProduceSection, k, out);
+  print_startup(k.startup, out);
   print_performance(k.performance, out);
   print_availability(k.availability, out);
   fmt::print(out, "\ncluster\n");

@@ -13,6 +13,7 @@
 #include "app/report/report_availability.hpp"
 #include "app/report/report_groups.hpp"
 #include "app/report/report_resources.hpp"
+#include "app/report/report_startup.hpp"
 #include "app/report/report_transactions.hpp"
 #include "models/check/delivery_checker.hpp"
 
@@ -41,6 +42,7 @@ struct KafkaFigures {
   std::optional<TransactionFigures> transactions;  // when a producer is transactional
   PerformanceFigures performance;
   models::AvailabilityFigures availability;
+  StartupFigures startup;  // how the clients started, and the warm-up's figures
 };
 
 const Section<models::DeliveryReport>& delivery_section();

@@ -125,7 +125,10 @@ PerformanceFigures performance_figures(const Cluster& cluster) {
   f.e2e_latency_p999_ms = percentile_ms(e2e, 99.9);
   if (cluster.scenario().profile) {
     f.profile = cluster.scenario().profile->name;
-    f.utilization = utilization(cluster.resources_at_end_of_workload(), cluster.scenario().duration);
+    // Over the measured part: after the warm-up, if any.
+    const Scenario& scenario = cluster.scenario();
+    f.utilization = utilization(used_since(cluster.resources_at_end_of_workload(), cluster.resources_at_end_of_warmup()),
+                                scenario.duration - scenario.warmup);
     f.analytic = analytic_figures(cluster);
   }
   f.max_replication_lag = cluster.max_replication_lag();

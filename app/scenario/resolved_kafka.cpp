@@ -86,6 +86,7 @@ json producers_json(const Scenario& s) {
     }
     p["node_configs"] = std::move(per_node);
     p["workload"] = workload_json(k, group.workload, s.duration, !group.config.transactional_id.empty());
+    if (group.start_when_ready) p["workload"]["start_ns"] = nullptr;  // once the cluster is ready
     out.push_back(std::move(p));
   }
   return out;
@@ -166,7 +167,7 @@ json consumers_json(const Scenario& s) {
     c["workload"] = {{"partitions", group.workload.partitions},  // empty: subscribe with the group
                      {"commit", models::to_string(group.workload.commit)},
                      {"processing_time", distribution_json(group.workload.processing_time)},
-                     {"start_ns", group.start}};
+                     {"start_ns", group.start_when_ready ? json(nullptr) : json(group.start)}};
     c["transform"] = group.transform ? transform_json(s, group) : json(nullptr);
     out.push_back(std::move(c));
   }

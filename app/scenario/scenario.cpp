@@ -280,6 +280,8 @@ Scenario read_all(const config::Document& document, const ExpectationCatalogue& 
   s.description = root.get<std::string>("description", "");
   s.seed = root.get<std::uint64_t>("seed", s.seed);
   s.duration = root.get<Duration>("duration", s.duration, {1, kNever / 2});
+  s.warmup = root.get<Duration>("warmup", 0);
+  if (s.warmup >= s.duration) throw root.error("warmup", "must be shorter than the duration");
   s.drain = root.get<Duration>("drain", s.drain);
   s.profile = read_profile(root, s.file);
   s.network = read_network(root.map("network"), s.profile);

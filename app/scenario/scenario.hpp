@@ -73,6 +73,7 @@ struct KafkaSpec {
     NodeGroupSpec nodes{1, {}};
     models::ProducerConfig config;
     models::ProducerWorkload workload;
+    bool start_when_ready = true;  // no `start` (or `start: ready`): once the cluster is ready; else at workload.start
     config::ResolvedValues kafka_config;  // as read (see broker_config)
   };
   std::vector<ProducerGroup> producers;
@@ -84,7 +85,8 @@ struct KafkaSpec {
     NodeGroupSpec nodes{1, {}};
     models::ConsumerConfig config;
     models::ConsumerWorkload workload;
-    SimTime start = 0;  // when these consumers start
+    SimTime start = 0;  // when these consumers start, unless start_when_ready
+    bool start_when_ready = true;  // no `start` (or `start: ready`): once the cluster is ready
     // Consume-transform-produce: each consumer's own producer (nodes NAME-producer-i, one per consumer).
     std::optional<models::ProducerConfig> transform;
     bool producer_per_partition = false;  // EOS-v1: nodes NAME-producer-i-p, one per input partition p
@@ -129,6 +131,10 @@ struct Scenario {
   std::string description;
   std::uint64_t seed = 1;
   SimTime duration = seconds(10);
+  // The first part of `duration` whose figures (throughput, latency,
+  // utilisation) are reported apart from the measured rest; checkers and
+  // invariants cover the whole run.
+  SimTime warmup = 0;
   SimTime drain = seconds(30);  // after `duration`: producers stop, in-flight work settles
   std::optional<HardwareProfile> profile;  // the machines, when the scenario names a profile
   NetworkSpec network;

@@ -302,6 +302,13 @@ std::int32_t read_topic_index(MapReader& in, const std::vector<models::TopicSpec
   return static_cast<std::int32_t>(it - names.begin());
 }
 
+// A client's `start`: a time, or `ready` (also when absent): once the cluster
+// is ready for clients (models/check/cluster_readiness.hpp); nullopt then.
+std::optional<SimTime> read_client_start(MapReader& in) {
+  if (!in.has("start") || in.get<std::string>("start", "") == "ready") return std::nullopt;
+  return in.get<Duration>("start", 0);
+}
+
 models::ProducerWorkload read_workload(MapReader& in, const std::vector<models::TopicSpec>& topics) {
   models::ProducerWorkload w;
   w.topic = read_topic_index(in, topics);
@@ -324,7 +331,7 @@ models::ProducerWorkload read_workload(MapReader& in, const std::vector<models::
   } else {
     w.record_bytes_min = w.record_bytes_max = in.get<Bytes>("record_size", w.record_bytes_min, {1, 1ULL << 30});
   }
-  w.start = in.get<Duration>("start", 0);
+  w.start = read_client_start(in).value_or(0);
   w.stop = in.get<Duration>("stop", kNever);
   w.records_per_transaction =
       in.get<std::uint64_t>("records_per_transaction", w.records_per_transaction, {1, 100000000});
@@ -411,7 +418,9 @@ KafkaSpec::ConsumerGroup read_consumer(MapReader in, const std::vector<models::T
     throw config.error("group.instance.id",
                                  "each member needs its own: include {name}, which becomes the consumer's name");
   }
-  group.start = in.get<Duration>("start", 0);
+  const std::optional<SimTime> start = read_client_start(in);
+  group.start = start.value_or(0);
+  group.start_when_ready = !start;
   const std::string commit = in.get_choice(
       "commit", {"none", "sync-before-process", "sync-after-process", "async-after-process", "transactional"}, "none");
   for (const auto strategy : {models::CommitStrategy::None, models::CommitStrategy::SyncBeforeProcess,
@@ -500,6 +509,7 @@ std::optional<KafkaSpec> read_kafka(MapReader& root, const std::vector<std::stri
     group.config = read_producer_config(in);
     group.kafka_config = in.map("config").resolved();
     group.workload = read_workload(in, kafka.topics);
+    group.start_when_ready = !read_client_start(in);
     if (profile) group.workload.cpu = profile->client_costs;
     if (group.workload.closed_loop && !group.workload.cpu.enabled()) {
       throw in.error("rate", "'max' (a closed loop) needs client CPU costs: name a profile");

@@ -220,10 +220,16 @@ void Broker::dispatch(ConnectionId connection, MessagePtr message) {
   unexpected_message(name(), m);
 }
 
+// ReplicaManager.applyDelta: the partitions one update makes followers join
+// their fetchers together (AbstractFetcherManager.addFetcherForPartitions),
+// so an idle fetcher's next request lists them all.
 void Broker::apply_metadata(const std::vector<PartitionState>& states) {
+  applying_metadata_ = true;
   for (const PartitionState& state : states) {
     if (Replica* r = replica(state.partition)) apply_partition_state(*r, state);
   }
+  applying_metadata_ = false;
+  for (auto& f : fetchers_) send_fetch(*f);
 }
 
 void Broker::apply_partition_state(Replica& r, const PartitionState& state) {

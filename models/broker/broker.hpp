@@ -336,6 +336,7 @@ class Broker final : public Node, private TxnCoordinatorHost {
   std::map<std::uint64_t, PendingFetch> fetch_purgatory_;
   int consumer_fetches_waiting_ = 0;
   std::vector<std::unique_ptr<Fetcher>> fetchers_;
+  bool applying_metadata_ = false;  // partitions joining fetchers wait for the rest of the update
   std::map<ConnectionId, FetchSession> fetch_sessions_;  // as a leader, by follower connection
   std::vector<std::uint32_t> partition_changes_;         // by global partition number (FetchSession)
   std::uint64_t next_pending_id_ = 0;

@@ -29,7 +29,7 @@ void Broker::add_to_fetcher(Replica& r) {
   f.partitions.push_back(fetch_position(r));
   f.same_partitions = false;
   ++f.altered;  // sent whole in the next request
-  if (!f.in_flight && !f.backing_off) send_fetch(f);
+  if (!applying_metadata_) send_fetch(f);  // else once the whole update is applied
 }
 
 void Broker::remove_from_fetchers(TopicPartition tp) {

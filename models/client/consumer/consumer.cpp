@@ -288,7 +288,7 @@ bool Consumer::take_records() {
       if (txn_started_ == kNever) txn_started_ = now();
       ++txn_records_;
       poll_bytes_ += b.bytes;
-      e2e_latency_.record(now() - b.created);
+      (b.created < workload_.warmup_end ? e2e_warmup_latency_ : e2e_latency_).record(now() - b.created);
       in_process_.push_back({index_, {workload_.topic, p}, b.offset, b.writer, b.record, 1, 0, generation_, incarnation()});
     }
     if (in_process_.size() > taken_before) poll_offsets_[p] = {{workload_.topic, p}, state.consumed, state.consumed_epoch};

@@ -95,6 +95,7 @@ struct ConsumerWorkload {
   // Streams' commit.interval.ms), whichever comes first; 0 and 0: after every poll.
   std::uint64_t records_per_transaction = 0;
   SimTime commit_interval = 0;
+  SimTime warmup_end = 0;  // records produced before it are measured apart (the scenario's `warmup`)
 };
 
 class Consumer final : public KafkaClient {
@@ -107,6 +108,7 @@ class Consumer final : public KafkaClient {
   SimTime cpu_ns() const { return cpu_ns_; }  // poll()'s work with client CPU costs
   // From the producer's batch to poll() returning the record (kafka-e2e-latency's measure).
   const Histogram& end_to_end_latency() const { return e2e_latency_; }
+  const Histogram& warmup_end_to_end_latency() const { return e2e_warmup_latency_; }  // of records produced in the warm-up
   // When poll() first and last returned records (kNever, 0 before any).
   SimTime first_record_at() const { return first_record_at_; }
   SimTime last_record_at() const { return last_record_at_; }
@@ -330,6 +332,7 @@ class Consumer final : public KafkaClient {
   SimTime last_heartbeat_response_ = 0;
   SimTime cpu_ns_ = 0;
   Histogram e2e_latency_;
+  Histogram e2e_warmup_latency_;
   SimTime first_record_at_ = kNever;
   SimTime last_record_at_ = 0;
 };

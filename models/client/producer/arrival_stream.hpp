@@ -32,6 +32,7 @@ struct ProducerWorkload {
   std::uint64_t record_bytes_max = 1024;
   SimTime start = 0;
   SimTime stop = kNever;
+  SimTime warmup_end = 0;  // records sent before it are measured apart (the scenario's `warmup`)
   // A transactional producer's application: a transaction per this many records,
   // of which this fraction the application aborts instead of committing.
   std::uint64_t records_per_transaction = 100;

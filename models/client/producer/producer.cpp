@@ -32,6 +32,7 @@ Producer::Producer(Simulation& sim, std::string name, HostId host, std::uint32_t
 
 void Producer::on_start() {
   arrivals_.restart(now());
+  application_running_ = true;
   refresh_metadata();
   if (transactional()) {
     transition_to(TxnState::Initializing);  // initTransactions()
@@ -44,6 +45,7 @@ void Producer::on_start() {
 // The process is gone, and with it every batch not yet acknowledged: the
 // checker sees those records as neither acknowledged nor failed.
 void Producer::on_crash(CrashKind) {
+  application_running_ = false;
   plan_stale_ = true;
   for (auto& queue : queues_) queue.clear();
   std::fill(open_batches_.begin(), open_batches_.end(), OpenBatch{});
@@ -138,7 +140,7 @@ void Producer::before_event() { take_arrivals(); }
 void Producer::after_event() { plan_arrivals(); }
 
 void Producer::take_arrivals() {
-  while (!blocked_ && accepting()) {
+  while (application_running_ && !blocked_ && accepting()) {
     const Arrival* next = arrivals_.peek(0);
     if (!next || next->at > now()) return;
     const Arrival arrival = arrivals_.pop();

@@ -52,6 +52,7 @@ struct ProducerStats {
   SimTime sender_cpu_ns = 0;             // the sender thread
   Histogram latency;                     // send() to acknowledgement, per record: from when the application
                                          // meant to call send(), so time blocked on buffer.memory counts
+  Histogram warmup_latency;              // the same, of records sent before the workload's warmup_end
 };
 
 class Producer final : public KafkaClient {
@@ -217,6 +218,9 @@ class Producer final : public KafkaClient {
   TimerId arrival_timer_;
   SimTime arrival_timer_at_ = kNever;
   bool plan_stale_ = true;  // batches changed since the arrivals were last planned
+  // The application calls send() from its process's start (where its arrivals
+  // restart) until a crash: none of its records arrive while it is down.
+  bool application_running_ = false;
   TimerId sender_timer_;
   SimTime sender_timer_at_ = kNever;
   bool sender_wake_pending_ = false;

@@ -120,7 +120,9 @@ void Producer::acknowledge(const BatchPtr& b, Offset base_offset) {
   }
   stats_.records_acked += static_cast<std::uint64_t>(b->records.record_count);
   stats_.bytes_acked += b->records.bytes;
-  for (const SimTime t : b->record_times) stats_.latency.record(now() - t);
+  for (const SimTime t : b->record_times) {
+    (t < workload_.warmup_end ? stats_.warmup_latency : stats_.latency).record(now() - t);
+  }
   finish(b);
 }
 

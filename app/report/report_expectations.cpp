@@ -53,6 +53,8 @@ const std::vector<BoundSection>& bound_sections() {
       bind(failover_section(),
            [](const RunReport& r, const std::string&) { return r.kafka ? &r.kafka->performance.failover : nullptr; }),
       bind(cluster_section(), kafka),
+      bind(partition_costs_section(),
+           [](const RunReport& r, const std::string&) { return r.kafka ? &r.kafka->partition_costs : nullptr; }),
       bind(availability_section(),
            [](const RunReport& r, const std::string&) { return r.kafka ? &r.kafka->availability : nullptr; }),
       bind(group_section(),

@@ -242,6 +242,7 @@ KafkaFigures kafka_figures(const Cluster& cluster) {
   k.performance = performance_figures(cluster);
   k.availability = cluster.availability();
   k.startup = startup_figures(cluster);
+  k.partition_costs = partition_costs(cluster);
   return k;
 }
 
@@ -262,6 +263,7 @@ void add_kafka_json(const KafkaFigures& k, nlohmann::ordered_json& j) {
   add_startup_json(k.startup, j);
   j["log_dirs"] = log_dirs_json(k.log_dirs);
   add_json(kClusterSection, k, j);
+  add_json(partition_costs_section(), k.partition_costs, j);
   j["invariants"] = invariants_json(k.invariants);
   j["groups"] = groups_json(k.groups);
   if (k.transactions) j["transactions"] = transactions_json(*k.transactions);
@@ -278,6 +280,7 @@ void print_kafka(const KafkaFigures& k, std::ostream& out) {
   print_availability(k.availability, out);
   fmt::print(out, "\ncluster\n");
   print_figures(kClusterSection, k, out);
+  print_partition_costs(k.partition_costs, out);
   print_invariants(k.invariants, out);
   print_log_dirs(k.log_dirs, out);
   print_groups(k.groups, out);

@@ -12,6 +12,7 @@
 #include "app/report/figure_table.hpp"
 #include "app/report/report_availability.hpp"
 #include "app/report/report_groups.hpp"
+#include "app/report/report_partition_costs.hpp"
 #include "app/report/report_resources.hpp"
 #include "app/report/report_startup.hpp"
 #include "app/report/report_transactions.hpp"
@@ -43,6 +44,7 @@ struct KafkaFigures {
   PerformanceFigures performance;
   models::AvailabilityFigures availability;
   StartupFigures startup;  // how the clients started, and the warm-up's figures
+  PartitionCosts partition_costs;
 };
 
 const Section<models::DeliveryReport>& delivery_section();

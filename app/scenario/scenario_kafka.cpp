@@ -179,18 +179,21 @@ models::TopicSpec read_topic(MapReader in, const KafkaSpec::TopicDefaults& defau
     }
   }
   ListReader rows = in.list("assignment");
-  // Kafka accepts such a topic; its acks=all writes then all fail (Partition.appendRecordsToLeader).
+  // Kafka accepts such a topic; since 3.7 (KAFKA-15583, Partition.effectiveMinIsr) its
+  // acks=all writes need every replica in the ISR, before that they all failed.
   const auto check_min_isr = [&] {
     if (t.min_insync_replicas <= t.replication_factor) return;
     const std::string message = std::to_string(t.min_insync_replicas) + " is over the replication factor (" +
                                 std::to_string(t.replication_factor) +
-                                "): every acks=all write to it fails with NOT_ENOUGH_REPLICAS";
+                                "): Kafka 3.7+ caps it there, so every acks=all write needs all replicas in sync "
+                                "(before 3.7 every one failed with NOT_ENOUGH_REPLICAS)";
     if (config.has("min.insync.replicas")) {
       config.warn("min.insync.replicas", message);
     } else {
       in.warn("replication_factor", "is under the brokers' min.insync.replicas (" +
                                         std::to_string(t.min_insync_replicas) +
-                                        "): every acks=all write to the topic fails with NOT_ENOUGH_REPLICAS");
+                                        "): Kafka 3.7+ caps it at the replication factor, so every acks=all "
+                                        "write needs all replicas in sync (before 3.7 every one failed)");
     }
   };
   if (rows.empty()) {

@@ -45,6 +45,12 @@ constexpr auto kMetricColumns = std::to_array<MetricColumn>({
     {"failover_unavailable_partition_s", "/failover/unavailable_partition_s"},
     {"first_failover_ms", "/failover/incidents/0/unavailability_ms"},
     {"second_failover_ms", "/failover/incidents/1/unavailability_ms"},
+    {"replicas_per_broker", "/partition_costs/replicas_per_broker"},
+    {"segment_files", "/partition_costs/segment_files"},
+    {"memory_maps", "/partition_costs/memory_maps"},
+    {"fetcher_partitions", "/partition_costs/fetcher_partitions"},
+    {"producer_state_entries", "/partition_costs/producer_state_entries"},
+    {"consumer_fetch_buffer_peak_bytes", "/partition_costs/consumer_fetch_buffer_peak_bytes"},
     {"expectations_held", "/expectations_held"},
 });
 

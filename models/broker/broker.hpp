@@ -19,6 +19,7 @@
 
 #include "models/hardware/disk.hpp"
 #include "models/broker/fetch_session.hpp"
+#include "models/broker/broker_footprint.hpp"
 #include "models/broker/partition.hpp"
 #include "models/coordinator/group_coordinator.hpp"
 #include "models/coordinator/txn_coordinator.hpp"
@@ -87,6 +88,7 @@ class Broker final : public Node, private TxnCoordinatorHost {
   std::vector<LogDirStats> log_dir_stats() const;
   BrokerCpuUsage cpu_usage() const;
   std::vector<std::pair<std::string, SimTime>> disk_busy() const;  // by log dir path
+  BrokerFootprint footprint() const;  // per-replica costs (models/broker/broker_footprint.hpp)
   std::vector<TopicPartition> hosted_partitions() const;
   std::size_t hosted_partition_count() const { return replicas_.size(); }
 

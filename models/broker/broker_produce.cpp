@@ -63,7 +63,7 @@ ProduceResponse::PartitionResponse Broker::append_produce(const ProduceRequest& 
   if (!r->is_leader()) return result.error = Error::NotLeaderOrFollower, result;
   if (verdicts && verdicts->contains(data.partition)) return result.error = verdicts->at(data.partition), result;
   if (request.acks == Acks::All &&
-      !r->enough_replicas(topic(r->tp()).min_insync_replicas)) {
+      !r->enough_replicas_to_append(topic(r->tp()).min_insync_replicas)) {
     return result.error = Error::NotEnoughReplicas, result;  // min.insync.replicas, before the append
   }
   const ProducerStateTable::Check check = r->producers.check(data.batch);

@@ -175,7 +175,8 @@ std::optional<std::vector<BrokerId>> Partition::isr_without_lagging(SimTime now,
   std::vector<BrokerId> kept;
   for (const BrokerId b : state_.isr) {
     const FollowerState* f = follower(b);
-    const bool lagging = b != local_ && (!f || now - f->last_caught_up > max_lag);
+    // Replica.isCaughtUp: a follower at the leader's log end is in sync however long ago it fetched.
+    const bool lagging = b != local_ && (!f || (f->log_end_offset != log_.log_end_offset() && now - f->last_caught_up > max_lag));
     if (!lagging) kept.push_back(b);
   }
   if (kept.size() == state_.isr.size()) return std::nullopt;

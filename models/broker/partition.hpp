@@ -128,9 +128,17 @@ class Partition {
   }
   // KIP-497: the committed ISR and a pending change together; the leader acts on no ISR the controller has not committed.
   std::vector<BrokerId> maximal_isr() const;
-  // min.insync.replicas (Partition.checkEnoughReplicasReachOffset, appendRecordsToLeader).
+  // Partition.effectiveMinIsr: min.insync.replicas capped at the replica count (KAFKA-15583, Kafka 3.7+).
+  std::int32_t effective_min_isr(std::int32_t min_insync_replicas) const {
+    return std::min(min_insync_replicas, static_cast<std::int32_t>(state_.replicas.size()));
+  }
+  // Before an acks=all append, the committed ISR must have them (Partition.appendRecordsToLeader) ...
+  bool enough_replicas_to_append(std::int32_t min_insync_replicas) const {
+    return static_cast<std::int32_t>(state_.isr.size()) >= effective_min_isr(min_insync_replicas);
+  }
+  // ... and when it completes, the maximal ISR (Partition.checkEnoughReplicasReachOffset).
   bool enough_replicas(std::int32_t min_insync_replicas) const {
-    return static_cast<std::int32_t>(maximal_isr().size()) >= min_insync_replicas;
+    return static_cast<std::int32_t>(maximal_isr().size()) >= effective_min_isr(min_insync_replicas);
   }
   // Replica.updateFetchStateOrThrow: a follower fetched from `fetch_offset`. A
   // follower is caught up if it fetched from the leader's end, or from where

@@ -235,3 +235,35 @@ TEST_CASE("flush.messages is a topic's own log.flush.interval.messages", "[kafka
   CHECK(report.kafka->delivery.lost == 0);
   CHECK(report.kafka->delivery.acknowledged > 5000);
 }
+
+TEST_CASE("min.insync.replicas over the replication factor is capped at it (KAFKA-15583, Kafka 3.7+)", "[kafka]") {
+  const RunReport report = run_inline(R"(
+duration: 5s
+drain: 2s
+brokers: {count: 3, config: {min.insync.replicas: 2}}
+topics: [{name: t, partitions: 2, replication_factor: 1}]
+producers:
+  - {name: p, topic: t, rate: 500/s, record_size: 100B, config: {acks: all}}
+)");
+  // Before 3.7 every one of these writes failed with NOT_ENOUGH_REPLICAS.
+  CHECK(report.kafka->delivery.failed == 0);
+  CHECK(report.kafka->delivery.acknowledged > 2000);
+}
+
+TEST_CASE("a follower at the leader's log end stays in the ISR however long ago it fetched (Replica.isCaughtUp)",
+          "[kafka][isr]") {
+  // An idle partition: broker-2 cannot reach the leader for 20s, past
+  // replica.lag.time.max.ms, but it had everything, so Kafka keeps it in the ISR.
+  const RunReport report = run_inline(R"(
+duration: 30s
+drain: 2s
+brokers: {count: 3}
+topics: [{name: t, partitions: 1, replication_factor: 3, assignment: [[0, 1, 2]]}]
+producers:
+  - {name: p, topic: t, rate: 100/s, record_size: 100B, stop: 2s}
+faults:
+  - {kind: partition, at: 5s, duration: 20s, nodes: [broker-0], other_nodes: [broker-2]}
+)");
+  CHECK(report.kafka->controller.isr_changes == 0);
+  CHECK(report.kafka->delivery.acknowledged > 100);
+}

@@ -66,6 +66,7 @@ const nlohmann::ordered_json& figures_json(const Run& r, const Expectation& e) {
   if (e.section == network_section().name) return r.json.at("network");
   if (e.section == end_to_end_latency_section().name) return r.json.at("end_to_end_latency_ms");
   if (e.section == availability_section().name) return r.json.at("availability");
+  if (e.section == partition_costs_section().name) return r.json.at("partition_costs");
   if (e.section == group_section().name) {
     for (const auto& g : r.json.at("groups")) {
       if (g.at("group") == e.group) return g;
@@ -126,6 +127,7 @@ TEST_CASE("every figure table row's name is in the JSON with the value its acces
     check_rows(delivery_section(), k.delivery, j, delivery_section().json, seen);
     check_rows(produce_section(), k, j, produce_section().json, seen);
     check_rows(cluster_section(), k, j, cluster_section().json, seen);
+    check_rows(partition_costs_section(), k.partition_costs, j, partition_costs_section().json, seen);
     const PerformanceFigures& p = k.performance;
     check_rows(consumption_section(), p, j, consumption_section().json, seen);
     check_rows(replication_section(), p, j, replication_section().json, seen);
@@ -148,7 +150,7 @@ TEST_CASE("every figure table row's name is in the JSON with the value its acces
     }
     if (k.transactions) check_rows(transactions_section(), *k.transactions, j, transactions_section().json, seen);
   }
-  CHECK(seen.size() == 18);  // every section; these runs have them all
+  CHECK(seen.size() == 19);  // every section; these runs have them all
   for (const ExpectableSection& s : expectation_catalogue()) CHECK(seen.contains(std::string(s.name)));
 }
 

@@ -37,8 +37,9 @@ TEST_CASE("nothing produced: the delivery verdict is vacuous and expecting exact
   CHECK(expectation(run.report, "groups.analytics.consumption").at("held") == false);
 }
 
-TEST_CASE("nothing acknowledged (min.insync.replicas above the replication factor): vacuous", "[verdicts]") {
-  const auto run = ksim::testing::run_scenario("quickstart", 1, {"duration=6s", "topics.0.config[min.insync.replicas]=4"});
+TEST_CASE("nothing acknowledged (the producer cut off from every broker): vacuous", "[verdicts]") {
+  const auto run = ksim::testing::run_scenario(
+      "quickstart", 1, {"duration=6s", "faults.0.nodes=[checkout-0]", "faults.0.at=0s", "faults.0.duration=60s"});
   CHECK(run.status == 1);
   const auto& delivery = run.report.at("delivery");
   CHECK(delivery.at("produced") > 0);

@@ -283,6 +283,7 @@ bool Consumer::take_records() {
     while (!state.buffer.empty() && in_process_.size() < limit) {
       const Buffered b = state.buffer.front();
       state.buffer.pop_front();
+      state.buffered_bytes -= b.bytes;
       state.consumed = b.offset + 1;
       state.consumed_epoch = b.epoch;
       if (txn_started_ == kNever) txn_started_ = now();

@@ -108,6 +108,9 @@ class Consumer final : public KafkaClient {
   SimTime cpu_ns() const { return cpu_ns_; }  // poll()'s work with client CPU costs
   // From the producer's batch to poll() returning the record (kafka-e2e-latency's measure).
   const Histogram& end_to_end_latency() const { return e2e_latency_; }
+  // The most bytes of fetched records held at once, waiting for poll(): up to
+  // max.partition.fetch.bytes per partition, fetch.max.bytes per response.
+  std::uint64_t fetch_buffer_peak_bytes() const { return fetch_buffer_peak_bytes_; }
   const Histogram& warmup_end_to_end_latency() const { return e2e_warmup_latency_; }  // of records produced in the warm-up
   // When poll() first and last returned records (kNever, 0 before any).
   SimTime first_record_at() const { return first_record_at_; }
@@ -145,6 +148,7 @@ class Consumer final : public KafkaClient {
     Epoch consumed_epoch = -1;   // leader epoch of the last consumed record (KIP-320)
     Epoch validated_epoch = -1;  // the leader epoch the position was last validated against
     std::deque<Buffered> buffer;
+    std::uint64_t buffered_bytes = 0;  // of the records in `buffer`
     std::int64_t request_correlation = -1;  // the last fetch, ListOffsets or validation asked for it
     PositionResetCause reset_cause = PositionResetCause::NoCommittedOffset;  // why it needs auto.offset.reset
   };
@@ -332,6 +336,7 @@ class Consumer final : public KafkaClient {
   SimTime last_heartbeat_response_ = 0;
   SimTime cpu_ns_ = 0;
   Histogram e2e_latency_;
+  std::uint64_t fetch_buffer_peak_bytes_ = 0;
   Histogram e2e_warmup_latency_;
   SimTime first_record_at_ = kNever;
   SimTime last_record_at_ = 0;

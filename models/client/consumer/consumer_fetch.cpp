@@ -162,14 +162,18 @@ void Consumer::handle_fetch(const FetchResponse& response) {
       for (std::int32_t i = 0; i < batch.record_count; ++i) {
         const Offset offset = batch.base_offset + i;
         if (offset < state.position) continue;  // a batch may start before the position
+        const auto bytes = static_cast<std::uint32_t>(batch.bytes / static_cast<std::uint64_t>(batch.record_count));
         state.buffer.push_back({offset, batch.leader_epoch, batch.writer, batch.first_record + static_cast<std::uint64_t>(i),
-                                static_cast<std::uint32_t>(batch.bytes / static_cast<std::uint64_t>(batch.record_count)),
-                                batch.create_time});
+                                bytes, batch.create_time});
+        state.buffered_bytes += bytes;
         state.position = offset + 1;
       }
       if (!state.buffer.empty()) buffered_.set(static_cast<std::size_t>(data.partition.partition));
     }
   }
+  std::uint64_t buffered = 0;
+  for (const auto& [p, state] : partitions_) buffered += state.buffered_bytes;
+  fetch_buffer_peak_bytes_ = std::max(fetch_buffer_peak_bytes_, buffered);
   if (refresh) retry_soon();
   update_positions();
   // Records wait for the application's poll(), which fetches again once it has

@@ -324,7 +324,8 @@ void Broker::handle_init_producer_id(ConnectionId connection, const InitProducer
 
 
 // ListOffsets from a consumer (auto.offset.reset): the leader answers with the
-// log start or the high watermark (what a consumer may read up to).
+// log start or what a consumer may read up to: the high watermark, or for
+// read_committed the last stable offset (Partition.fetchOffsetForTimestamp).
 void Broker::handle_list_offsets(ConnectionId connection, const ListOffsetsRequest& request) {
   auto response = std::make_unique<ListOffsetsResponse>();
   response->correlation_id = request.correlation_id;
@@ -334,7 +335,8 @@ void Broker::handle_list_offsets(ConnectionId connection, const ListOffsetsReque
     if (!r || !r->is_leader() || !replica_online(*r)) {
       answer.error = Error::NotLeaderOrFollower;
     } else {
-      answer.offset = request.latest ? r->log().high_watermark() : r->log().log_start_offset();
+      const Offset readable = request.read_committed ? last_stable_offset(*r) : r->log().high_watermark();
+      answer.offset = request.latest ? readable : r->log().log_start_offset();
     }
     response->partitions.push_back(answer);
   }

@@ -210,6 +210,7 @@ struct ListOffsetsRequest final : KafkaRequest<ListOffsetsRequest, ApiKey::ListO
   static constexpr std::string_view kName = "ListOffsets";
   std::int64_t correlation_id = 0;
   bool latest = true;
+  bool read_committed = false;  // isolation.level: latest is then the last stable offset
   std::vector<TopicPartition> partitions;
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 8 * partitions.size(); }
 };

@@ -222,3 +222,28 @@ TEST_CASE("txn-zombie in a consume-transform-produce application (EOS-v1): a sta
   CHECK(fenced > 0);                  // the stable ids did fence zombies
   CHECK(seeds_with_duplicates >= 3);  // the unstable ones let them commit
 }
+
+TEST_CASE("a read_committed consumer reset to latest starts at the last stable offset, not inside an open transaction",
+          "[kafka][transactions][consumer]") {
+  // One partition, transactions of 4,000 records at 1,000/s. The consumer
+  // starts at 3s and resets at about 6s (after group.initial.rebalance.delay.ms),
+  // 2s into the second transaction. Partition.fetchOffsetForTimestamp answers
+  // LATEST with the last stable offset (4,000, that transaction's start) for
+  // read_committed: the consumer reads that transaction whole once it
+  // commits, and only the first is left unprocessed (by the reset). At the
+  // high watermark it would skip about 2,000 records of the second too.
+  const ksim::app::RunReport report = ksim::testing::run_inline(R"(
+duration: 10s
+drain: 10s
+brokers: {count: 3}
+topics: [{name: t, partitions: 1, replication_factor: 3, config: {min.insync.replicas: 2}}]
+producers:
+  - {name: p, topic: t, rate: 1000/s, record_size: 100B, records_per_transaction: 4000, config: {transactional.id: "p-{name}"}}
+consumers:
+  - {name: c, topic: t, start: 3s, config: {isolation.level: read_committed, auto.offset.reset: latest}}
+)");
+  REQUIRE(report.kafka->groups.size() == 1);
+  const auto& group = report.kafka->groups[0];
+  CHECK(group.report.unprocessed == 4000);
+  CHECK(group.report.processed + group.report.unprocessed == group.report.committed);
+}

@@ -420,6 +420,7 @@ void Consumer::reset_positions() {
       request = std::make_unique<ListOffsetsRequest>();
       request->correlation_id = next_correlation_id();
       request->latest = config_.auto_offset_reset == OffsetReset::Latest;
+      request->read_committed = config_.read_committed;
     }
     request->partitions.push_back({workload_.topic, p});
     set_position_state(state, PositionState::Resetting);

@@ -232,6 +232,8 @@ class Broker final : public Node, private TxnCoordinatorHost {
                          bool record_fetch, FetchResponse& response, std::uint64_t& bytes, bool& must_answer);
   bool update_follower(Replica& replica, BrokerId follower, Offset fetch_offset);  // true if its position moved
   void wake_fetches(TopicPartition tp);
+  // The same once the appends that made them ready return (`at`: a blocked write, an fsync).
+  void wake_fetches_at(SimTime at, std::vector<TopicPartition> partitions);
   void wake_consumer_fetches(TopicPartition tp);
   bool read_for_consumer(const FetchRequest::PartitionData& p, const Replica& r, const FetchRequest& request,
                          FetchResponse& response, std::uint64_t& bytes, bool& must_answer);
@@ -313,7 +315,8 @@ class Broker final : public Node, private TxnCoordinatorHost {
   void update_fetch_position(Fetcher& fetcher, const Replica& replica, std::size_t& cursor);
   void send_fetch(Fetcher& fetcher);
   void handle_fetch_response(ConnectionId connection, const FetchResponse& response);
-  void apply_fetched(Replica& replica, const FetchResponse::PartitionData& data);
+  // Appends what a fetch response brought; `returns_at`: when the appends (a blocked write, an fsync) return.
+  void apply_fetched(Replica& replica, const FetchResponse::PartitionData& data, SimTime& returns_at);
   void retry_fetcher_later(Fetcher& fetcher);
 
   void publish(const ModelEvent& event) { events_.publish(*this, event); }

@@ -24,6 +24,10 @@ struct Broker::Fetcher {
   bool connected = false;
   bool in_flight = false;
   bool backing_off = false;
+  // Its thread is still in the last response's appends (a write held by the
+  // page cache's dirty limit, an fsync of flush.messages): as Kafka's
+  // fetcher thread, it sends the next request once they return.
+  bool appending = false;
   std::int64_t correlation_id = -1;
   TimerId request_timeout;
 };

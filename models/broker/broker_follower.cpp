@@ -67,7 +67,7 @@ void Broker::update_fetch_position(Fetcher& f, const Replica& r, std::size_t& cu
 }
 
 void Broker::send_fetch(Fetcher& f) {
-  if (f.partitions.empty() || f.in_flight || f.backing_off) return;
+  if (f.partitions.empty() || f.in_flight || f.backing_off || f.appending) return;
   if (!f.connected) {
     f.connection = connect(directory_->broker_nodes[static_cast<std::size_t>(f.leader)]);
     f.connected = true;
@@ -120,6 +120,7 @@ void Broker::handle_fetch_response(ConnectionId connection, const FetchResponse&
   // Partitions left out of the response had nothing new (KIP-227).
   bool all_failed = !response.partitions.empty();
   std::size_t cursor = 0;
+  SimTime appended_at = now();
   const auto& partitions = response.partitions;
   for (std::size_t i = 0; i < partitions.size(); ++i) {
     constexpr std::size_t kAhead = 4;
@@ -128,18 +129,27 @@ void Broker::handle_fetch_response(ConnectionId connection, const FetchResponse&
     Replica* r = replica(data.partition);
     if (!r || !r->is_follower() || r->state().leader != f->leader || !replica_online(*r)) continue;
     if (data.error != Error::None) continue;  // wait for new metadata from the controller
-    apply_fetched(*r, data);
+    apply_fetched(*r, data, appended_at);
     update_fetch_position(*f, *r, cursor);
     all_failed = false;
   }
-  if (!all_failed) {
+  if (!all_failed && appended_at > now()) {
+    // AbstractFetcherThread.processFetchRequest appends before the next
+    // request is built: the follower's log end, which the leader learns
+    // from that request, waits for its own disk.
+    f->appending = true;
+    set_timer(appended_at - now(), [this, f] {
+      f->appending = false;
+      send_fetch(*f);
+    });
+  } else if (!all_failed) {
     send_fetch(*f);
   } else {
     retry_fetcher_later(*f);
   }
 }
 
-void Broker::apply_fetched(Replica& r, const FetchResponse::PartitionData& data) {
+void Broker::apply_fetched(Replica& r, const FetchResponse::PartitionData& data, SimTime& returns_at) {
   if (data.diverging_epoch) {
     // KIP-279: truncate to the smaller of the leader's and our own end of that epoch.
     Offset truncate_at = data.diverging_epoch->end_offset;
@@ -160,7 +170,6 @@ void Broker::apply_fetched(Replica& r, const FetchResponse::PartitionData& data)
     std::erase_if(r.durability, [&](const auto& d) { return d.first > r.log().log_end_offset(); });
     return;
   }
-  SimTime returns_at = now();
   if (!data.batches.empty() && data.batches.front().base_offset < r.log().log_end_offset() &&
       data.batches.front().next_offset() > r.log().log_end_offset()) {
     // Without leader epochs (pre-KIP-101) the follower may have fetched from

@@ -142,7 +142,7 @@ void Broker::internal_append(TopicPartition tp, RecordBatch batch, SimTime timeo
   pending.required = stored.next_offset();
   pending.timeout = set_timer(std::max(timeout, returns_at - now()),
                               [this, id] { finish_coordinator_append(id, Error::RequestTimedOut); });
-  wake_fetches(tp);
+  wake_fetches_at(returns_at, {tp});
   maybe_advance_high_watermark(*r);
   complete_coordinator_appends(tp);
 }

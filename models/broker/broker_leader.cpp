@@ -200,6 +200,16 @@ bool Broker::update_follower(Replica& r, BrokerId follower, Offset fetch_offset)
 
 // New data in the log completes the parked fetches of followers (consumers
 // wait for the high watermark instead: wake_consumer_fetches).
+void Broker::wake_fetches_at(SimTime at, std::vector<TopicPartition> partitions) {
+  if (at <= now()) {
+    for (const TopicPartition tp : partitions) wake_fetches(tp);
+    return;
+  }
+  set_timer(at - now(), [this, partitions = std::move(partitions)] {
+    for (const TopicPartition tp : partitions) wake_fetches(tp);
+  });
+}
+
 void Broker::wake_fetches(TopicPartition tp) {
   std::vector<std::uint64_t> ready;
   for (const auto& [id, pending] : fetch_purgatory_) {

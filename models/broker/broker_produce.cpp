@@ -28,10 +28,14 @@ void Broker::handle_produce(ConnectionId connection, std::unique_ptr<ProduceRequ
     }
   }
   // As ReplicaManager.appendRecords: parked follower fetches are completed
-  // once, after the whole request is appended, not after each partition.
+  // once, after the whole request is appended, not after each partition,
+  // and after the appends return (KafkaApis.handle's tryCompleteActions runs
+  // when the request handler is done, a blocked write or fsync included).
+  std::vector<TopicPartition> appended;
   for (const auto& result : response->partitions) {
-    if (result.error == Error::None) wake_fetches(result.partition);
+    if (result.error == Error::None) appended.push_back(result.partition);
   }
+  wake_fetches_at(returns_at, std::move(appended));
   if (request->acks == Acks::None) {
     // No response with acks=0; on an error Kafka closes the connection so the
     // producer notices and refreshes its metadata.

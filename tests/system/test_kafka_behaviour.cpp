@@ -267,3 +267,21 @@ faults:
   CHECK(report.kafka->controller.isr_changes == 0);
   CHECK(report.kafka->delivery.acknowledged > 100);
 }
+
+TEST_CASE("acks=all with flush.messages=1 waits for the leader's fsync, then a follower's", "[kafka][durability]") {
+  // The leader completes parked follower fetches once its append, fsync
+  // included, has returned (KafkaApis' tryCompleteActions); the follower
+  // sends its next fetch, which tells the leader its new log end, once its
+  // own append and fsync have (AbstractFetcherThread.processFetchRequest).
+  const RunReport report = run_inline(R"(
+duration: 10s
+drain: 2s
+brokers: {count: 3, disk: {flush_latency: 5ms}}
+topics: [{name: t, partitions: 1, replication_factor: 3, config: {min.insync.replicas: 2, flush.messages: 1}}]
+producers:
+  - {name: p, rate: 50/s, record_size: 100B, config: {acks: all, linger.ms: 0}}
+)");
+  CHECK(report.kafka->latency_p50_ms > 10.0);  // two fsyncs one after the other (5.3ms when they overlapped)
+  CHECK(report.kafka->latency_p50_ms < 15.0);
+  CHECK(report.kafka->delivery.lost == 0);
+}

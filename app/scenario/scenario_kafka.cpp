@@ -312,6 +312,18 @@ std::optional<SimTime> read_client_start(MapReader& in) {
   return in.get<Duration>("start", 0);
 }
 
+// TransactionCoordinator.handleInitProducerId refuses a transaction.timeout.ms
+// over the brokers' transaction.max.timeout.ms (INVALID_TRANSACTION_TIMEOUT):
+// initTransactions() fails and the producer never starts.
+void check_transaction_timeout(MapReader config, const models::ProducerConfig& producer, const models::BrokerConfig& broker) {
+  const SimTime max = broker.transaction_coordinator.max_timeout;
+  if (producer.transactional_id.empty() || producer.transaction_timeout <= max) return;
+  throw config.error("transaction.timeout.ms", "is over the brokers' transaction.max.timeout.ms (" +
+                                                   units::format_duration(max) +
+                                                   "): Kafka refuses it with INVALID_TRANSACTION_TIMEOUT and "
+                                                   "initTransactions() fails; raise transaction.max.timeout.ms in brokers.config");
+}
+
 models::ProducerWorkload read_workload(MapReader& in, const std::vector<models::TopicSpec>& topics) {
   models::ProducerWorkload w;
   w.topic = read_topic_index(in, topics);
@@ -510,6 +522,7 @@ std::optional<KafkaSpec> read_kafka(MapReader& root, const std::vector<std::stri
     group.name = in.get<std::string>("name", "producer");
     group.nodes = read_group(in, group.nodes, racks);
     group.config = read_producer_config(in);
+    check_transaction_timeout(in.map("config"), group.config, kafka.broker);
     group.kafka_config = in.map("config").resolved();
     group.workload = read_workload(in, kafka.topics);
     group.start_when_ready = !read_client_start(in);
@@ -526,6 +539,9 @@ std::optional<KafkaSpec> read_kafka(MapReader& root, const std::vector<std::stri
   if (!consumers.empty() && kafka.topics.empty()) throw root.error("consumers", "need a topic to consume from");
   for (std::size_t i = 0; i < consumers.size(); ++i) {
     kafka.consumers.push_back(read_consumer(consumers.map_at(i), kafka.topics, racks));
+    if (const auto& transform = kafka.consumers.back().transform) {
+      check_transaction_timeout(consumers.map_at(i).map("transform").map("config"), *transform, kafka.broker);
+    }
     if (profile) kafka.consumers.back().workload.cpu = profile->client_costs;
     for (std::size_t j = 0; j + 1 < kafka.consumers.size(); ++j) {
       if (kafka.consumers[j].name == kafka.consumers.back().name) throw consumers.error(i, "duplicate consumer name");

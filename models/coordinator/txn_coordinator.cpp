@@ -99,7 +99,7 @@ void TxnCoordinator::handle(ConnectionId c, const InitProducerIdRequest& request
   }
   TransactionRecord next = txn->state;
   next.producer_epoch = static_cast<ProducerEpoch>(next.producer_epoch + 1);
-  next.timeout = std::min(request.transaction_timeout, config_.max_timeout);
+  next.timeout = std::min(request.transaction_timeout, config_.max_timeout);  // more is refused when the scenario is read
   next.state = TxnState::Empty;
   next.partitions.clear();
   write(*txn, next, [answer, next](Error error) {

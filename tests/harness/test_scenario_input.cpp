@@ -313,3 +313,19 @@ TEST_CASE("flush.ms and log.flush.interval.ms without the log flusher's interval
       "topics: [{name: t, config: {flush.ms: 0}}]\n");
   CHECK(scheduled.warnings.empty());
 }
+
+TEST_CASE("transaction.timeout.ms over the brokers' transaction.max.timeout.ms is refused, as Kafka's InitProducerId does",
+          "[input][transactions]") {
+  const std::string over = scenario_error(
+      "brokers: {count: 3}\ntopics: [{name: t}]\nproducers:\n"
+      "  - {name: p, config: {transactional.id: x, transaction.timeout.ms: 900001}}\n");
+  CHECK_THAT(over, Catch::Contains("test.yaml:4:"));
+  CHECK_THAT(over, Catch::Contains("producers.0.config.transaction.timeout.ms"));
+  CHECK_THAT(over, Catch::Contains("INVALID_TRANSACTION_TIMEOUT"));
+  // At the maximum, or with the maximum raised, it is accepted.
+  CHECK(scenario_error("brokers: {count: 3}\ntopics: [{name: t}]\nproducers:\n"
+                       "  - {name: p, config: {transactional.id: x, transaction.timeout.ms: 900000}}\n") == "no error");
+  CHECK(scenario_error("brokers: {count: 3, config: {transaction.max.timeout.ms: 3600000}}\ntopics: [{name: t}]\n"
+                       "producers:\n  - {name: p, config: {transactional.id: x, transaction.timeout.ms: 900001}}\n") ==
+        "no error");
+}

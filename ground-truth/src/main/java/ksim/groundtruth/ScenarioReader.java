@@ -75,7 +75,7 @@ public final class ScenarioReader {
         double rate = w.get("rate_per_s") == null ? 0 : ((Number) w.get("rate_per_s")).doubleValue();
         return new Scenario.ProducerGroup(str(p.get("name")), strings(p.get("nodes")), str(w.get("topic")), closedLoop, rate,
                 str(w.get("arrival")), keys, integer(w.get("record_size_min")), integer(w.get("record_size_max")),
-                number(w.get("start_ns")), number(w.get("stop_ns")),
+                startNs(w), number(w.get("stop_ns")),
                 w.get("records_per_transaction") == null ? 0 : integer(w.get("records_per_transaction")),
                 w.get("abort_probability") == null ? 0 : ((Number) w.get("abort_probability")).doubleValue(),
                 nodeConfigs(strings(p.get("nodes")), p.get("config"), p.get("node_configs")));
@@ -104,7 +104,7 @@ public final class ScenarioReader {
         Object pt = w.get("processing_time");
         Distribution processing = pt == null ? Distribution.ZERO : Distribution.parse(str(obj(pt).get("text")));
         return new Scenario.ConsumerSet(str(c.get("name")), strings(c.get("nodes")), str(c.get("group")), str(c.get("topic")),
-                partitions, number(w.get("start_ns")), processing, str(w.get("commit")), transform,
+                partitions, startNs(w), processing, str(w.get("commit")), transform,
                 nodeConfigs(strings(c.get("nodes")), c.get("config"), c.get("node_configs")));
     }
 
@@ -165,6 +165,13 @@ public final class ScenarioReader {
 
     private static String str(Object o) {
         return o == null ? null : o.toString();
+    }
+
+    // A client's start: null is once the cluster is ready, which is when this
+    // harness starts its clients (after the topics exist), its time 0.
+    private static long startNs(Map<String, Object> workload) {
+        Object start = workload.get("start_ns");
+        return start == null ? 0 : number(start);
     }
 
     private static long number(Object o) {

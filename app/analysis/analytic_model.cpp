@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <string>
 
 #include "app/analysis/flow_model.hpp"
 
@@ -49,7 +50,8 @@ class KafkaFlow {
       : cluster_(cluster), spec_(*cluster.scenario().kafka), profile_(*cluster.scenario().profile), batching_(batching) {
     const auto& w = spec_.producers.front().workload;
     topic_ = w.topic;
-    record_bytes_ = static_cast<double>(w.record_bytes_min + w.record_bytes_max) / 2;
+    value_bytes_ = static_cast<double>(w.record_bytes_min + w.record_bytes_max) / 2;
+    record_bytes_ = wire_bytes_per_record(w);
     nic_ = cluster.scenario().network.host_link.bandwidth_bytes_per_s;
     add_broker_resources();
     add_partition_stages();
@@ -64,6 +66,18 @@ class KafkaFlow {
     std::size_t cpu, network, io, fetchers, nic_in, nic_out;
     std::vector<std::pair<double, std::size_t>> disks;  // (share of the broker's replicas, resource)
   };
+
+  // A record of the average size, half a batch from its batch's first (the
+  // deltas' varints), with its share of the batch header.
+  double wire_bytes_per_record(const models::ProducerWorkload& w) const {
+    const models::RecordFormat format = spec_.topics[static_cast<std::size_t>(w.topic)].record_format;
+    const std::int32_t key_bytes =
+        w.keys == models::ProducerWorkload::Keys::None ? -1 : static_cast<std::int32_t>(std::to_string(w.key_count / 2).size());
+    const auto half_batch = static_cast<std::int32_t>(batching_.records_per_batch / 2);
+    const models::RecordShape record{key_bytes, static_cast<std::uint64_t>(value_bytes_)};
+    return static_cast<double>(models::record_bytes_in_batch(format, record, half_batch, 0)) +
+           static_cast<double>(models::batch_header_bytes(format)) / batching_.records_per_batch;
+  }
 
   std::size_t resource(const std::string& node, const std::string& what, const std::string& kind, double capacity) {
     node_of_resource_.push_back(node);
@@ -189,7 +203,7 @@ class KafkaFlow {
         const double share = total_rate > 0 ? group.workload.rate_per_s / total_rate : 1.0 / static_cast<double>(producers);
         const std::size_t stage = model_.add_stage("send@" + node, share);
         for (std::size_t b = 0; b < brokers_.size(); ++b) model_.route(stage, produce_stage_[b], lead_share_[b]);
-        model_.demand(resource(node, "application", "client_cpu", 1), stage, ns(c.record_cost(static_cast<std::uint64_t>(record_bytes_))) * 1e-9);
+        model_.demand(resource(node, "application", "client_cpu", 1), stage, ns(c.record_cost(static_cast<std::uint64_t>(value_bytes_))) * 1e-9);
         model_.demand(resource(node, "sender", "client_cpu", 1), stage,
                       2 * (ns(c.request) / batching_.records_per_request() + ns(c.batch) / batching_.records_per_batch) * 1e-9);
         model_.demand(resource(node, "nic out", "nic", 1), stage, record_bytes_ / nic_);
@@ -238,7 +252,8 @@ class KafkaFlow {
   Batching batching_;
   FlowModel model_;
   std::int32_t topic_ = 0;
-  double record_bytes_ = 0;
+  double value_bytes_ = 0;   // the application's, per record
+  double record_bytes_ = 0;  // on the wire and on disk: the record format's overhead and a share of its batch's header
   double nic_ = 0;
   std::vector<BrokerResources> brokers_;
   std::vector<double> lead_share_;

@@ -131,6 +131,20 @@ models::BrokerConfig read_broker_config(MapReader& brokers, const std::optional<
   return c;
 }
 
+// log.message.format.version (brokers) or message.format.version (a topic):
+// the record format of a release. Kafka 3.0+ ignores it (KIP-724) and 4.0
+// removed it; ksim applies it as the release it names would.
+// Recorded for `ksim validate --resolved` whether given or not (`fallback`:
+// the release whose format applies when it is not).
+models::RecordFormat read_record_format(MapReader& config, std::string_view key, const std::string& fallback) {
+  const std::optional<models::RecordFormat> format = models::record_format_of_version(config.get<std::string>(key, fallback));
+  if (!format) {
+    throw config.error(key, "is not a release Kafka accepts here: 0.8.0 to 0.11.0 with three numbers (0.8.2, "
+                            "0.10.0-IV1), 1.0 to 3.9 with two (2.8)");
+  }
+  return *format;
+}
+
 // The brokers' defaults of the topic configs of the same names (brokers.config).
 KafkaSpec::TopicDefaults read_topic_defaults(MapReader broker_config) {
   KafkaSpec::TopicDefaults d;
@@ -138,6 +152,8 @@ KafkaSpec::TopicDefaults read_topic_defaults(MapReader broker_config) {
   d.unclean_leader_election_enable =
       broker_config.get<bool>("unclean.leader.election.enable", d.unclean_leader_election_enable);
   d.log_flusher_runs = broker_config.has("log.flush.scheduler.interval.ms");
+  d.message_format_version = broker_config.get<std::string>("log.message.format.version", d.message_format_version);
+  d.record_format = read_record_format(broker_config, "log.message.format.version", d.message_format_version);
   return d;
 }
 
@@ -170,6 +186,7 @@ models::TopicSpec read_topic(MapReader in, const KafkaSpec::TopicDefaults& defau
   t.min_insync_replicas = config.get<int>("min.insync.replicas", defaults.min_insync_replicas, {1, 1000});
   t.unclean_leader_election_enable =
       config.get<bool>("unclean.leader.election.enable", defaults.unclean_leader_election_enable);
+  t.record_format = read_record_format(config, "message.format.version", defaults.message_format_version);
   if (config.has("flush.messages")) t.flush_messages = config.get<std::int64_t>("flush.messages", 0, {1, INT64_MAX});
   if (config.has("flush.ms")) {
     t.flush_ms = config.get<Duration>("flush.ms", 0, {0, kNever});
@@ -290,6 +307,20 @@ models::ProducerConfig read_producer_config(MapReader& group) {
     throw in.error("transactional.id", "needs acks=all, max.in.flight.requests.per.connection <= 5 and retries > 0");
   }
   return c;
+}
+
+// An idempotent producer's batches carry a producer id, which only format v2
+// has: LogValidator fails them on a v0 or v1 topic (UNSUPPORTED_FOR_MESSAGE_FORMAT).
+void check_record_format(MapReader& group, const models::ProducerConfig& c, const models::TopicSpec& topic) {
+  if (!c.enable_idempotence || topic.record_format == models::RecordFormat::V2) return;
+  MapReader config = group.map("config");
+  const std::string why = "an idempotent producer cannot write to topic '" + topic.name + "' of record format " +
+                          models::record_format_name(topic.record_format) +
+                          " (Kafka fails every batch with UNSUPPORTED_FOR_MESSAGE_FORMAT): set enable.idempotence: false, "
+                          "or a message.format.version of 0.11.0 or later";
+  if (config.has("enable.idempotence")) throw config.error("enable.idempotence", why);
+  if (config.has("transactional.id")) throw config.error("transactional.id", why);
+  throw group.error("topic", why + " (3.0+ producers are idempotent by default; defaults: pre-3.0 turns it off)");
 }
 
 // The `topic` key (default: the first topic), as an index into `topics`.
@@ -452,6 +483,7 @@ KafkaSpec::ConsumerGroup read_consumer(MapReader in, const std::vector<models::T
     group.workload.records_per_transaction = transform.get<std::uint64_t>("records_per_transaction", 0, {0, 100000000});
     group.workload.commit_interval = transform.get<Duration>("commit_interval", 0);
     group.transform = read_producer_config(transform);
+    check_record_format(transform, *group.transform, topics[static_cast<std::size_t>(group.workload.output_topic)]);
     group.transform_kafka_config = transform.map("config").resolved();
     if (group.workload.commit == models::CommitStrategy::Transactional && group.transform->transactional_id.empty()) {
       throw transform.error("config", "commit: transactional needs a transactional.id for the producer");
@@ -525,6 +557,7 @@ std::optional<KafkaSpec> read_kafka(MapReader& root, const std::vector<std::stri
     check_transaction_timeout(in.map("config"), group.config, kafka.broker);
     group.kafka_config = in.map("config").resolved();
     group.workload = read_workload(in, kafka.topics);
+    check_record_format(in, group.config, kafka.topics[static_cast<std::size_t>(group.workload.topic)]);
     group.start_when_ready = !read_client_start(in);
     if (profile) group.workload.cpu = profile->client_costs;
     if (group.workload.closed_loop && !group.workload.cpu.enabled()) {

@@ -11,6 +11,7 @@
 #include "models/hardware/disk.hpp"
 #include "models/protocol/acks.hpp"
 #include "models/protocol/kafka_types.hpp"
+#include "models/protocol/record_format.hpp"
 
 namespace ksim::models {
 
@@ -100,6 +101,7 @@ struct TopicSpec {
   bool unclean_leader_election_enable = false;      // unclean.leader.election.enable
   std::optional<std::int64_t> flush_messages;       // flush.messages (unset: the broker's log.flush.interval.messages)
   std::optional<SimTime> flush_ms;                  // flush.ms (unset: the broker's log.flush.interval.ms)
+  RecordFormat record_format = RecordFormat::V2;    // message.format.version (the broker's log.message.format.version)
   std::vector<std::vector<BrokerId>> assignment;    // explicit replica assignment; empty: Kafka's placement
 };
 

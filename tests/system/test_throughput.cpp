@@ -90,7 +90,7 @@ TEST_CASE("linkedin-2014: consumers read the backlog, alone and three at a time,
   const auto one = run_scenario("linkedin_2014/one-consumer", 1);
   const auto three = run_scenario("linkedin_2014/three-consumers", 1);
   // Which consumer reads from which leaders, and so how the fetches of one
-  // overlap, varies with the seed (2.05M-2.29M records/s for seeds 1-3): the mean is the prediction.
+  // overlap, varies with the seed (2.24M-2.25M records/s for seeds 1-3): the mean is the prediction.
   double three_mean = number(three.report["throughput"]["consumer_read_records_per_s"]);
   for (const std::uint64_t seed : {2, 3}) {
     three_mean += number(run_scenario("linkedin_2014/three-consumers", seed).report["throughput"]["consumer_read_records_per_s"]);

@@ -9,6 +9,7 @@
 
 #include "models/hardware/cpu_costs.hpp"
 #include "models/protocol/kafka_types.hpp"
+#include "models/protocol/record_format.hpp"
 #include "models/client/producer/partitioner.hpp"
 #include "sim/random/random.hpp"
 
@@ -45,13 +46,14 @@ struct ProducerWorkload {
 struct Arrival {
   SimTime at = 0;
   TopicPartition partition;
-  std::uint64_t bytes = 0;
+  RecordShape record;  // its key's and value's sizes
 };
 
 class ArrivalStream {
  public:
+  // `format`: the topic's, in which the sticky partitioner counts a record's bytes.
   ArrivalStream(const ProducerWorkload& workload, std::int32_t partitions, std::uint64_t batch_size,
-                RandomStream rng, RandomStream partitioner_rng);
+                RecordFormat format, RandomStream rng, RandomStream partitioner_rng);
 
   // Forgets the arrivals drawn ahead; the next one comes a gap after `from`.
   void restart(SimTime from);
@@ -65,6 +67,7 @@ class ArrivalStream {
   std::uint64_t draw_bytes();
 
   ProducerWorkload workload_;
+  RecordFormat format_;
   RandomStream rng_;
   Partitioner partitioner_;
   std::vector<double> zipf_cdf_;

@@ -17,6 +17,7 @@ Producer::Producer(Simulation& sim, std::string name, HostId host, std::uint32_t
       workload_(workload),
       history_(history),
       arrivals_(workload, directory_->topics[static_cast<std::size_t>(workload.topic)].partitions, config.batch_size,
+                directory_->topics[static_cast<std::size_t>(workload.topic)].record_format,
                 sim.stream(this->name() + "/workload"), sim.stream(this->name() + "/partitioner")),
       queues_(static_cast<std::size_t>(directory_->topics[static_cast<std::size_t>(workload.topic)].partitions)),
       in_flight_prefix_(queues_.size(), 0),
@@ -144,9 +145,9 @@ void Producer::take_arrivals() {
     const Arrival* next = arrivals_.peek(0);
     if (!next || next->at > now()) return;
     const Arrival arrival = arrivals_.pop();
-    stats_.app_cpu_ns += workload_.cpu.record_cost(arrival.bytes);
+    stats_.app_cpu_ns += workload_.cpu.record_cost(arrival.record.value_bytes);
     plan_stale_ = true;
-    if (!append(arrival.partition, arrival.bytes, arrival.at)) block(arrival);
+    if (!append(arrival.partition, arrival.record, arrival.at)) block(arrival);
   }
 }
 
@@ -157,16 +158,19 @@ void Producer::plan_arrivals() {
   if (blocked_ || !accepting() || (!plan_stale_ && arrival_timer_at_ != kNever)) return;
   plan_stale_ = false;
   constexpr std::size_t kLookahead = 256;
-  std::vector<std::pair<TopicPartition, std::uint64_t>> added;  // bytes the scanned arrivals add per partition
+  std::vector<std::pair<TopicPartition, Taken>> added;  // what the scanned arrivals add per partition
   const Arrival* wake = nullptr;
   for (std::size_t i = 0; i < kLookahead; ++i) {
     const Arrival* a = arrivals_.peek(i);
     if (!a) break;
     wake = a;
     auto it = std::find_if(added.begin(), added.end(), [&](const auto& e) { return e.first == a->partition; });
-    if (it == added.end()) it = added.insert(added.end(), {a->partition, 0});
+    if (it == added.end()) it = added.insert(added.end(), {a->partition, Taken{}});
     if (is_significant(*a, it->second)) break;
-    it->second += a->bytes;
+    const OpenBatch& open = open_batches_[static_cast<std::size_t>(a->partition.partition)];
+    it->second.bytes += record_bytes_in_batch(format_of(a->partition), a->record, open.records + it->second.records,
+                                              a->at - open.first_sent);
+    ++it->second.records;
   }
   const SimTime at = wake ? wake->at : kNever;
   if (at == arrival_timer_at_) return;
@@ -179,11 +183,13 @@ void Producer::plan_arrivals() {
 }
 
 // Would this record open a new batch or fill its partition's open one
-// (given `bytes_before` more bytes from earlier records not yet taken)?
-bool Producer::is_significant(const Arrival& a, std::uint64_t bytes_before) const {
+// (given the earlier records not yet taken)?
+bool Producer::is_significant(const Arrival& a, Taken before) const {
   const OpenBatch& open = open_batches_[static_cast<std::size_t>(a.partition.partition)];
   if (open.reserved_bytes == 0) return true;
-  const std::uint64_t bytes = open.bytes + bytes_before + a.bytes;
+  const std::uint64_t bytes = open.bytes + before.bytes +
+                              record_bytes_in_batch(format_of(a.partition), a.record, open.records + before.records,
+                                                    a.at - open.first_sent);
   return bytes > std::max(config_.batch_size, open.reserved_bytes) || bytes >= config_.batch_size;
 }
 
@@ -227,19 +233,25 @@ void Producer::send_returned() {
 
 // The accumulator: the record joins the partition's open batch, or a new
 // batch reserving batch.size bytes (or the record's size, if larger) from
-// buffer.memory (Kafka's BufferPool). False when memory is short.
-bool Producer::append(TopicPartition tp, std::uint64_t bytes, SimTime sent_at) {
+// buffer.memory (Kafka's BufferPool). False when memory is short. Sizes are
+// in the topic's record format, the batch header included, as
+// MemoryRecordsBuilder.hasRoomFor counts them against batch.size.
+bool Producer::append(TopicPartition tp, RecordShape record, SimTime sent_at) {
   plan_stale_ = true;
   touch(tp);
   auto& queue = queue_of(tp);
   bool created = false;
+  const RecordFormat format = format_of(tp);
   Batch* open = queue.empty() || queue.back()->closed || queue.back()->in_flight ? nullptr : queue.back().get();
-  if (open && open->records.bytes + bytes > std::max(config_.batch_size, open->reserved_bytes)) {
+  const auto size_in = [&](const Batch& b) {
+    return record_bytes_in_batch(format, record, b.records.record_count, sent_at - b.record_times.front());
+  };
+  if (open && open->records.bytes + size_in(*open) > std::max(config_.batch_size, open->reserved_bytes)) {
     open->closed = true;
     open = nullptr;
   }
   if (!open) {
-    const std::uint64_t reserve = std::max(config_.batch_size, bytes);
+    const std::uint64_t reserve = std::max(config_.batch_size, batch_bytes_upper_bound(format, record));
     if (memory_used_ + reserve > config_.buffer_memory) return false;
     memory_used_ += reserve;
     stats_.memory_peak_bytes = std::max(stats_.memory_peak_bytes, memory_used_);
@@ -247,7 +259,8 @@ bool Producer::append(TopicPartition tp, std::uint64_t bytes, SimTime sent_at) {
     batch->partition = tp;
     batch->created = now();
     batch->reserved_bytes = reserve;
-    batch->record_times.reserve(std::min<std::uint64_t>(64, reserve / std::max<std::uint64_t>(1, bytes) + 1));
+    batch->record_times.reserve(std::min<std::uint64_t>(64, reserve / std::max<std::uint64_t>(1, record.value_bytes) + 1));
+    batch->records.bytes = batch_header_bytes(format);
     batch->records.writer = index_;
     batch->records.first_record = produced_count(tp);
     queue.push_back(batch);
@@ -257,8 +270,9 @@ bool Producer::append(TopicPartition tp, std::uint64_t bytes, SimTime sent_at) {
   }
   history_.sent(index_, tp, produced_count(tp)++, sent_at);
   if (transactional()) txn_counted_record();
+  open->records.bytes += open->record_times.empty() ? record_bytes_in_batch(format, record, 0, 0) : size_in(*open);
+  open->value_bytes += record.value_bytes;
   ++open->records.record_count;
-  open->records.bytes += bytes;
   open->record_times.push_back(sent_at);
   ++stats_.records_sent;
   if (open->records.bytes >= config_.batch_size) open->closed = true;
@@ -269,7 +283,7 @@ bool Producer::append(TopicPartition tp, std::uint64_t bytes, SimTime sent_at) {
 }
 
 void Producer::unblock_if_possible() {
-  if (!blocked_ || !append(blocked_->partition, blocked_->bytes, blocked_->at)) return;
+  if (!blocked_ || !append(blocked_->partition, blocked_->record, blocked_->at)) return;
   blocked_.reset();
   cancel_timer(block_timeout_);
   send_returned();
@@ -406,7 +420,12 @@ void Producer::note_open_batch(TopicPartition tp) {
   const auto& queue = queue_of(tp);
   OpenBatch& open = open_batches_[static_cast<std::size_t>(tp.partition)];
   const bool is_open = !queue.empty() && !queue.back()->closed && !queue.back()->in_flight;
-  open = is_open ? OpenBatch{queue.back()->records.bytes, queue.back()->reserved_bytes} : OpenBatch{};
+  if (!is_open) {
+    open = OpenBatch{};
+    return;
+  }
+  const Batch& b = *queue.back();
+  open = OpenBatch{b.records.bytes, b.reserved_bytes, b.records.record_count, b.record_times.front()};
 }
 
 // The history counts each producer's records per partition in a map: the

@@ -92,6 +92,7 @@ class Producer final : public KafkaClient {
     TopicPartition partition;
     SimTime created = 0;
     std::uint64_t reserved_bytes = 0;  // from buffer.memory
+    std::uint64_t value_bytes = 0;     // the application's: records.bytes adds the record format's
     bool closed = false;               // full: no more records go in
     bool in_flight = false;
     bool sequenced = false;
@@ -116,8 +117,12 @@ class Producer final : public KafkaClient {
   void after_event() override;
   void take_arrivals();
   void plan_arrivals();
-  bool is_significant(const Arrival& arrival, std::uint64_t bytes_before) const;
-  bool append(TopicPartition tp, std::uint64_t bytes, SimTime sent_at);
+  struct Taken {  // records of a partition taken in a look-ahead, not yet appended
+    std::uint64_t bytes = 0;
+    std::int32_t records = 0;
+  };
+  bool is_significant(const Arrival& arrival, Taken before) const;
+  bool append(TopicPartition tp, RecordShape record, SimTime sent_at);
   void block(const Arrival& arrival);
   void send_returned();
   void unblock_if_possible();
@@ -183,6 +188,9 @@ class Producer final : public KafkaClient {
   static constexpr SimTime kExpiryCheckInterval = milliseconds(10);
   SimTime oldest_batch_created_ = 0;  // a lower bound on the creation time of every batch in the queues
   std::vector<std::deque<BatchPtr>> queues_;  // the accumulator, by partition of the workload's topic
+  RecordFormat format_of(TopicPartition tp) const {
+    return directory_->topics[static_cast<std::size_t>(tp.topic)].record_format;
+  }
   std::deque<BatchPtr>& queue_of(TopicPartition tp) { return queues_[static_cast<std::size_t>(tp.partition)]; }
   const std::deque<BatchPtr>& queue_of(TopicPartition tp) const { return queues_[static_cast<std::size_t>(tp.partition)]; }
   // By partition: that many batches at the front of the queue are known to be in flight.
@@ -193,6 +201,8 @@ class Producer final : public KafkaClient {
   struct OpenBatch {
     std::uint64_t bytes = 0;
     std::uint64_t reserved_bytes = 0;  // 0: no open batch
+    std::int32_t records = 0;
+    SimTime first_sent = 0;            // its first record's timestamp (v2 codes the others' as deltas)
   };
   std::vector<OpenBatch> open_batches_;
   void note_open_batch(TopicPartition tp);

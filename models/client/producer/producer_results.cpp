@@ -119,7 +119,7 @@ void Producer::acknowledge(const BatchPtr& b, Offset base_offset) {
     history_.acks.push_back({range, base_offset, now()});
   }
   stats_.records_acked += static_cast<std::uint64_t>(b->records.record_count);
-  stats_.bytes_acked += b->records.bytes;
+  stats_.bytes_acked += b->value_bytes;
   for (const SimTime t : b->record_times) {
     (t < workload_.warmup_end ? stats_.warmup_latency : stats_.latency).record(now() - t);
   }

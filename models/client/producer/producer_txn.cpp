@@ -68,7 +68,7 @@ void Producer::txn_counted_record() {
 void Producer::send_output(TopicPartition tp, std::uint64_t bytes, const DeliveryHistory::InputRecord& input) {
   auto& made_from = history_.made_from[{index_, tp}];
   const std::uint64_t number = produced_count(tp);
-  if (!append(tp, bytes, now())) return;  // buffer.memory exhausted: the record is not sent
+  if (!append(tp, RecordShape{-1, bytes}, now())) return;  // buffer.memory exhausted: the record is not sent
   if (made_from.size() <= number) made_from.resize(number + 1);
   made_from[number] = input;
 }

@@ -1,0 +1,222 @@
+// The producer's sender thread (Kafka's Sender and RecordAccumulator.ready
+// and drain): which batches go to which broker, when, in which request.
+#include <algorithm>
+
+#include "models/client/producer/producer.hpp"
+
+namespace ksim::models {
+
+// ---------------------------------------------------------------- sender
+
+void Producer::wake_sender() {
+  if (sender_wake_pending_) return;
+  sender_wake_pending_ = true;
+  set_timer(0, [this] {
+    sender_wake_pending_ = false;
+    run_sender();
+  });
+}
+
+void Producer::run_sender() {
+  if (now() >= next_expiry_check_) {
+    expire_batches();
+    next_expiry_check_ = now() + kExpiryCheckInterval;
+  }
+  if (sender_busy_until_ > now()) return run_sender_at(sender_busy_until_);  // the thread is still at work
+  SimTime next_check = kNever;
+  auto& ready = ready_by_broker_;  // reused: no allocation per pass
+  const std::size_t brokers = directory_->broker_nodes.size();
+  ready.resize(brokers);
+  link_full_.assign(brokers, false);
+  link_skipped_.assign(brokers, false);
+  for (const auto& [broker, l] : links()) {
+    link_full_[static_cast<std::size_t>(broker)] = l.connected && l.in_flight >= config_.max_in_flight_requests_per_connection;
+  }
+  if (index_metadata_ != metadata_version()) {
+    sender_index_.forget_leaders();
+    index_metadata_ = metadata_version();
+  }
+  const auto& visit = sender_index_.to_visit(now(), link_full_, link_skipped_, next_check);
+  for (std::size_t p = visit.find_first(); p != SenderIndex::kEnd; p = visit.find_next(p)) {
+    const TopicPartition tp{workload_.topic, static_cast<std::int32_t>(p)};
+    const auto& queue = queue_of(tp);
+    const auto first = first_unsent(p);
+    if (first == queue.end()) {
+      sender_index_.drop(p);  // nothing left to send here
+      continue;
+    }
+    SimTime not_before = 0;
+    if (!batch_ready(queue, first, next_check, not_before)) {
+      if (not_before > now()) sender_index_.linger(p, not_before);
+      continue;
+    }
+    const BrokerId leader = leader_of(tp);
+    if (leader == kNoBroker) {
+      refresh_metadata();
+      continue;
+    }
+    if (!transactional()) sender_index_.ready(p, leader);
+    ready[static_cast<std::size_t>(leader)].push_back(*first);
+  }
+  bool sent = false;
+  for (std::size_t broker = 0; broker < ready.size(); ++broker) {
+    if (link_skipped_[broker] && ready[broker].empty()) plan_stale_ = true;  // what send_to() does before finding no room
+    if (ready[broker].empty()) continue;
+    sent |= send_to(static_cast<BrokerId>(broker), ready[broker]);
+    ready[broker].clear();
+  }
+  if (sent) wake_sender();  // one request per broker per pass: drain the rest next
+  run_sender_at(next_check);
+}
+
+void Producer::run_sender_at(SimTime at) {
+  if (at >= sender_timer_at_) return;
+  cancel_timer(sender_timer_);
+  sender_timer_at_ = at;
+  sender_timer_ = set_timer(std::max<SimTime>(0, at - now()), [this] {
+    sender_timer_at_ = kNever;
+    run_sender();
+  });
+}
+
+// The single sender thread builds each request and completes each response:
+// with client CPU costs it is busy that long, and sends nothing meanwhile.
+void Producer::charge_sender(std::size_t batches) {
+  const ClientCpuCosts& c = workload_.cpu;
+  if (!c.enabled()) return;
+  const SimTime cost = c.request + static_cast<SimTime>(batches) * c.batch;
+  sender_busy_until_ = std::max(sender_busy_until_, now()) + cost;
+  stats_.sender_cpu_ns += cost;
+}
+
+// The partition's first unsent batch may go if it is full, has lingered or
+// a send() waits for buffer memory (RecordAccumulator.ready's `exhausted`),
+// its backoff is over, and (with idempotence) order cannot break.
+bool Producer::batch_ready(const std::deque<BatchPtr>& queue, std::deque<BatchPtr>::const_iterator first,
+                           SimTime& next_check, SimTime& not_before) {
+  const Batch& b = **first;
+  if (config_.enable_idempotence && producer_id_ == kNoProducerId) return false;
+  if (transactional() && !partition_in_txn(b.partition)) return false;  // AddPartitionsToTxn first
+  // Idempotence keeps order: a retried batch waits until nothing of its partition is in flight.
+  if (config_.enable_idempotence && b.attempts > 0 && first != queue.begin()) return false;
+  const bool exhausted = blocked_.has_value();
+  const bool full = b.closed || std::next(first) != queue.end();
+  const SimTime sendable_at =
+      std::max(b.retry_at, full || exhausted || b.attempts > 0 ? b.created : b.created + config_.linger);
+  if (sendable_at > now()) {
+    next_check = std::min(next_check, sendable_at);
+    not_before = sendable_at;
+    return false;
+  }
+  return true;
+}
+
+// In-flight batches stay at the front of their queue until answered: the
+// sender looks past those it already knows of.
+std::deque<Producer::BatchPtr>::const_iterator Producer::first_unsent(std::size_t partition) {
+  const auto& queue = queues_[partition];
+  std::size_t& prefix = in_flight_prefix_[partition];
+  prefix = std::min(prefix, queue.size());
+  const auto first = std::find_if(queue.begin() + static_cast<std::ptrdiff_t>(prefix), queue.end(),
+                                  [](const BatchPtr& b) { return !b->in_flight; });
+  prefix = static_cast<std::size_t>(first - queue.begin());
+  return first;
+}
+
+void Producer::remove_from_queue(const BatchPtr& b) {
+  auto& queue = queue_of(b->partition);
+  const auto it = std::find(queue.begin(), queue.end(), b);
+  if (it == queue.end()) return;
+  std::size_t& prefix = in_flight_prefix_[static_cast<std::size_t>(b->partition.partition)];
+  if (static_cast<std::size_t>(it - queue.begin()) < prefix) --prefix;
+  queue.erase(it);
+  note_open_batch(b->partition);
+}
+
+void Producer::note_open_batch(TopicPartition tp) {
+  const auto& queue = queue_of(tp);
+  OpenBatch& open = open_batches_[static_cast<std::size_t>(tp.partition)];
+  const bool is_open = !queue.empty() && !queue.back()->closed && !queue.back()->in_flight;
+  if (!is_open) {
+    open = OpenBatch{};
+    return;
+  }
+  const Batch& b = *queue.back();
+  open = OpenBatch{b.records.bytes, b.reserved_bytes, b.records.record_count, b.record_times.front()};
+}
+
+// The history counts each producer's records per partition in a map: the
+// producer keeps where each of its counts is (map nodes stay put).
+std::uint64_t& Producer::produced_count(TopicPartition tp) {
+  if (tp.topic != workload_.topic) return history_.produced[{index_, tp}];
+  std::uint64_t*& count = produced_counts_[static_cast<std::size_t>(tp.partition)];
+  if (!count) count = &history_.produced[{index_, tp}];
+  return *count;
+}
+
+// The partition's queue changed: its sendable time must be worked out again.
+void Producer::touch(TopicPartition tp) { sender_index_.touch(static_cast<std::size_t>(tp.partition)); }
+
+bool Producer::send_to(BrokerId broker, const std::vector<BatchPtr>& batches) {
+  plan_stale_ = true;  // batches close as they are sent
+  if (!ensure_connected(broker)) {
+    // Not reachable now: look again after reconnect.backoff.ms, with fresh metadata (the leader may have moved).
+    if (!reconnect_pending_) {
+      reconnect_pending_ = true;
+      set_timer(config_.reconnect_backoff, [this] {
+        reconnect_pending_ = false;
+        refresh_metadata();
+        wake_sender();
+      });
+    }
+    return false;
+  }
+  BrokerLink& l = link(broker);
+  if (l.in_flight >= config_.max_in_flight_requests_per_connection) return false;
+  auto request = std::make_unique<ProduceRequest>();
+  request->correlation_id = next_correlation_id();
+  request->acks = config_.acks;
+  request->timeout = config_.request_timeout;
+  request->transactional_id = config_.transactional_id;
+  request->partitions.reserve(batches.size());
+  std::uint64_t size = kRequestHeaderBytes;
+  std::vector<BatchPtr> sent;
+  sent.reserve(batches.size());
+  for (const BatchPtr& b : batches) {
+    if (!sent.empty() && size + b->records.bytes > config_.max_request_size) break;
+    b->closed = true;
+    note_open_batch(b->partition);
+    touch(b->partition);
+    if (config_.enable_idempotence && !b->sequenced) {
+      b->records.producer_id = producer_id_;
+      b->records.producer_epoch = producer_epoch_;
+      std::int32_t& next = next_sequence_[static_cast<std::size_t>(b->partition.partition)];
+      b->records.base_sequence = next;
+      next += b->records.record_count;
+      b->sequenced = true;
+    }
+    b->records.create_time = b->created;
+    b->records.transactional = transactional();
+    b->in_flight = true;
+    if (b->attempts++ > 0) ++stats_.retries;
+    ++history_.produce_attempts;
+    size += b->records.bytes;
+    request->partitions.push_back({b->partition, b->records});
+    sent.push_back(b);
+  }
+  ++stats_.requests;
+  stats_.batches += sent.size();
+  charge_sender(sent.size());
+  const std::int64_t correlation = request->correlation_id;
+  send(l.connection, std::move(request));
+  if (config_.acks == Acks::None) {
+    for (const BatchPtr& b : sent) acknowledge(b, -1);  // nothing comes back
+    return true;
+  }
+  ++l.in_flight;
+  const TimerId timeout = set_timer(config_.request_timeout, [this, correlation] { request_timed_out(correlation); });
+  in_flight_.emplace(correlation, InFlight{broker, std::move(sent), timeout});
+  return true;
+}
+
+}  // namespace ksim::models

@@ -91,3 +91,41 @@ TEST_CASE("the same seed gives the same sticky sequence", "[partitioner]") {
   CHECK(sequence(42) == sequence(42));
   CHECK(sequence(42) != sequence(43));
 }
+
+TEST_CASE("the sticky partition waits for its last batch to fill before it moves, up to twice batch.size",
+          "[partitioner]") {
+  // batch.size 1000 and a 61-byte batch header: three 300-byte records fill a
+  // batch to 961; the fourth opens a batch, so at 1,322 bytes produced the
+  // last batch is not full and the partition stays (enableSwitch false) until
+  // the seventh record opens a third batch and passes 2,000 bytes.
+  Partitioner partitioner(6, 1000, RandomStream(3), 61);
+  const auto sticky = partitioner.partition(std::nullopt, 300);
+  for (int i = 2; i <= 7; ++i) {
+    INFO("record " << i);
+    CHECK(partitioner.partition(std::nullopt, 300) == sticky);
+  }
+  const auto next = partitioner.partition(std::nullopt, 300);
+  CHECK(next != sticky);
+  // Records of 313 bytes fill a batch exactly (61 + 3 x 313 = 1000): it is full at batch.size, so the partition moves at once.
+  Partitioner exact(6, 1000, RandomStream(3), 61);
+  const auto first = exact.partition(std::nullopt, 313);
+  CHECK(exact.partition(std::nullopt, 313) == first);
+  CHECK(exact.partition(std::nullopt, 313) == first);
+  CHECK(exact.partition(std::nullopt, 313) != first);
+}
+
+TEST_CASE("a sticky batch sent at linger.ms counts as full: the partition moves only once batch.size went to it",
+          "[partitioner]") {
+  // BuiltInPartitioner.java's own example, scaled: batch.size 1000, linger.ms
+  // 500, a 100-byte record every 80 ms. The first batch lingers out with 700
+  // bytes (not enough to switch); the second passes 1,000 bytes produced but
+  // is not full, so the partition stays; it lingers out too, and the next
+  // record switches: batches of 700 and 700, not 700 and 300.
+  Partitioner partitioner(6, 1000, RandomStream(3), 0, milliseconds(500));
+  const auto sticky = partitioner.partition(std::nullopt, 100, 0);
+  for (int i = 2; i <= 14; ++i) {
+    INFO("record " << i);
+    CHECK(partitioner.partition(std::nullopt, 100, milliseconds(80) * (i - 1)) == sticky);
+  }
+  CHECK(partitioner.partition(std::nullopt, 100, milliseconds(80) * 14) != sticky);
+}

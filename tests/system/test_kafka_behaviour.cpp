@@ -285,3 +285,20 @@ producers:
   CHECK(report.kafka->latency_p50_ms < 15.0);
   CHECK(report.kafka->delivery.lost == 0);
 }
+
+// RecordAccumulator.drainBatchesForOneNode: a broker with one batch ready
+// gets every partition's head batch, lingering or not.
+TEST_CASE("the producer's drain takes every partition's batch for a broker that has one ready", "[kafka][producer]") {
+  const RunReport report = run_inline(R"(
+duration: 10s
+brokers: {count: 3}
+topics: [{name: t, partitions: 12, replication_factor: 3}]
+producers:
+  - {name: p, rate: 1200/s, record_size: 100B, keys: {distribution: uniform, count: 1000}, config: {linger.ms: 50}}
+)");
+  REQUIRE(report.kafka->delivery.acknowledged > 11000);
+  // A request per partition per linger.ms would be 12 x 20/s x 10 s = 2,400 (1,996 before the fix);
+  // with the drain about one per broker per linger.ms (574).
+  CHECK(report.kafka->producer_requests < 900);
+  CHECK(report.kafka->producer_requests > 300);
+}

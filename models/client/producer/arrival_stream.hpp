@@ -51,9 +51,10 @@ struct Arrival {
 
 class ArrivalStream {
  public:
-  // `format`: the topic's, in which the sticky partitioner counts a record's bytes.
+  // `format`: the topic's, in which the sticky partitioner counts a record's
+  // bytes; `linger`: linger.ms, when it takes a batch as sent.
   ArrivalStream(const ProducerWorkload& workload, std::int32_t partitions, std::uint64_t batch_size,
-                RecordFormat format, RandomStream rng, RandomStream partitioner_rng);
+                RecordFormat format, SimTime linger, RandomStream rng, RandomStream partitioner_rng);
 
   // Forgets the arrivals drawn ahead; the next one comes a gap after `from`.
   void restart(SimTime from);

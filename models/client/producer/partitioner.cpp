@@ -46,22 +46,48 @@ std::int32_t murmur2(std::string_view data) {
   return murmur2(std::span(reinterpret_cast<const std::uint8_t*>(data.data()), data.size()));
 }
 
-Partitioner::Partitioner(std::int32_t partitions, std::uint64_t batch_size_bytes, RandomStream rng)
-    : partitions_(partitions), batch_size_bytes_(batch_size_bytes), rng_(rng) {
+Partitioner::Partitioner(std::int32_t partitions, std::uint64_t batch_size_bytes, RandomStream rng,
+                         std::uint64_t batch_header_bytes, SimTime linger)
+    : partitions_(partitions), batch_size_bytes_(batch_size_bytes), batch_header_bytes_(batch_header_bytes), rng_(rng),
+      linger_(linger) {
   assert(partitions_ >= 1);
   assert(batch_size_bytes_ >= 1);  // KafkaProducer passes max(1, batch.size)
 }
 
 // Keyed: BuiltInPartitioner.partitionForKey; keyed records leave the sticky
 // state alone, as in Kafka. Keyless: the sticky partition (KIP-794
-// BuiltInPartitioner.updatePartitionInfo), which takes the record that
-// reaches batch.size and switches for the next one.
-std::int32_t Partitioner::partition(std::optional<std::string_view> key, std::uint64_t record_bytes) {
+// BuiltInPartitioner.updatePartitionInfo). It switches once batch.size
+// bytes went to it and its last batch is full, or at twice batch.size
+// (RecordAccumulator.append's enableSwitch = allBatchesFull): a record that
+// does not fit opens a batch, which must fill, or linger out, before the
+// switch. The batch is mirrored here as the accumulator fills it, and taken
+// as sent once linger.ms has passed since its first record (the sender may
+// take it earlier, with another partition's ready batch, or later, short of
+// in-flight room: not seen here).
+std::int32_t Partitioner::partition(std::optional<std::string_view> key, std::uint64_t record_bytes, SimTime at) {
   if (key) return to_positive(murmur2(*key)) % partitions_;
   if (sticky_ < 0) sticky_ = static_cast<std::int32_t>(rng_.below(static_cast<std::uint64_t>(partitions_)));
+  if (batch_records_ > 0 && linger_ != kNever && at - batch_started_ >= linger_) {
+    // Sent: no batch left open. RecordAccumulator.partitionChanged switches now if enough went to this partition.
+    batch_records_ = 0;
+    batch_bytes_ = 0;
+    if (sticky_bytes_ >= batch_size_bytes_) switch_sticky();
+  }
   const std::int32_t chosen = sticky_;
-  sticky_bytes_ += record_bytes;
-  if (sticky_bytes_ >= batch_size_bytes_) switch_sticky();
+  // The accumulator's batch, mirrored: MemoryRecordsBuilder.hasRoomFor, and the
+  // bytes the append adds (a new batch's estimated size, header included).
+  if (batch_records_ > 0 && batch_bytes_ + record_bytes <= batch_size_bytes_) {
+    batch_bytes_ += record_bytes;
+    sticky_bytes_ += record_bytes;
+  } else {
+    batch_bytes_ = batch_header_bytes_ + record_bytes;
+    batch_records_ = 0;
+    batch_started_ = at;
+    sticky_bytes_ += batch_bytes_;
+  }
+  ++batch_records_;
+  const bool last_batch_full = batch_bytes_ >= batch_size_bytes_;  // MemoryRecordsBuilder.isFull
+  if ((sticky_bytes_ >= batch_size_bytes_ && last_batch_full) || sticky_bytes_ >= 2 * batch_size_bytes_) switch_sticky();
   return chosen;
 }
 
@@ -70,6 +96,8 @@ std::int32_t Partitioner::partition(std::optional<std::string_view> key, std::ui
 // re-draw the same one).
 void Partitioner::switch_sticky() {
   sticky_bytes_ = 0;
+  batch_bytes_ = 0;
+  batch_records_ = 0;
   if (partitions_ < 2) return;
   const auto draw = static_cast<std::int32_t>(rng_.below(static_cast<std::uint64_t>(partitions_ - 1)));
   sticky_ = draw >= sticky_ ? draw + 1 : draw;

@@ -4,12 +4,14 @@
 // as the Java client, so ksim places keys where Kafka would). A record
 // without a key uses the built-in sticky partitioner of KIP-794 (Kafka 3.3+):
 // it sticks to one partition until `batch.size` bytes have been produced to
-// it, then switches to another chosen at random.
+// it and its last batch is full (at most twice that), then switches to
+// another chosen at random.
 #include <cstdint>
 #include <optional>
 #include <span>
 #include <string_view>
 
+#include "sim/events/time.hpp"
 #include "sim/random/random.hpp"
 
 namespace ksim::models {
@@ -22,20 +24,28 @@ inline std::int32_t to_positive(std::int32_t hash) { return hash & 0x7fffffff; }
 
 class Partitioner {
  public:
-  Partitioner(std::int32_t partitions, std::uint64_t batch_size_bytes, RandomStream rng);
+  // `batch_header_bytes`: what a batch holds before its first record (the
+  // record format's); `linger`: linger.ms, after which the sender takes a batch.
+  Partitioner(std::int32_t partitions, std::uint64_t batch_size_bytes, RandomStream rng,
+              std::uint64_t batch_header_bytes = 0, SimTime linger = kNever);
 
-  // The partition of a record: by key hash when `key` is set, else the sticky partition.
-  // `record_bytes` counts towards the sticky partition's batch.size budget.
-  std::int32_t partition(std::optional<std::string_view> key, std::uint64_t record_bytes);
+  // The partition of a record sent at `at`: by key hash when `key` is set, else the sticky partition.
+  // `record_bytes` (its size in a batch) counts towards the sticky partition's batch.size budget.
+  std::int32_t partition(std::optional<std::string_view> key, std::uint64_t record_bytes, SimTime at = 0);
 
  private:
   void switch_sticky();
 
   std::int32_t partitions_;
   std::uint64_t batch_size_bytes_;
+  std::uint64_t batch_header_bytes_;
   RandomStream rng_;
   std::int32_t sticky_ = -1;
-  std::uint64_t sticky_bytes_ = 0;
+  std::uint64_t sticky_bytes_ = 0;   // produced to the sticky partition
+  std::uint64_t batch_bytes_ = 0;    // its last batch's, as the accumulator fills it
+  std::uint64_t batch_records_ = 0;
+  SimTime linger_;
+  SimTime batch_started_ = 0;        // its first record's time
 };
 
 }  // namespace ksim::models

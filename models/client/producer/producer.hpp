@@ -137,6 +137,9 @@ class Producer final : public KafkaClient {
                    SimTime& not_before);
   void touch(TopicPartition tp);
   bool send_to(BrokerId broker, const std::vector<BatchPtr>& batches);
+  void drain_for(BrokerId broker, std::vector<BatchPtr>& batches);
+  void advance_drain_index(BrokerId broker, const std::vector<BatchPtr>& batches, std::size_t sent);
+  void note_leaders();
   // the outcome of each batch (producer_results.cpp)
   void handle_produce_response(ConnectionId connection, const ProduceResponse& response);
   void handle_result(const BatchPtr& batch, Error error, Offset base_offset);
@@ -212,6 +215,8 @@ class Producer final : public KafkaClient {
   std::uint64_t index_metadata_ = ~0ULL;  // the metadata the index's leaders are from
   std::vector<bool> link_full_, link_skipped_;  // run_sender's scratch space, by broker
   std::vector<std::vector<BatchPtr>> ready_by_broker_;  // run_sender's scratch space
+  std::vector<SenderIndex::Partitions> led_by_;         // by broker: the partitions it leads
+  std::vector<std::int32_t> drain_start_;               // by broker: where its next drain starts (Kafka's drainIndex)
   SimTime next_expiry_check_ = 0;
   std::map<std::int64_t, InFlight> in_flight_;
   std::vector<std::int32_t> next_sequence_;  // by partition of the workload's topic

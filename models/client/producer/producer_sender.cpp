@@ -35,6 +35,7 @@ void Producer::run_sender() {
   if (index_metadata_ != metadata_version()) {
     sender_index_.forget_leaders();
     index_metadata_ = metadata_version();
+    note_leaders();
   }
   const auto& visit = sender_index_.to_visit(now(), link_full_, link_skipped_, next_check);
   for (std::size_t p = visit.find_first(); p != SenderIndex::kEnd; p = visit.find_next(p)) {
@@ -62,7 +63,9 @@ void Producer::run_sender() {
   for (std::size_t broker = 0; broker < ready.size(); ++broker) {
     if (link_skipped_[broker] && ready[broker].empty()) plan_stale_ = true;  // what send_to() does before finding no room
     if (ready[broker].empty()) continue;
-    sent |= send_to(static_cast<BrokerId>(broker), ready[broker]);
+    const auto b = static_cast<BrokerId>(broker);
+    if (!link_full_[broker]) drain_for(b, ready[broker]);
+    sent |= send_to(b, ready[broker]);
     ready[broker].clear();
   }
   if (sent) wake_sender();  // one request per broker per pass: drain the rest next
@@ -77,6 +80,62 @@ void Producer::run_sender_at(SimTime at) {
     sender_timer_at_ = kNever;
     run_sender();
   });
+}
+
+// A broker with a ready batch gets the first unsent batch of every
+// partition it leads, lingering or not (RecordAccumulator.drainBatchesForOneNode
+// checks neither linger.ms nor fullness), unless it is backing off or
+// idempotence or the transaction holds it (shouldStopDrainBatchesForPartition).
+// The request takes them from the broker's drain index on, which stays on the
+// partition that did not fit, or steps back one when all did (Kafka's
+// updateDrainIndex is called for each partition visited, before the size check).
+void Producer::drain_for(BrokerId broker, std::vector<BatchPtr>& batches) {
+  const auto& led = led_by_[static_cast<std::size_t>(broker)];
+  const SenderIndex::Partitions& lingering = sender_index_.lingering();
+  for (std::size_t p = led.find_first(); p != SenderIndex::kEnd; p = led.find_next(p)) {
+    if (!lingering.test(p)) continue;
+    const auto& queue = queues_[p];
+    const auto first = first_unsent(p);
+    if (first == queue.end()) continue;
+    const Batch& b = **first;
+    if (b.attempts > 0 && b.retry_at > now()) continue;  // backing off
+    if (config_.enable_idempotence && (producer_id_ == kNoProducerId || (b.attempts > 0 && first != queue.begin()))) continue;
+    if (transactional() && !partition_in_txn(b.partition)) continue;
+    batches.push_back(*first);
+  }
+  std::sort(batches.begin(), batches.end(),
+            [](const BatchPtr& x, const BatchPtr& y) { return x->partition.partition < y->partition.partition; });
+  const std::int32_t start = drain_start_[static_cast<std::size_t>(broker)];
+  const auto from = std::find_if(batches.begin(), batches.end(), [&](const BatchPtr& x) { return x->partition.partition >= start; });
+  std::rotate(batches.begin(), from, batches.end());
+}
+
+// Where the broker's next drain starts, once `sent` of `batches` (in drain order) went.
+void Producer::advance_drain_index(BrokerId broker, const std::vector<BatchPtr>& batches, std::size_t sent) {
+  std::int32_t& start = drain_start_[static_cast<std::size_t>(broker)];
+  if (sent < batches.size()) {
+    start = batches[sent]->partition.partition;  // the one that did not fit
+    return;
+  }
+  // All fitted: the last partition visited is the one before the start, among those the broker leads.
+  const auto& led = led_by_[static_cast<std::size_t>(broker)];
+  std::int32_t before = -1, last = -1;
+  for (std::size_t p = led.find_first(); p != SenderIndex::kEnd; p = led.find_next(p)) {
+    if (static_cast<std::int32_t>(p) < start) before = static_cast<std::int32_t>(p);
+    last = static_cast<std::int32_t>(p);
+  }
+  start = before >= 0 ? before : last;
+}
+
+// The partitions each broker leads, from the metadata.
+void Producer::note_leaders() {
+  const std::size_t brokers = directory_->broker_nodes.size();
+  led_by_.assign(brokers, SenderIndex::Partitions(queues_.size()));
+  drain_start_.resize(brokers, 0);
+  for (std::size_t p = 0; p < queues_.size(); ++p) {
+    const BrokerId leader = leader_of({workload_.topic, static_cast<std::int32_t>(p)});
+    if (leader != kNoBroker && static_cast<std::size_t>(leader) < brokers) led_by_[static_cast<std::size_t>(leader)].set(p);
+  }
 }
 
 // The single sender thread builds each request and completes each response:
@@ -204,6 +263,7 @@ bool Producer::send_to(BrokerId broker, const std::vector<BatchPtr>& batches) {
     request->partitions.push_back({b->partition, b->records});
     sent.push_back(b);
   }
+  advance_drain_index(broker, batches, sent.size());
   ++stats_.requests;
   stats_.batches += sent.size();
   charge_sender(sent.size());

@@ -38,6 +38,7 @@ class SenderIndex {
   void linger(std::size_t p, SimTime until);
   void ready(std::size_t p, BrokerId leader) { ready_[static_cast<std::size_t>(leader)].set(p); }
   void forget_leaders();  // the metadata changed: leaders may have moved
+  const Partitions& lingering() const { return lingering_; }  // known to wait for linger.ms or a backoff
 
   // The partitions to visit at `now`, in order: pending ones, but those
   // lingering past `now` and those ready for a connection that is `full`.

@@ -247,3 +247,17 @@ consumers:
   CHECK(group.report.unprocessed == 4000);
   CHECK(group.report.processed + group.report.unprocessed == group.report.committed);
 }
+
+// Sender.maybeSendAndPollTransactionalRequest -> RecordAccumulator.abortUndrainedBatches.
+TEST_CASE("an aborted transaction's batches never drained fail in the client, unwritten", "[transactions][producer]") {
+  const std::vector<std::string> abort_all{"producers.0.abort_probability=1"};
+  auto lingering = abort_all;
+  lingering.push_back("producers.0.config[linger.ms]=1s");  // no batch leaves before its transaction ends
+  const auto held = run_scenario("txn-isolation", 1, lingering);
+  CHECK(held.report["transactions"]["aborted"].get<int>() > 10);
+  CHECK(held.report["transactions"]["aborted_reads_read_uncommitted"] == 0);  // nothing of them reached a log
+  CHECK(held.report["delivery"]["failed"] == held.report["delivery"]["produced"]);
+  // The same without linger: batches leave as records come, and read_uncommitted consumers see them.
+  const auto sent = run_scenario("txn-isolation", 1, abort_all);
+  CHECK(sent.report["transactions"]["aborted_reads_read_uncommitted"].get<int>() > 1000);
+}

@@ -170,6 +170,7 @@ class Producer final : public KafkaClient {
   void maybe_flushed();
   void txn_counted_record();
   void begin_end_txn();
+  void abort_undrained_batches();
   void txn_completed(bool committed);
   void txn_fatal(Error error);
   void stash_ack(const BatchPtr& batch, Offset base_offset);
@@ -251,6 +252,7 @@ class Producer final : public KafkaClient {
   std::set<TopicPartition> txn_adding_; // in the AddPartitionsToTxn in flight
   std::uint64_t txn_records_ = 0;       // records sent in the current transaction
   bool txn_abortable_ = false;          // a record of the transaction failed: it can only abort
+  bool aborting_undrained_ = false;     // abort_undrained_batches is at work
   std::vector<DeliveryHistory::Ack> txn_acks_;  // acknowledged, waiting for the outcome
   RandomStream txn_rng_;
   std::optional<TxnOffsets> txn_offsets_;  // sendOffsetsToTransaction() in progress

@@ -23,6 +23,7 @@ void Producer::run_sender() {
     next_expiry_check_ = now() + kExpiryCheckInterval;
   }
   if (sender_busy_until_ > now()) return run_sender_at(sender_busy_until_);  // the thread is still at work
+  abort_undrained_batches();  // Sender.runOnce: before sendProducerData
   SimTime next_check = kNever;
   auto& ready = ready_by_broker_;  // reused: no allocation per pass
   const std::size_t brokers = directory_->broker_nodes.size();

@@ -121,12 +121,30 @@ void Producer::begin_end_txn() {
   if (txn_state_ != TxnState::InTransaction) return;
   const bool abort = workload_.abort_probability > 0 && txn_rng_.bernoulli(workload_.abort_probability);
   transition_to(abort || txn_abortable_ ? TxnState::AbortingTransaction : TxnState::CommittingTransaction);
+  // TransactionManager.beginAbort: partitions not yet sent in AddPartitionsToTxn are no longer added.
+  if (txn_state_ == TxnState::AbortingTransaction) txn_to_add_.clear();
   wake_sender();  // flush: linger.ms no longer applies
   for (auto& queue : queues_) {
     for (const BatchPtr& b : queue) b->closed = true;
   }
   sender_index_.forget();
   txn_step();
+}
+
+// Aborting, or after an abortable error, the batches never drained fail in
+// the client without being sent (Sender.maybeSendAndPollTransactionalRequest
+// -> RecordAccumulator.abortUndrainedBatches: those without a sequence).
+void Producer::abort_undrained_batches() {
+  if (!transactional() || aborting_undrained_ || !(txn_abortable_ || txn_state_ == TxnState::AbortingTransaction)) return;
+  std::vector<BatchPtr> undrained;
+  for (const auto& queue : queues_) {
+    for (const BatchPtr& b : queue) {
+      if (!b->sequenced && !b->in_flight) undrained.push_back(b);
+    }
+  }
+  aborting_undrained_ = true;  // fail() comes back here through finish() and txn_step()
+  for (const BatchPtr& b : undrained) fail(b, Error::TransactionAborted);
+  aborting_undrained_ = false;
 }
 
 // The one transaction request to send next, if any: at most one is in flight.

@@ -60,8 +60,7 @@ struct KafkaSpec {
     std::int32_t min_insync_replicas = 1;          // min.insync.replicas
     bool unclean_leader_election_enable = false;   // unclean.leader.election.enable
     bool log_flusher_runs = false;                 // log.flush.scheduler.interval.ms is set: flush.ms can apply
-    std::string message_format_version = "3.0";                     // log.message.format.version (3.0+ ignore it)
-    models::RecordFormat record_format = models::RecordFormat::V2;  // the format it selects
+    models::RecordFormat record_format = models::RecordFormat::V2;  // log.message.format.version (3.0+ ignore it)
   };
   TopicDefaults topic_defaults;
   // Each `config:` map's Kafka configs as the reader resolved them (the

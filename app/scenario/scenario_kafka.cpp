@@ -133,11 +133,12 @@ models::BrokerConfig read_broker_config(MapReader& brokers, const std::optional<
 
 // log.message.format.version (brokers) or message.format.version (a topic):
 // the record format of a release. Kafka 3.0+ ignores it (KIP-724) and 4.0
-// removed it; ksim applies it as the release it names would.
-// Recorded for `ksim validate --resolved` whether given or not (`fallback`:
-// the release whose format applies when it is not).
-models::RecordFormat read_record_format(MapReader& config, std::string_view key, const std::string& fallback) {
-  const std::optional<models::RecordFormat> format = models::record_format_of_version(config.get<std::string>(key, fallback));
+// removed it (a 4.x broker refuses the topic config), so it is read, and
+// resolved for `ksim validate --resolved`, only when given; ksim applies it as
+// the release it names would.
+models::RecordFormat read_record_format(MapReader& config, std::string_view key, models::RecordFormat fallback) {
+  if (!config.has(key)) return fallback;
+  const std::optional<models::RecordFormat> format = models::record_format_of_version(config.get<std::string>(key, ""));
   if (!format) {
     throw config.error(key, "is not a release Kafka accepts here: 0.8.0 to 0.11.0 with three numbers (0.8.2, "
                             "0.10.0-IV1), 1.0 to 3.9 with two (2.8)");
@@ -152,8 +153,7 @@ KafkaSpec::TopicDefaults read_topic_defaults(MapReader broker_config) {
   d.unclean_leader_election_enable =
       broker_config.get<bool>("unclean.leader.election.enable", d.unclean_leader_election_enable);
   d.log_flusher_runs = broker_config.has("log.flush.scheduler.interval.ms");
-  d.message_format_version = broker_config.get<std::string>("log.message.format.version", d.message_format_version);
-  d.record_format = read_record_format(broker_config, "log.message.format.version", d.message_format_version);
+  d.record_format = read_record_format(broker_config, "log.message.format.version", d.record_format);
   return d;
 }
 
@@ -186,7 +186,7 @@ models::TopicSpec read_topic(MapReader in, const KafkaSpec::TopicDefaults& defau
   t.min_insync_replicas = config.get<int>("min.insync.replicas", defaults.min_insync_replicas, {1, 1000});
   t.unclean_leader_election_enable =
       config.get<bool>("unclean.leader.election.enable", defaults.unclean_leader_election_enable);
-  t.record_format = read_record_format(config, "message.format.version", defaults.message_format_version);
+  t.record_format = read_record_format(config, "message.format.version", defaults.record_format);
   if (config.has("flush.messages")) t.flush_messages = config.get<std::int64_t>("flush.messages", 0, {1, INT64_MAX});
   if (config.has("flush.ms")) {
     t.flush_ms = config.get<Duration>("flush.ms", 0, {0, kNever});

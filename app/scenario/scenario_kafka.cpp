@@ -271,7 +271,9 @@ models::ProducerConfig read_producer_config(MapReader& group) {
   c.request_timeout = in.get<Duration>("request.timeout.ms", c.request_timeout, {1, kNever});
   c.retries = in.get<std::int64_t>("retries", c.retries, {0, INT32_MAX});
   c.retry_backoff = in.get<Duration>("retry.backoff.ms", c.retry_backoff);
-  c.retry_backoff_max = in.get<Duration>("retry.backoff.max.ms", c.retry_backoff_max);
+  // Kafka before 3.7 had no exponential backoff (KIP-580): pre-3.0 clients wait retry.backoff.ms each time.
+  const bool pre_3_0 = group.get<std::string>("defaults", "current") == "pre-3.0";
+  c.retry_backoff_max = in.get<Duration>("retry.backoff.max.ms", pre_3_0 ? c.retry_backoff : c.retry_backoff_max);
   const std::optional<SimTime> delivery_timeout = in.optional<Duration>("delivery.timeout.ms", {1, kNever});
   c.delivery_timeout = delivery_timeout.value_or(c.delivery_timeout);
   c.max_request_size = in.get<Bytes>("max.request.size", c.max_request_size, {1, 1ULL << 31});

@@ -302,3 +302,30 @@ producers:
   CHECK(report.kafka->producer_requests < 900);
   CHECK(report.kafka->producer_requests > 300);
 }
+
+// KIP-580's exponential retry backoff arrived in Kafka 3.7; a pre-3.0 client waits retry.backoff.ms every time.
+TEST_CASE("retries back off exponentially in current clients, by retry.backoff.ms alone before 3.0", "[kafka][producer]") {
+  const std::string yaml = R"(
+duration: 10s
+drain: 20s
+brokers: {count: 3}
+topics: [{name: t, partitions: 3, replication_factor: 3}]
+producers:
+  - {name: p, rate: 100/s, record_size: 100B, defaults: DEFAULTS,
+     config: {acks: 1, enable.idempotence: false, linger.ms: 0, request.timeout.ms: 200, delivery.timeout.ms: 20s}}
+faults:
+  - {kind: partition, at: 3s, duration: 5s, nodes: [p-0]}
+)";
+  const auto run = [&](const std::string& defaults) {
+    std::string text = yaml;
+    text.replace(text.find("DEFAULTS"), 8, defaults);
+    return run_inline(text);
+  };
+  const RunReport old_client = run("pre-3.0");
+  const RunReport current = run("current");
+  CHECK(old_client.kafka->delivery.lost == 0);
+  CHECK(current.kafka->delivery.acknowledged == old_client.kafka->delivery.acknowledged);
+  // 5 s cut off, 200 ms request timeouts: a retry every 300 ms, against 300, 400, 600, 1,000, 1,200 ms ...
+  CHECK(old_client.kafka->producer_retries > 1.8 * static_cast<double>(current.kafka->producer_retries));
+  CHECK(current.kafka->producer_retries > 20);
+}

@@ -102,11 +102,20 @@ void Producer::retry_or_fail(const BatchPtr& b, Error error) {
   }
 }
 
-// KIP-580: exponential backoff from retry.backoff.ms to retry.backoff.max.ms, with 20% jitter.
+// KIP-580: Kafka's ExponentialBackoff(retry.backoff.ms, 2, retry.backoff.max.ms, 0.2),
+// as RecordAccumulator asks it for backoff(attempts - 1): the exponent capped
+// where the interval reaches the maximum, 20% jitter, then the cap, in whole
+// milliseconds; a constant retry.backoff.max.ms, without jitter, when
+// retry.backoff.ms is not below it (expMax == 0).
 SimTime Producer::backoff(int attempts) {
-  const double base = static_cast<double>(config_.retry_backoff) * std::pow(2.0, std::max(0, attempts - 1));
-  const double capped = std::min(base, static_cast<double>(config_.retry_backoff_max));
-  return static_cast<SimTime>(capped * rng().uniform(0.8, 1.2));
+  const std::int64_t max_ms = config_.retry_backoff_max / milliseconds(1);
+  const std::int64_t initial_ms = std::min(max_ms, config_.retry_backoff / milliseconds(1));
+  if (max_ms <= initial_ms) return milliseconds(initial_ms);
+  const double exp_max = std::log2(static_cast<double>(max_ms) / static_cast<double>(std::max<std::int64_t>(initial_ms, 1)));
+  const double exp = std::min(static_cast<double>(std::max(0, attempts - 1)), exp_max);
+  const double term = static_cast<double>(initial_ms) * std::pow(2.0, exp);
+  const auto value_ms = static_cast<std::int64_t>(rng().uniform(0.8, 1.2) * term);
+  return milliseconds(std::min(value_ms, max_ms));
 }
 
 void Producer::acknowledge(const BatchPtr& b, Offset base_offset) {

@@ -49,7 +49,8 @@ json producer_config(const config::ResolvedValues& read, const models::ProducerC
   return config;
 }
 
-json workload_json(const KafkaSpec& k, const models::ProducerWorkload& w, SimTime duration, bool transactional) {
+json workload_json(const KafkaSpec& k, const models::ProducerWorkload& w, const models::ProducerConfig& c, SimTime duration,
+                   bool transactional) {
   json out;
   out["topic"] = topic_name(k, w.topic);
   out["closed_loop"] = w.closed_loop;
@@ -62,7 +63,9 @@ json workload_json(const KafkaSpec& k, const models::ProducerWorkload& w, SimTim
                                                                          : "zipf";
   out["keys"] = {{"distribution", keys}, {"count", w.key_count}, {"exponent", w.zipf_exponent}};
   // models/client/producer/partitioner.hpp: a key is the decimal text of its number.
-  out["partitioner"] = w.keys == models::ProducerWorkload::Keys::None ? "sticky" : "murmur2-key";
+  out["partitioner"] = c.partitioner == models::PartitionerClass::RoundRobin ? "round-robin"
+                       : w.keys == models::ProducerWorkload::Keys::None    ? "sticky"
+                                                                           : "murmur2-key";
   out["start_ns"] = w.start;
   out["stop_ns"] = std::min(w.stop, duration);  // producers stop at the scenario's duration
   out["records_per_transaction"] = transactional ? json(w.records_per_transaction) : json(nullptr);
@@ -85,7 +88,7 @@ json producers_json(const Scenario& s) {
       }
     }
     p["node_configs"] = std::move(per_node);
-    p["workload"] = workload_json(k, group.workload, s.duration, !group.config.transactional_id.empty());
+    p["workload"] = workload_json(k, group.workload, group.config, s.duration, !group.config.transactional_id.empty());
     if (group.start_when_ready) p["workload"]["start_ns"] = nullptr;  // once the cluster is ready
     out.push_back(std::move(p));
   }

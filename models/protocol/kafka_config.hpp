@@ -105,10 +105,17 @@ struct TopicSpec {
   std::vector<std::vector<BrokerId>> assignment;    // explicit replica assignment; empty: Kafka's placement
 };
 
+// partitioner.class: none (Kafka's built-in partitioner), or
+// org.apache.kafka.clients.producer.RoundRobinPartitioner (2.4+), which
+// spreads every record, keyed or not, round robin. The 2014 client's
+// default partitioner did the same for keyless records.
+enum class PartitionerClass { BuiltIn, RoundRobin };
+
 struct ProducerConfig {
   Acks acks = Acks::All;                              // acks: all (1 before Kafka 3.0, KIP-679)
   bool enable_idempotence = true;                     // enable.idempotence (false before 3.0)
   std::uint64_t batch_size = 16384;                   // batch.size
+  PartitionerClass partitioner = PartitionerClass::BuiltIn;  // partitioner.class
   SimTime linger = milliseconds(5);                   // linger.ms (0 before Kafka 4.0)
   std::uint64_t buffer_memory = 33554432;             // buffer.memory
   SimTime max_block = seconds(60);                    // max.block.ms

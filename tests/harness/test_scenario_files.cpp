@@ -210,3 +210,20 @@ TEST_CASE("acks is read as 0, 1, all or -1, all by default, 1 with the pre-3.0 d
   CHECK_THAT(scenario_error("brokers: {count: 3}\ntopics: [{name: t}]\nproducers: [{topic: t, config: {acks: 2}}]\n"),
              Catch::Contains("acks") && Catch::Contains("one of"));
 }
+
+TEST_CASE("partitioner.class: RoundRobinPartitioner by Kafka's class name, the built-in one when unset",
+          "[scenario][producer]") {
+  const std::string cluster = R"(
+brokers: {count: 3}
+topics: [{name: t, partitions: 4}]
+producers:
+)";
+  const Scenario round_robin = parse_scenario(
+      cluster + "  - {name: p, config: {partitioner.class: org.apache.kafka.clients.producer.RoundRobinPartitioner}}\n");
+  CHECK(round_robin.kafka->producers[0].config.partitioner == models::PartitionerClass::RoundRobin);
+  CHECK(parse_scenario(cluster + "  - {name: p}\n").kafka->producers[0].config.partitioner ==
+        models::PartitionerClass::BuiltIn);
+  CHECK_THAT(scenario_error(cluster + "  - {name: p, config: {partitioner.class: RoundRobinPartitioner}}\n"),
+             Catch::Contains("partitioner.class") &&
+                 Catch::Contains("org.apache.kafka.clients.producer.RoundRobinPartitioner"));
+}

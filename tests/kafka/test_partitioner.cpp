@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -128,4 +129,17 @@ TEST_CASE("a sticky batch sent at linger.ms counts as full: the partition moves 
     CHECK(partitioner.partition(std::nullopt, 100, milliseconds(80) * (i - 1)) == sticky);
   }
   CHECK(partitioner.partition(std::nullopt, 100, milliseconds(80) * 14) != sticky);
+}
+
+TEST_CASE("RoundRobinPartitioner sends every record, keyed or not, to the next partition in turn from 0",
+          "[partitioner]") {
+  Partitioner partitioner(6, 1000, RandomStream(5), 0, kNever, PartitionerClass::RoundRobin);
+  std::vector<int> counts(6, 0);
+  for (int i = 0; i < 60; ++i) {
+    const std::optional<std::string> key = i % 2 ? std::optional<std::string>("same-key") : std::nullopt;
+    const auto p = partitioner.partition(key, 100);
+    CHECK(p == i % 6);  // the key is ignored, as Kafka's RoundRobinPartitioner ignores it
+    ++counts[static_cast<std::size_t>(p)];
+  }
+  for (const int count : counts) CHECK(count == 10);
 }

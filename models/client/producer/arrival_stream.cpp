@@ -8,9 +8,10 @@
 namespace ksim::models {
 
 ArrivalStream::ArrivalStream(const ProducerWorkload& workload, std::int32_t partitions, std::uint64_t batch_size,
-                             RecordFormat format, SimTime linger, RandomStream rng, RandomStream partitioner_rng)
+                             RecordFormat format, SimTime linger, RandomStream rng, RandomStream partitioner_rng,
+                             PartitionerClass partitioner)
     : workload_(workload), format_(format), rng_(rng),
-      partitioner_(partitions, batch_size, partitioner_rng, batch_header_bytes(format), linger) {
+      partitioner_(partitions, batch_size, partitioner_rng, batch_header_bytes(format), linger, partitioner) {
   assert(workload_.rate_per_s > 0 && workload_.record_bytes_min <= workload_.record_bytes_max);
   if (workload_.keys == ProducerWorkload::Keys::Zipf) {
     // P(k) proportional to 1 / k^s, k = 1..key_count; sampled by binary search on the CDF.

@@ -54,7 +54,8 @@ class ArrivalStream {
   // `format`: the topic's, in which the sticky partitioner counts a record's
   // bytes; `linger`: linger.ms, when it takes a batch as sent.
   ArrivalStream(const ProducerWorkload& workload, std::int32_t partitions, std::uint64_t batch_size,
-                RecordFormat format, SimTime linger, RandomStream rng, RandomStream partitioner_rng);
+                RecordFormat format, SimTime linger, RandomStream rng, RandomStream partitioner_rng,
+                PartitionerClass partitioner = PartitionerClass::BuiltIn);
 
   // Forgets the arrivals drawn ahead; the next one comes a gap after `from`.
   void restart(SimTime from);

@@ -47,8 +47,8 @@ std::int32_t murmur2(std::string_view data) {
 }
 
 Partitioner::Partitioner(std::int32_t partitions, std::uint64_t batch_size_bytes, RandomStream rng,
-                         std::uint64_t batch_header_bytes, SimTime linger)
-    : partitions_(partitions), batch_size_bytes_(batch_size_bytes), batch_header_bytes_(batch_header_bytes), rng_(rng),
+                         std::uint64_t batch_header_bytes, SimTime linger, PartitionerClass kind)
+    : kind_(kind), partitions_(partitions), batch_size_bytes_(batch_size_bytes), batch_header_bytes_(batch_header_bytes), rng_(rng),
       linger_(linger) {
   assert(partitions_ >= 1);
   assert(batch_size_bytes_ >= 1);  // KafkaProducer passes max(1, batch.size)
@@ -65,6 +65,14 @@ Partitioner::Partitioner(std::int32_t partitions, std::uint64_t batch_size_bytes
 // take it earlier, with another partition's ready batch, or later, short of
 // in-flight room: not seen here).
 std::int32_t Partitioner::partition(std::optional<std::string_view> key, std::uint64_t record_bytes, SimTime at) {
+  if (kind_ == PartitionerClass::RoundRobin) {
+    // RoundRobinPartitioner: toPositive(counter++) % partitions. Not modelled:
+    // it picks among partitions with a leader only, and KafkaProducer asks it
+    // again when the record needs a new batch (KAFKA-9965), which skips partitions.
+    const std::int32_t chosen = round_robin_next_ % partitions_;
+    round_robin_next_ = (round_robin_next_ + 1) & 0x7fffffff;
+    return chosen;
+  }
   if (key) return to_positive(murmur2(*key)) % partitions_;
   if (sticky_ < 0) sticky_ = static_cast<std::int32_t>(rng_.below(static_cast<std::uint64_t>(partitions_)));
   if (batch_records_ > 0 && linger_ != kNever && at - batch_started_ >= linger_) {

@@ -5,12 +5,14 @@
 // without a key uses the built-in sticky partitioner of KIP-794 (Kafka 3.3+):
 // it sticks to one partition until `batch.size` bytes have been produced to
 // it and its last batch is full (at most twice that), then switches to
-// another chosen at random.
+// another chosen at random. With `partitioner.class` RoundRobinPartitioner
+// every record goes to the next partition in turn, its key ignored.
 #include <cstdint>
 #include <optional>
 #include <span>
 #include <string_view>
 
+#include "models/protocol/kafka_config.hpp"
 #include "sim/events/time.hpp"
 #include "sim/random/random.hpp"
 
@@ -27,7 +29,8 @@ class Partitioner {
   // `batch_header_bytes`: what a batch holds before its first record (the
   // record format's); `linger`: linger.ms, after which the sender takes a batch.
   Partitioner(std::int32_t partitions, std::uint64_t batch_size_bytes, RandomStream rng,
-              std::uint64_t batch_header_bytes = 0, SimTime linger = kNever);
+              std::uint64_t batch_header_bytes = 0, SimTime linger = kNever,
+              PartitionerClass kind = PartitionerClass::BuiltIn);
 
   // The partition of a record sent at `at`: by key hash when `key` is set, else the sticky partition.
   // `record_bytes` (its size in a batch) counts towards the sticky partition's batch.size budget.
@@ -36,7 +39,9 @@ class Partitioner {
  private:
   void switch_sticky();
 
+  PartitionerClass kind_;
   std::int32_t partitions_;
+  std::int32_t round_robin_next_ = 0;  // RoundRobinPartitioner's counter, from 0
   std::uint64_t batch_size_bytes_;
   std::uint64_t batch_header_bytes_;
   RandomStream rng_;

@@ -18,7 +18,7 @@ Producer::Producer(Simulation& sim, std::string name, HostId host, std::uint32_t
       history_(history),
       arrivals_(workload, directory_->topics[static_cast<std::size_t>(workload.topic)].partitions, config.batch_size,
                 directory_->topics[static_cast<std::size_t>(workload.topic)].record_format, config.linger,
-                sim.stream(this->name() + "/workload"), sim.stream(this->name() + "/partitioner")),
+                sim.stream(this->name() + "/workload"), sim.stream(this->name() + "/partitioner"), config.partitioner),
       queues_(static_cast<std::size_t>(directory_->topics[static_cast<std::size_t>(workload.topic)].partitions)),
       in_flight_prefix_(queues_.size(), 0),
       produced_counts_(queues_.size(), nullptr),

@@ -60,7 +60,8 @@ public final class WorkloadProducer {
         Map<String, String> config = writer.config();
         boolean transactional = writer.transactionalId() != null;
         int batchSize = Integer.parseInt(config.getOrDefault("batch.size", "16384"));
-        KeyedPartitioner partitioner = new KeyedPartitioner(partitions, batchSize, random);
+        boolean roundRobin = "org.apache.kafka.clients.producer.RoundRobinPartitioner".equals(config.get("partitioner.class"));
+        KeyedPartitioner partitioner = new KeyedPartitioner(partitions, batchSize, random, roundRobin);
         KeyChooser keys = new KeyChooser(group.keys(), random);
         try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(properties(config, bootstrap, writer.name()))) {
             // Ready before the run's clock starts, as ksim's clients are: producer id, metadata

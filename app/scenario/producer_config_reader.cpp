@@ -36,8 +36,9 @@ models::Acks read_acks(MapReader& config, models::Acks default_value) {
 models::PartitionerClass read_partitioner_class(MapReader& config) {
   if (!config.has("partitioner.class")) return models::PartitionerClass::BuiltIn;
   constexpr const char* kRoundRobin = "org.apache.kafka.clients.producer.RoundRobinPartitioner";
-  config.get_choice("partitioner.class", {kRoundRobin}, kRoundRobin);
-  return models::PartitionerClass::RoundRobin;
+  constexpr const char* kDefault = "org.apache.kafka.clients.producer.internals.DefaultPartitioner";
+  const std::string name = config.get_choice("partitioner.class", {kRoundRobin, kDefault}, kRoundRobin);
+  return name == kDefault ? models::PartitionerClass::StickyOnNewBatch : models::PartitionerClass::RoundRobin;
 }
 
 }  // namespace

@@ -64,8 +64,9 @@ json workload_json(const KafkaSpec& k, const models::ProducerWorkload& w, const 
   out["keys"] = {{"distribution", keys}, {"count", w.key_count}, {"exponent", w.zipf_exponent}};
   // models/client/producer/partitioner.hpp: a key is the decimal text of its number.
   out["partitioner"] = c.partitioner == models::PartitionerClass::RoundRobin ? "round-robin"
-                       : w.keys == models::ProducerWorkload::Keys::None    ? "sticky"
-                                                                           : "murmur2-key";
+                       : w.keys != models::ProducerWorkload::Keys::None    ? "murmur2-key"
+                       : c.partitioner == models::PartitionerClass::StickyOnNewBatch ? "sticky-on-new-batch"
+                                                                           : "sticky";
   out["start_ns"] = w.start;
   out["stop_ns"] = std::min(w.stop, duration);  // producers stop at the scenario's duration
   out["records_per_transaction"] = transactional ? json(w.records_per_transaction) : json(nullptr);

@@ -105,11 +105,14 @@ struct TopicSpec {
   std::vector<std::vector<BrokerId>> assignment;    // explicit replica assignment; empty: Kafka's placement
 };
 
-// partitioner.class: none (Kafka's built-in partitioner), or
+// partitioner.class: none (Kafka's built-in partitioner, KIP-794, 3.3+);
 // org.apache.kafka.clients.producer.RoundRobinPartitioner (2.4+), which
-// spreads every record, keyed or not, round robin. The 2014 client's
-// default partitioner did the same for keyless records.
-enum class PartitionerClass { BuiltIn, RoundRobin };
+// spreads every record, keyed or not, round robin (the 2014 client's
+// default partitioner did the same for keyless records); or
+// org.apache.kafka.clients.producer.internals.DefaultPartitioner, the
+// default of 2.4 to 3.2, whose keyless records stick to a partition until
+// they need a new batch there (KIP-480).
+enum class PartitionerClass { BuiltIn, RoundRobin, StickyOnNewBatch };
 
 struct ProducerConfig {
   Acks acks = Acks::All;                              // acks: all (1 before Kafka 3.0, KIP-679)

@@ -223,6 +223,10 @@ producers:
   CHECK(round_robin.kafka->producers[0].config.partitioner == models::PartitionerClass::RoundRobin);
   CHECK(parse_scenario(cluster + "  - {name: p}\n").kafka->producers[0].config.partitioner ==
         models::PartitionerClass::BuiltIn);
+  CHECK(parse_scenario(cluster + "  - {name: p, config: {partitioner.class: "
+                                 "org.apache.kafka.clients.producer.internals.DefaultPartitioner}}\n")
+            .kafka->producers[0]
+            .config.partitioner == models::PartitionerClass::StickyOnNewBatch);
   CHECK_THAT(scenario_error(cluster + "  - {name: p, config: {partitioner.class: RoundRobinPartitioner}}\n"),
              Catch::Contains("partitioner.class") &&
                  Catch::Contains("org.apache.kafka.clients.producer.RoundRobinPartitioner"));

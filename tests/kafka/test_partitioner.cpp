@@ -143,3 +143,27 @@ TEST_CASE("RoundRobinPartitioner sends every record, keyed or not, to the next p
   }
   for (const int count : counts) CHECK(count == 10);
 }
+
+TEST_CASE("DefaultPartitioner (KIP-480) moves a keyless record to another partition whenever it would open a batch",
+          "[partitioner]") {
+  SECTION("a full batch: batch.size 1000 holds ten records of 100 bytes, the eleventh moves") {
+    Partitioner partitioner(6, 1000, RandomStream(3), 0, kNever, PartitionerClass::StickyOnNewBatch);
+    std::int32_t previous = -1;
+    for (int run = 0; run < 30; ++run) {
+      const auto sticky = partitioner.partition(std::nullopt, 100);
+      CHECK(sticky != previous);
+      for (int i = 1; i < 10; ++i) CHECK(partitioner.partition(std::nullopt, 100) == sticky);
+      previous = sticky;
+    }
+  }
+  SECTION("a sent batch: linger.ms after its first record the next record moves, the batch half full") {
+    Partitioner partitioner(6, 1000, RandomStream(4), 0, milliseconds(10), PartitionerClass::StickyOnNewBatch);
+    const auto first = partitioner.partition(std::nullopt, 100, 0);
+    CHECK(partitioner.partition(std::nullopt, 100, milliseconds(9)) == first);
+    CHECK(partitioner.partition(std::nullopt, 100, milliseconds(10)) != first);
+  }
+  SECTION("keyed records go by their key's hash, as with the built-in partitioner") {
+    Partitioner partitioner(12, 16384, RandomStream(1), 0, kNever, PartitionerClass::StickyOnNewBatch);
+    CHECK(partitioner.partition("21", 100) == to_positive(-973932308) % 12);
+  }
+}

@@ -74,6 +74,7 @@ std::int32_t Partitioner::partition(std::optional<std::string_view> key, std::ui
     return chosen;
   }
   if (key) return to_positive(murmur2(*key)) % partitions_;
+  if (kind_ == PartitionerClass::StickyOnNewBatch) return sticky_on_new_batch(record_bytes, at);
   if (sticky_ < 0) sticky_ = static_cast<std::int32_t>(rng_.below(static_cast<std::uint64_t>(partitions_)));
   if (batch_records_ > 0 && linger_ != kNever && at - batch_started_ >= linger_) {
     // Sent: no batch left open. RecordAccumulator.partitionChanged switches now if enough went to this partition.
@@ -102,6 +103,31 @@ std::int32_t Partitioner::partition(std::optional<std::string_view> key, std::ui
 // The next sticky partition, uniform among the others when there are any (as
 // KIP-480's StickyPartitionCache did; KIP-794 without load statistics may
 // re-draw the same one).
+// KIP-480 (DefaultPartitioner's StickyPartitionCache, 2.4-3.2): a keyless
+// record goes to the sticky partition; when the accumulator would open a new
+// batch there (the open one is full, or sent), KafkaProducer calls
+// onNewBatch, which draws another partition, and the record opens its batch
+// there. Each partition's open batch is mirrored, and taken as sent
+// linger.ms after its first record (an earlier or later drain is not seen).
+std::int32_t Partitioner::sticky_on_new_batch(std::uint64_t record_bytes, SimTime at) {
+  if (open_batches_.empty()) open_batches_.resize(static_cast<std::size_t>(partitions_));
+  if (sticky_ < 0) sticky_ = static_cast<std::int32_t>(rng_.below(static_cast<std::uint64_t>(partitions_)));
+  const auto has_room = [&](std::int32_t p) {
+    const OpenBatch& b = open_batches_[static_cast<std::size_t>(p)];
+    const bool sent = linger_ != kNever && at - b.started >= linger_;
+    return b.bytes > 0 && !sent && b.bytes + record_bytes <= batch_size_bytes_;  // MemoryRecordsBuilder.hasRoomFor
+  };
+  if (!has_room(sticky_)) {
+    if (partitions_ > 1) {  // StickyPartitionCache.nextPartition: a different one
+      const auto draw = static_cast<std::int32_t>(rng_.below(static_cast<std::uint64_t>(partitions_ - 1)));
+      sticky_ = draw >= sticky_ ? draw + 1 : draw;
+    }
+    if (!has_room(sticky_)) open_batches_[static_cast<std::size_t>(sticky_)] = {batch_header_bytes_, at};
+  }
+  open_batches_[static_cast<std::size_t>(sticky_)].bytes += record_bytes;
+  return sticky_;
+}
+
 void Partitioner::switch_sticky() {
   sticky_bytes_ = 0;
   batch_bytes_ = 0;

@@ -6,11 +6,14 @@
 // it sticks to one partition until `batch.size` bytes have been produced to
 // it and its last batch is full (at most twice that), then switches to
 // another chosen at random. With `partitioner.class` RoundRobinPartitioner
-// every record goes to the next partition in turn, its key ignored.
+// every record goes to the next partition in turn, its key ignored; with
+// DefaultPartitioner (2.4-3.2, KIP-480) a keyless record moves to another
+// partition, drawn uniformly, whenever it would open a new batch.
 #include <cstdint>
 #include <optional>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "models/protocol/kafka_config.hpp"
 #include "sim/events/time.hpp"
@@ -38,6 +41,7 @@ class Partitioner {
 
  private:
   void switch_sticky();
+  std::int32_t sticky_on_new_batch(std::uint64_t record_bytes, SimTime at);
 
   PartitionerClass kind_;
   std::int32_t partitions_;
@@ -51,6 +55,12 @@ class Partitioner {
   std::uint64_t batch_records_ = 0;
   SimTime linger_;
   SimTime batch_started_ = 0;        // its first record's time
+  // KIP-480: each partition's open batch, as the accumulator fills it (bytes 0: none).
+  struct OpenBatch {
+    std::uint64_t bytes = 0;
+    SimTime started = 0;
+  };
+  std::vector<OpenBatch> open_batches_;
 };
 
 }  // namespace ksim::models

@@ -360,6 +360,7 @@ models::ConsumerConfig read_consumer_config(MapReader& in) {
                                               : models::OffsetReset::None;
   c.request_timeout = in.get<Duration>("request.timeout.ms", c.request_timeout, {1, kNever});
   c.retry_backoff = in.get<Duration>("retry.backoff.ms", c.retry_backoff);
+  c.retry_backoff_max = in.get<Duration>("retry.backoff.max.ms", c.retry_backoff_max);
   c.reconnect_backoff = in.get<Duration>("reconnect.backoff.ms", c.reconnect_backoff);
   return c;
 }

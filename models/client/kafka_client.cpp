@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "models/client/exponential_backoff.hpp"
 #include "sim/core/simulation.hpp"
 
 namespace ksim::models {
@@ -16,7 +17,8 @@ KafkaClient::KafkaClient(Simulation& sim, std::string name, HostId host,
       main_topic_(main_topic),
       main_topic_leaders_(static_cast<std::size_t>(directory_->topics[static_cast<std::size_t>(main_topic)].partitions),
                           kNoBroker),
-      main_topic_epochs_(main_topic_leaders_.size(), 0) {}
+      main_topic_epochs_(main_topic_leaders_.size(), 0),
+      metadata_rng_(sim.stream(this->name() + "/metadata")) {}
 
 bool KafkaClient::ensure_connected(BrokerId broker) {
   BrokerLink& l = link(broker);
@@ -39,12 +41,22 @@ Epoch KafkaClient::leader_epoch_of(TopicPartition tp) const {
   return it == metadata_.end() ? 0 : it->second.leader_epoch;
 }
 
+// Metadata.timeToAllowUpdate: the backoff of its attempts (none failed: backoff(0))
+// and of its equivalent answers (backoff(count - 1)), one jitter drawn for both.
+SimTime KafkaClient::metadata_refresh_allowed_at() {
+  if (last_metadata_update_ == kNever) return now();
+  const int attempts = std::max(0, equivalent_responses_ - 1);
+  return last_metadata_update_ +
+         exponential_backoff(timeouts_.retry_backoff, timeouts_.retry_backoff_max, attempts, metadata_rng_);
+}
+
 // Asks any broker (bootstrap.servers, in turn) for the partitions' leaders.
 void KafkaClient::refresh_metadata() {
   if (metadata_in_flight_ || metadata_refresh_scheduled_) return;
-  if (last_metadata_request_ != kNever && now() < last_metadata_request_ + timeouts_.retry_backoff) {
+  const SimTime allowed_at = metadata_refresh_allowed_at();
+  if (now() < allowed_at) {
     metadata_refresh_scheduled_ = true;
-    set_timer(last_metadata_request_ + timeouts_.retry_backoff - now(), [this] {
+    set_timer(allowed_at - now(), [this] {
       metadata_refresh_scheduled_ = false;
       refresh_metadata();
     });
@@ -59,7 +71,6 @@ void KafkaClient::refresh_metadata() {
     send(link(broker).connection, std::move(request));
     metadata_in_flight_ = true;
     metadata_correlation_ = correlation;
-    last_metadata_request_ = now();
     // request.timeout.ms applies to every request: give up on this one and ask another broker.
     set_timer(timeouts_.request_timeout, [this, correlation] {
       if (!metadata_in_flight_ || metadata_correlation_ != correlation) return;
@@ -73,9 +84,13 @@ void KafkaClient::refresh_metadata() {
 
 void KafkaClient::apply_metadata(const MetadataResponse& response) {
   metadata_in_flight_ = false;
+  last_metadata_update_ = now();
+  ++equivalent_responses_;  // Metadata.update; updateLatestMetadata resets it on news
   bool leaderless = false;
   for (const PartitionState& state : response.partitions) {
+    const bool seen = metadata_.contains(state.partition);
     auto& known = metadata_[state.partition];
+    if (!seen || state.leader_epoch > known.leader_epoch) equivalent_responses_ = 0;
     if (state.leader_epoch >= known.leader_epoch) {  // never go back to an older leader
       if (state.leader_epoch != known.leader_epoch || state.leader != known.leader) ++metadata_version_;
       known = state;
@@ -88,7 +103,8 @@ void KafkaClient::apply_metadata(const MetadataResponse& response) {
   }
   const bool incomplete = std::find(main_topic_leaders_.begin(), main_topic_leaders_.end(), kNoBroker) !=
                           main_topic_leaders_.end();
-  if (leaderless || incomplete) set_timer(timeouts_.retry_backoff, [this] { refresh_metadata(); });
+  // The sender asks again for partitions without a leader; Metadata's backoff paces it.
+  if (leaderless || incomplete) refresh_metadata();
 }
 
 std::vector<BrokerId> KafkaClient::connection_lost(ConnectionId connection) {
@@ -111,7 +127,8 @@ void KafkaClient::forget_connections_and_metadata() {
   std::fill(main_topic_leaders_.begin(), main_topic_leaders_.end(), kNoBroker);
   std::fill(main_topic_epochs_.begin(), main_topic_epochs_.end(), 0);
   metadata_in_flight_ = false;
-  last_metadata_request_ = kNever;
+  last_metadata_update_ = kNever;
+  equivalent_responses_ = 0;
   metadata_refresh_scheduled_ = false;  // its timer died with the process
 }
 

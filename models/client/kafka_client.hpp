@@ -3,7 +3,8 @@
 // NetworkClient and Metadata do: a connection per broker with a reconnect
 // backoff, and the cluster metadata: partition leaders, refreshed from any
 // broker (bootstrap.servers in turn) with request.timeout.ms, never going
-// back to an older leader epoch.
+// back to an older leader epoch, and backing off between refreshes as
+// Kafka's Metadata.timeToAllowUpdate does.
 #include <map>
 #include <memory>
 #include <vector>
@@ -19,6 +20,7 @@ struct ClientTimeouts {
   SimTime request_timeout = seconds(30);        // request.timeout.ms
   SimTime retry_backoff = milliseconds(100);    // retry.backoff.ms
   SimTime reconnect_backoff = milliseconds(50); // reconnect.backoff.ms
+  SimTime retry_backoff_max = seconds(1);       // retry.backoff.max.ms (KIP-580; = retry.backoff.ms: before 3.7)
 };
 
 class KafkaClient : public Node {
@@ -64,8 +66,14 @@ class KafkaClient : public Node {
   std::vector<Epoch> main_topic_epochs_;      // and for leader_epoch_of
   bool metadata_in_flight_ = false;
   std::uint64_t metadata_version_ = 0;
-  // Kafka's Metadata: a refresh comes at most once per retry.backoff.ms (refreshBackoffMs).
-  SimTime last_metadata_request_ = kNever;
+  // Kafka's Metadata.timeToAllowUpdate: a refresh waits
+  // ExponentialBackoff(retry.backoff.ms, 2, retry.backoff.max.ms, 0.2) of the
+  // consecutive answers that raised no leader epoch (equivalentResponseCount)
+  // after the last answer (lastRefreshMs).
+  SimTime metadata_refresh_allowed_at();
+  SimTime last_metadata_update_ = kNever;
+  int equivalent_responses_ = 0;
+  RandomStream metadata_rng_;  // the backoff's jitter
   bool metadata_refresh_scheduled_ = false;
   std::int64_t metadata_correlation_ = -1;
   std::int64_t next_correlation_id_ = 0;

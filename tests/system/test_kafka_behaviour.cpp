@@ -329,3 +329,62 @@ faults:
   CHECK(old_client.kafka->producer_retries > 1.8 * static_cast<double>(current.kafka->producer_retries));
   CHECK(current.kafka->producer_retries > 20);
 }
+
+// Sender.getExpiredInflightBatches: a batch in flight at delivery.timeout.ms
+// fails then, and the answer that comes later is ignored (its records are
+// written: "failed but written"), where ksim used to wait for the answer.
+TEST_CASE("an in-flight batch fails at delivery.timeout.ms, and its late answer changes nothing", "[kafka][producer]") {
+  const RunReport report = run_inline(R"(
+duration: 8s
+drain: 10s
+brokers: {count: 3}
+topics: [{name: t, partitions: 1, replication_factor: 3}]
+producers:
+  - {name: p, rate: 200/s, record_size: 100B,
+     config: {acks: 1, enable.idempotence: false, linger.ms: 0, max.in.flight.requests.per.connection: 1,
+              request.timeout.ms: 4s, delivery.timeout.ms: 4s}}
+faults:
+  - {kind: latency_spike, at: 2s, duration: 4s, nodes: [p-0], extra: 1500ms}
+)");
+  // Round trips of 3 s with one request in flight: a batch waits for the one
+  // before it, is sent about 3 s after it was created and answered 3 s later.
+  CHECK(report.kafka->delivery.failed > 0);
+  CHECK(report.kafka->delivery.failed_but_written > 0);
+  CHECK(report.kafka->delivery.lost == 0);
+  CHECK(report.kafka->latency_max_ms <= 4000);  // nothing acknowledged after its delivery timeout
+}
+
+// Metadata.timeToAllowUpdate (3.7+): answers that raise no leader epoch
+// stretch the wait before the next refresh, up to retry.backoff.max.ms, so
+// a client finds a partition's returning leader later than one refreshing
+// every retry.backoff.ms (before 3.7).
+TEST_CASE("metadata refreshes back off exponentially while a partition stays leaderless", "[kafka][producer]") {
+  const std::string yaml = R"(
+duration: 12s
+drain: 10s
+brokers: {count: 1}
+topics: [{name: t, partitions: 1, replication_factor: 1}]
+producers:
+  - {name: p, rate: 100/s, record_size: 100B,
+     config: {acks: 1, enable.idempotence: false, linger.ms: 0, delivery.timeout.ms: 60s, retry.backoff.max.ms: MAX}}
+faults:
+  - {kind: crash, at: 3s, duration: 6s, nodes: [broker-0]}
+)";
+  const auto run = [&](const std::string& max) {
+    std::string text = yaml;
+    text.replace(text.find("MAX"), 3, max);
+    return run_inline(text);
+  };
+  const RunReport constant = run("100ms");
+  const RunReport exponential = run("1s");
+  for (const RunReport* r : {&constant, &exponential}) {
+    CHECK(r->kafka->delivery.lost == 0);
+    CHECK(r->kafka->delivery.failed == 0);
+  }
+  INFO("max produce latency: constant " << constant.kafka->latency_max_ms << " ms, exponential "
+                                        << exponential.kafka->latency_max_ms << " ms");
+  // Six seconds without a leader: every 100 ms against every second by the end.
+  CHECK(constant.kafka->latency_max_ms < 6000 + 300);
+  CHECK(exponential.kafka->latency_max_ms > constant.kafka->latency_max_ms + 100);
+  CHECK(constant.network.messages_sent > exponential.network.messages_sent + 30);
+}

@@ -24,7 +24,7 @@ Consumer::Consumer(Simulation& sim, std::string name, HostId host, std::uint32_t
                    ConsumerWorkload workload, std::shared_ptr<const ClusterDirectory> directory,
                    ModelEventBus& events, ConsumptionHistory& history)
     : KafkaClient(sim, std::move(name), host, directory, events, workload.topic,
-                  ClientTimeouts{config.request_timeout, config.retry_backoff, config.reconnect_backoff}),
+                  ClientTimeouts{config.request_timeout, config.retry_backoff, config.reconnect_backoff, config.retry_backoff_max}),
       index_(index),
       config_(std::move(config)),
       workload_(std::move(workload)),

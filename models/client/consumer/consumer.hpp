@@ -65,6 +65,7 @@ struct ConsumerConfig {
   SimTime request_timeout = seconds(30);             // request.timeout.ms
   SimTime default_api_timeout = seconds(60);         // default.api.timeout.ms (commitSync gives up then)
   SimTime retry_backoff = milliseconds(100);         // retry.backoff.ms
+  SimTime retry_backoff_max = seconds(1);            // retry.backoff.max.ms (KIP-580): metadata refreshes
   SimTime reconnect_backoff = milliseconds(50);      // reconnect.backoff.ms
 };
 

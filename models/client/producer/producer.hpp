@@ -95,6 +95,7 @@ class Producer final : public KafkaClient {
     std::uint64_t value_bytes = 0;     // the application's: records.bytes adds the record format's
     bool closed = false;               // full: no more records go in
     bool in_flight = false;
+    bool done = false;                 // acknowledged or failed: a later answer changes nothing
     bool sequenced = false;
     int attempts = 0;
     SimTime retry_at = 0;

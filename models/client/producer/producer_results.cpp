@@ -4,8 +4,8 @@
 // failed (delivery.timeout.ms, a fatal error, retries exhausted); a request
 // timed out or lost with its connection fails its batches retriably.
 #include <algorithm>
-#include <cmath>
 
+#include "models/client/exponential_backoff.hpp"
 #include "models/client/producer/producer.hpp"
 #include "sim/core/simulation.hpp"
 
@@ -29,6 +29,9 @@ void Producer::handle_produce_response(ConnectionId, const ProduceResponse& resp
 
 void Producer::handle_result(const BatchPtr& b, Error error, Offset base_offset) {
   b->in_flight = false;
+  // Failed at delivery.timeout.ms while in flight: Kafka's ProducerBatch.done
+  // ignores the answer (its records may be written: "failed but written").
+  if (b->done) return;
   in_flight_prefix_[static_cast<std::size_t>(b->partition.partition)] = 0;  // it may be anywhere in the prefix
   if (error == Error::None || error == Error::DuplicateSequenceNumber) {
     acknowledge(b, base_offset);
@@ -102,20 +105,9 @@ void Producer::retry_or_fail(const BatchPtr& b, Error error) {
   }
 }
 
-// KIP-580: Kafka's ExponentialBackoff(retry.backoff.ms, 2, retry.backoff.max.ms, 0.2),
-// as RecordAccumulator asks it for backoff(attempts - 1): the exponent capped
-// where the interval reaches the maximum, 20% jitter, then the cap, in whole
-// milliseconds; a constant retry.backoff.max.ms, without jitter, when
-// retry.backoff.ms is not below it (expMax == 0).
+// KIP-580: RecordAccumulator asks Kafka's ExponentialBackoff for backoff(attempts - 1).
 SimTime Producer::backoff(int attempts) {
-  const std::int64_t max_ms = config_.retry_backoff_max / milliseconds(1);
-  const std::int64_t initial_ms = std::min(max_ms, config_.retry_backoff / milliseconds(1));
-  if (max_ms <= initial_ms) return milliseconds(initial_ms);
-  const double exp_max = std::log2(static_cast<double>(max_ms) / static_cast<double>(std::max<std::int64_t>(initial_ms, 1)));
-  const double exp = std::min(static_cast<double>(std::max(0, attempts - 1)), exp_max);
-  const double term = static_cast<double>(initial_ms) * std::pow(2.0, exp);
-  const auto value_ms = static_cast<std::int64_t>(rng().uniform(0.8, 1.2) * term);
-  return milliseconds(std::min(value_ms, max_ms));
+  return exponential_backoff(config_.retry_backoff, config_.retry_backoff_max, attempts - 1, rng());
 }
 
 void Producer::acknowledge(const BatchPtr& b, Offset base_offset) {
@@ -145,6 +137,7 @@ void Producer::fail(const BatchPtr& b, Error error) {
 }
 
 void Producer::finish(const BatchPtr& b) {
+  b->done = true;
   plan_stale_ = true;
   touch(b->partition);
   remove_from_queue(b);
@@ -154,8 +147,11 @@ void Producer::finish(const BatchPtr& b) {
   maybe_flushed();
 }
 
-// delivery.timeout.ms also bounds time spent waiting in the accumulator
-// (checked every kExpiryCheckInterval, so a batch may expire up to that late).
+// delivery.timeout.ms bounds a batch's whole life: waiting in the
+// accumulator (RecordAccumulator.expiredBatches) and in flight
+// (Sender.getExpiredInflightBatches: failed with a TimeoutException, its
+// memory freed, its request left to answer). Checked every
+// kExpiryCheckInterval, so a batch may expire up to that late.
 void Producer::expire_batches() {
   // Batches are created at now(): none can expire before the oldest one seen by the last pass does.
   if (now() < oldest_batch_created_ + config_.delivery_timeout) return;
@@ -163,14 +159,17 @@ void Producer::expire_batches() {
   oldest_batch_created_ = now();
   for (auto& queue : queues_) {
     for (const BatchPtr& b : queue) {
-      if (!b->in_flight && now() >= b->created + config_.delivery_timeout) {
+      if (now() >= b->created + config_.delivery_timeout) {
         expired.push_back(b);
       } else {
         oldest_batch_created_ = std::min(oldest_batch_created_, b->created);
       }
     }
   }
-  for (const BatchPtr& b : expired) fail(b, Error::DeliveryTimeout);
+  for (const BatchPtr& b : expired) {
+    if (b->in_flight) in_flight_prefix_[static_cast<std::size_t>(b->partition.partition)] = 0;
+    fail(b, Error::DeliveryTimeout);
+  }
 }
 
 // request.timeout.ms: the client gives up on the connection, failing all in flight on it.

@@ -12,6 +12,12 @@ using ksim::testing::run_inline;
 
 namespace {
 
+// The scenario `yaml` with its PLACEHOLDER replaced by `value`, run.
+RunReport run_with(std::string yaml, const std::string& placeholder, const std::string& value) {
+  yaml.replace(yaml.find(placeholder), placeholder.size(), value);
+  return run_inline(yaml);
+}
+
 const std::string kSingleReplica = R"(
 duration: 20s
 drain: 5s
@@ -316,13 +322,8 @@ producers:
 faults:
   - {kind: partition, at: 3s, duration: 5s, nodes: [p-0]}
 )";
-  const auto run = [&](const std::string& defaults) {
-    std::string text = yaml;
-    text.replace(text.find("DEFAULTS"), 8, defaults);
-    return run_inline(text);
-  };
-  const RunReport old_client = run("pre-3.0");
-  const RunReport current = run("current");
+  const RunReport old_client = run_with(yaml, "DEFAULTS", "pre-3.0");
+  const RunReport current = run_with(yaml, "DEFAULTS", "current");
   CHECK(old_client.kafka->delivery.lost == 0);
   CHECK(current.kafka->delivery.acknowledged == old_client.kafka->delivery.acknowledged);
   // 5 s cut off, 200 ms request timeouts: a retry every 300 ms, against 300, 400, 600, 1,000, 1,200 ms ...
@@ -370,13 +371,8 @@ producers:
 faults:
   - {kind: crash, at: 3s, duration: 6s, nodes: [broker-0]}
 )";
-  const auto run = [&](const std::string& max) {
-    std::string text = yaml;
-    text.replace(text.find("MAX"), 3, max);
-    return run_inline(text);
-  };
-  const RunReport constant = run("100ms");
-  const RunReport exponential = run("1s");
+  const RunReport constant = run_with(yaml, "MAX", "100ms");
+  const RunReport exponential = run_with(yaml, "MAX", "1s");
   for (const RunReport* r : {&constant, &exponential}) {
     CHECK(r->kafka->delivery.lost == 0);
     CHECK(r->kafka->delivery.failed == 0);

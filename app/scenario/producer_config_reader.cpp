@@ -19,6 +19,7 @@ models::ProducerConfig producer_defaults(MapReader& in) {
     c.acks = models::Acks::Leader;
     c.enable_idempotence = false;
     c.linger = 0;
+    c.kip_951_leader_discovery = false;
   }
   return c;
 }

@@ -269,8 +269,8 @@ void Broker::become_leader(Replica& r, const PartitionState& state) {
 
 void Broker::become_follower(Replica& r, const PartitionState& state) {
   publish(BecameFollower{id_, r.tp(), state.leader_epoch, state.leader, r.log().log_end_offset()});
-  fail_produces_of(r.tp(), Error::NotLeaderOrFollower);
   r.make_follower(state);
+  fail_produces_of(r.tp(), Error::NotLeaderOrFollower);  // answered with the new leader (KIP-951)
   if (config_.truncate_to_high_watermark) {
     // Before KIP-101: drop everything above the high watermark, which may
     // discard committed records the new leader does not have either.

@@ -165,6 +165,15 @@ void Broker::finish_produce(std::uint64_t id) {
     it->second.not_before = 0;
     return;
   }
+  // KIP-951 (KafkaApis.handleProduceRequest): a partition answered
+  // NOT_LEADER_OR_FOLLOWER carries the leader this broker knows now.
+  for (auto& p : it->second.response->partitions) {
+    const Replica* r = p.error == Error::NotLeaderOrFollower ? replica(p.partition) : nullptr;
+    if (r && r->state().leader != id_ && r->state().leader != kNoBroker) {
+      p.current_leader = r->state().leader;
+      p.current_leader_epoch = r->state().leader_epoch;
+    }
+  }
   send(it->second.connection, std::move(it->second.response));
   produce_purgatory_.erase(it);
 }

@@ -107,6 +107,20 @@ void KafkaClient::apply_metadata(const MetadataResponse& response) {
   if (leaderless || incomplete) refresh_metadata();
 }
 
+void KafkaClient::update_partition_leadership(TopicPartition tp, BrokerId leader, Epoch epoch) {
+  auto& known = metadata_[tp];
+  const bool newer = epoch > known.leader_epoch || (epoch == known.leader_epoch && known.leader == kNoBroker);
+  if (!newer) return;
+  known.partition = tp;
+  known.leader = leader;
+  known.leader_epoch = epoch;
+  ++metadata_version_;
+  if (tp.topic == main_topic_) {
+    main_topic_leaders_[static_cast<std::size_t>(tp.partition)] = leader;
+    main_topic_epochs_[static_cast<std::size_t>(tp.partition)] = epoch;
+  }
+}
+
 std::vector<BrokerId> KafkaClient::connection_lost(ConnectionId connection) {
   std::vector<BrokerId> lost;
   for (auto& [broker, l] : links_) {

@@ -43,6 +43,9 @@ class KafkaClient : public Node {
   void refresh_metadata();
   // Applies a Metadata response; asks again later while a partition has no leader.
   void apply_metadata(const MetadataResponse& response);
+  // Metadata.updatePartitionLeadership (KIP-951): a leader a broker named,
+  // taken if its epoch is newer than the one known.
+  void update_partition_leadership(TopicPartition tp, BrokerId leader, Epoch epoch);
   BrokerId leader_of(TopicPartition tp) const;
   Epoch leader_epoch_of(TopicPartition tp) const;
   // Bumped whenever a leader or leader epoch the client knows changes.

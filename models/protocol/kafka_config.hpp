@@ -133,6 +133,10 @@ struct ProducerConfig {
   SimTime reconnect_backoff = milliseconds(50);       // reconnect.backoff.ms
   std::string transactional_id;                       // transactional.id (empty: not transactional)
   SimTime transaction_timeout = seconds(60);          // transaction.timeout.ms
+  // Not a config: clients since 3.7 take the leader a NOT_LEADER_OR_FOLLOWER
+  // answer names and retry to a new leader without backing off (KIP-951);
+  // `defaults: pre-3.0` clients do not.
+  bool kip_951_leader_discovery = true;
 };
 
 }  // namespace ksim::models

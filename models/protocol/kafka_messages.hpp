@@ -51,6 +51,9 @@ struct ProduceResponse final : KafkaResponse<ProduceResponse, ApiKey::Produce> {
     TopicPartition partition;
     Error error = Error::None;
     Offset base_offset = -1;
+    // KIP-951: with NOT_LEADER_OR_FOLLOWER, the leader the broker knows (kNoBroker: none).
+    BrokerId current_leader = kNoBroker;
+    Epoch current_leader_epoch = -1;
   };
   std::int64_t correlation_id = 0;
   std::vector<PartitionResponse> partitions;

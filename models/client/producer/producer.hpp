@@ -99,6 +99,10 @@ class Producer final : public KafkaClient {
     bool sequenced = false;
     int attempts = 0;
     SimTime retry_at = 0;
+    // ProducerBatch.maybeUpdateLeaderEpoch: the partition's leader epoch last
+    // seen, and the attempts then; a retry to a newer leader skips its backoff (KIP-951).
+    Epoch leader_epoch = -1;
+    int attempts_when_leader_changed = 0;
     std::vector<SimTime> record_times;  // send() time of each record, for latency
   };
   using BatchPtr = std::shared_ptr<Batch>;
@@ -181,6 +185,7 @@ class Producer final : public KafkaClient {
   void init_producer_id();
   void handle_init_producer_id(const InitProducerIdResponse& response);
   SimTime backoff(int attempts);
+  SimTime retry_not_before(Batch& b) const;
 
   std::uint32_t index_;
   ProducerConfig config_;

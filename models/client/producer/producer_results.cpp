@@ -20,6 +20,10 @@ void Producer::handle_produce_response(ConnectionId, const ProduceResponse& resp
   --link(request.broker).in_flight;
   charge_sender(request.batches.size());
   for (const auto& result : response.partitions) {
+    if (config_.kip_951_leader_discovery && result.error == Error::NotLeaderOrFollower &&
+        result.current_leader != kNoBroker && result.current_leader_epoch >= 0) {
+      update_partition_leadership(result.partition, result.current_leader, result.current_leader_epoch);
+    }
     for (const BatchPtr& b : request.batches) {
       if (b->partition == result.partition) handle_result(b, result.error, result.base_offset);
     }

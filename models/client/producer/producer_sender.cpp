@@ -98,8 +98,8 @@ void Producer::drain_for(BrokerId broker, std::vector<BatchPtr>& batches) {
     const auto& queue = queues_[p];
     const auto first = first_unsent(p);
     if (first == queue.end()) continue;
-    const Batch& b = **first;
-    if (b.attempts > 0 && b.retry_at > now()) continue;  // backing off
+    Batch& b = **first;
+    if (b.attempts > 0 && retry_not_before(b) > now()) continue;  // backing off
     if (config_.enable_idempotence && (producer_id_ == kNoProducerId || (b.attempts > 0 && first != queue.begin()))) continue;
     if (transactional() && !partition_in_txn(b.partition)) continue;
     batches.push_back(*first);
@@ -152,9 +152,23 @@ void Producer::charge_sender(std::size_t batches) {
 // The partition's first unsent batch may go if it is full, has lingered or
 // a send() waits for buffer memory (RecordAccumulator.ready's `exhausted`),
 // its backoff is over, and (with idempotence) order cannot break.
+// RecordAccumulator.shouldBackoff: a retry waits out its backoff, unless the
+// partition's leader epoch rose since it was last tried (KIP-951:
+// ProducerBatch.hasLeaderChangedForTheOngoingRetry).
+SimTime Producer::retry_not_before(Batch& b) const {
+  if (!config_.kip_951_leader_discovery) return b.retry_at;
+  const Epoch epoch = leader_epoch_of(b.partition);
+  if (epoch > b.leader_epoch) {  // maybeUpdateLeaderEpoch
+    b.leader_epoch = epoch;
+    b.attempts_when_leader_changed = b.attempts;
+  }
+  const bool leader_changed = b.attempts >= 1 && b.attempts == b.attempts_when_leader_changed;
+  return leader_changed ? 0 : b.retry_at;
+}
+
 bool Producer::batch_ready(const std::deque<BatchPtr>& queue, std::deque<BatchPtr>::const_iterator first,
                            SimTime& next_check, SimTime& not_before) {
-  const Batch& b = **first;
+  Batch& b = **first;
   if (config_.enable_idempotence && producer_id_ == kNoProducerId) return false;
   if (transactional() && !partition_in_txn(b.partition)) return false;  // AddPartitionsToTxn first
   // Idempotence keeps order: a retried batch waits until nothing of its partition is in flight.
@@ -162,7 +176,7 @@ bool Producer::batch_ready(const std::deque<BatchPtr>& queue, std::deque<BatchPt
   const bool exhausted = blocked_.has_value();
   const bool full = b.closed || std::next(first) != queue.end();
   const SimTime sendable_at =
-      std::max(b.retry_at, full || exhausted || b.attempts > 0 ? b.created : b.created + config_.linger);
+      std::max(retry_not_before(b), full || exhausted || b.attempts > 0 ? b.created : b.created + config_.linger);
   if (sendable_at > now()) {
     next_check = std::min(next_check, sendable_at);
     not_before = sendable_at;

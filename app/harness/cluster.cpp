@@ -278,6 +278,18 @@ void Cluster::spawn_kafka() {
                                                           config, workload, directory, *events_, consumption_));
     }
   }
+  // Producers paced by consumers (kafka.tools.EndToEndLatency): every consumer of the entry paces them.
+  for (std::size_t i = 0, first = 0; i < kafka.producers.size(); first += static_cast<std::size_t>(kafka.producers[i].nodes.count), ++i) {
+    if (kafka.producers[i].paced_by.empty()) continue;
+    for (std::size_t g = 0; g < kafka.consumers.size(); ++g) {
+      if (kafka.consumers[g].name != kafka.producers[i].paced_by) continue;
+      for (int c = 0; c < kafka.consumers[g].nodes.count; ++c) {
+        for (int n = 0; n < kafka.producers[i].nodes.count; ++n) {
+          consumers_[first_consumer[g] + static_cast<std::size_t>(c)]->add_paced_producer(producers_[first + static_cast<std::size_t>(n)]);
+        }
+      }
+    }
+  }
   // The transform applications' producers come after every consumer, as node_placements lists them.
   for (std::size_t g = 0; g < kafka.consumers.size(); ++g) {
     const auto& group = kafka.consumers[g];

@@ -54,7 +54,7 @@ json workload_json(const KafkaSpec& k, const models::ProducerWorkload& w, const 
   json out;
   out["topic"] = topic_name(k, w.topic);
   out["closed_loop"] = w.closed_loop;
-  out["rate_per_s"] = w.closed_loop ? json(nullptr) : json(w.rate_per_s);
+  out["rate_per_s"] = w.closed_loop || w.paced_by_consumer ? json(nullptr) : json(w.rate_per_s);
   out["arrival"] = w.poisson ? "poisson" : "constant";
   out["record_size_min"] = w.record_bytes_min;
   out["record_size_max"] = w.record_bytes_max;
@@ -91,6 +91,7 @@ json producers_json(const Scenario& s) {
     p["node_configs"] = std::move(per_node);
     p["workload"] = workload_json(k, group.workload, group.config, s.duration, !group.config.transactional_id.empty());
     if (group.start_when_ready) p["workload"]["start_ns"] = nullptr;  // once the cluster is ready
+    p["workload"]["paced_by"] = group.paced_by.empty() ? json(nullptr) : json(group.paced_by);
     out.push_back(std::move(p));
   }
   return out;
@@ -220,6 +221,7 @@ void add_kafka_json(const Scenario& s, json& out) {
   brokers["racks"] = std::move(racks);
   brokers["config"] = broker_config(k);
   brokers["truncate_to_high_watermark"] = k.broker.truncate_to_high_watermark;
+  brokers["consumer_fetch_completes_on_append"] = k.broker.consumer_fetch_completes_on_append;
   out["brokers"] = std::move(brokers);
   for (const NodePlacement& p : node_placements(s)) {
     if (p.group == "controller") {

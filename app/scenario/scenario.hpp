@@ -76,6 +76,7 @@ struct KafkaSpec {
     models::ProducerWorkload workload;
     bool start_when_ready = true;  // no `start` (or `start: ready`): once the cluster is ready; else at workload.start
     config::ResolvedValues kafka_config;  // as read (see broker_config)
+    std::string paced_by;  // `rate: {after_polled_by: C}`: the consumer entry C paces it (workload.paced_by_consumer)
   };
   std::vector<ProducerGroup> producers;
   // A set of consumers with one configuration: members of the consumer group

@@ -128,6 +128,7 @@ models::BrokerConfig read_broker_config(MapReader& brokers, const std::optional<
   read_group_coordinator_config(in, c.group_coordinator);
   read_txn_coordinator_config(in, c);
   c.truncate_to_high_watermark = brokers.get<bool>("truncate_to_high_watermark", false);
+  c.consumer_fetch_completes_on_append = brokers.get<bool>("consumer_fetch_completes_on_append", false);
   c.log_dirs = read_log_dirs(brokers, profile);
   return c;
 }
@@ -269,12 +270,29 @@ void check_transaction_timeout(MapReader config, const models::ProducerConfig& p
                                                    "initTransactions() fails; raise transaction.max.timeout.ms in brokers.config");
 }
 
+// `rate: {after_polled_by: C}` needs consumer entry C reading the producer's topic.
+void check_paced_producers(ListReader& producers, const KafkaSpec& kafka) {
+  for (std::size_t i = 0; i < kafka.producers.size(); ++i) {
+    const auto& group = kafka.producers[i];
+    if (group.paced_by.empty()) continue;
+    MapReader rate = producers.map_at(i).map("rate");
+    const auto consumer = std::find_if(kafka.consumers.begin(), kafka.consumers.end(),
+                                       [&](const auto& c) { return c.name == group.paced_by; });
+    if (consumer == kafka.consumers.end()) throw rate.error("after_polled_by", "names no consumer entry");
+    if (consumer->workload.topic != group.workload.topic) {
+      throw rate.error("after_polled_by", "names a consumer of another topic: it would never poll this producer's records");
+    }
+  }
+}
+
 models::ProducerWorkload read_workload(MapReader& in, const std::vector<models::TopicSpec>& topics) {
   models::ProducerWorkload w;
   w.topic = read_topic_index(in, topics);
-  // rate: max is a closed loop (kafka-producer-perf-test --throughput -1).
+  // rate: max is a closed loop (kafka-producer-perf-test --throughput -1);
+  // rate: {after_polled_by: C} is paced by consumer entry C (kafka.tools.EndToEndLatency).
+  w.paced_by_consumer = in.has_map("rate");
   w.closed_loop = in.has("rate") && !in.has_map("rate") && in.get<std::string>("rate", "") == "max";
-  if (!w.closed_loop) w.rate_per_s = in.get<Rate>("rate", w.rate_per_s, {1e-6, 1e9});
+  if (!w.closed_loop && !w.paced_by_consumer) w.rate_per_s = in.get<Rate>("rate", w.rate_per_s, {1e-6, 1e9});
   w.poisson = in.get_choice("arrival", {"poisson", "constant"}, "poisson") == "poisson";
   MapReader keys = in.map("keys");
   const std::string key_kind = keys.get_choice("distribution", {"none", "uniform", "zipf"}, "none");
@@ -472,6 +490,7 @@ std::optional<KafkaSpec> read_kafka(MapReader& root, const std::vector<std::stri
     check_transaction_timeout(in.map("config"), group.config, kafka.broker);
     group.kafka_config = in.map("config").resolved();
     group.workload = read_workload(in, kafka.topics);
+    if (group.workload.paced_by_consumer) group.paced_by = in.map("rate").required<std::string>("after_polled_by");
     check_record_format(in, group.config, kafka.topics[static_cast<std::size_t>(group.workload.topic)]);
     group.start_when_ready = !read_client_start(in);
     if (profile) group.workload.cpu = profile->client_costs;
@@ -498,6 +517,7 @@ std::optional<KafkaSpec> read_kafka(MapReader& root, const std::vector<std::stri
       if (p.name == kafka.consumers.back().name) throw consumers.error(i, "a producer group has this name");
     }
   }
+  check_paced_producers(producers, kafka);
   return kafka;
 }
 

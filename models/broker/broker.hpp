@@ -129,6 +129,7 @@ class Broker final : public Node, private TxnCoordinatorHost {
     ConnectionId connection;
     std::unique_ptr<FetchRequest> request;
     TimerId timeout;
+    std::uint64_t appended_bytes = 0;  // since it parked (consumer_fetch_completes_on_append)
   };
   struct Fetcher;  // broker_follower.cpp
   struct CoordinatorAppend {  // a __consumer_offsets write waiting for the high watermark

@@ -199,7 +199,9 @@ bool Broker::update_follower(Replica& r, BrokerId follower, Offset fetch_offset)
 }
 
 // New data in the log completes the parked fetches of followers (consumers
-// wait for the high watermark instead: wake_consumer_fetches).
+// wait for the high watermark instead: wake_consumer_fetches; before
+// KAFKA-1430 the append completed theirs too, with what the high watermark
+// let them read).
 void Broker::wake_fetches_at(SimTime at, std::vector<TopicPartition> partitions) {
   if (at <= now()) {
     for (const TopicPartition tp : partitions) wake_fetches(tp);
@@ -212,12 +214,20 @@ void Broker::wake_fetches_at(SimTime at, std::vector<TopicPartition> partitions)
 
 void Broker::wake_fetches(TopicPartition tp) {
   std::vector<std::uint64_t> ready;
-  for (const auto& [id, pending] : fetch_purgatory_) {
-    if (pending.request->replica_id == kNoBroker) continue;
+  const bool consumers_too = config_.consumer_fetch_completes_on_append && consumer_fetches_waiting_ > 0;
+  for (auto& [id, pending] : fetch_purgatory_) {
+    const bool consumer = pending.request->replica_id == kNoBroker;
+    if (consumer && !consumers_too) continue;
     const auto& partitions = pending.request->partitions;
-    if (std::any_of(partitions.begin(), partitions.end(), [&](const auto& p) { return p.partition == tp; })) {
-      ready.push_back(id);
+    if (std::none_of(partitions.begin(), partitions.end(), [&](const auto& p) { return p.partition == tp; })) continue;
+    if (consumer) {
+      // Kafka 0.8.1's FetchRequestPurgatory.checkSatisfied: the bytes appended
+      // since it parked, not the bytes it may read (those stop at the high watermark).
+      const Replica* r = replica(tp);
+      if (r && !r->log().empty()) pending.appended_bytes += r->log().batches().back().bytes;
+      if (pending.appended_bytes < pending.request->min_bytes) continue;
     }
+    ready.push_back(id);
   }
   for (const std::uint64_t id : ready) answer_fetch(id);
 }
@@ -243,7 +253,7 @@ void Broker::maybe_advance_high_watermark(Replica& r) {
   changed(r);
   publish(HighWatermarkAdvanced{id_, r.tp(), r.log().high_watermark(), r.leader_epoch()});
   complete_produces(r.tp());
-  if (consumer_fetches_waiting_ > 0) wake_consumer_fetches(r.tp());
+  if (consumer_fetches_waiting_ > 0 && !config_.consumer_fetch_completes_on_append) wake_consumer_fetches(r.tp());
 }
 
 void Broker::maybe_expand_isr(Replica& r, BrokerId follower) {

@@ -60,6 +60,11 @@ struct BrokerConfig {
   // Before KIP-101 (Kafka < 0.11) a follower truncated to its high watermark
   // when it became a follower, instead of asking the leader where its epoch ended.
   bool truncate_to_high_watermark = false;
+  // Before KAFKA-1430 (Kafka < 0.8.2) a consumer's parked fetch completed
+  // once enough bytes were appended (FetchRequestPurgatory.checkSatisfied)
+  // and was then read up to the high watermark, and a high-watermark advance
+  // woke no consumer fetch (Partition.maybeIncrementLeaderHW at 0.8.1.1).
+  bool consumer_fetch_completes_on_append = false;
   // Not a Kafka setting: a leader skips the quiet partitions of a fetch
   // session (fetch_session.hpp). Off, it reads every partition of every
   // fetch, with the same outcome; tests compare the two.

@@ -290,6 +290,9 @@ bool Consumer::take_records() {
       ++txn_records_;
       poll_bytes_ += b.bytes;
       (b.created < workload_.warmup_end ? e2e_warmup_latency_ : e2e_latency_).record(now() - b.created);
+      for (Producer* paced : paced_producers_) {
+        if (paced->index() == b.writer) paced->record_polled();
+      }
       in_process_.push_back({index_, {workload_.topic, p}, b.offset, b.writer, b.record, 1, 0, generation_, incarnation()});
     }
     if (in_process_.size() > taken_before) poll_offsets_[p] = {{workload_.topic, p}, state.consumed, state.consumed_epoch};

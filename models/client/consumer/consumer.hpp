@@ -121,6 +121,9 @@ class Consumer final : public KafkaClient {
   bool in_group() const { return group_mode_; }
   // The application's producer (the same process: it crashes, pauses and restarts with the consumer).
   void set_output(Producer* producer) { output_ = producer; }
+  // A producer paced by this consumer (ProducerWorkload::paced_by_consumer):
+  // told whenever poll() returns one of its records.
+  void add_paced_producer(Producer* producer) { paced_producers_.push_back(producer); }
   // EOS-v1 (Kafka Streams before KIP-447): a producer per input partition, created when
   // the partition is assigned (initTransactions fences the previous owner's), closed when it goes.
   void set_task_producers(std::vector<Producer*> producers) { task_producers_ = std::move(producers); }
@@ -249,6 +252,7 @@ class Consumer final : public KafkaClient {
   ConsumerWorkload workload_;
   ConsumptionHistory& history_;
   Producer* output_ = nullptr;
+  std::vector<Producer*> paced_producers_;
   std::vector<Producer*> task_producers_;  // EOS-v1: by input partition
   bool transforms() const { return output_ || !task_producers_.empty(); }
   Producer* output_for(std::int32_t partition) const {

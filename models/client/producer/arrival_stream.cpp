@@ -32,6 +32,12 @@ void ArrivalStream::restart(SimTime from) {
   exhausted_ = false;
 }
 
+void ArrivalStream::release_one(SimTime at) {
+  assert(workload_.paced_by_consumer);
+  restart(at);
+  released_ = true;
+}
+
 const Arrival* ArrivalStream::peek(std::size_t i) {
   while (upcoming_.size() - head_ <= i) {
     if (!draw_one()) return nullptr;
@@ -52,8 +58,12 @@ Arrival ArrivalStream::pop() {
 
 bool ArrivalStream::draw_one() {
   if (exhausted_) return false;
+  if (workload_.paced_by_consumer) {
+    if (!released_) return false;  // waiting for the consumer
+    released_ = false;
+  }
   SimTime gap = 0;
-  if (!workload_.closed_loop) {
+  if (!workload_.closed_loop && !workload_.paced_by_consumer) {
     const double mean_gap_ns = 1e9 / workload_.rate_per_s;
     gap = static_cast<SimTime>(workload_.poisson ? rng_.exponential(mean_gap_ns) : mean_gap_ns);
   }

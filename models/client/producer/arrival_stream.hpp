@@ -24,6 +24,10 @@ struct ProducerWorkload {
   // fast as its thread's CPU allows (and send() blocking on buffer.memory
   // holds them back). Needs client CPU costs.
   bool closed_loop = false;
+  // Paced by a consumer, as Kafka's end-to-end latency tool
+  // (kafka.tools.EndToEndLatency): one record at `start`, then each next one
+  // when a consumer has polled the last (Producer::record_polled).
+  bool paced_by_consumer = false;
   ClientCpuCosts cpu;  // the client machine's costs: send() is never faster than these
   enum class Keys { None, Uniform, Zipf };
   Keys keys = Keys::None;
@@ -59,6 +63,8 @@ class ArrivalStream {
 
   // Forgets the arrivals drawn ahead; the next one comes a gap after `from`.
   void restart(SimTime from);
+  // paced_by_consumer: the next record may come, at `at`.
+  void release_one(SimTime at);
   // The i-th upcoming arrival (0: the next), or nullptr when there is none before `stop`.
   const Arrival* peek(std::size_t i);
   Arrival pop();
@@ -77,6 +83,7 @@ class ArrivalStream {
   std::size_t head_ = 0;
   SimTime last_ = 0;
   bool exhausted_ = false;  // past `stop`
+  bool released_ = true;    // paced_by_consumer: the next record may be drawn (the first at `start`)
 };
 
 }  // namespace ksim::models

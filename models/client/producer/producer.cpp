@@ -193,6 +193,16 @@ bool Producer::is_significant(const Arrival& a, Taken before) const {
   return bytes > std::max(config_.batch_size, open.reserved_bytes) || bytes >= config_.batch_size;
 }
 
+// As kafka.tools.EndToEndLatency's loop: the consumer's iterator returned
+// the record, so the application sends the next. The wake-up is an event of
+// this producer, whose hooks take the arrival.
+void Producer::record_polled() {
+  if (!workload_.paced_by_consumer || !application_running_) return;
+  arrivals_.release_one(now());
+  plan_stale_ = true;
+  set_timer(0, [] {});
+}
+
 // send() blocks: the application waits for buffer memory, up to max.block.ms
 // (KafkaProducer.doSend -> BufferPool.allocate). The call started when the
 // record arrived, or when the application's previous blocked call returned.

@@ -66,6 +66,11 @@ class Producer final : public KafkaClient {
   const ProducerWorkload& workload() const { return workload_; }
   std::uint64_t memory_in_use() const { return memory_used_; }
 
+  std::uint32_t index() const { return index_; }  // the writer its records carry
+  // workload.paced_by_consumer: a consumer has polled one of this producer's
+  // records; the application sends its next one now.
+  void record_polled();
+
   // --- driven by a consume-transform-produce application (workload.external) ---
   bool ready_for_transactions() const { return txn_state_ == TxnState::Ready || txn_state_ == TxnState::InTransaction; }
   bool fenced() const { return txn_state_ == TxnState::FatalError; }

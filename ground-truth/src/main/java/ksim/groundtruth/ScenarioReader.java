@@ -27,6 +27,11 @@ public final class ScenarioReader {
         if (s.get("brokers") == null) throw new IllegalArgumentException("the scenario has no Kafka cluster (brokers:)");
         String file = str(s.get("file"));
         Map<String, Object> b = obj(s.get("brokers"));
+        for (String oldBehaviour : List.of("truncate_to_high_watermark", "consumer_fetch_completes_on_append")) {
+            if (Boolean.TRUE.equals(b.get(oldBehaviour))) {
+                throw new IllegalArgumentException("brokers." + oldBehaviour + ": an old release's behaviour, which the harness's Kafka does not have");
+            }
+        }
         Scenario.Brokers brokers = new Scenario.Brokers(integer(b.get("count")), strings(b.get("names")),
                 strings(b.get("racks")), config(b.get("config")));
         List<Scenario.Topic> topics = new ArrayList<>();
@@ -71,6 +76,9 @@ public final class ScenarioReader {
         Map<String, Object> k = obj(w.get("keys"));
         Scenario.Keys keys = new Scenario.Keys(str(k.get("distribution")), integer(k.getOrDefault("count", 0L)),
                 k.get("exponent") == null ? 1.0 : ((Number) k.get("exponent")).doubleValue());
+        if (w.get("paced_by") != null) {
+            throw new IllegalArgumentException("producer " + p.get("name") + ": rate: {after_polled_by} (paced by a consumer) is not run on a real cluster");
+        }
         boolean closedLoop = Boolean.TRUE.equals(w.get("closed_loop"));
         double rate = w.get("rate_per_s") == null ? 0 : ((Number) w.get("rate_per_s")).doubleValue();
         return new Scenario.ProducerGroup(str(p.get("name")), strings(p.get("nodes")), str(w.get("topic")), closedLoop, rate,

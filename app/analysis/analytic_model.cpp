@@ -286,6 +286,20 @@ Utilization summarize(const FlowModel::Solution& s, const std::vector<std::strin
   return u;
 }
 
+// A producer paced by a consumer has no rate of its own: what it offered is
+// what it achieved, its records over the time it could send.
+double paced_rate(const Cluster& cluster, const KafkaSpec::ProducerGroup& group, SimTime duration) {
+  const SimTime from = group.start_when_ready ? 0 : group.workload.start;
+  const SimTime to = std::min(group.workload.stop, duration);
+  if (to <= from) return 0;
+  std::uint64_t sent = 0;
+  const std::string prefix = group.name + "-";
+  for (const models::Producer* p : cluster.producers()) {
+    if (p->name().starts_with(prefix)) sent += p->stats().records_sent;
+  }
+  return static_cast<double>(sent) / (static_cast<double>(to - from) * 1e-9);
+}
+
 }  // namespace
 
 std::optional<AnalyticFigures> analytic_figures(const Cluster& cluster) {
@@ -296,7 +310,11 @@ std::optional<AnalyticFigures> analytic_figures(const Cluster& cluster) {
   bool closed = false;
   for (const auto& group : s.kafka->producers) {
     closed |= group.workload.closed_loop;
-    if (!group.workload.closed_loop) a.offered_records_per_s += group.workload.rate_per_s * group.nodes.count;
+    if (group.workload.paced_by_consumer) {
+      a.offered_records_per_s += paced_rate(cluster, group, s.duration);
+    } else if (!group.workload.closed_loop) {
+      a.offered_records_per_s += group.workload.rate_per_s * group.nodes.count;
+    }
   }
   const FlowModel::Solution at_max = flow.model().solve(1.0);
   a.max_records_per_s = at_max.max_throughput;

@@ -329,3 +329,15 @@ TEST_CASE("transaction.timeout.ms over the brokers' transaction.max.timeout.ms i
                        "producers:\n  - {name: p, config: {transactional.id: x, transaction.timeout.ms: 900001}}\n") ==
         "no error");
 }
+
+TEST_CASE("a producer paced by a consumer names a consumer entry of its own topic", "[input]") {
+  const std::string two_topics = "brokers: {count: 1}\ntopics: [{name: t}, {name: u}]\n";
+  CHECK(scenario_error(two_topics + "producers: [{name: p, rate: {after_polled_by: c}}]\nconsumers: [{name: c}]\n") ==
+        "no error");
+  CHECK_THAT(scenario_error(two_topics + "producers: [{name: p, rate: {after_polled_by: nobody}}]\nconsumers: [{name: c}]\n"),
+             Catch::Contains("producers.0.rate.after_polled_by: names no consumer entry"));
+  CHECK_THAT(scenario_error(two_topics + "producers: [{name: p, rate: {after_polled_by: c}}]\nconsumers: [{name: c, topic: u}]\n"),
+             Catch::Contains("names a consumer of another topic"));
+  CHECK_THAT(scenario_error(two_topics + "producers: [{name: p, rate: {after_polld_by: c}}]\nconsumers: [{name: c}]\n"),
+             Catch::Contains("after_polled_by"));
+}

@@ -110,14 +110,32 @@ TEST_CASE("linkedin-2014: consumers read the backlog, alone and three at a time,
   check_prediction(produced(both), 795064);
 }
 
-TEST_CASE("linkedin-2014: end-to-end latency is a few milliseconds under light load", "[throughput][linkedin]") {
+// kafka.tools.TestEndToEndLatency at 02311c0: one record at a time, on 0.8.1
+// brokers. Published: 2 / 3 / 14 ms, truncated to whole milliseconds; ksim
+// predicts 1.32 / 1.38 / 1.42 ms, 34-53% short of [2, 3) at the median
+// (docs/calibration.md: no GC pauses, scheduler or NIC interrupt latency).
+TEST_CASE("linkedin-2014: end-to-end latency is a closed loop, and the 0.8.1 purgatory puts a consumer fetch wait in it",
+          "[throughput][linkedin]") {
   const auto run = run_scenario("linkedin_2014/end-to-end-latency", 1);
   REQUIRE(run.status == ksim::app::kExitOk);
   const auto& e2e = run.report["end_to_end_latency_ms"];
-  CHECK(number(e2e["p50"]) > 0.05);
-  CHECK(number(e2e["p50"]) < 5);
-  CHECK(number(e2e["p99"]) < 20);
-  CHECK(run.report["groups"][0]["unprocessed"] == 0);
+  const auto& group = run.report["groups"][0];
+  CHECK(group["unprocessed"] == 0);
+  CHECK(number(group["processed"]) > 5000);  // the tool's 5,000 records, at least
+  // The next send() waits for the poll: the rate is one record per end-to-end latency.
+  CHECK(relative_gap(produced(run) * number(e2e["p50"]) * 1e-3, 1.0) < 0.05);
+  CHECK(run.report["producer"]["requests"] == group["processed"]);  // one record per produce request
+  // The append wakes the consumer's parked fetch, which reads up to the high
+  // watermark: nothing. Its next fetch waits fetch.wait.max.ms=1, so each
+  // latency is the replication round trip or that wait, whichever ends later.
+  CHECK(number(e2e["p50"]) > 1.0);
+  CHECK(number(e2e["p50"]) < 2.0);
+  CHECK(number(e2e["p999"]) < 2.0);
+  // Since KAFKA-1430 (0.8.2) the high watermark's advance completes the fetch: no wait.
+  const auto modern = run_scenario("linkedin_2014/end-to-end-latency", 1, {"brokers.consumer_fetch_completes_on_append=false"});
+  REQUIRE(modern.status == ksim::app::kExitOk);
+  CHECK(number(modern.report["end_to_end_latency_ms"]["p50"]) < 0.6);
+  CHECK(produced(modern) > 2 * produced(run));
 }
 
 TEST_CASE("linkedin-2014: larger records mean fewer records but more bytes per second", "[throughput][linkedin]") {

@@ -271,6 +271,7 @@ void Broker::become_follower(Replica& r, const PartitionState& state) {
   publish(BecameFollower{id_, r.tp(), state.leader_epoch, state.leader, r.log().log_end_offset()});
   r.make_follower(state);
   fail_produces_of(r.tp(), Error::NotLeaderOrFollower);  // answered with the new leader (KIP-951)
+  complete_fetches_of(r.tp());
   if (config_.truncate_to_high_watermark) {
     // Before KIP-101: drop everything above the high watermark, which may
     // discard committed records the new leader does not have either.
@@ -287,6 +288,7 @@ void Broker::stop_replica(Replica& r, const PartitionState& state) {
   fail_produces_of(r.tp(), Error::NotLeaderOrFollower);
   remove_from_fetchers(r.tp());
   r.stop(state);
+  complete_fetches_of(r.tp());
   coordinator_leadership(r);
 }
 

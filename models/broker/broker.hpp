@@ -91,6 +91,7 @@ class Broker final : public Node, private TxnCoordinatorHost {
   BrokerFootprint footprint() const;  // per-replica costs (models/broker/broker_footprint.hpp)
   std::vector<TopicPartition> hosted_partitions() const;
   std::size_t hosted_partition_count() const { return replicas_.size(); }
+  std::size_t parked_fetches_listing(TopicPartition tp) const;  // fetches in the purgatory that ask for tp
 
  private:
   // A hosted partition (Kafka's HostedPartition): the partition unit, and
@@ -243,6 +244,8 @@ class Broker final : public Node, private TxnCoordinatorHost {
   Offset last_stable_offset(const Replica& r) const;
   void send_fetch_response(ConnectionId connection, BrokerId follower, std::unique_ptr<FetchResponse> response);
   void answer_fetch(std::uint64_t id);
+  bool follower_fetch_satisfied(const PendingFetch& pending);  // replica.fetch.min.bytes there, or must answer
+  void complete_fetches_of(TopicPartition tp);                 // the partition is no longer led here
   // broker_fetch_sessions.cpp: KIP-227 sessions of the followers fetching from this leader
   FetchSession& session_for(ConnectionId connection, const FetchRequest& request);
   FetchSession* existing_session(ConnectionId connection, const FetchRequest& request);

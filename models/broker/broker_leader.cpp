@@ -9,6 +9,14 @@
 
 namespace ksim::models {
 
+namespace {
+
+bool asks_for(const FetchRequest& request, TopicPartition tp) {
+  return std::any_of(request.partitions.begin(), request.partitions.end(), [&](const auto& p) { return p.partition == tp; });
+}
+
+}  // namespace
+
 void Broker::handle_fetch(ConnectionId connection, std::unique_ptr<FetchRequest> request) {
   ++(request->replica_id == kNoBroker ? consumer_fetches_ : follower_fetches_);
   FetchSession* session = config_.fetch_sessions ? &session_for(connection, *request) : nullptr;
@@ -102,17 +110,20 @@ bool Broker::read_for_follower(const FetchRequest::PartitionData& p, Replica& r,
     must_answer = true;
     return false;
   }
+  // Partition.fetchRecords takes the high watermark before it records the
+  // follower's fetch: an immediate answer carries the one from before it.
+  const Offset high_watermark = log.high_watermark();
   const bool moved = record_fetch && update_follower(r, request.replica_id, p.fetch_offset);
   const std::uint64_t budget = request.max_bytes > bytes ? request.max_bytes - bytes : 0;
   const bool has_data = budget > 0 && p.fetch_offset < log.log_end_offset();
   // Incremental fetch sessions (KIP-227): a partition with no news is left out.
   const FollowerState* follower = r.follower(request.replica_id);
-  if (!has_data && follower && follower->high_watermark_sent == log.high_watermark()) {
+  if (!has_data && follower && follower->high_watermark_sent == high_watermark) {
     return !moved && r.in_isr(request.replica_id) && p.fetch_offset == log.log_end_offset();
   }
   FetchResponse::PartitionData& data = answer(response, p.partition);
   if (has_data) bytes += read_batches(r, data, p.fetch_offset, std::min(request.partition_max_bytes, budget));
-  data.high_watermark = log.high_watermark();
+  data.high_watermark = high_watermark;
   return false;
 }
 
@@ -166,8 +177,7 @@ void Broker::wake_consumer_fetches(TopicPartition tp) {
   std::vector<std::uint64_t> ready;
   for (const auto& [id, pending] : fetch_purgatory_) {
     if (pending.request->replica_id != kNoBroker) continue;
-    const auto& partitions = pending.request->partitions;
-    if (std::none_of(partitions.begin(), partitions.end(), [&](const auto& p) { return p.partition == tp; })) continue;
+    if (!asks_for(*pending.request, tp)) continue;
     std::uint64_t bytes = 0;
     bool must_answer = false;
     (void)read_for_fetch(*pending.request, existing_session(pending.connection, *pending.request), false, bytes,
@@ -218,18 +228,43 @@ void Broker::wake_fetches(TopicPartition tp) {
   for (auto& [id, pending] : fetch_purgatory_) {
     const bool consumer = pending.request->replica_id == kNoBroker;
     if (consumer && !consumers_too) continue;
-    const auto& partitions = pending.request->partitions;
-    if (std::none_of(partitions.begin(), partitions.end(), [&](const auto& p) { return p.partition == tp; })) continue;
+    if (!asks_for(*pending.request, tp)) continue;
     if (consumer) {
       // Kafka 0.8.1's FetchRequestPurgatory.checkSatisfied: the bytes appended
       // since it parked, not the bytes it may read (those stop at the high watermark).
       const Replica* r = replica(tp);
       if (r && !r->log().empty()) pending.appended_bytes += r->log().batches().back().bytes;
       if (pending.appended_bytes < pending.request->min_bytes) continue;
+    } else if (pending.request->min_bytes > 1 && !follower_fetch_satisfied(pending)) {
+      continue;  // DelayedFetch.tryComplete, case G: replica.fetch.min.bytes not yet there
     }
     ready.push_back(id);
   }
   for (const std::uint64_t id : ready) answer_fetch(id);
+}
+
+// What the parked fetch would read now reaches its min bytes, or must be answered (an error, a divergence).
+bool Broker::follower_fetch_satisfied(const PendingFetch& pending) {
+  std::uint64_t bytes = 0;
+  bool must_answer = false;
+  (void)read_for_fetch(*pending.request, existing_session(pending.connection, *pending.request), false, bytes, must_answer);
+  return must_answer || bytes >= pending.request->min_bytes;
+}
+
+// ReplicaManager.completeDelayedOperationsWhenNotPartitionLeader: the parked
+// fetches listing a partition this broker no longer leads complete at once
+// (DelayedFetch case A), answered NOT_LEADER_OR_FOLLOWER for it.
+void Broker::complete_fetches_of(TopicPartition tp) {
+  std::vector<std::uint64_t> listing;
+  for (const auto& [id, pending] : fetch_purgatory_) {
+    if (asks_for(*pending.request, tp)) listing.push_back(id);
+  }
+  for (const std::uint64_t id : listing) answer_fetch(id);
+}
+
+std::size_t Broker::parked_fetches_listing(TopicPartition tp) const {
+  return static_cast<std::size_t>(std::count_if(fetch_purgatory_.begin(), fetch_purgatory_.end(),
+                                                [&](const auto& entry) { return asks_for(*entry.second.request, tp); }));
 }
 
 void Broker::answer_fetch(std::uint64_t id) {

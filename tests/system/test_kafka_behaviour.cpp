@@ -1,6 +1,8 @@
 // Behaviours of the Kafka models, each from a small inline scenario.
 #include <catch2/catch.hpp>
 
+#include <functional>
+
 #include "app/harness/cluster.hpp"
 #include "app/report/report.hpp"
 #include "app/scenario/config_reader.hpp"
@@ -414,4 +416,59 @@ faults:
   INFO("max latency: current " << current.kafka->latency_max_ms << " ms, before KIP-951 " << old_client.kafka->latency_max_ms);
   // Without it: retry.backoff.ms (100 ms, jittered) and a Metadata round trip first.
   CHECK(current.kafka->latency_max_ms < old_client.kafka->latency_max_ms - 40);
+}
+
+// DelayedFetch.tryComplete, case G: a parked follower fetch completes once
+// replica.fetch.min.bytes are there, or at replica.fetch.wait.max.ms.
+TEST_CASE("replica.fetch.min.bytes holds follower fetches, and acks=all with them, until the bytes are there",
+          "[kafka][replication]") {
+  const std::string yaml = R"(
+duration: 10s
+drain: 2s
+brokers: {count: 3, config: {replica.fetch.min.bytes: MIN_BYTES}}
+topics: [{name: t, partitions: 1, replication_factor: 3}]
+producers:
+  - {name: p, rate: 20/s, record_size: 100B, start: 2s, config: {acks: all, linger.ms: 0}}
+)";
+  const RunReport eager = run_with(yaml, "MIN_BYTES", "1");
+  const RunReport held = run_with(yaml, "MIN_BYTES", "100000");  // far more than 500 ms of records
+  CHECK(eager.kafka->latency_p50_ms < 5.0);
+  CHECK(held.kafka->latency_p50_ms > 500.0);  // a fetch round is replica.fetch.wait.max.ms, and requests queue behind it
+  CHECK(held.kafka->delivery.acknowledged > 100);
+  CHECK(held.kafka->delivery.lost == 0);
+}
+
+// ReplicaManager.completeDelayedOperationsWhenNotPartitionLeader: a broker that
+// learns it no longer leads a partition answers the fetches parked on it at once.
+TEST_CASE("a broker that loses a leadership answers the fetches parked for that partition at once", "[kafka][replication]") {
+  // broker-0 is cut from the controller and the other brokers but not from
+  // the clients: fenced, it loses its leaderships and learns it at the heal.
+  const Scenario s = ksim::testing::parse_scenario(R"(
+duration: 25s
+drain: 5s
+brokers: {count: 3}
+topics: [{name: t, partitions: 3, replication_factor: 3, config: {min.insync.replicas: 2}}]
+producers:
+  - {name: p, rate: 200/s, record_size: 100B, start: 2s}
+consumers:
+  - {name: c, config: {fetch.max.wait.ms: 5000, auto.offset.reset: earliest}}
+faults:
+  - {kind: partition, at: 5s, duration: 12s, nodes: [broker-0], other_nodes: [controller, broker-1, broker-2]}
+)");
+  Cluster cluster(s, RunOptions{});
+  int probes = 0, parked_unled = 0;
+  std::function<void()> probe = [&] {
+    ++probes;
+    for (const auto* broker : cluster.brokers()) {
+      for (const models::TopicPartition tp : broker->hosted_partitions()) {
+        if (!broker->is_leader(tp) && broker->parked_fetches_listing(tp) > 0) ++parked_unled;
+      }
+    }
+    if (cluster.sim().now() < seconds(24)) cluster.sim().events().schedule_at(cluster.sim().now() + milliseconds(10), probe);
+  };
+  cluster.sim().events().schedule_at(seconds(3), probe);
+  cluster.run();
+  CHECK(probes > 2000);
+  CHECK(parked_unled == 0);  // before the fix: 3 s of broker-0's consumer fetch parked after the heal
+  CHECK(cluster.brokers()[0]->is_leader({0, 0}) == false);
 }

@@ -63,8 +63,10 @@ class KafkaFlow {
 
  private:
   struct BrokerResources {
-    std::size_t cpu, network, io, fetchers, nic_in, nic_out;
+    std::size_t cpu, network, io, nic_in, nic_out;
     std::vector<std::pair<double, std::size_t>> disks;  // (share of the broker's replicas, resource)
+    // By source broker: num.replica.fetchers threads for each (AbstractFetcherManager).
+    std::vector<std::size_t> fetchers_from;
   };
 
   // A record of the average size, half a batch from its batch's first (the
@@ -91,8 +93,12 @@ class KafkaFlow {
       BrokerResources r{resource(n, "cpu", "broker_cpu", c.threading.cores),
                         resource(n, "network threads", "broker_network_threads", c.threading.num_network_threads),
                         resource(n, "request handlers", "broker_io_threads", c.threading.num_io_threads),
-                        resource(n, "replica fetchers", "broker_fetchers", c.num_replica_fetchers),
-                        resource(n, "nic in", "nic", 1), resource(n, "nic out", "nic", 1), {}};
+                        resource(n, "nic in", "nic", 1), resource(n, "nic out", "nic", 1), {}, {}};
+      for (const models::Broker* source : cluster_.brokers()) {
+        r.fetchers_from.push_back(source == b ? kNone
+                                              : resource(n, "replica fetchers from " + source->name(), "broker_fetchers",
+                                                         c.num_replica_fetchers));
+      }
       double replicas = 0;
       for (const auto& d : b->log_dir_stats()) replicas += d.partitions;
       for (const auto& d : b->log_dir_stats()) {
@@ -163,17 +169,20 @@ class KafkaFlow {
              (ns(c.request) + session * ns(c.partition)) * per_fetch * 1e-9, 0);
     const double append = ((ns(c.network_request) + batching_.batches_per_request * fraction * ns(c.partition)) * per_fetch +
                            ns(c.batch) / batching_.records_per_batch + record_bytes_ * c.follower_ns_per_byte) * 1e-9;
-    cpu_work(f, stage, 0, 0, append);
+    cpu_work(f, stage, 0, 0, append, brokers_[f].fetchers_from[b]);
     model_.demand(brokers_[b].nic_out, stage, record_bytes_ / nic_);
     model_.demand(brokers_[f].nic_in, stage, record_bytes_ / nic_);
     disk_work(f, stage, partitions);
   }
 
-  void cpu_work(std::size_t b, std::size_t stage, double network, double io, double fetcher) {
+  static constexpr std::size_t kNone = SIZE_MAX;
+
+  void cpu_work(std::size_t b, std::size_t stage, double network, double io, double fetcher = 0,
+                std::size_t fetcher_resource = kNone) {
     const BrokerResources& r = brokers_[b];
     if (network > 0) model_.demand(r.network, stage, network);
     if (io > 0) model_.demand(r.io, stage, io);
-    if (fetcher > 0) model_.demand(r.fetchers, stage, fetcher);
+    if (fetcher > 0 && fetcher_resource != kNone) model_.demand(fetcher_resource, stage, fetcher);
     model_.demand(r.cpu, stage, network + io + fetcher);
   }
 

@@ -360,6 +360,7 @@ class Broker final : public Node, private TxnCoordinatorHost {
   // CPU (broker_threads.cpp): the machine's cores and the broker's threads; null without a CPU model
   std::unique_ptr<Cpu> cpu_;
   std::unique_ptr<ThreadPool> network_threads_, io_threads_, fetcher_threads_, metadata_thread_;
+  std::optional<std::size_t> fetcher_thread(ConnectionId connection) const;  // of fetcher_threads_
   std::map<ConnectionId, RequestChannel> channels_;
   std::uint64_t appended_bytes_ = 0;  // everything this broker appended, for the page cache
   std::uint64_t cache_floor_ = 0;     // appended before a power loss: no longer cached

@@ -11,11 +11,14 @@
 //   each response;
 // - a request handler (num.io.threads) handles it;
 // - replica fetchers (num.replica.fetchers) append what they fetched, and a
-//   single metadata thread applies what the controller sends, in order.
+//   single metadata thread applies what the controller sends, in order. A
+//   replica fetcher is a thread of its own: num.replica.fetchers per source
+//   broker (AbstractFetcherManager keys its threads by BrokerIdAndFetcherId).
 // All of them share the machine's cores (sim/resources/cpu.hpp).
 #include <cassert>
 
 #include "models/broker/broker.hpp"
+#include "models/broker/broker_fetcher.hpp"
 #include "sim/core/simulation.hpp"
 
 namespace ksim::models {
@@ -34,7 +37,7 @@ void Broker::start_threads() {
   cpu_ = std::make_unique<Cpu>(t.cores);
   network_threads_ = std::make_unique<ThreadPool>(t.num_network_threads, *cpu_);
   io_threads_ = std::make_unique<ThreadPool>(t.num_io_threads, *cpu_);
-  fetcher_threads_ = std::make_unique<ThreadPool>(config_.num_replica_fetchers, *cpu_);
+  fetcher_threads_ = std::make_unique<ThreadPool>(config_.num_replica_fetchers, *cpu_);  // grows with the sources
   metadata_thread_ = std::make_unique<ThreadPool>(1, *cpu_);
 }
 
@@ -129,7 +132,9 @@ void Broker::receive_as_client(ConnectionId connection, MessagePtr message) {
       cost += c.partition + static_cast<SimTime>(p.batches.size()) * c.batch;
       for (const RecordBatch& b : p.batches) cost += per_byte(c.follower_ns_per_byte, b.bytes);
     }
-    done = fetcher_threads_->run(now(), cost);
+    const std::optional<std::size_t> thread = fetcher_thread(connection);
+    if (thread) fetcher_threads_->grow_to(*thread + 1);  // AbstractFetcherManager starts a source's threads as needed
+    done = fetcher_threads_->run(now(), cost, thread);
   } else {
     const auto* update = message_if<MetadataUpdate>(message.get());
     const SimTime cost = update ? c.request + static_cast<SimTime>(update->partitions.size()) * c.metadata_partition : 0;
@@ -137,6 +142,17 @@ void Broker::receive_as_client(ConnectionId connection, MessagePtr message) {
   }
   if (done == now()) return dispatch(connection, std::move(message));
   set_timer(done - now(), [this, connection, m = std::move(message)]() mutable { dispatch(connection, std::move(m)); });
+}
+
+// The thread of the replica fetcher whose connection this is: one per
+// (source broker, fetcher index), the source brokers other than this one.
+std::optional<std::size_t> Broker::fetcher_thread(ConnectionId connection) const {
+  for (const auto& f : fetchers_) {
+    if (!f->connected || f->connection != connection) continue;
+    const auto source = static_cast<std::size_t>(f->leader < id_ ? f->leader : f->leader - 1);
+    return source * static_cast<std::size_t>(config_.num_replica_fetchers) + static_cast<std::size_t>(f->index);
+  }
+  return std::nullopt;
 }
 
 // What a request handler spends on a request (Kafka's KafkaApis, ReplicaManager, LogValidator).

@@ -35,6 +35,10 @@ SimTime ThreadPool::run(SimTime now, SimTime cost, std::optional<std::size_t> th
   return *chosen;
 }
 
+void ThreadPool::grow_to(std::size_t threads) {
+  if (threads > thread_free_at_.size()) thread_free_at_.resize(threads, 0);
+}
+
 void ThreadPool::reset(SimTime now) {
   for (SimTime& t : thread_free_at_) t = std::min(t, now);
 }

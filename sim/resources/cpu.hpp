@@ -37,6 +37,8 @@ class ThreadPool {
   // Runs a job of `cost` submitted at `now`, on any thread or on the given one
   // (Kafka pins a connection to one network processor); returns when it ends.
   SimTime run(SimTime now, SimTime cost, std::optional<std::size_t> thread = std::nullopt);
+  // Starts threads, idle, until there are `threads` (a pool that grows as work asks for new threads).
+  void grow_to(std::size_t threads);
   SimTime busy_ns() const { return busy_ns_; }
   std::uint64_t jobs() const { return jobs_; }
   void reset(SimTime now);

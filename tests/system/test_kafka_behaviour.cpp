@@ -472,3 +472,21 @@ faults:
   CHECK(parked_unled == 0);  // before the fix: 3 s of broker-0's consumer fetch parked after the heal
   CHECK(cluster.brokers()[0]->is_leader({0, 0}) == false);
 }
+
+// AbstractFetcherManager keys its threads by (source broker, fetcher id): a
+// follower of two leaders appends their data on two threads, not one.
+TEST_CASE("a broker runs num.replica.fetchers threads per source broker", "[kafka][replication][profile]") {
+  // Each follower appends 15 MB/s at 100 ns per byte: 1.5 s of work per second, from two leaders.
+  const Scenario s = ksim::testing::parse_scenario(R"(
+duration: 10s
+drain: 2s
+profile: {name: linkedin-2014, broker_costs: {follower_ns_per_byte: 100}}
+brokers: {count: 3}
+topics: [{name: t, partitions: 6, replication_factor: 3}]
+producers:
+  - {name: p, rate: 2200/s, record_size: 10KB, start: 1s, config: {acks: 1, linger.ms: 5}}
+)", std::string(KSIM_SOURCE_DIR) + "/scenarios/inline.yaml");
+  Cluster cluster(s, RunOptions{});
+  cluster.run();
+  CHECK(cluster.max_replication_lag() < 200);  // one thread for both leaders: 1,180 records behind, and growing
+}

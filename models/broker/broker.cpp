@@ -163,7 +163,7 @@ void Broker::on_connection_closed(ConnectionId connection) {
       fetcher->connected = false;
       fetcher->in_flight = false;
       cancel_timer(fetcher->request_timeout);
-      retry_fetcher_later(*fetcher);
+      fetch_failed(*fetcher);
     }
   }
 }

@@ -321,7 +321,9 @@ class Broker final : public Node, private TxnCoordinatorHost {
   void handle_fetch_response(ConnectionId connection, const FetchResponse& response);
   // Appends what a fetch response brought; `returns_at`: when the appends (a blocked write, an fsync) return.
   void apply_fetched(Replica& replica, const FetchResponse::PartitionData& data, SimTime& returns_at);
-  void retry_fetcher_later(Fetcher& fetcher);
+  void fetch_failed(Fetcher& fetcher);
+  void delay_after_error(Fetcher& fetcher, const Replica& r);
+  void wake_fetcher_at(Fetcher& fetcher);  // once the first delayed partition is ready
 
   void publish(const ModelEvent& event) { events_.publish(*this, event); }
 

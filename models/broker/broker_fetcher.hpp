@@ -2,6 +2,7 @@
 // A replica fetcher of a broker (ReplicaFetcherThread): one per (source
 // broker, fetcher index), num.replica.fetchers of them per source; each
 // fetches all its partitions from that leader in one request at a time.
+#include <map>
 #include <vector>
 
 #include "models/broker/broker.hpp"
@@ -23,7 +24,15 @@ struct Broker::Fetcher {
   ConnectionId connection = 0;
   bool connected = false;
   bool in_flight = false;
-  bool backing_off = false;
+  // Partitions left out of requests until a time (AbstractFetcherThread's
+  // delayPartitions: replica.fetch.backoff.ms after an error or a failed request).
+  struct Delay {
+    SimTime until = 0;
+    bool left_out = false;  // a request went without it: the session forgot it (KIP-227)
+  };
+  std::map<TopicPartition, Delay> delayed;
+  SimTime wake_at = kNever;  // a timer sends the next request when the first delay ends
+  TimerId wake;
   // Its thread is still in the last response's appends (a write held by the
   // page cache's dirty limit, an fsync of flush.messages): as Kafka's
   // fetcher thread, it sends the next request once they return.

@@ -26,6 +26,7 @@ Broker::Fetcher& Broker::fetcher_for(BrokerId leader, TopicPartition tp) {
 
 void Broker::add_to_fetcher(Replica& r) {
   Fetcher& f = fetcher_for(r.state().leader, r.tp());
+  f.delayed.erase(r.tp());  // a new fetch state (addPartitions), ready at once, sent whole
   f.partitions.push_back(fetch_position(r));
   f.same_partitions = false;
   ++f.altered;  // sent whole in the next request
@@ -34,7 +35,12 @@ void Broker::add_to_fetcher(Replica& r) {
 
 void Broker::remove_from_fetchers(TopicPartition tp) {
   for (auto& f : fetchers_) {
-    const std::size_t removed = std::erase_if(f->partitions, [tp](const auto& p) { return p.partition == tp; });
+    std::size_t removed = std::erase_if(f->partitions, [tp](const auto& p) { return p.partition == tp; });
+    const auto delay = f->delayed.find(tp);
+    if (delay != f->delayed.end()) {
+      if (delay->second.left_out) removed = 0;  // the session already forgot it
+      f->delayed.erase(delay);
+    }
     f->forgotten += removed;
     if (removed > 0) f->same_partitions = false;
   }
@@ -67,7 +73,19 @@ void Broker::update_fetch_position(Fetcher& f, const Replica& r, std::size_t& cu
 }
 
 void Broker::send_fetch(Fetcher& f) {
-  if (f.partitions.empty() || f.in_flight || f.backing_off || f.appending) return;
+  if (f.partitions.empty() || f.in_flight || f.appending) return;
+  std::erase_if(f.delayed, [&](const auto& d) {
+    if (d.second.until > now()) return false;
+    if (d.second.left_out) {  // back in the session, whole
+      ++f.altered;
+      f.same_partitions = false;
+    }
+    return true;
+  });
+  // RemoteLeaderEndPoint.buildFetch: only the partitions ready for fetch; with
+  // none, the thread waits for the first delay to end (or a partition added).
+  const auto ready = [&](const FetchRequest::PartitionData& p) { return !f.delayed.contains(p.partition); };
+  if (std::none_of(f.partitions.begin(), f.partitions.end(), ready)) return wake_fetcher_at(f);
   if (!f.connected) {
     f.connection = connect(directory_->broker_nodes[static_cast<std::size_t>(f.leader)]);
     f.connected = true;
@@ -80,12 +98,23 @@ void Broker::send_fetch(Fetcher& f) {
   request->min_bytes = config_.replica_fetch_min_bytes;
   request->max_bytes = config_.replica_fetch_response_max_bytes;
   request->partition_max_bytes = config_.replica_fetch_max_bytes;
-  request->partitions = f.partitions;
+  if (f.delayed.empty()) {
+    request->partitions = f.partitions;
+  } else {
+    std::copy_if(f.partitions.begin(), f.partitions.end(), std::back_inserter(request->partitions), ready);
+    for (auto& [tp, delay] : f.delayed) {
+      if (delay.left_out) continue;
+      delay.left_out = true;  // the session forgets it
+      ++f.forgotten;
+      f.same_partitions = false;
+    }
+  }
   // KIP-227: an incremental request carries only the partitions added or whose fetch state changed.
   request->incremental = f.session_open;
   request->same_partitions = f.session_open && f.same_partitions;
   if (f.session_open) {
-    request->unchanged_partitions = static_cast<std::uint32_t>(f.partitions.size() - std::min(f.altered, f.partitions.size()));
+    const std::size_t listed = request->partitions.size();
+    request->unchanged_partitions = static_cast<std::uint32_t>(listed - std::min(f.altered, listed));
     request->forgotten_partitions = static_cast<std::uint32_t>(f.forgotten);
   }
   f.session_open = true;
@@ -102,7 +131,7 @@ void Broker::send_fetch(Fetcher& f) {
     fp->in_flight = false;
     if (fp->connected) close(fp->connection);
     fp->connected = false;
-    retry_fetcher_later(*fp);
+    fetch_failed(*fp);
   });
   send(f.connection, std::move(request));
 }
@@ -118,7 +147,6 @@ void Broker::handle_fetch_response(ConnectionId connection, const FetchResponse&
   f->in_flight = false;
   cancel_timer(f->request_timeout);
   // Partitions left out of the response had nothing new (KIP-227).
-  bool all_failed = !response.partitions.empty();
   std::size_t cursor = 0;
   SimTime appended_at = now();
   const auto& partitions = response.partitions;
@@ -128,12 +156,14 @@ void Broker::handle_fetch_response(ConnectionId connection, const FetchResponse&
     const auto& data = partitions[i];
     Replica* r = replica(data.partition);
     if (!r || !r->is_follower() || r->state().leader != f->leader || !replica_online(*r)) continue;
-    if (data.error != Error::None) continue;  // wait for new metadata from the controller
+    if (data.error != Error::None) {
+      delay_after_error(*f, *r);
+      continue;
+    }
     apply_fetched(*r, data, appended_at);
     update_fetch_position(*f, *r, cursor);
-    all_failed = false;
   }
-  if (!all_failed && appended_at > now()) {
+  if (appended_at > now()) {
     // AbstractFetcherThread.processFetchRequest appends before the next
     // request is built: the follower's log end, which the leader learns
     // from that request, waits for its own disk.
@@ -142,11 +172,19 @@ void Broker::handle_fetch_response(ConnectionId connection, const FetchResponse&
       f->appending = false;
       send_fetch(*f);
     });
-  } else if (!all_failed) {
-    send_fetch(*f);
   } else {
-    retry_fetcher_later(*f);
+    send_fetch(*f);
   }
+}
+
+// processFetchRequest's partitionsWithError, delayed replica.fetch.backoff.ms
+// (NOT_LEADER_OR_FOLLOWER, UNKNOWN_LEADER_EPOCH, FENCED_LEADER_EPOCH: the
+// leader's metadata lags ours, or ours lags). Kafka stops fetching a
+// partition fenced at the epoch it asked with until new metadata
+// (onPartitionFenced -> markPartitionFailed); ksim retries it after the
+// backoff, and new metadata re-adds it at once in both.
+void Broker::delay_after_error(Fetcher& f, const Replica& r) {
+  f.delayed[r.tp()].until = now() + config_.replica_fetch_backoff;
 }
 
 void Broker::apply_fetched(Replica& r, const FetchResponse::PartitionData& data, SimTime& returns_at) {
@@ -188,12 +226,21 @@ void Broker::apply_fetched(Replica& r, const FetchResponse::PartitionData& data,
   r.follow_high_watermark(data.high_watermark);
 }
 
-void Broker::retry_fetcher_later(Fetcher& f) {
-  if (f.backing_off) return;
-  f.backing_off = true;
+// A request that failed (no answer, a lost connection) delays all the fetcher's partitions.
+void Broker::fetch_failed(Fetcher& f) {
+  for (const auto& p : f.partitions) f.delayed[p.partition].until = now() + config_.replica_fetch_backoff;
+  wake_fetcher_at(f);
+}
+
+void Broker::wake_fetcher_at(Fetcher& f) {
+  SimTime first = kNever;
+  for (const auto& [tp, delay] : f.delayed) first = std::min(first, delay.until);
+  if (first == kNever || (f.wake_at <= first && f.wake_at > now())) return;
+  cancel_timer(f.wake);
+  f.wake_at = first;
   Fetcher* fp = &f;
-  set_timer(config_.replica_fetch_backoff, [this, fp] {
-    fp->backing_off = false;
+  f.wake = set_timer(first - now(), [this, fp] {
+    fp->wake_at = kNever;
     send_fetch(*fp);
   });
 }

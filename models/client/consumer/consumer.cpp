@@ -214,6 +214,8 @@ void Consumer::poll() {
     if (new_assignment_) {  // onJoinComplete: the rebalance callbacks run in the application's thread
       const std::vector<TopicPartition> assignment = std::move(*new_assignment_);
       new_assignment_.reset();
+      // ConsumerCoordinator.onJoinComplete: the auto-commit timer starts again from now.
+      next_auto_commit_ = now() + config_.auto_commit_interval;
       apply_assignment(assignment);
       if (app_ != AppState::Polling) return;  // blocked in the revocation's commitSync
     }

@@ -162,6 +162,7 @@ class Consumer final : public KafkaClient {
     bool sent = false;  // false: waiting for a coordinator
     SimTime give_up_at = 0;  // default.api.timeout.ms for commitSync
     std::int32_t generation = -1;
+    bool auto_commit = false;  // enable.auto.commit's: a retriable failure tries again after retry.backoff.ms
   };
 
   // consumer.cpp: lifecycle, application loop, positions, fetching
@@ -238,7 +239,8 @@ class Consumer final : public KafkaClient {
   Error commit_precheck() const;
   std::vector<CommittedOffset> consumed_offsets() const;
   void commit_sync(std::vector<CommittedOffset> offsets, AfterCommit then);
-  void commit_async(std::vector<CommittedOffset> offsets);
+  void commit_async(std::vector<CommittedOffset> offsets, bool auto_commit = false);
+  void auto_commit_failed();
   void send_commit(std::int64_t correlation);
   void handle_offset_commit(const OffsetCommitResponse& response);
   void fail_commit(std::int64_t correlation, Error error);

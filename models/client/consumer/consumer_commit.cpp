@@ -39,10 +39,10 @@ void Consumer::commit_sync(std::vector<CommittedOffset> offsets, AfterCommit the
 }
 
 // commitAsync(): sent once, never retried.
-void Consumer::commit_async(std::vector<CommittedOffset> offsets) {
+void Consumer::commit_async(std::vector<CommittedOffset> offsets, bool auto_commit) {
   if (!can_commit() || offsets.empty()) return;
   const std::int64_t correlation = next_correlation_id();
-  commits_[correlation] = CommitInFlight{std::move(offsets), false, false, now(), generation_};
+  commits_[correlation] = CommitInFlight{std::move(offsets), false, false, now(), generation_, auto_commit};
   send_commit(correlation);
 }
 
@@ -107,6 +107,7 @@ void Consumer::handle_offset_commit(const OffsetCommitResponse& response) {
     case Error::FencedInstanceId: fenced(); return;
     default: break;
   }
+  if (commit.auto_commit && retriable) auto_commit_failed();
   if (!commit.sync || response.correlation_id != sync_commit_correlation_) return;
   if (retriable && now() < commit.give_up_at) {
     commits_[response.correlation_id] = CommitInFlight{commit.offsets, true, false, commit.give_up_at, generation_};
@@ -150,7 +151,13 @@ void Consumer::commit_done(bool ok) {
 void Consumer::maybe_auto_commit() {
   if (!config_.enable_auto_commit || !can_commit() || now() < next_auto_commit_) return;
   next_auto_commit_ = now() + config_.auto_commit_interval;
-  commit_async(consumed_offsets());
+  commit_async(consumed_offsets(), true);
+}
+
+// ConsumerCoordinator.autoCommitOffsetsAsync: after a RetriableCommitFailedException
+// the next auto-commit comes retry.backoff.ms later, not a whole interval.
+void Consumer::auto_commit_failed() {
+  next_auto_commit_ = std::min(next_auto_commit_, now() + config_.retry_backoff);
 }
 
 // Newly assigned partitions start from the group's committed offsets.

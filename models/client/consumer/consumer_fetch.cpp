@@ -174,7 +174,9 @@ void Consumer::handle_fetch(const FetchResponse& response) {
   std::uint64_t buffered = 0;
   for (const auto& [p, state] : partitions_) buffered += state.buffered_bytes;
   fetch_buffer_peak_bytes_ = std::max(fetch_buffer_peak_bytes_, buffered);
-  if (refresh) retry_soon();
+  // FetchCollector.handleInitializeErrors: a metadata update at once (as the
+  // client's metadata backoff allows), not after retry.backoff.ms.
+  if (refresh) refresh_metadata();
   update_positions();
   // Records wait for the application's poll(), which fetches again once it has
   // drained them (Kafka's consumer sends fetches from poll(), for partitions

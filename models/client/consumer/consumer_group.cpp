@@ -93,6 +93,7 @@ void Consumer::coordinator_unknown(std::string_view why) {
   for (auto& [correlation, commit] : commits_) {
     commit.sent = false;  // sync commits go again to the next coordinator
     if (!commit.sync) async_failed.push_back(correlation);
+    if (commit.auto_commit) auto_commit_failed();  // failed with a RetriableCommitFailedException
   }
   for (const std::int64_t correlation : async_failed) commits_.erase(correlation);  // commitAsync does not retry
   find_backoff_until_ = now() + config_.retry_backoff;

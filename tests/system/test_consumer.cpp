@@ -135,3 +135,28 @@ consumers:
   }
   CHECK(seeds_with_truncation == 5);
 }
+
+// ConsumerCoordinator.onJoinComplete restarts the auto-commit timer: the
+// first auto-commit comes auto.commit.interval.ms after the join, not after start.
+TEST_CASE("auto-commit's first commit comes a whole interval after the group is joined", "[consumer]") {
+  const Scenario s = ksim::testing::parse_scenario(R"(
+duration: 20s
+drain: 2s
+brokers: {count: 3}
+topics: [{name: t, partitions: 3, replication_factor: 3}]
+producers:
+  - {name: p, rate: 100/s, record_size: 100B}
+consumers:
+  - {name: c, config: {enable.auto.commit: true, auto.commit.interval.ms: 5000, auto.offset.reset: earliest}}
+)");
+  Cluster cluster(s, RunOptions{});
+  cluster.run();
+  const auto& history = cluster.consumption();
+  REQUIRE(!history.rebalances.empty());
+  REQUIRE(!history.commits.empty());
+  const SimTime joined = history.rebalances.front().completed;
+  INFO("joined at " << joined << ", first commit answered at " << history.commits.front().at);
+  CHECK(joined > seconds(2));  // group.initial.rebalance.delay.ms: the old schedule would commit 2 s after the join
+  CHECK(history.commits.front().at >= joined + seconds(5));
+  CHECK(history.commits.front().at < joined + seconds(6));
+}

@@ -263,6 +263,7 @@ void Broker::become_leader(Replica& r, const PartitionState& state) {
   remove_from_fetchers(r.tp());
   r.make_leader(state, now());
   r.producers.rebuild(r.log());  // producer state survives leader changes through the log (KIP-98)
+  r.producers.forget_replicated(r.log().high_watermark());
   maybe_advance_high_watermark(r);
   coordinator_leadership(r);
 }
@@ -328,6 +329,9 @@ void Broker::handle_init_producer_id(ConnectionId connection, const InitProducer
 // ListOffsets from a consumer (auto.offset.reset): the leader answers with the
 // log start or what a consumer may read up to: the high watermark, or for
 // read_committed the last stable offset (Partition.fetchOffsetForTimestamp).
+// A new leader whose high watermark has not reached its epoch's start offset
+// answers `latest` with OFFSET_NOT_AVAILABLE, which the consumer retries
+// (OffsetFetcherUtils): its HW still lags what the old leader had acknowledged.
 void Broker::handle_list_offsets(ConnectionId connection, const ListOffsetsRequest& request) {
   auto response = std::make_unique<ListOffsetsResponse>();
   response->correlation_id = request.correlation_id;
@@ -338,7 +342,11 @@ void Broker::handle_list_offsets(ConnectionId connection, const ListOffsetsReque
       answer.error = Error::NotLeaderOrFollower;
     } else {
       const Offset readable = request.read_committed ? last_stable_offset(*r) : r->log().high_watermark();
-      answer.offset = request.latest ? readable : r->log().log_start_offset();
+      if (request.latest && r->epoch_start_offset() > r->log().high_watermark()) {
+        answer.error = Error::OffsetNotAvailable;
+      } else {
+        answer.offset = request.latest ? readable : r->log().log_start_offset();
+      }
     }
     response->partitions.push_back(answer);
   }

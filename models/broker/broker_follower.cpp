@@ -224,6 +224,7 @@ void Broker::apply_fetched(Replica& r, const FetchResponse::PartitionData& data,
   }
   maybe_flush(r, returns_at);
   r.follow_high_watermark(data.high_watermark);
+  r.producers.forget_replicated(r.log().high_watermark());
 }
 
 // A request that failed (no answer, a lost connection) delays all the fetcher's partitions.

@@ -166,10 +166,12 @@ bool Broker::read_for_consumer(const FetchRequest::PartitionData& p, const Repli
   return false;
 }
 
-// KIP-98: the high watermark, held back by the oldest open transaction.
+// KIP-98: the high watermark, held back by the oldest transaction that is
+// open or whose marker is not replicated yet (UnifiedLog.lastStableOffset).
 Offset Broker::last_stable_offset(const Replica& r) const {
-  const std::optional<Offset> unstable = r.producers.first_unstable_offset();
-  return unstable ? std::min(*unstable, r.log().high_watermark()) : r.log().high_watermark();
+  const Offset hw = r.log().high_watermark();
+  const std::optional<Offset> unstable = r.producers.first_unstable_offset(hw);
+  return unstable ? std::min(*unstable, hw) : hw;
 }
 
 // A consumer's parked fetch completes once enough committed data is there.
@@ -285,6 +287,7 @@ void Broker::answer_fetch(std::uint64_t id) {
 // The high watermark moved: produces waiting for it may complete, and consumers' parked fetches.
 void Broker::maybe_advance_high_watermark(Replica& r) {
   if (!r.maybe_advance_high_watermark(topic(r.tp()).min_insync_replicas)) return;
+  r.producers.forget_replicated(r.log().high_watermark());  // UnifiedLog.updateHighWatermarkMetadata
   changed(r);
   publish(HighWatermarkAdvanced{id_, r.tp(), r.log().high_watermark(), r.leader_epoch()});
   complete_produces(r.tp());

@@ -58,6 +58,7 @@ bool Partition::is_new_epoch(const PartitionState& state) const {
 }
 
 void Partition::make_leader(const PartitionState& state, SimTime now) {
+  if (!is_leader() || state.leader_epoch > state_.leader_epoch) epoch_start_offset_ = log_.log_end_offset();
   role_ = Role::Leader;
   state_ = state;
   pending_isr_.reset();
@@ -71,6 +72,7 @@ void Partition::make_leader(const PartitionState& state, SimTime now) {
 
 void Partition::make_follower(const PartitionState& state) {
   role_ = Role::Follower;
+  epoch_start_offset_ = -1;
   state_ = state;
   followers_.clear();
   pending_isr_.reset();
@@ -98,6 +100,7 @@ void Partition::update_state(const PartitionState& state) {
 
 void Partition::reset_process_state() {
   role_ = Role::None;
+  epoch_start_offset_ = -1;
   state_ = PartitionState{};
   followers_.clear();
   pending_isr_.reset();

@@ -87,6 +87,9 @@ class Partition {
   const PartitionLog& log() const { return log_; }
   const PartitionState& state() const { return state_; }
   Epoch leader_epoch() const { return state_.leader_epoch; }
+  // The log end offset when this replica became leader of its current epoch
+  // (Partition.leaderEpochStartOffsetOpt); -1 when it is not leader.
+  Offset epoch_start_offset() const { return epoch_start_offset_; }
   bool isr_change_pending() const { return pending_isr_.has_value(); }
   const std::optional<IsrProposal>& pending_isr_change() const { return pending_isr_; }
   void set_listener(PartitionListener* listener) { listener_ = listener; }
@@ -204,6 +207,7 @@ class Partition {
   std::vector<std::pair<BrokerId, FollowerState>> followers_;  // leader only; a handful: a flat list
   std::optional<IsrProposal> pending_isr_;  // AlterPartition in flight (KIP-497)
   Offset epoch_high_watermark_ = 0;  // the leader's high watermark when last checked, within its epoch
+  Offset epoch_start_offset_ = -1;
   PartitionListener* listener_ = nullptr;
 };
 

@@ -67,6 +67,7 @@ void ProducerStateTable::record(const RecordBatch& batch) {
     const auto open = open_.find(batch.producer_id);
     if (open == open_.end()) return;
     if (batch.control == ControlType::Abort) aborted_.push_back({batch.producer_id, open->second, batch.base_offset});
+    unreplicated_.push_back({open->second, batch.base_offset});  // ProducerStateManager.completeTxn
     open_.erase(open);
     return;
   }
@@ -81,10 +82,21 @@ void ProducerStateTable::record(const RecordBatch& batch) {
   entry.recent.push_back({batch.base_sequence, last_sequence(batch), batch.base_offset});
 }
 
-std::optional<Offset> ProducerStateTable::first_unstable_offset() const {
+std::optional<Offset> ProducerStateTable::first_unstable_offset(Offset high_watermark) const {
   std::optional<Offset> first;
-  for (const auto& [producer, offset] : open_) first = first ? std::min(*first, offset) : offset;
+  const auto consider = [&](Offset offset) { first = first ? std::min(*first, offset) : offset; };
+  for (const auto& [producer, offset] : open_) consider(offset);
+  // Markers are in offset order: those the HW has not passed are at the back.
+  for (auto it = unreplicated_.rbegin(); it != unreplicated_.rend() && it->marker_offset >= high_watermark; ++it) {
+    consider(it->first_offset);
+  }
   return first;
+}
+
+void ProducerStateTable::forget_replicated(Offset high_watermark) {
+  const auto replicated = std::find_if(unreplicated_.begin(), unreplicated_.end(),
+                                       [&](const EndedTransaction& t) { return t.marker_offset >= high_watermark; });
+  unreplicated_.erase(unreplicated_.begin(), replicated);
 }
 
 std::vector<ProducerStateTable::AbortedTransaction> ProducerStateTable::aborted_between(Offset from, Offset to) const {
@@ -98,6 +110,7 @@ std::vector<ProducerStateTable::AbortedTransaction> ProducerStateTable::aborted_
 void ProducerStateTable::rebuild(const PartitionLog& log) {
   entries_.clear();
   open_.clear();
+  unreplicated_.clear();
   aborted_.clear();
   for (const RecordBatch& batch : log.batches()) {
     if (batch.producer_id != kNoProducerId) record(batch);

@@ -57,8 +57,15 @@ class ProducerStateTable {
     Offset last_offset;  // the abort marker's offset
   };
   bool in_transaction(ProducerId producer) const { return open_.contains(producer); }
-  // The first offset of the oldest open transaction; nullopt when none is open.
-  std::optional<Offset> first_unstable_offset() const;
+  // The first offset of the oldest transaction still unstable at this high
+  // watermark: open, or ended by a marker the high watermark has not passed
+  // (Kafka's ProducerStateManager.firstUnstableOffset counts its
+  // unreplicatedTxns until onHighWatermarkUpdated); nullopt when none is.
+  std::optional<Offset> first_unstable_offset(Offset high_watermark) const;
+  // Forgets ended transactions whose marker is below the high watermark
+  // (ProducerStateManager.removeUnreplicatedTransactions): memory only, the
+  // answers of first_unstable_offset do not change.
+  void forget_replicated(Offset high_watermark);
   // Aborted transactions overlapping [from, to): what a read_committed fetch of that range must skip.
   std::vector<AbortedTransaction> aborted_between(Offset from, Offset to) const;
   // The open transactions, by producer id: where each started.
@@ -77,6 +84,11 @@ class ProducerStateTable {
   };
   std::map<ProducerId, Entry> entries_;
   std::map<ProducerId, Offset> open_;          // producer id -> first offset of its open transaction
+  struct EndedTransaction {
+    Offset first_offset;
+    Offset marker_offset;
+  };
+  std::vector<EndedTransaction> unreplicated_;  // ended, in marker order, the marker maybe not below the HW yet
   std::vector<AbortedTransaction> aborted_;    // in marker order
 };
 

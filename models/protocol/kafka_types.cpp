@@ -15,6 +15,7 @@ std::string_view to_string(Error error) {
     case Error::KafkaStorageError: return "KAFKA_STORAGE_ERROR";
     case Error::UnknownTopicOrPartition: return "UNKNOWN_TOPIC_OR_PARTITION";
     case Error::OffsetOutOfRange: return "OFFSET_OUT_OF_RANGE";
+    case Error::OffsetNotAvailable: return "OFFSET_NOT_AVAILABLE";
     case Error::NetworkException: return "NETWORK_EXCEPTION";
     case Error::DeliveryTimeout: return "DELIVERY_TIMEOUT";
     case Error::BufferExhausted: return "BUFFER_EXHAUSTED";
@@ -59,6 +60,7 @@ bool is_retriable(Error error) {
     case Error::UnknownLeaderEpoch:
     case Error::ConcurrentTransactions:
     case Error::UnstableOffsetCommit:
+    case Error::OffsetNotAvailable:
       return true;
     case Error::None:
     case Error::OffsetOutOfRange:

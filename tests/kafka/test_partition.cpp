@@ -243,3 +243,28 @@ TEST_CASE("a crash forgets the role, the state, the followers and a pending chan
   CHECK(p.log().high_watermark() == 10);
   CHECK_FALSE(p.broken_invariant());
 }
+
+// Partition.makeLeader records leaderEpochStartOffsetOpt (the log end offset)
+// only for a new leader epoch; ListOffsets(latest) answers OFFSET_NOT_AVAILABLE
+// while the high watermark is below it (Partition.fetchOffsetForTimestamp).
+TEST_CASE("a leader's epoch start offset is its log end offset when the epoch began", "[partition]") {
+  Partition p(kTp, kLeader);
+  CHECK(p.epoch_start_offset() == -1);  // not a leader
+  p.make_follower(leader_state({0, 1, 2}));
+  p.append_as_follower([] {
+    RecordBatch b = batch(10);
+    b.base_offset = 0;
+    b.leader_epoch = 1;
+    return b;
+  }());
+  p.make_leader(leader_state({0, 1, 2}, 2, 2), seconds(1));
+  CHECK(p.epoch_start_offset() == 10);
+  CHECK(p.log().high_watermark() < p.epoch_start_offset());  // the lagging-HW window
+  p.append_as_leader(batch(5));
+  p.make_leader(leader_state({0, 1}, 2, 3), seconds(2));  // the same epoch, a new ISR
+  CHECK(p.epoch_start_offset() == 10);
+  p.make_leader(leader_state({0, 1}, 3, 4), seconds(3));
+  CHECK(p.epoch_start_offset() == 15);
+  p.make_follower(leader_state({0, 1}, 4, 5));
+  CHECK(p.epoch_start_offset() == -1);
+}

@@ -2,6 +2,9 @@
 // seeds, and the pieces they rest on.
 #include <catch2/catch.hpp>
 
+#include <functional>
+
+#include "app/harness/cluster.hpp"
 #include "models/history/delivery_history.hpp"
 #include "models/log/producer_state.hpp"
 #include "tests/support/scenario_runner.hpp"
@@ -37,16 +40,78 @@ RecordBatch batch(Offset base, std::int32_t count, ProducerId producer, bool tra
 
 TEST_CASE("open transactions hold the last stable offset, aborted ones are indexed for read_committed", "[transactions]") {
   ProducerStateTable table;
+  constexpr Offset kReplicated = 100;  // a high watermark past every marker
   table.record(batch(0, 5, 1, true));
   table.record(batch(5, 5, 2, true));
-  CHECK(table.first_unstable_offset() == 0);
+  CHECK(table.first_unstable_offset(kReplicated) == 0);
   table.record(batch(10, 1, 1, true, ControlType::Abort));
-  CHECK(table.first_unstable_offset() == 5);  // producer 2's transaction is still open
+  CHECK(table.first_unstable_offset(kReplicated) == 5);  // producer 2's transaction is still open
   REQUIRE(table.aborted_between(0, 11).size() == 1);
   CHECK(table.aborted_between(0, 11)[0].first_offset == 0);
   CHECK(table.aborted_between(11, 20).empty());
   table.record(batch(11, 1, 2, true, ControlType::Commit));
-  CHECK_FALSE(table.first_unstable_offset());
+  CHECK_FALSE(table.first_unstable_offset(kReplicated));
+}
+
+// ProducerStateManager.completeTxn keeps an ended transaction in unreplicatedTxns, and
+// firstUnstableOffset counts it, until onHighWatermarkUpdated sees the HW pass its marker.
+TEST_CASE("an ended transaction holds the last stable offset until the high watermark passes its marker",
+          "[transactions]") {
+  ProducerStateTable table;
+  table.record(batch(0, 5, 1, true));
+  table.record(batch(5, 1, 1, true, ControlType::Commit));
+  CHECK(table.first_unstable_offset(3) == 0);  // the data is not even replicated
+  CHECK(table.first_unstable_offset(5) == 0);  // the data is, the marker at 5 is not
+  CHECK_FALSE(table.first_unstable_offset(6));
+  table.forget_replicated(5);
+  CHECK(table.first_unstable_offset(5) == 0);  // not forgotten: its marker is not below 5
+  table.forget_replicated(6);
+  CHECK_FALSE(table.first_unstable_offset(5));  // forgotten once the HW passed it, as in Kafka
+}
+
+// UnifiedLog.lastStableOffset: a transaction ended on the leader stays unstable
+// until the high watermark passes its marker. Checked on the leader's log
+// itself every 50 us: for each marker at or above the HW, the last stable
+// offset is at most where that producer's transaction began.
+TEST_CASE("the last stable offset passes a transaction only once its marker is replicated", "[kafka][transactions]") {
+  const app::Scenario s = ksim::testing::parse_scenario(R"(
+duration: 4s
+drain: 2s
+brokers: {count: 3}
+topics: [{name: t, partitions: 1, replication_factor: 3, config: {min.insync.replicas: 2}}]
+producers:
+  - {name: p, topic: t, rate: 2000/s, record_size: 100B, records_per_transaction: 20, config: {transactional.id: "p-{name}"}}
+)");
+  app::Cluster cluster(s, app::RunOptions{});
+  const TopicPartition tp{0, 0};
+  int probes = 0, markers_unreplicated = 0, passed_too_early = 0;
+  std::function<void()> probe = [&] {
+    ++probes;
+    for (const auto* broker : cluster.brokers()) {
+      if (!broker->is_leader(tp)) continue;
+      const PartitionLog& log = *broker->log(tp);
+      const Offset lso = broker->last_stable_offset(tp);
+      const auto& batches = log.batches();
+      for (std::size_t i = 0; i < batches.size(); ++i) {
+        const RecordBatch& marker = batches[i];
+        if (!marker.is_control() || marker.base_offset < log.high_watermark()) continue;
+        ++markers_unreplicated;
+        Offset first = marker.base_offset;  // where this producer's transaction began
+        for (std::size_t j = i; j-- > 0;) {
+          if (batches[j].producer_id != marker.producer_id) continue;
+          if (batches[j].is_control()) break;
+          first = batches[j].base_offset;
+        }
+        if (lso > first) ++passed_too_early;
+      }
+    }
+    if (cluster.sim().now() < seconds(5)) cluster.sim().events().schedule_at(cluster.sim().now() + microseconds(50), probe);
+  };
+  cluster.sim().events().schedule_at(seconds(1), probe);
+  cluster.run();
+  CHECK(probes > 50000);
+  CHECK(markers_unreplicated > 100);  // the window was probed
+  CHECK(passed_too_early == 0);
 }
 
 TEST_CASE("a log splits into committed, aborted and open transactions by each producer's next marker",

@@ -32,6 +32,11 @@ constexpr Figure<PC> kCosts[] = {
     {.name = "producer_state_entries", .value = of<&PC::producer_state_entries>, .label = "producer state entries"},
     {.name = "consumer_fetch_buffer_peak_bytes", .value = of<&PC::consumer_fetch_buffer_peak_bytes>, .unit = U::Bytes,
      .label = "consumer fetch buffer peak"},
+    // A base and a cost per replica measured on Kafka 4.4.0 (models/broker/broker_footprint.hpp).
+    {.name = "broker_heap_bytes", .value = of<&PC::broker_heap_bytes>, .unit = U::Bytes, .label = "broker heap",
+     .new_line = true},
+    {.name = "controller_heap_bytes", .value = of<&PC::controller_heap_bytes>, .unit = U::Bytes,
+     .label = "controller heap"},
 };
 
 constexpr Section<PC> kSection{"partition costs", SectionScope::Kafka, "partition_costs", kCosts};
@@ -52,6 +57,11 @@ PartitionCosts partition_costs(const Cluster& cluster) {
     c.index_mapped_bytes = f.index_mapped_bytes;
     c.fetcher_partitions = f.fetcher_partitions;
     c.producer_state_entries = f.producer_state_entries;
+    c.broker_heap_bytes = f.heap_bytes;
+  }
+  if (const models::Controller* controller = cluster.controller()) {
+    c.controller_heap_bytes = BrokerFootprint::kControllerHeapBaseBytes +
+                              controller->partitions().size() * BrokerFootprint::kControllerHeapPerPartitionBytes;
   }
   for (const models::Consumer* consumer : cluster.consumers()) {
     c.consumer_fetch_buffer_peak_bytes = std::max(c.consumer_fetch_buffer_peak_bytes, consumer->fetch_buffer_peak_bytes());

@@ -23,6 +23,8 @@ struct PartitionCosts {
   std::uint64_t fetcher_partitions = 0;
   std::uint64_t producer_state_entries = 0;
   std::uint64_t consumer_fetch_buffer_peak_bytes = 0;  // the consumer that held the most
+  std::uint64_t broker_heap_bytes = 0;      // that broker's live JVM heap, as measured on Kafka 4.4.0
+  std::uint64_t controller_heap_bytes = 0;  // the controller's, for the cluster's partitions
   double memory_maps_of_limit = 0;       // memory_maps over vm.max_map_count's default
   double segment_files_of_recommended = 0;  // segment_files over the 100,000 descriptors Kafka recommends
 };

@@ -51,6 +51,8 @@ constexpr auto kMetricColumns = std::to_array<MetricColumn>({
     {"fetcher_partitions", "/partition_costs/fetcher_partitions"},
     {"producer_state_entries", "/partition_costs/producer_state_entries"},
     {"consumer_fetch_buffer_peak_bytes", "/partition_costs/consumer_fetch_buffer_peak_bytes"},
+    {"broker_heap_bytes", "/partition_costs/broker_heap_bytes"},
+    {"controller_heap_bytes", "/partition_costs/controller_heap_bytes"},
     {"expectations_held", "/expectations_held"},
 });
 

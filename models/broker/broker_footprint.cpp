@@ -13,7 +13,10 @@ BrokerFootprint Broker::footprint() const {
     f.segments += segments;
     f.index_mapped_bytes += 2 * BrokerFootprint::kIndexBytes;  // the active segment's offset and time index
     f.producer_state_entries += r.producers.producers();
+    f.heap_bytes += r.state().replicas.size() > 1 ? BrokerFootprint::kHeapPerReplicaBytes
+                                                 : BrokerFootprint::kHeapPerReplicaAloneBytes;
   }
+  f.heap_bytes += BrokerFootprint::kHeapBaseBytes;
   f.segment_files = f.segments;
   f.memory_maps = 2 * f.segments;
   for (const auto& fetcher : fetchers_) f.fetcher_partitions += fetcher->partitions.size();

@@ -55,6 +55,11 @@ public final class KafkaCluster implements AutoCloseable {
         return s;
     }
 
+    /** Every server by name: "controller", then "broker-0", "broker-1", ... */
+    public Map<String, NodeProcess> servers() {
+        return java.util.Collections.unmodifiableMap(servers);
+    }
+
     public Admin admin() {
         return admin;
     }

@@ -62,6 +62,11 @@ public final class NodeProcess {
                 "-Dksim.epoch.ns=" + RunClock.epochNs());
     }
 
+    /** The running process's id (for jcmd), or -1. */
+    public synchronized long pid() {
+        return process != null && process.isAlive() ? process.pid() : -1;
+    }
+
     public synchronized boolean isRunning() {
         return process != null && process.isAlive();
     }

@@ -317,6 +317,7 @@ class Broker final : public Node, private TxnCoordinatorHost {
   void remove_from_fetchers(TopicPartition tp);
   FetchRequest::PartitionData fetch_position(const Replica& replica) const;
   void update_fetch_position(Fetcher& fetcher, const Replica& replica, std::size_t& cursor);
+  void move_to_end(Fetcher& fetcher, const std::vector<std::size_t>& got_data);
   void send_fetch(Fetcher& fetcher);
   void handle_fetch_response(ConnectionId connection, const FetchResponse& response);
   // Appends what a fetch response brought; `returns_at`: when the appends (a blocked write, an fsync) return.

@@ -149,6 +149,7 @@ void Broker::handle_fetch_response(ConnectionId connection, const FetchResponse&
   // Partitions left out of the response had nothing new (KIP-227).
   std::size_t cursor = 0;
   SimTime appended_at = now();
+  std::vector<std::size_t> got_data;  // indexes in f->partitions, in response order
   const auto& partitions = response.partitions;
   for (std::size_t i = 0; i < partitions.size(); ++i) {
     constexpr std::size_t kAhead = 4;
@@ -162,7 +163,11 @@ void Broker::handle_fetch_response(ConnectionId connection, const FetchResponse&
     }
     apply_fetched(*r, data, appended_at);
     update_fetch_position(*f, *r, cursor);
+    if (!data.batches.empty() && cursor < f->partitions.size() && f->partitions[cursor].partition == data.partition) {
+      got_data.push_back(cursor);
+    }
   }
+  move_to_end(*f, got_data);
   if (appended_at > now()) {
     // AbstractFetcherThread.processFetchRequest appends before the next
     // request is built: the follower's log end, which the leader learns
@@ -175,6 +180,25 @@ void Broker::handle_fetch_response(ConnectionId connection, const FetchResponse&
   } else {
     send_fetch(*f);
   }
+}
+
+// AbstractFetcherThread.processFetchRequest moves each partition that got data
+// to the end of its list (PartitionStates.updateAndMoveToEnd), and the
+// leader's incremental session does the same with its own order
+// (IncrementalFetchContext): a response budget (replica.fetch.response.max.bytes)
+// goes round robin over the partitions instead of to the first in the list.
+// The leader reads in request order, so rotating the request rotates both.
+void Broker::move_to_end(Fetcher& f, const std::vector<std::size_t>& got_data) {
+  if (got_data.empty() || got_data.size() == f.partitions.size()) return;  // all or none: the order stays
+  std::vector<bool> moved(f.partitions.size(), false);
+  for (const std::size_t i : got_data) moved[i] = true;
+  std::vector<FetchRequest::PartitionData> rotated;
+  rotated.reserve(f.partitions.size());
+  for (std::size_t i = 0; i < f.partitions.size(); ++i) {
+    if (!moved[i]) rotated.push_back(std::move(f.partitions[i]));
+  }
+  for (const std::size_t i : got_data) rotated.push_back(std::move(f.partitions[i]));
+  f.partitions = std::move(rotated);
 }
 
 // processFetchRequest's partitionsWithError, delayed replica.fetch.backoff.ms

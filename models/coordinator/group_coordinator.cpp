@@ -190,8 +190,7 @@ void GroupCoordinator::prepare_rebalance(Group& g, const std::string& trigger) {
   if (history_) history_->rebalance_started(g.id, trigger, host_.coordinator_now());
   host_.coordinator_publish(RebalancePrepared{g.id, trigger});
   host_.coordinator_cancel(g.join_timer);
-  SimTime rebalance_timeout = 0;
-  for (const auto& [id, m] : g.members) rebalance_timeout = std::max(rebalance_timeout, m.record.rebalance_timeout);
+  const SimTime rebalance_timeout = this->rebalance_timeout(g);
   const std::string group = g.id;
   if (g.state == GroupState::Empty) {
     // InitialDelayedJoin: wait group.initial.rebalance.delay.ms for more members.
@@ -231,18 +230,29 @@ void GroupCoordinator::try_complete_join(Group& g) {
   if (all_joined) complete_join(g);
 }
 
-// Kafka's onCompleteJoin: members that did not rejoin are removed; a new
-// generation starts with the protocol most members prefer and a leader.
+// Kafka's onCompleteJoin (GroupMetadataManager.completeClassicGroupJoin):
+// dynamic members that did not rejoin are removed; static ones (KIP-345)
+// keep their place, and their partitions, until their session expires. A
+// new generation starts with the protocol most members prefer and a leader
+// that rejoined; with members but none rejoined, the join phase waits
+// another rebalance timeout.
 void GroupCoordinator::complete_join(Group& g) {
   host_.coordinator_cancel(g.join_timer);
   g.initial_delay = false;
   std::vector<std::string> not_rejoined;
   for (const auto& [id, m] : g.members) {
-    if (!m.join) not_rejoined.push_back(id);
+    if (!m.join && !m.record.instance_id) not_rejoined.push_back(id);
   }
   for (const std::string& id : not_rejoined) {
     host_.coordinator_publish(MemberRemoved{g.id, id, "not rejoined"});
     remove_member(g, id);
+  }
+  if (!g.members.empty() && !elect_joined_leader(g)) {
+    const std::string group = g.id;
+    g.join_timer = host_.coordinator_timer(rebalance_timeout(g), [this, group] {
+      if (Group* again = find(group); again && again->state == GroupState::PreparingRebalance) complete_join(*again);
+    });
+    return;
   }
   ++g.generation;
   if (g.members.empty()) {
@@ -254,13 +264,32 @@ void GroupCoordinator::complete_join(Group& g) {
     return;
   }
   g.protocol = select_protocol(g);
-  if (!g.members.contains(g.leader)) g.leader = g.members.begin()->first;
   g.transition_to(GroupState::CompletingRebalance);
   host_.coordinator_publish(JoinCompleted{g.id, g.generation, g.members.size(), g.protocol});
   for (auto& [id, m] : g.members) {
     answer_join(g, m);
     schedule_session_expiry(g, m);  // a fresh session from the join response on
   }
+}
+
+// ClassicGroup.rebalanceTimeoutMs: the largest of the members'.
+SimTime GroupCoordinator::rebalance_timeout(const Group& g) const {
+  SimTime timeout = 0;
+  for (const auto& [id, m] : g.members) timeout = std::max(timeout, m.record.rebalance_timeout);
+  return timeout;
+}
+
+// ClassicGroup.maybeElectNewJoinedLeader: a leader that did not rejoin is
+// replaced by a member that did; false when no member rejoined.
+bool GroupCoordinator::elect_joined_leader(Group& g) {
+  const auto leader = g.members.find(g.leader);
+  if (leader != g.members.end() && leader->second.join) return true;
+  for (const auto& [id, m] : g.members) {
+    if (!m.join) continue;
+    g.leader = id;
+    return true;
+  }
+  return false;
 }
 
 void GroupCoordinator::answer_join(const Group& g, Member& m, bool skip_assignment) {

@@ -126,6 +126,8 @@ class GroupCoordinator {
   void try_complete_join(Group& g);
   void initial_delay_expired(const std::string& group);
   void complete_join(Group& g);
+  SimTime rebalance_timeout(const Group& g) const;
+  bool elect_joined_leader(Group& g);
   void answer_join(const Group& g, Member& m, bool skip_assignment = false);
   void complete_sync(const std::string& group, std::int32_t generation, Error error, const Assignment& assignment);
   void remove_member(Group& g, const std::string& member_id);

@@ -154,3 +154,34 @@ TEST_CASE("rolling-restart: two rebalances per restart with dynamic members, non
   CHECK(count(static_members, "unprocessed") == 0);
   CHECK(group(static_members)["exactly_once"] == true);
 }
+
+// GroupMetadataManager.completeClassicGroupJoin removes only dynamic members
+// that did not rejoin: a static member that is down when a rebalance starts
+// keeps its place (and is assigned partitions) until its session expires,
+// and takes its place back without a rebalance (KIP-345).
+TEST_CASE("a static member down during a rebalance keeps its place, and returns without another rebalance",
+          "[groups][kafka]") {
+  const ksim::app::RunReport report = ksim::testing::run_inline(R"(
+duration: 60s
+drain: 10s
+brokers: {count: 3}
+topics: [{name: t, partitions: 6, replication_factor: 3}]
+producers:
+  - {name: p, topic: t, rate: 100/s, record_size: 100B}
+consumers:
+  - name: api
+    count: 3
+    topic: t
+    config: {group.id: g, group.instance.id: "static-{name}", session.timeout.ms: 60s, max.poll.interval.ms: 10s,
+             auto.offset.reset: earliest}
+  - {name: late, topic: t, start: 15s, config: {group.id: g, max.poll.interval.ms: 10s, auto.offset.reset: earliest}}
+faults:
+  - {kind: crash, at: 10s, duration: 25s, nodes: [api-2]}
+)");
+  REQUIRE(report.kafka->groups.size() == 1);
+  const auto& group = report.kafka->groups[0].report;
+  // the group's first, and the late member's; before the fix a third when
+  // api-2, removed at the join phase's timeout, came back as a new member
+  CHECK(group.rebalances.size() == 2);
+  CHECK(group.unprocessed == 0);
+}

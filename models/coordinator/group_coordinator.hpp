@@ -149,7 +149,7 @@ class GroupCoordinator {
   void finish_load(std::int32_t partition, std::uint64_t generation);
   void store_group(const Group& g, const Assignment& assignment, std::function<void(Error)> done);
   GroupMetadataRecord metadata_of(const Group& g, const Assignment& assignment) const;
-  Error check_commit(const Group* g, const MemberIdentity& member) const;
+  Error check_commit(const Group* g, const MemberIdentity& member, bool transactional) const;
 
   CoordinatorHost& host_;
   GroupCoordinatorConfig config_;

@@ -150,21 +150,22 @@ void GroupCoordinator::store_group(const Group& g, const Assignment& assignment,
 
 // ---- offsets ----
 
-// GroupMetadata.validateOffsetCommit for classic groups.
-Error GroupCoordinator::check_commit(const Group* g, const MemberIdentity& member) const {
+// ClassicGroup.validateOffsetCommit: a transactional commit is not refused
+// while the group completes a rebalance; the generation decides.
+Error GroupCoordinator::check_commit(const Group* g, const MemberIdentity& member, bool transactional) const {
   const bool outside_group = member.generation < 0 && member.member_id.empty();
   if (!g) return outside_group ? Error::None : Error::IllegalGeneration;
   if (outside_group) return g->state == GroupState::Empty ? Error::None : Error::UnknownMemberId;
   if (const Error e = check_member(*g, member); e != Error::None) return e;
   if (member.generation != g->generation) return Error::IllegalGeneration;
-  if (g->state == GroupState::CompletingRebalance) return Error::RebalanceInProgress;
+  if (!transactional && g->state == GroupState::CompletingRebalance) return Error::RebalanceInProgress;
   return Error::None;
 }
 
 void GroupCoordinator::handle(ConnectionId c, const OffsetCommitRequest& request) {
   Error error = check_coordinator(request.group);
   Group* g = error == Error::None ? find(request.group) : nullptr;
-  if (error == Error::None) error = check_commit(g, request.member);
+  if (error == Error::None) error = check_commit(g, request.member, false);
   const std::int64_t correlation = request.correlation_id;
   if (error != Error::None) {
     auto response = std::make_unique<OffsetCommitResponse>();
@@ -213,7 +214,7 @@ void GroupCoordinator::handle(ConnectionId c, const TxnOffsetCommitRequest& requ
   Error error = check_coordinator(request.group);
   Group* g = error == Error::None ? find(request.group) : nullptr;
   // Without group metadata (the API before KIP-447) there is nothing to check the sender against.
-  if (error == Error::None && request.member.generation >= 0) error = check_commit(g, request.member);
+  if (error == Error::None && request.member.generation >= 0) error = check_commit(g, request.member, true);
   const std::int64_t correlation = request.correlation_id;
   if (error != Error::None) {
     auto response = std::make_unique<TxnOffsetCommitResponse>();

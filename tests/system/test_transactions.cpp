@@ -326,3 +326,52 @@ TEST_CASE("an aborted transaction's batches never drained fail in the client, un
   const auto sent = run_scenario("txn-isolation", 1, abort_all);
   CHECK(sent.report["transactions"]["aborted_reads_read_uncommitted"].get<int>() > 1000);
 }
+
+// ConsumerCoordinator.groupMetadata changes only in onJoinComplete (in poll):
+// an application that commits a transaction after its cooperative rebalance
+// completed in the background, before its next poll, sends the old
+// generation, and the coordinator (no longer refusing transactional commits
+// while CompletingRebalance, ClassicGroup.validateOffsetCommit) answers
+// ILLEGAL_GENERATION: the transaction aborts and its records are processed
+// again, still exactly once. Before the fix: no abort in seeds 1-12.
+TEST_CASE("a transaction committed across the end of a cooperative rebalance carries the old generation and aborts",
+          "[transactions][groups][kafka]") {
+  const std::string yaml = R"(
+duration: 20s
+drain: 20s
+brokers: {count: 3}
+topics:
+  - {name: in, partitions: 6, replication_factor: 3, config: {min.insync.replicas: 2}}
+  - {name: out, partitions: 6, replication_factor: 3, config: {min.insync.replicas: 2}}
+producers:
+  - {name: src, topic: in, rate: 500/s, record_size: 200B, start: 1s}
+consumers:
+  - name: app
+    count: 3
+    topic: in
+    commit: transactional
+    processing_time: {distribution: exponential, mean: 500us}
+    config: {group.id: g, auto.offset.reset: earliest, isolation.level: read_committed, enable.auto.commit: false,
+             partition.assignment.strategy: org.apache.kafka.clients.consumer.CooperativeStickyAssignor,
+             heartbeat.interval.ms: 3s}
+    transform: {topic: out, record_size: 200B, commit_interval: 300ms, config: {transactional.id: "app-{name}"}}
+  - name: late
+    topic: in
+    start: 8s
+    commit: transactional
+    processing_time: {distribution: exponential, mean: 500us}
+    config: {group.id: g, auto.offset.reset: earliest, isolation.level: read_committed, enable.auto.commit: false,
+             partition.assignment.strategy: org.apache.kafka.clients.consumer.CooperativeStickyAssignor}
+    transform: {topic: out, record_size: 200B, commit_interval: 300ms, config: {transactional.id: "late-{name}"}}
+)";
+  for (const std::uint64_t seed : {2, 4}) {
+    INFO("seed " << seed);
+    const ksim::app::RunReport report = ksim::testing::run_inline(yaml, seed);
+    REQUIRE(report.kafka->transactions);
+    CHECK(report.kafka->transactions->aborted >= 1);
+    CHECK(report.kafka->transactions->exactly_once());
+    REQUIRE(report.kafka->groups.size() == 1);
+    REQUIRE(report.kafka->groups[0].transform);
+    CHECK(report.kafka->groups[0].transform->exactly_once());
+  }
+}

@@ -216,6 +216,7 @@ void Consumer::poll() {
       new_assignment_.reset();
       // ConsumerCoordinator.onJoinComplete: the auto-commit timer starts again from now.
       next_auto_commit_ = now() + config_.auto_commit_interval;
+      group_metadata_ = identity();
       apply_assignment(assignment);
       if (app_ != AppState::Polling) return;  // blocked in the revocation's commitSync
     }

@@ -227,6 +227,10 @@ class Consumer final : public KafkaClient {
   bool leave_group(std::string_view reason);  // true when a LeaveGroup was sent
   void fenced();
   MemberIdentity identity() const;
+  // ConsumerCoordinator.groupMetadata: the identity as of the last
+  // onJoinComplete (in poll), what the application hands to
+  // sendOffsetsToTransaction (KIP-447); kept when the generation is reset.
+  MemberIdentity group_metadata() const { return group_metadata_; }
   bool is_dynamic_member() const { return !config_.group_instance_id.has_value(); }
 
   // consumer_commit.cpp: offset commits and committed offsets
@@ -331,6 +335,7 @@ class Consumer final : public KafkaClient {
   MemberState member_ = MemberState::Unjoined;
   std::string member_id_;
   std::int32_t generation_ = -1;
+  MemberIdentity group_metadata_;  // see group_metadata()
   std::string protocol_;
   bool rejoin_needed_ = true;
   std::string rejoin_reason_ = "initial join";

@@ -75,7 +75,7 @@ void Consumer::end_transform_batch() {
     // lost, so the transaction aborts (Kafka Streams' onPartitionsLost).
     return output_->abort_transaction(finished);
   }
-  output_->send_offsets_to_transaction(config_.group_id, workload_.send_group_metadata ? identity() : MemberIdentity{},
+  output_->send_offsets_to_transaction(config_.group_id, workload_.send_group_metadata ? group_metadata() : MemberIdentity{},
                                        offsets);
   output_->commit_transaction(finished);
 }

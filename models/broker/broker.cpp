@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cassert>
+#include <iterator>
 
 #include "models/broker/broker_fetcher.hpp"
+#include "models/protocol/replica_list.hpp"
 #include "sim/core/simulation.hpp"
 
 namespace ksim::models {
@@ -49,6 +51,7 @@ void Broker::create_replica(TopicPartition tp) {
 
 void Broker::on_start() {
   live_brokers_.clear();
+  isr_eligible_.clear();
   shutting_down_ = false;
   controller_connected_ = false;
   heartbeat_tick();
@@ -181,6 +184,10 @@ void Broker::dispatch(ConnectionId connection, MessagePtr message) {
     case ApiKey::UpdateMetadata: {
       const auto& update = message_as<MetadataUpdate>(m);
       live_brokers_ = update.live_brokers;
+      // Partition.isReplicaIsrEligible (KIP-841): neither fenced nor in controlled shutdown.
+      isr_eligible_.clear();
+      std::copy_if(live_brokers_.begin(), live_brokers_.end(), std::back_inserter(isr_eligible_),
+                   [&](BrokerId b) { return !contains(update.shutting_down, b); });
       record_leaders(update.partitions);
       return apply_metadata(update.partitions);
     }
@@ -256,6 +263,9 @@ void Broker::apply_partition_state(Replica& r, const PartitionState& state) {
   } else {
     r.update_state(state);
   }
+  // ReplicaManager.applyLocalFollowersDelta: in controlled shutdown a broker
+  // stops fetching the partitions whose ISR it has left.
+  if (shutting_down_ && r.is_follower() && !contains(state.isr, id_)) remove_from_fetchers(r.tp());
 }
 
 void Broker::become_leader(Replica& r, const PartitionState& state) {

@@ -344,6 +344,7 @@ class Broker final : public Node, private TxnCoordinatorHost {
   bool shutting_down_ = false;  // controlled shutdown: waiting for the controller to move leaderships
   bool previous_stop_clean_ = true;  // the last stop was a controlled shutdown (Kafka's clean shutdown file)
   std::vector<BrokerId> live_brokers_;
+  std::vector<BrokerId> isr_eligible_;  // live and not in controlled shutdown
   std::map<std::uint64_t, PendingProduce> produce_purgatory_;
   std::map<std::uint64_t, PendingFetch> fetch_purgatory_;
   int consumer_fetches_waiting_ = 0;

@@ -295,7 +295,7 @@ void Broker::maybe_advance_high_watermark(Replica& r) {
 }
 
 void Broker::maybe_expand_isr(Replica& r, BrokerId follower) {
-  if (auto expanded = r.isr_with(follower, live_brokers_)) propose_isr(r, std::move(*expanded));
+  if (auto expanded = r.isr_with(follower, isr_eligible_)) propose_isr(r, std::move(*expanded));
 }
 
 // Kafka's isr-expiration task: drops followers that have not caught up for replica.lag.time.max.ms.

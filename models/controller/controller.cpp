@@ -152,6 +152,7 @@ void Controller::begin_controlled_shutdown(BrokerId broker) {
   ++stats_.controlled_shutdowns;
   publish(ControlledShutdownStarted{broker});
   remove_replica_from_partitions(broker);
+  push({});  // every broker learns it (BrokerRegistrationChangeRecord): no leader proposes it into an ISR
 }
 
 bool Controller::leads_any(BrokerId broker) const {
@@ -347,6 +348,14 @@ void Controller::handle_alter_partition(ConnectionId connection, const AlterPart
   push({state});
 }
 
+std::vector<BrokerId> Controller::shutting_down_brokers() const {
+  std::vector<BrokerId> leaving;
+  for (std::size_t b = 0; b < brokers_.size(); ++b) {
+    if (!brokers_[b].fenced && brokers_[b].shutting_down) leaving.push_back(static_cast<BrokerId>(b));
+  }
+  return leaving;
+}
+
 std::vector<BrokerId> Controller::live_brokers() const {
   std::vector<BrokerId> live;
   for (std::size_t b = 0; b < brokers_.size(); ++b) {
@@ -385,6 +394,7 @@ void Controller::push(const std::vector<PartitionState>& states) {
     auto update = std::make_unique<MetadataUpdate>();
     update->partitions = states;
     update->live_brokers = live;
+    update->shutting_down = shutting_down_brokers();
     send(r.connection, std::move(update));
   }
 }
@@ -395,6 +405,7 @@ void Controller::push_all_to(BrokerId broker) {
   auto update = std::make_unique<MetadataUpdate>();
   for (const auto& [tp, state] : partitions_) update->partitions.push_back(state);
   update->live_brokers = live_brokers();
+  update->shutting_down = shutting_down_brokers();
   send(r.connection, std::move(update));
 }
 

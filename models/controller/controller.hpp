@@ -95,6 +95,7 @@ class Controller final : public Node {
   EligibleLeader elect_from_elr(const PartitionState& state) const;
   void forget_unclean_replica(BrokerId broker);
   std::vector<BrokerId> live_brokers() const;
+  std::vector<BrokerId> shutting_down_brokers() const;
 
   ControllerConfig config_;
   void publish(const ModelEvent& event) { events_.publish(*this, event); }

@@ -166,7 +166,8 @@ struct AlterPartitionResponse final : KafkaResponse<AlterPartitionResponse, ApiK
 struct MetadataUpdate final : KafkaRequest<MetadataUpdate, ApiKey::UpdateMetadata> {
   static constexpr std::string_view kName = "MetadataUpdate";
   std::vector<PartitionState> partitions;
-  std::vector<BrokerId> live_brokers;  // unfenced
+  std::vector<BrokerId> live_brokers;   // unfenced
+  std::vector<BrokerId> shutting_down;  // in controlled shutdown (BrokerRegistration.inControlledShutdown)
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 48 * partitions.size(); }
 };
 

@@ -53,6 +53,8 @@ void Broker::on_start() {
   live_brokers_.clear();
   isr_eligible_.clear();
   shutting_down_ = false;
+  got_shutdown_answer_ = false;
+  metadata_offset_ = -1;  // read again from the controller after a restart
   controller_connected_ = false;
   heartbeat_tick();
   if (config_.log_flush_scheduler_interval != kNever) flush_tick();
@@ -120,6 +122,17 @@ void Broker::on_shutdown_requested() {
   set_timer(seconds(30), [this] { finish_shutdown(); });
 }
 
+// BrokerLifecycleManager in PENDING_CONTROLLED_SHUTDOWN: after the first answer
+// that is not yet ShouldShutDown, the next heartbeat goes 50 ms later (the
+// controlled shutdown may complete quickly); after that, broker.heartbeat.interval.ms
+// after each answer (scheduleNextCommunicationAfterSuccess).
+void Broker::shutdown_heartbeat_answered(bool ready) {
+  if (ready) return finish_shutdown();
+  const SimTime next = got_shutdown_answer_ ? config_.broker_heartbeat_interval : milliseconds(50);
+  got_shutdown_answer_ = true;
+  set_timer(next, [this] { send_heartbeat(); });
+}
+
 void Broker::finish_shutdown() {
   for (auto& [tp, r] : replicas_) {
     if (replica_online(r)) r.mark_flushed(r.log().log_end_offset());  // a clean shutdown flushes every log
@@ -137,16 +150,20 @@ void Broker::send_heartbeat() {
   heartbeat->broker = id_;
   heartbeat->incarnation = incarnation();
   heartbeat->shutting_down = shutting_down_;
+  heartbeat->metadata_offset = metadata_offset_;
   heartbeat->previous_stop_clean = previous_stop_clean_;
   for (const auto& [tp, r] : replicas_) {
     if (!replica_online(r)) heartbeat->offline_replicas.push_back(tp);
   }
   send(controller_connection_, std::move(heartbeat));
+  last_heartbeat_sent_ = now();
 }
 
 // broker.heartbeat.interval.ms
 void Broker::heartbeat_tick() {
-  send_heartbeat();
+  // In a controlled shutdown each answer schedules the next heartbeat; the
+  // tick only stands in when an answer is overdue.
+  if (!shutting_down_ || now() - last_heartbeat_sent_ >= config_.broker_heartbeat_interval) send_heartbeat();
   set_timer(config_.broker_heartbeat_interval, [this] { heartbeat_tick(); });
 }
 
@@ -183,6 +200,7 @@ void Broker::dispatch(ConnectionId connection, MessagePtr message) {
       return handle_fetch(connection, take_message<FetchRequest>(std::move(message)));
     case ApiKey::UpdateMetadata: {
       const auto& update = message_as<MetadataUpdate>(m);
+      metadata_offset_ = std::max(metadata_offset_, update.offset);
       live_brokers_ = update.live_brokers;
       // Partition.isReplicaIsrEligible (KIP-841): neither fenced nor in controlled shutdown.
       isr_eligible_.clear();
@@ -197,7 +215,7 @@ void Broker::dispatch(ConnectionId connection, MessagePtr message) {
     case ApiKey::ListOffsets: return handle_list_offsets(connection, message_as<ListOffsetsRequest>(m));
     case ApiKey::BrokerHeartbeat:
       // Liveness is the controller's business; fencing shows in the metadata it pushes.
-      if (shutting_down_ && message_as<BrokerHeartbeatResponse>(m).shutdown_ready) finish_shutdown();
+      if (shutting_down_) return shutdown_heartbeat_answered(message_as<BrokerHeartbeatResponse>(m).shutdown_ready);
       return;
     // transactions (broker_txn.cpp): the coordinator's requests, and markers
     case ApiKey::AddPartitionsToTxn:

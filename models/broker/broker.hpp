@@ -145,6 +145,7 @@ class Broker final : public Node, private TxnCoordinatorHost {
   void on_crash(CrashKind kind) override;
   void on_shutdown_requested() override;
   void finish_shutdown();
+  void shutdown_heartbeat_answered(bool ready);
   void on_message(ConnectionId connection, MessagePtr message) override;
   void on_connection_closed(ConnectionId connection) override;
   void send_heartbeat();
@@ -342,6 +343,9 @@ class Broker final : public Node, private TxnCoordinatorHost {
   ConnectionId controller_connection_ = 0;
   bool controller_connected_ = false;
   bool shutting_down_ = false;  // controlled shutdown: waiting for the controller to move leaderships
+  bool got_shutdown_answer_ = false;  // BrokerLifecycleManager.gotControlledShutdownResponse
+  SimTime last_heartbeat_sent_ = 0;
+  std::int64_t metadata_offset_ = -1;  // of the last metadata update applied
   bool previous_stop_clean_ = true;  // the last stop was a controlled shutdown (Kafka's clean shutdown file)
   std::vector<BrokerId> live_brokers_;
   std::vector<BrokerId> isr_eligible_;  // live and not in controlled shutdown

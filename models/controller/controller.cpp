@@ -114,9 +114,11 @@ void Controller::session_tick() {
 void Controller::handle_heartbeat(ConnectionId connection, const BrokerHeartbeat& heartbeat) {
   const auto b = static_cast<std::size_t>(heartbeat.broker);
   Registration& r = brokers_[b];
+  const bool reconnected = !r.connected;
   r.connection = connection;
   r.connected = true;
   r.last_heartbeat = now();
+  r.metadata_offset = heartbeat.metadata_offset;
   if (r.ever_registered && heartbeat.incarnation != r.incarnation && !r.fenced) {
     // KIP-631: a new incarnation means the broker restarted; its old
     // registration is fenced first, moving leadership away from it.
@@ -125,15 +127,20 @@ void Controller::handle_heartbeat(ConnectionId connection, const BrokerHeartbeat
   if (r.ever_registered && heartbeat.incarnation != r.incarnation && !heartbeat.previous_stop_clean) {
     forget_unclean_replica(heartbeat.broker);  // ClusterControlManager: PreviousBrokerEpoch does not match
   }
-  if (heartbeat.incarnation != r.incarnation) r.shutting_down = false;
+  if (heartbeat.incarnation != r.incarnation) r.shutting_down = false, r.shutdown_offset = -1;
   r.incarnation = heartbeat.incarnation;
   r.ever_registered = true;
   update_offline_replicas(heartbeat.broker, heartbeat.offline_replicas);
   if (r.fenced && !heartbeat.shutting_down) unfence(heartbeat.broker);
   if (heartbeat.shutting_down && !r.shutting_down) begin_controlled_shutdown(heartbeat.broker);
+  // Back on a connection after missing updates: it reads the metadata log from
+  // where it stopped (KIP-631's fetch), here as one update of everything.
+  if (reconnected && !r.fenced && r.metadata_offset >= 0 && r.metadata_offset < metadata_offset_) {
+    push_all_to(heartbeat.broker);
+  }
   auto response = std::make_unique<BrokerHeartbeatResponse>();
   response->fenced = r.fenced;
-  response->shutdown_ready = r.shutting_down && !leads_any(heartbeat.broker);
+  response->shutdown_ready = shutdown_granted(heartbeat.broker);
   send(connection, std::move(response));
 }
 
@@ -147,12 +154,29 @@ void Controller::fence(BrokerId broker, std::string_view reason) {
 
 // KRaft's controlled shutdown: the broker leaves every ISR it is not the last
 // member of, and its leaderships move (elections, one at a time as usual).
+// A broker that led nothing may exit at once (SHUTDOWN_NOW); one that led
+// partitions waits until every active broker has reported, in a heartbeat,
+// the metadata that moved them (BrokerHeartbeatManager's CONTROLLED_SHUTDOWN).
 void Controller::begin_controlled_shutdown(BrokerId broker) {
-  brokers_[static_cast<std::size_t>(broker)].shutting_down = true;
+  Registration& r = brokers_[static_cast<std::size_t>(broker)];
+  const bool led_partitions = leads_any(broker);
+  r.shutting_down = true;
   ++stats_.controlled_shutdowns;
   publish(ControlledShutdownStarted{broker});
   remove_replica_from_partitions(broker);
   push({});  // every broker learns it (BrokerRegistrationChangeRecord): no leader proposes it into an ISR
+  r.shutdown_offset = led_partitions ? metadata_offset_ : -1;
+}
+
+// BrokerHeartbeatManager.calculateNextBrokerState: no leadership left, and the
+// lowest metadata offset the active (unfenced, not shutting down) brokers
+// reported has reached the broker's controlled-shutdown offset.
+bool Controller::shutdown_granted(BrokerId broker) const {
+  const Registration& r = brokers_[static_cast<std::size_t>(broker)];
+  if (!r.shutting_down || leads_any(broker)) return false;
+  return std::all_of(brokers_.begin(), brokers_.end(), [&](const Registration& other) {
+    return other.fenced || other.shutting_down || other.metadata_offset >= r.shutdown_offset;
+  });
 }
 
 bool Controller::leads_any(BrokerId broker) const {
@@ -387,6 +411,7 @@ void Controller::check_partition_state(const PartitionState& state) const {
 
 void Controller::push(const std::vector<PartitionState>& states) {
   for (const PartitionState& state : states) check_partition_state(state);
+  ++metadata_offset_;
   const std::vector<BrokerId> live = live_brokers();
   for (const BrokerId b : live) {
     const Registration& r = brokers_[static_cast<std::size_t>(b)];
@@ -395,6 +420,7 @@ void Controller::push(const std::vector<PartitionState>& states) {
     update->partitions = states;
     update->live_brokers = live;
     update->shutting_down = shutting_down_brokers();
+    update->offset = metadata_offset_;
     send(r.connection, std::move(update));
   }
 }
@@ -406,6 +432,7 @@ void Controller::push_all_to(BrokerId broker) {
   for (const auto& [tp, state] : partitions_) update->partitions.push_back(state);
   update->live_brokers = live_brokers();
   update->shutting_down = shutting_down_brokers();
+  update->offset = metadata_offset_;
   send(r.connection, std::move(update));
 }
 

@@ -57,6 +57,10 @@ class Controller final : public Node {
     bool connected = false;
     std::set<TopicPartition> offline_replicas;
     bool shutting_down = false;  // controlled shutdown in progress
+    std::int64_t metadata_offset = -1;  // as its last heartbeat reported it
+    // BrokerHeartbeatManager.controlledShutdownOffset: the broker may exit once every
+    // active broker has applied the metadata up to here (-1: at once, it led nothing).
+    std::int64_t shutdown_offset = -1;
   };
 
   void on_start() override;
@@ -96,6 +100,7 @@ class Controller final : public Node {
   void forget_unclean_replica(BrokerId broker);
   std::vector<BrokerId> live_brokers() const;
   std::vector<BrokerId> shutting_down_brokers() const;
+  bool shutdown_granted(BrokerId broker) const;
 
   ControllerConfig config_;
   void publish(const ModelEvent& event) { events_.publish(*this, event); }
@@ -112,6 +117,7 @@ class Controller final : public Node {
   bool loading_ = false;
   std::deque<std::pair<ConnectionId, MessagePtr>> waiting_;
   ControllerStats stats_;
+  std::int64_t metadata_offset_ = 0;  // each push() is one more batch of metadata records
 };
 
 }  // namespace ksim::models

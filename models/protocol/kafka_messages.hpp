@@ -125,6 +125,7 @@ struct BrokerHeartbeat final : KafkaRequest<BrokerHeartbeat, ApiKey::BrokerHeart
   BrokerId broker = kNoBroker;
   std::uint32_t incarnation = 0;   // a new incarnation is a restart: the controller re-sends all metadata
   bool shutting_down = false;      // controlled shutdown: move my leaderships away first
+  std::int64_t metadata_offset = -1;  // BrokerHeartbeatRequest.CurrentMetadataOffset: the last update applied
   // BrokerRegistrationRequest.PreviousBrokerEpoch: whether the broker's last stop was
   // clean (a controlled shutdown); a crash is an unclean shutdown (KIP-966).
   bool previous_stop_clean = true;
@@ -135,7 +136,7 @@ struct BrokerHeartbeat final : KafkaRequest<BrokerHeartbeat, ApiKey::BrokerHeart
 struct BrokerHeartbeatResponse final : KafkaResponse<BrokerHeartbeatResponse, ApiKey::BrokerHeartbeat> {
   static constexpr std::string_view kName = "BrokerHeartbeatResponse";
   bool fenced = false;
-  bool shutdown_ready = false;  // controlled shutdown: no leadership left here
+  bool shutdown_ready = false;  // controlled shutdown: no leadership left, and the others know (ShouldShutDown)
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes; }
 };
 
@@ -168,6 +169,7 @@ struct MetadataUpdate final : KafkaRequest<MetadataUpdate, ApiKey::UpdateMetadat
   std::vector<PartitionState> partitions;
   std::vector<BrokerId> live_brokers;   // unfenced
   std::vector<BrokerId> shutting_down;  // in controlled shutdown (BrokerRegistration.inControlledShutdown)
+  std::int64_t offset = 0;  // the metadata log's offset once this update is applied
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 48 * partitions.size(); }
 };
 

@@ -185,3 +185,44 @@ faults:
   CHECK(group.rebalances.size() == 2);
   CHECK(group.unprocessed == 0);
 }
+
+// ConsumerCoordinator.onJoinPrepare: the auto-commit before rejoining is
+// retried until the join-prepare timer (the rebalance timeout,
+// max.poll.interval.ms) runs out, not default.api.timeout.ms. Here the
+// coordinator cannot write __consumer_offsets (cut from its followers, the
+// ISR under min.insync.replicas) from 20 s to 170 s, and a member joins at
+// 30 s: the two members keep committing for 140 s, then rejoin with nothing
+// to read twice. Giving up after 60 s, they rejoined without their offsets
+// and read about 6,000 records again (and the group went through hundreds of
+// generations while SyncGroup could not be stored).
+TEST_CASE("the auto-commit before a rejoin is retried for the whole rebalance timeout", "[groups][kafka]") {
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    INFO("seed " << seed);
+    const ksim::app::RunReport report = ksim::testing::run_inline(R"(
+duration: 260s
+drain: 30s
+brokers:
+  count: 3
+  config: {min.insync.replicas: 2}
+topics: [{name: t, partitions: 6, replication_factor: 1, config: {min.insync.replicas: 1}}]
+producers:
+  - {name: p, topic: t, rate: 200/s, record_size: 100B}
+consumers:
+  - name: app
+    count: 2
+    topic: t
+    config: {group.id: g, auto.offset.reset: earliest, auto.commit.interval.ms: 60s, session.timeout.ms: 10m}
+  - {name: late, topic: t, start: 30s, config: {group.id: g, auto.offset.reset: earliest}}
+faults:
+  - {kind: partition, at: 20s, duration: 150s, nodes: ["coordinator:g"], other_nodes: [brokers]}
+)",
+                                                                  seed);
+    REQUIRE(report.kafka->groups.size() == 1);
+    const auto& group = report.kafka->groups[0].report;
+    CHECK(group.failed_commits > 20);  // the coordinator did refuse them, for the whole outage
+    CHECK(group.rebalances.size() == 2);
+    CHECK(group.rebalances[1].completed - group.rebalances[1].started > ksim::seconds(130));  // ended by the heal
+    CHECK(group.duplicated == 0);
+    CHECK(group.unprocessed == 0);
+  }
+}

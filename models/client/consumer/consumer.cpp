@@ -81,6 +81,7 @@ void Consumer::on_crash(CrashKind kind) {
   group_correlation_ = -1;
   new_assignment_.reset();
   heartbeat_correlation_ = -1;
+  heartbeat_retrying_ = false;  // its timers are gone
 }
 
 // KafkaConsumer.close(): the application finishes the records of its last

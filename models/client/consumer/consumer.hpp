@@ -160,7 +160,7 @@ class Consumer final : public KafkaClient {
     std::vector<CommittedOffset> offsets;
     bool sync = false;
     bool sent = false;  // false: waiting for a coordinator
-    SimTime give_up_at = 0;  // default.api.timeout.ms for commitSync
+    SimTime give_up_at = 0;  // commitSync's timeout: default.api.timeout.ms, or the join-prepare timer
     std::int32_t generation = -1;
     bool auto_commit = false;  // enable.auto.commit's: a retriable failure tries again after retry.backoff.ms
   };
@@ -222,6 +222,9 @@ class Consumer final : public KafkaClient {
   void request_rejoin(std::string reason);
   void reset_generation(bool forget_member_id, std::string reason);
   void heartbeat_tick();
+  void heartbeat_failed();
+  void heartbeat_retry();
+  void send_heartbeat();
   void handle_heartbeat(const HeartbeatResponse& response);
   void poll_timeout_expired(SimTime polled_at);
   bool leave_group(std::string_view reason);  // true when a LeaveGroup was sent
@@ -242,7 +245,8 @@ class Consumer final : public KafkaClient {
   std::vector<CommittedOffset> consumed_offsets_of(const std::vector<std::int32_t>& partitions) const;
   Error commit_precheck() const;
   std::vector<CommittedOffset> consumed_offsets() const;
-  void commit_sync(std::vector<CommittedOffset> offsets, AfterCommit then);
+  void commit_sync(std::vector<CommittedOffset> offsets, AfterCommit then, SimTime timeout = -1);
+  void commit_sync_timed_out(std::int64_t correlation);
   void commit_async(std::vector<CommittedOffset> offsets, bool auto_commit = false);
   void auto_commit_failed();
   void send_commit(std::int64_t correlation);
@@ -344,6 +348,7 @@ class Consumer final : public KafkaClient {
   std::int64_t group_correlation_ = -1;  // the JoinGroup or SyncGroup in flight
   std::optional<std::vector<TopicPartition>> new_assignment_;  // from SyncGroup; applied inside poll()
   std::int64_t heartbeat_correlation_ = -1;
+  bool heartbeat_retrying_ = false;  // a retry.backoff.ms check is armed (Heartbeat.failHeartbeat)
   std::int32_t heartbeat_generation_ = -1;
   SimTime last_heartbeat_response_ = 0;
   SimTime cpu_ns_ = 0;

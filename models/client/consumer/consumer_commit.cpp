@@ -27,15 +27,24 @@ std::vector<CommittedOffset> Consumer::consumed_offsets() const {
 }
 
 // The application blocks in commitSync() until it succeeds, fails for good,
-// or default.api.timeout.ms passes; then it goes on with `then`.
-void Consumer::commit_sync(std::vector<CommittedOffset> offsets, AfterCommit then) {
+// or its timeout (default.api.timeout.ms unless given) passes, answered or
+// not (Kafka's commitOffsetsSync loops on its timer, then throws
+// TimeoutException); then it goes on with `then`.
+void Consumer::commit_sync(std::vector<CommittedOffset> offsets, AfterCommit then, SimTime timeout) {
   after_commit_ = then;
   if (!can_commit() || offsets.empty()) return commit_done(true);
   app_ = AppState::Committing;
   const std::int64_t correlation = next_correlation_id();
   sync_commit_correlation_ = correlation;
-  commits_[correlation] = CommitInFlight{std::move(offsets), true, false, now() + config_.default_api_timeout, generation_};
+  if (timeout < 0) timeout = config_.default_api_timeout;
+  commits_[correlation] = CommitInFlight{std::move(offsets), true, false, now() + timeout, generation_};
+  set_timer(timeout, [this, correlation] { commit_sync_timed_out(correlation); });
   send_commit(correlation);
+}
+
+void Consumer::commit_sync_timed_out(std::int64_t correlation) {
+  if (correlation != sync_commit_correlation_ || !commits_.contains(correlation)) return;
+  fail_commit(correlation, Error::RequestTimedOut);
 }
 
 // commitAsync(): sent once, never retried.

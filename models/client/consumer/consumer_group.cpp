@@ -79,11 +79,12 @@ void Consumer::coordinator_unknown(std::string_view why) {
   if (coordinator_connected_) close(coordinator_connection_);
   coordinator_ = kNoBroker;
   coordinator_connected_ = false;
-  heartbeat_correlation_ = -1;
   if (member_ == MemberState::Joining || member_ == MemberState::Syncing) {
     member_ = MemberState::Unjoined;
     rejoin_needed_ = true;
   }
+  if (heartbeat_correlation_ >= 0) heartbeat_failed();  // the one in flight failed with the connection
+  heartbeat_correlation_ = -1;
   group_correlation_ = -1;
   offset_fetch_correlation_ = -1;
   for (auto& [p, state] : partitions_) {
@@ -140,8 +141,13 @@ bool Consumer::maybe_rejoin() {
     lose_all_partitions();  // onPartitionsLost: no commit, the generation is gone
   } else if (!partitions_.empty() && (config_.enable_auto_commit || (eager && commits_on_revocation()))) {
     // Kafka 3.x auto-commits what was consumed before it rejoins, with either
-    // protocol; an eager member's onPartitionsRevoked commits here too.
-    commit_sync(consumed_offsets(), AfterCommit::Rejoin);
+    // protocol; an eager member's onPartitionsRevoked commits here too. The
+    // auto-commit is retried until the join-prepare timer, the rebalance
+    // timeout (ConsumerCoordinator.onJoinPrepare's joinPrepareTimer:
+    // max.poll.interval.ms), runs out; the listener's commitSync has
+    // default.api.timeout.ms.
+    commit_sync(consumed_offsets(), AfterCommit::Rejoin,
+                config_.enable_auto_commit ? config_.max_poll_interval : config_.default_api_timeout);
     return true;
   } else if (eager) {
     revoke_all();
@@ -282,8 +288,30 @@ void Consumer::lose_all_partitions() {
 
 void Consumer::heartbeat_tick() {
   set_timer(config_.heartbeat_interval, [this] { heartbeat_tick(); });
+  send_heartbeat();
+}
+
+// AbstractCoordinator.HeartbeatThread: a heartbeat that failed, or fell due
+// while the coordinator was unknown, goes again once the coordinator is known,
+// checked every retry.backoff.ms (Heartbeat.failHeartbeat; the thread's wait),
+// not a whole heartbeat.interval.ms later.
+void Consumer::heartbeat_failed() {
+  if (heartbeat_retrying_) return;
+  heartbeat_retrying_ = true;
+  set_timer(config_.retry_backoff, [this] { heartbeat_retry(); });
+}
+
+void Consumer::heartbeat_retry() {
+  heartbeat_retrying_ = false;
+  send_heartbeat();
+}
+
+void Consumer::send_heartbeat() {
   if (stopped() || (member_ != MemberState::Stable && member_ != MemberState::Syncing)) return;
-  if (!coordinator_ready()) return find_coordinator();
+  if (!coordinator_ready()) {
+    find_coordinator();
+    return heartbeat_failed();
+  }
   if (now() - last_heartbeat_response_ > config_.session_timeout) {
     return coordinator_unknown("session timed out without a heartbeat response");
   }
@@ -314,7 +342,7 @@ void Consumer::handle_heartbeat(const HeartbeatResponse& response) {
     case Error::FencedInstanceId: return fenced();
     case Error::NotCoordinator:
     case Error::CoordinatorNotAvailable: return coordinator_unknown(models::to_string(response.error));
-    default: return;
+    default: return heartbeat_failed();
   }
 }
 

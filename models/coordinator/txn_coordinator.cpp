@@ -83,6 +83,12 @@ void TxnCoordinator::handle(ConnectionId c, const InitProducerIdRequest& request
     txn->state.producer_epoch = -1;  // the write below makes it 0
   }
   if (txn->writing) return answer(Error::ConcurrentTransactions, -1, -1);
+  // KIP-360: a producer that names its id and epoch gets a bump only if they
+  // are still the current ones (TransactionCoordinator.isValidProducerId).
+  if (request.producer_id != kNoProducerId &&
+      (request.producer_id != txn->state.producer_id || request.producer_epoch != txn->state.producer_epoch)) {
+    return answer(Error::ProducerFenced, -1, -1);
+  }
   switch (txn->state.state) {
     case TxnState::Ongoing: {
       // A new instance of the producer: fence the old one and abort its transaction; the client retries.

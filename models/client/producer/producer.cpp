@@ -75,6 +75,7 @@ void Producer::on_crash(CrashKind) {
   txn_adding_.clear();
   txn_records_ = 0;
   txn_abortable_ = false;
+  txn_epoch_bump_required_ = false;
   txn_acks_.clear();  // neither acknowledged nor failed: the transaction is left to the coordinator
   txn_offsets_.reset();
   group_coordinator_ = kNoBroker;

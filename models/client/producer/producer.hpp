@@ -263,6 +263,9 @@ class Producer final : public KafkaClient {
   std::set<TopicPartition> txn_adding_; // in the AddPartitionsToTxn in flight
   std::uint64_t txn_records_ = 0;       // records sent in the current transaction
   bool txn_abortable_ = false;          // a record of the transaction failed: it can only abort
+  // TransactionManager.epochBumpRequired (KIP-360): a batch failed, so its partition's
+  // sequences may have a gap; the abort ends with InitProducerId bumping the epoch.
+  bool txn_epoch_bump_required_ = false;
   bool aborting_undrained_ = false;     // abort_undrained_batches is at work
   std::vector<DeliveryHistory::Ack> txn_acks_;  // acknowledged, waiting for the outcome
   RandomStream txn_rng_;

@@ -45,6 +45,13 @@ void Producer::handle_result(const BatchPtr& b, Error error, Offset base_offset)
     fail(b, Error::ProducerFenced);
     return txn_fatal(Error::ProducerFenced);  // a newer instance has this transactional.id
   }
+  if (error == Error::OutOfOrderSequenceNumber && b->records.producer_epoch == producer_epoch_ &&
+      b->records.producer_id == producer_id_ && earlier_batch_unresolved(*b)) {
+    // It only arrived out of turn: retried after the earlier one (the first
+    // branch of TransactionManager.canRetry, transactional or not).
+    retry_or_fail(b, Error::NetworkException);
+    return;
+  }
   if (transactional() && (error == Error::OutOfOrderSequenceNumber || error == Error::InvalidTxnState)) {
     fail(b, error);  // an abortable error: the transaction will abort
     return;
@@ -56,11 +63,6 @@ void Producer::handle_result(const BatchPtr& b, Error error, Offset base_offset)
   if (error == Error::OutOfOrderSequenceNumber || error == Error::InvalidProducerEpoch) {
     if (b->records.producer_epoch != producer_epoch_ || b->records.producer_id != producer_id_) {
       fail(b, error);  // left over from before an epoch bump: unresolved, so failed (see handle_init_producer_id)
-      return;
-    }
-    if (error == Error::OutOfOrderSequenceNumber && earlier_batch_unresolved(*b)) {
-      // It only arrived out of turn: retried after the earlier one (the Java client's canRetry).
-      retry_or_fail(b, Error::NetworkException);
       return;
     }
     fail(b, error);
@@ -135,7 +137,11 @@ void Producer::fail(const BatchPtr& b, Error error) {
   const RecordRange range{index_, b->partition, b->records.first_record, b->records.record_count};
   history_.failures.push_back({range, error, now()});
   stats_.records_failed += static_cast<std::uint64_t>(b->records.record_count);
-  if (transactional()) txn_abortable_ = true;
+  if (transactional()) {
+    txn_abortable_ = true;
+    // The client's own abort of undrained batches never touched their sequences.
+    if (error != Error::TransactionAborted) txn_epoch_bump_required_ = true;
+  }
   publish(BatchFailed{b->partition, b->records.record_count, error});
   finish(b);
 }

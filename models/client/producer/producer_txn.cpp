@@ -182,6 +182,8 @@ void Producer::txn_step() {
   if (txn_state_ == TxnState::Initializing) {
     auto init = std::make_unique<InitProducerIdRequest>();
     init->correlation_id = correlation;
+    init->producer_id = producer_id_;  // after an abort that needs an epoch bump (KIP-360); none at the start
+    init->producer_epoch = producer_epoch_;
     init->transactional_id = config_.transactional_id;
     init->transaction_timeout = config_.transaction_timeout;
     request = std::move(init);
@@ -320,14 +322,20 @@ void Producer::handle_txn_init(const InitProducerIdResponse& response) {
     case TxnErrorAction::Fatal: return txn_fatal(response.error);
     case TxnErrorAction::Other: return txn_retry(config_.retry_backoff);
   }
+  if (producer_id_ != kNoProducerId) ++stats_.epoch_bumps;
   producer_id_ = response.producer_id;
   producer_epoch_ = response.producer_epoch;
   reset_sequences();
   publish(TransactionsInitialised{producer_id_, producer_epoch_});
   transition_to(TxnState::Ready);
-  arrivals_.restart(now());  // initTransactions() returned: the application starts sending
+  arrivals_.restart(now());  // initTransactions() (or an abort that bumped the epoch) returned
   plan_stale_ = true;
   wake_sender();
+  if (txn_done_) {
+    auto done = std::move(txn_done_);
+    txn_done_ = nullptr;
+    done(false);
+  }
 }
 
 void Producer::handle_add_partitions(const AddPartitionsToTxnResponse& response) {
@@ -390,6 +398,18 @@ void Producer::txn_completed(bool committed) {
   txn_records_ = 0;
   txn_abortable_ = false;
   txn_offsets_.reset();
+  if (!committed && txn_epoch_bump_required_) {
+    // TransactionManager.beginCompletingTransaction: the abort's result is
+    // InitProducerId's, which bumps the epoch and starts every sequence at 0
+    // again; abortTransaction() returns then (handle_txn_init).
+    txn_epoch_bump_required_ = false;
+    if (txn_state_ == TxnState::CommittingTransaction) {  // the commit failed; the application aborts
+      transition_to(TxnState::AbortableError);
+      transition_to(TxnState::AbortingTransaction);
+    }
+    transition_to(TxnState::Initializing);
+    return txn_step();
+  }
   transition_to(TxnState::Ready);
   arrivals_.restart(now());  // the application was blocked in commitTransaction() until now
   plan_stale_ = true;

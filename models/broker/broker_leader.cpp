@@ -88,7 +88,18 @@ FetchResponse::PartitionData& Broker::answer(FetchResponse& response, TopicParti
   return data;
 }
 
-void Broker::answer_error(FetchResponse& response, TopicPartition tp, Error error) { answer(response, tp).error = error; }
+// KIP-951 (KafkaApis.handleFetchRequest): NOT_LEADER_OR_FOLLOWER and
+// FENCED_LEADER_EPOCH carry the leader this broker's metadata names.
+void Broker::answer_error(FetchResponse& response, TopicPartition tp, Error error) {
+  FetchResponse::PartitionData& data = answer(response, tp);
+  data.error = error;
+  if (error != Error::NotLeaderOrFollower && error != Error::FencedLeaderEpoch) return;
+  const Replica* r = replica(tp);
+  if (r && r->state().leader != kNoBroker && r->state().leader != id_) {
+    data.current_leader = r->state().leader;
+    data.current_leader_epoch = r->state().leader_epoch;
+  }
+}
 
 bool Broker::read_for_follower(const FetchRequest::PartitionData& p, Replica& r, const FetchRequest& request,
                                bool record_fetch, FetchResponse& response, std::uint64_t& bytes, bool& must_answer) {

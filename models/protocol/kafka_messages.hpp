@@ -109,6 +109,9 @@ struct FetchResponse final : KafkaResponse<FetchResponse, ApiKey::Fetch> {
     boost::container::small_vector<RecordBatch, 1> batches;
     // read_committed: the transactions aborted in the fetched range, as (producer id, first offset).
     std::vector<std::pair<ProducerId, Offset>> aborted_transactions;
+    // KIP-951: with NOT_LEADER_OR_FOLLOWER or FENCED_LEADER_EPOCH, the leader this broker knows.
+    BrokerId current_leader = kNoBroker;
+    Epoch current_leader_epoch = -1;
   };
   std::int64_t correlation_id = 0;
   std::vector<PartitionData> partitions;

@@ -133,7 +133,14 @@ void Consumer::handle_fetch(const FetchResponse& response) {
         state.reset_cause = PositionResetCause::OffsetOutOfRange;
         set_position_state(state, PositionState::NeedsReset);
         continue;
-      default: refresh = true; continue;  // NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH, ...
+      default:  // NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH, ...
+        refresh = true;
+        // KIP-951 (AbstractFetch.handleFetchSuccess): take the new leader from the answer;
+        // update_positions below validates the position on it (maybeValidatePositionForCurrentLeader).
+        if (data.current_leader != kNoBroker && data.current_leader_epoch >= 0) {
+          update_partition_leadership(data.partition, data.current_leader, data.current_leader_epoch);
+        }
+        continue;
     }
     // read_committed: skip the records of aborted transactions (Kafka's
     // Fetcher: an aborted producer's batches are skipped from the first offset

@@ -536,3 +536,36 @@ faults:
   // other with the rotation, over 270 ms without (the first of the list first).
   CHECK(last - first < milliseconds(180));
 }
+
+// AbstractFetcherThread.handlePartitionsWithErrors: a partition answered with
+// an error is left out of the follower's fetches for replica.fetch.backoff.ms,
+// the fetcher's other partitions go on. Here broker-1 becomes t-0's leader
+// 200 ms before it hears so (the controller's messages to it are held), and
+// broker-2, which heard at once, fetches t-0 from it and is refused; t-1,
+// which broker-1 already led, keeps replicating through the same fetcher.
+// acks=all on t-0 then waits for the backoff after the last refusal, as in
+// Kafka. Before (replication audit item 2), the partial error made the
+// fetcher retry at once, and t-0 recovered 200 ms after the election whatever
+// the backoff.
+TEST_CASE("a follower's partition refused by its leader is fetched again only after replica.fetch.backoff.ms",
+          "[kafka][replication]") {
+  const std::string yaml = R"(
+duration: 20s
+drain: 10s
+warmup: 5s
+brokers: {count: 3, config: {replica.fetch.backoff.ms: BACKOFF}}
+topics: [{name: t, partitions: 2, replication_factor: 3, assignment: [[0, 1, 2], [1, 2, 0]], config: {min.insync.replicas: 2}}]
+producers:
+  - {name: p, topic: t, rate: 1000/s, record_size: 100B}
+faults:
+  - {kind: partition, at: 9.999s, duration: 200ms, nodes: [controller], other_nodes: [broker-1], one_way: true}
+  - {kind: shutdown, at: 10s, duration: 5s, nodes: [broker-0]}
+)";
+  const RunReport one_second = run_with(yaml, "BACKOFF", "1s");
+  const RunReport three_seconds = run_with(yaml, "BACKOFF", "3s");
+  CHECK(one_second.kafka->delivery.exactly_once());
+  CHECK(one_second.kafka->latency_max_ms > 1000.0);
+  CHECK(one_second.kafka->latency_max_ms < 1500.0);
+  CHECK(three_seconds.kafka->latency_max_ms > 3000.0);
+  CHECK(three_seconds.kafka->latency_max_ms < 3500.0);
+}

@@ -15,6 +15,18 @@ using D = models::DeliveryReport;
 using K = KafkaFigures;
 using U = FigureUnit;
 
+// "DELIVERY_TIMEOUT 1120, OUT_OF_ORDER_SEQUENCE_NUMBER 3": the errors that failed records, most first; "none".
+std::string failed_because(const D& d) {
+  std::vector<std::pair<std::uint64_t, models::Error>> by_count;
+  for (const auto& [error, records] : d.failed_by_error) by_count.emplace_back(records, error);
+  std::stable_sort(by_count.begin(), by_count.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+  std::string text;
+  for (const auto& [records, error] : by_count) {
+    text += fmt::format("{}{} {}", text.empty() ? "" : ", ", models::to_string(error), records);
+  }
+  return text.empty() ? "none" : text;
+}
+
 constexpr Figure<D> kDelivery[] = {
     {.name = "produced", .value = of<&D::produced>, .label = "produced", .expect = ExpectAs::Count,
      .description = "records handed to the producers"},
@@ -34,6 +46,8 @@ constexpr Figure<D> kDelivery[] = {
      .description = "acknowledged records committed after a later-sent one of the same producer and partition"},
     {.name = "failed_but_written", .value = of<&D::failed_but_written>, .label = "failed but written",
      .expect = ExpectAs::Count, .description = "records of failed batches found in the committed log"},
+    {.name = "failed_because", .value = [](const D& d) { return figure_value(failed_because(d)); }, .unit = U::Text,
+     .label = "failed because"},
     {.name = "at_most_once", .value = [](const D& d) { return figure_value(Held{d.at_most_once(), d.vacuous}); }, .unit = U::Held, .label = "at-most-once", .new_line = true},
     {.name = "at_least_once", .value = [](const D& d) { return figure_value(Held{d.at_least_once(), d.vacuous}); }, .unit = U::Held, .label = "at-least-once"},
     {.name = "exactly_once", .value = [](const D& d) { return figure_value(Held{d.exactly_once(), d.vacuous}); }, .unit = U::Held, .label = "exactly-once"},

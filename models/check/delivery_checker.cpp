@@ -244,7 +244,7 @@ void DeliveryWalk::count_outcomes() {
       if (record.status & kAcked)
         ++report_.acknowledged;
       else if (record.status & kFailureMask)
-        ++report_.failed;
+        ++report_.failed, ++report_.failed_by_error[failure_error(record.status)];
       else
         ++report_.pending;
     }

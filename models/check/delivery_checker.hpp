@@ -4,6 +4,7 @@
 // guarantees held. Linear in the history and the logs; a library call, used
 // at the end of `ksim run` and from tests.
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,7 @@ struct DeliveryReport {
   std::uint64_t duplicated = 0;         // records committed more than once (each extra copy counts one)
   std::uint64_t reordered = 0;          // acknowledged records committed after a later-sent acknowledged record of the same producer and partition
   std::uint64_t failed_but_written = 0; // records of failed batches found in the committed log
+  std::map<Error, std::uint64_t> failed_by_error;  // the failed records, by the error of their last failure
 
   struct Lost { RecordRef record; Offset acknowledged_offset; };
   struct Duplicate { RecordRef record; std::vector<Offset> offsets; };

@@ -33,8 +33,10 @@ ProducerStateTable::Verdict first_batch_verdict(const RecordBatch& batch) {
 ProducerStateTable::Check ProducerStateTable::check(const RecordBatch& batch) const {
   if (batch.producer_id == kNoProducerId) return {Verdict::Append};
   const auto found = entries_.find(batch.producer_id);
-  // An unknown producer must start at 0 (as before KIP-360, which accepts any sequence).
-  if (found == entries_.end()) return {first_batch_verdict(batch)};
+  // ProducerAppendInfo.checkSequence: a producer the partition has no state
+  // of (a new leader without its batches, or none yet) may start at any
+  // sequence; a new epoch of a known one starts at 0.
+  if (found == entries_.end()) return {Verdict::Append};
   const Entry& entry = found->second;
   if (batch.producer_epoch < entry.epoch) return {Verdict::Fenced};
   if (batch.producer_epoch > entry.epoch || entry.recent.empty()) return {first_batch_verdict(batch)};

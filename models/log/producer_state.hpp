@@ -25,7 +25,7 @@ class ProducerStateTable {
   enum class Verdict {
     Append,       // new and in sequence: write it
     Duplicate,    // the same batch is already in the log at `duplicate_base_offset`
-    OutOfOrder,   // OUT_OF_ORDER_SEQUENCE_NUMBER: a gap, or an unknown producer not starting at 0
+    OutOfOrder,   // OUT_OF_ORDER_SEQUENCE_NUMBER: a gap, or a new epoch not starting at 0
     Fenced,       // INVALID_PRODUCER_EPOCH: an older epoch than the producer's current one
   };
   struct Check {
@@ -37,7 +37,7 @@ class ProducerStateTable {
   // - no producer_id (kNoProducerId): always Append;
   // - epoch older than the known one: Fenced;
   // - epoch newer than the known one: Append if base_sequence == 0, else OutOfOrder;
-  // - unknown producer id: Append if base_sequence == 0, else OutOfOrder;
+  // - unknown producer id: Append, whatever its sequence (KIP-360);
   // - same epoch: Duplicate if (base_sequence, last sequence) equals one of the last five
   //   batches; else Append if base_sequence == last sequence + 1 (with int32 wrap to 0); else OutOfOrder.
   Check check(const RecordBatch& batch) const;

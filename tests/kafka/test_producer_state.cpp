@@ -49,11 +49,16 @@ TEST_CASE("batches without a producer id are always appended and never remembere
   CHECK(verdict_of(table, plain) == Verdict::Append);
 }
 
-TEST_CASE("an unknown producer must start at sequence 0", "[idempotence]") {
+// ProducerAppendInfo.checkSequence: with no epoch known (a new leader without
+// the producer's batches), any sequence is taken.
+TEST_CASE("an unknown producer may start at any sequence", "[idempotence]") {
   ProducerStateTable table;
   CHECK(verdict_of(table, idempotent(7, 0, 0)) == Verdict::Append);
-  CHECK(verdict_of(table, idempotent(7, 0, 7)) == Verdict::OutOfOrder);
+  CHECK(verdict_of(table, idempotent(7, 0, 7)) == Verdict::Append);
   CHECK(table.producers() == 0);  // check() does not remember anything
+  table.record(idempotent(7, 0, 7));
+  CHECK(verdict_of(table, idempotent(7, 0, 11)) == Verdict::OutOfOrder);  // known now: in sequence only
+  CHECK(verdict_of(table, idempotent(7, 0, 10)) == Verdict::Append);
 }
 
 TEST_CASE("the batch after the last one is appended", "[idempotence]") {

@@ -24,7 +24,7 @@ Producer::Producer(Simulation& sim, std::string name, HostId host, std::uint32_t
       produced_counts_(queues_.size(), nullptr),
       open_batches_(queues_.size()),
       sender_index_(queues_.size(), directory_->broker_nodes.size()),
-      next_sequence_(queues_.size(), 0),
+      sequences_(queues_.size()),
       txn_rng_(sim.stream(this->name() + "/transactions")) {
   if (transactional()) config_.enable_idempotence = true;  // a transactional producer is idempotent
 }
@@ -55,7 +55,7 @@ void Producer::on_crash(CrashKind) {
   next_expiry_check_ = 0;
   in_flight_.clear();
   forget_connections_and_metadata();
-  reset_sequences();
+  sequences_.reset_all();
   producer_id_ = kNoProducerId;
   producer_epoch_ = -1;
   awaiting_producer_id_ = false;
@@ -328,32 +328,18 @@ void Producer::init_producer_id() {
   set_timer(config_.retry_backoff, [this] { init_producer_id(); });
 }
 
-// A new id or epoch starts every partition's sequence at 0 again (KIP-360):
-// batches not yet acknowledged are renumbered in order.
+// A new producer id: every partition's sequences start at 0 again
+// (TransactionManager.InitProducerIdHandler -> resetSequenceNumbers). An
+// idempotent producer asks for one only when it has none (at its start), so
+// no batch has been given a sequence yet: the sender holds them until now.
+// Its later epoch bumps are local (maybe_bump_idempotent_epoch).
 void Producer::handle_init_producer_id(const InitProducerIdResponse& response) {
   if (!awaiting_producer_id_ || response.correlation_id != producer_id_correlation_) return;  // a stale answer
   awaiting_producer_id_ = false;
-  if (producer_id_ != kNoProducerId) ++stats_.epoch_bumps;
   producer_id_ = response.producer_id;
   producer_epoch_ = response.producer_epoch;
-  reset_sequences();
+  sequences_.reset_all();
   sender_index_.forget();
-  // A batch already tried may be in the log: sent again under the new epoch
-  // it would not be recognised as a duplicate. Like the Java client, fail
-  // those instead; only batches never sent are renumbered.
-  std::vector<BatchPtr> unresolved;
-  for (std::size_t p = 0; p < queues_.size(); ++p) {
-    for (const BatchPtr& b : queues_[p]) {
-      if (b->in_flight) continue;
-      if (b->attempts > 0) {
-        unresolved.push_back(b);
-      } else {
-        b->sequenced = false;
-      }
-    }
-    if (!queues_[p].empty()) sender_index_.add(p);
-  }
-  for (const BatchPtr& b : unresolved) fail(b, Error::OutOfOrderSequenceNumber);
   wake_sender();
 }
 

@@ -23,6 +23,7 @@
 #include "models/protocol/kafka_config.hpp"
 #include "models/protocol/kafka_messages.hpp"
 #include "models/client/producer/arrival_stream.hpp"
+#include "models/client/producer/partition_sequences.hpp"
 #include "models/client/producer/sender_index.hpp"
 #include "models/client/producer/transaction_manager_state.hpp"
 #include "models/protocol/group_messages.hpp"
@@ -102,6 +103,8 @@ class Producer final : public KafkaClient {
     bool in_flight = false;
     bool done = false;                 // acknowledged or failed: a later answer changes nothing
     bool sequenced = false;
+    bool sequence_reset = false;       // renumbered under a new epoch (ProducerBatch.sequenceHasBeenReset)
+    bool in_retry = false;             // re-enqueued after a failed attempt (ProducerBatch.inRetry)
     int attempts = 0;
     SimTime retry_at = 0;
     // ProducerBatch.maybeUpdateLeaderEpoch: the partition's leader epoch last
@@ -155,6 +158,8 @@ class Producer final : public KafkaClient {
   void handle_result(const BatchPtr& batch, Error error, Offset base_offset);
   void retry_or_fail(const BatchPtr& batch, Error error);
   bool earlier_batch_unresolved(const Batch& batch) const;
+  bool retry_sequence_error(const BatchPtr& batch);
+  void fail_sequenced(const BatchPtr& batch, Error error, bool adjust_sequences);
   void acknowledge(const BatchPtr& batch, Offset base_offset);
   void fail(const BatchPtr& batch, Error error);
   void finish(const BatchPtr& batch);
@@ -190,6 +195,14 @@ class Producer final : public KafkaClient {
   void init_producer_id();
   void handle_init_producer_id(const InitProducerIdResponse& response);
   SimTime backoff(int attempts);
+  // An idempotent producer without transactions (KIP-360's client side):
+  // sequences resolved, epochs bumped locally, batches renumbered.
+  bool idempotent_only() const { return config_.enable_idempotence && !transactional(); }
+  void resolve_sequences();
+  void maybe_bump_idempotent_epoch();
+  void start_sequences_at_beginning(std::size_t partition);
+  bool has_sequenced_batches(std::size_t partition) const;
+  bool sequences_hold(const std::deque<BatchPtr>& queue, std::deque<BatchPtr>::const_iterator first) const;
   SimTime retry_not_before(Batch& b) const;
 
   std::uint32_t index_;
@@ -231,8 +244,7 @@ class Producer final : public KafkaClient {
   std::vector<std::int32_t> drain_start_;               // by broker: where its next drain starts (Kafka's drainIndex)
   SimTime next_expiry_check_ = 0;
   std::map<std::int64_t, InFlight> in_flight_;
-  std::vector<std::int32_t> next_sequence_;  // by partition of the workload's topic
-  void reset_sequences() { std::fill(next_sequence_.begin(), next_sequence_.end(), 0); }
+  PartitionSequences sequences_;  // by partition of the workload's topic
   ProducerId producer_id_ = kNoProducerId;
   ProducerEpoch producer_epoch_ = -1;
   bool awaiting_producer_id_ = false;

@@ -45,10 +45,13 @@ void Producer::handle_result(const BatchPtr& b, Error error, Offset base_offset)
     fail(b, Error::ProducerFenced);
     return txn_fatal(Error::ProducerFenced);  // a newer instance has this transactional.id
   }
+  if (error == Error::OutOfOrderSequenceNumber && idempotent_only()) {
+    if (retry_sequence_error(b)) return retry_or_fail(b, error);
+  }
   if (error == Error::OutOfOrderSequenceNumber && b->records.producer_epoch == producer_epoch_ &&
       b->records.producer_id == producer_id_ && earlier_batch_unresolved(*b)) {
     // It only arrived out of turn: retried after the earlier one (the first
-    // branch of TransactionManager.canRetry, transactional or not).
+    // branch of TransactionManager.canRetry).
     retry_or_fail(b, Error::NetworkException);
     return;
   }
@@ -60,19 +63,11 @@ void Producer::handle_result(const BatchPtr& b, Error error, Offset base_offset)
       error == Error::KafkaStorageError) {
     refresh_metadata();
   }
-  if (error == Error::OutOfOrderSequenceNumber || error == Error::InvalidProducerEpoch) {
-    if (b->records.producer_epoch != producer_epoch_ || b->records.producer_id != producer_id_) {
-      fail(b, error);  // left over from before an epoch bump: unresolved, so failed (see handle_init_producer_id)
-      return;
-    }
-    fail(b, error);
-    init_producer_id();  // KIP-360: bump the epoch and start the sequences again
-    return;
-  }
   if (is_retriable(error)) {
     retry_or_fail(b, error);
   } else {
-    fail(b, error);
+    // INVALID_PRODUCER_EPOCH (an attempt of an epoch the broker has left) among them.
+    fail_sequenced(b, error, b->attempts <= config_.retries);
   }
 }
 
@@ -93,10 +88,11 @@ void Producer::retry_or_fail(const BatchPtr& b, Error error) {
   const bool attempts_left = b->attempts <= config_.retries;
   const bool in_time = now() < b->created + config_.delivery_timeout;
   if (!attempts_left || !in_time) {
-    fail(b, in_time ? error : Error::DeliveryTimeout);
+    fail_sequenced(b, in_time ? error : Error::DeliveryTimeout, attempts_left);
     return;
   }
   b->retry_at = now() + backoff(b->attempts);
+  b->in_retry = true;
   sender_index_.add(static_cast<std::size_t>(b->partition.partition));
   touch(b->partition);
   plan_stale_ = true;
@@ -124,6 +120,10 @@ void Producer::acknowledge(const BatchPtr& b, Offset base_offset) {
     txn_acks_.push_back({range, base_offset, now()});  // final when the transaction commits
   } else {
     history_.acks.push_back({range, base_offset, now()});
+  }
+  if (b->sequenced) {  // TransactionManager.handleCompletedBatch
+    sequences_.acknowledged(static_cast<std::size_t>(b->partition.partition),
+                            b->records.base_sequence + b->records.record_count - 1);
   }
   stats_.records_acked += static_cast<std::uint64_t>(b->records.record_count);
   stats_.bytes_acked += b->value_bytes;
@@ -177,7 +177,13 @@ void Producer::expire_batches() {
     }
   }
   for (const BatchPtr& b : expired) {
-    if (b->in_flight) in_flight_prefix_[static_cast<std::size_t>(b->partition.partition)] = 0;
+    const auto p = static_cast<std::size_t>(b->partition.partition);
+    if (b->in_flight) in_flight_prefix_[p] = 0;
+    // Sender.sendProducerData: a retried batch may be written or not; no new
+    // batch of its partition goes until that is resolved (markSequenceUnresolved).
+    if (idempotent_only() && b->sequenced && b->in_retry) {
+      sequences_.mark_unresolved(p, b->records.base_sequence + b->records.record_count);
+    }
     fail(b, Error::DeliveryTimeout);
   }
 }

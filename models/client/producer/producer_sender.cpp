@@ -1,6 +1,7 @@
 // The producer's sender thread (Kafka's Sender and RecordAccumulator.ready
 // and drain): which batches go to which broker, when, in which request.
 #include <algorithm>
+#include <cassert>
 
 #include "models/client/producer/producer.hpp"
 
@@ -23,7 +24,8 @@ void Producer::run_sender() {
     next_expiry_check_ = now() + kExpiryCheckInterval;
   }
   if (sender_busy_until_ > now()) return run_sender_at(sender_busy_until_);  // the thread is still at work
-  abort_undrained_batches();  // Sender.runOnce: before sendProducerData
+  maybe_bump_idempotent_epoch();  // Sender.runOnce: before sendProducerData
+  abort_undrained_batches();
   SimTime next_check = kNever;
   auto& ready = ready_by_broker_;  // reused: no allocation per pass
   const std::size_t brokers = directory_->broker_nodes.size();
@@ -100,7 +102,7 @@ void Producer::drain_for(BrokerId broker, std::vector<BatchPtr>& batches) {
     if (first == queue.end()) continue;
     Batch& b = **first;
     if (b.attempts > 0 && retry_not_before(b) > now()) continue;  // backing off
-    if (config_.enable_idempotence && (producer_id_ == kNoProducerId || (b.attempts > 0 && first != queue.begin()))) continue;
+    if (sequences_hold(queue, first)) continue;
     if (transactional() && !partition_in_txn(b.partition)) continue;
     batches.push_back(*first);
   }
@@ -169,10 +171,8 @@ SimTime Producer::retry_not_before(Batch& b) const {
 bool Producer::batch_ready(const std::deque<BatchPtr>& queue, std::deque<BatchPtr>::const_iterator first,
                            SimTime& next_check, SimTime& not_before) {
   Batch& b = **first;
-  if (config_.enable_idempotence && producer_id_ == kNoProducerId) return false;
+  if (sequences_hold(queue, first)) return false;
   if (transactional() && !partition_in_txn(b.partition)) return false;  // AddPartitionsToTxn first
-  // Idempotence keeps order: a retried batch waits until nothing of its partition is in flight.
-  if (config_.enable_idempotence && b.attempts > 0 && first != queue.begin()) return false;
   const bool exhausted = blocked_.has_value();
   const bool full = b.closed || std::next(first) != queue.end();
   const SimTime sendable_at =
@@ -262,11 +262,17 @@ bool Producer::send_to(BrokerId broker, const std::vector<BatchPtr>& batches) {
     note_open_batch(b->partition);
     touch(b->partition);
     if (config_.enable_idempotence && !b->sequenced) {
+      // RecordAccumulator.drainBatchesForOneNode: a partition whose sequences
+      // are of an older id or epoch, none of them unanswered, starts again at
+      // 0 (maybeUpdateProducerIdAndEpoch); sequences_hold kept it back until then.
+      const auto p = static_cast<std::size_t>(b->partition.partition);
+      if (sequences_.stale(p, producer_id_, producer_epoch_)) {
+        assert(!has_sequenced_batches(p));
+        sequences_.start_at_beginning(p, producer_id_, producer_epoch_, 0);
+      }
       b->records.producer_id = producer_id_;
       b->records.producer_epoch = producer_epoch_;
-      std::int32_t& next = next_sequence_[static_cast<std::size_t>(b->partition.partition)];
-      b->records.base_sequence = next;
-      next += b->records.record_count;
+      b->records.base_sequence = sequences_.take(p, b->records.record_count);
       b->sequenced = true;
     }
     b->records.create_time = b->created;

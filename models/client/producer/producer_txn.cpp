@@ -325,7 +325,7 @@ void Producer::handle_txn_init(const InitProducerIdResponse& response) {
   if (producer_id_ != kNoProducerId) ++stats_.epoch_bumps;
   producer_id_ = response.producer_id;
   producer_epoch_ = response.producer_epoch;
-  reset_sequences();
+  sequences_.reset_all();
   publish(TransactionsInitialised{producer_id_, producer_epoch_});
   transition_to(TxnState::Ready);
   arrivals_.restart(now());  // initTransactions() (or an abort that bumped the epoch) returned

@@ -115,7 +115,7 @@ producers: [{rate: max}]
 }
 
 TEST_CASE("every shipped profile loads", "[profile]") {
-  for (const char* name : {"laptop-ssd", "aws-i3en-2xlarge", "linkedin-2014"}) {
+  for (const char* name : {"laptop-ssd", "aws-i3en-2xlarge", "aws-i3en-6xlarge", "linkedin-2014"}) {
     const auto s = scenario_of(std::string("profile: ") + name + "\nbrokers: {count: 1}\n");
     INFO(name);
     REQUIRE(s.profile);
@@ -123,6 +123,10 @@ TEST_CASE("every shipped profile loads", "[profile]") {
     CHECK(s.kafka->broker.cpu_costs.any());
   }
   CHECK(scenario_of("profile: aws-i3en-2xlarge\nbrokers: {count: 1}\n").kafka->broker.log_dirs.size() == 2);
+  const auto six = scenario_of("profile: aws-i3en-6xlarge\nbrokers: {count: 1}\n");
+  REQUIRE(six.kafka->broker.log_dirs.size() == 2);
+  CHECK(six.kafka->broker.log_dirs[0].disk.write_bytes_per_s == Approx(819.2e6));  // AWS's 400,000 write IOPS of 4 KiB over 2 drives
+  CHECK(six.kafka->broker.threading.cores == 24);
 }
 
 TEST_CASE("a bad profile is a clear error naming the key", "[profile]") {

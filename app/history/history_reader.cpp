@@ -249,6 +249,7 @@ class Reader {
     p.offline = f.boolean("offline");
     p.committed = log_records(f, "committed");
     p.aborted = log_records(f, "aborted");
+    if (f.has("uncommitted")) p.uncommitted = log_records(f, "uncommitted");
     for (const auto& other : events_.finals) {
       if (other.partition == p.partition) f.fail("partition", "a second final line for this partition (the first is line " + std::to_string(other.line) + ")");
     }

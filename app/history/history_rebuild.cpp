@@ -184,12 +184,13 @@ class Rebuild {
     for (const FinalPartition& p : e_.finals) {
       seen.insert(p.partition);
       if (p.offline) {
-        if (!p.committed.empty() || !p.aborted.empty()) fail(p.line, "final.offline", "an offline partition lists records");
+        if (!p.committed.empty() || !p.aborted.empty() || !p.uncommitted.empty()) fail(p.line, "final.offline", "an offline partition lists records");
         h_.logs.offline.push_back(p.partition);
         continue;
       }
       h_.logs.committed[p.partition] = batches_of(p, p.committed, true);
       if (!p.aborted.empty()) h_.logs.aborted[p.partition] = batches_of(p, p.aborted, false);
+      if (!p.uncommitted.empty()) h_.logs.uncommitted[p.partition] = batches_of(p, p.uncommitted, true);
     }
     for (std::size_t t = 0; t < h_.topics.size(); ++t) {
       for (std::int32_t p = 0; p < h_.topics[t].partitions; ++p) {

@@ -47,7 +47,7 @@ struct FinalPartition {
   std::size_t line = 0;
   models::TopicPartition partition;
   bool offline = false;
-  std::vector<LogRecord> committed, aborted;
+  std::vector<LogRecord> committed, aborted, uncommitted;
 };
 
 struct From {

@@ -158,6 +158,8 @@ void write_final(const Cluster& cluster, std::ostream& out) {
       write_records(find(logs.committed, tp), out);
       out << R"(,"aborted":)";
       write_records(find(logs.aborted, tp), out);
+      out << R"(,"uncommitted":)";
+      write_records(find(logs.uncommitted, tp), out);
       out << "}\n";
     }
   }

@@ -40,6 +40,9 @@ constexpr Figure<D> kDelivery[] = {
      .description = "acknowledged records absent from their online partition's committed log"},
     {.name = "unavailable", .value = of<&D::unavailable>, .label = "unavailable", .expect = ExpectAs::Count,
      .description = "acknowledged records of partitions offline at the end"},
+    {.name = "unreplicated", .value = of<&D::unreplicated>, .label = "unreplicated", .expect = ExpectAs::Count,
+     .description = "acknowledged records not in the committed log but on its live leader, above the high watermark, "
+                    "at the end: neither committed nor lost (the run ended before the followers had them)"},
     {.name = "duplicated", .value = of<&D::duplicated>, .label = "duplicated", .expect = ExpectAs::Count,
      .description = "extra copies of records in the committed logs"},
     {.name = "reordered", .value = of<&D::reordered>, .label = "reordered", .expect = ExpectAs::Count,

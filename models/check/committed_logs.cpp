@@ -54,7 +54,10 @@ FinalLogs committed_logs(const ClusterView& cluster) {
     std::vector<RecordBatch> below_hw;
     bool transactions = false;
     for (const auto& batch : log.batches()) {
-      if (batch.next_offset() > log.high_watermark()) break;
+      if (batch.next_offset() > log.high_watermark()) {
+        if (!batch.is_control()) logs.uncommitted[tp].push_back(batch);
+        continue;
+      }
       below_hw.push_back(batch);
       transactions |= batch.transactional || batch.is_control();
     }

@@ -37,6 +37,7 @@ struct RecordState {
   Offset first_offset = -1;  // of its first committed copy
   std::uint32_t copies = 0;
   std::uint8_t status = 0;
+  bool on_leader = false;  // in the leader's log above its high watermark at the end
 };
 constexpr std::uint8_t kAcked = 0x80;
 constexpr std::uint8_t kMissingSeen = 0x40;
@@ -72,6 +73,7 @@ class DeliveryWalk {
   void mark_acks();
   void mark_failures();
   void walk_logs();
+  void walk_uncommitted();
   void walk_batch(TopicPartition partition, const RecordBatch& batch);
   void on_first_copy(Stream& stream, std::uint64_t record, Offset offset);
   void on_extra_copy(Stream& stream, std::uint64_t record, Offset offset);
@@ -104,6 +106,7 @@ DeliveryReport DeliveryWalk::run() {
   mark_acks();
   mark_failures();
   walk_logs();
+  walk_uncommitted();
   find_missing();
   count_outcomes();
   return std::move(report_);
@@ -147,6 +150,17 @@ void DeliveryWalk::walk_logs() {
       assert(batch.base_offset >= next && "committed batches must be in offset order, without overlap");
       next = batch.next_offset();
       walk_batch(partition, batch);
+    }
+  }
+}
+
+void DeliveryWalk::walk_uncommitted() {
+  for (const auto& [partition, batches] : logs_.uncommitted) {
+    for (const auto& batch : batches) {
+      if (batch.record_count == 0) continue;
+      for (auto& record : records_of(stream_of(batch.writer, partition), batch.first_record, batch.record_count)) {
+        record.on_leader = true;
+      }
     }
   }
 }
@@ -227,6 +241,10 @@ void DeliveryWalk::find_missing_in(const DeliveryHistory::Ack& ack) {
   for (std::size_t i = 0; i < records.size(); ++i) {
     if (records[i].copies > 0 || (records[i].status & kMissingSeen)) continue;
     records[i].status |= kMissingSeen;
+    if (records[i].on_leader) {
+      ++report_.unreplicated;  // the run ended before the followers had it: not lost
+      continue;
+    }
     if (offline) {
       ++report_.unavailable;
       continue;

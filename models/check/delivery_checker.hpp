@@ -28,6 +28,7 @@ struct DeliveryReport {
   std::uint64_t committed = 0;          // records in the committed logs (every copy)
   std::uint64_t lost = 0;               // acknowledged, in an online partition, but absent from its committed log
   std::uint64_t unavailable = 0;        // acknowledged, in an offline partition
+  std::uint64_t unreplicated = 0;       // acknowledged, absent from the committed log but on its live leader above the HW
   std::uint64_t duplicated = 0;         // records committed more than once (each extra copy counts one)
   std::uint64_t reordered = 0;          // acknowledged records committed after a later-sent acknowledged record of the same producer and partition
   std::uint64_t failed_but_written = 0; // records of failed batches found in the committed log

@@ -89,6 +89,9 @@ struct FinalLogs {
   std::map<TopicPartition, std::vector<RecordBatch>> committed;
   std::map<TopicPartition, std::vector<RecordBatch>> aborted;
   std::map<TopicPartition, std::vector<RecordBatch>> open;
+  // A live leader's batches above its high watermark: neither committed nor
+  // lost yet (acks=1 or 0 acknowledged them before the followers had them).
+  std::map<TopicPartition, std::vector<RecordBatch>> uncommitted;
   std::vector<TopicPartition> offline;
 };
 

@@ -116,6 +116,33 @@ TEST_CASE("an acknowledged record missing from the log is lost", "[checker]") {
   CHECK(report.verdict() == "at-most-once");
 }
 
+// acks=1 acknowledges before the followers have a batch: at the end of a
+// run it may still be on the live leader above the high watermark. Neither
+// committed nor lost: the run stopped first.
+TEST_CASE("an acknowledged record on the live leader above its high watermark is unreplicated, not lost", "[checker]") {
+  Run run;
+  run.commit_and_ack(run.produce(0, kP0, 10));
+  const auto tail = run.produce(0, kP0, 5);
+  run.ack(tail, 10);
+  RecordBatch above_hw;
+  above_hw.base_offset = 10;
+  above_hw.record_count = 5;
+  above_hw.writer = 0;
+  above_hw.first_record = tail.first;
+  run.logs.uncommitted[kP0].push_back(above_hw);
+  run.ack(run.produce(0, kP0, 3), 15);  // acknowledged, then truncated away: lost
+  const auto report = run.check();
+  CHECK(report.unreplicated == 5);
+  CHECK(report.lost == 3);
+  CHECK(report.committed == 10);
+  run.history.acks.pop_back();  // without the lost ones the guarantee holds
+  run.history.produced[{0, kP0}] -= 3;
+  const auto held = run.check();
+  CHECK(held.unreplicated == 5);
+  CHECK(held.lost == 0);
+  CHECK(held.exactly_once());
+}
+
 TEST_CASE("a batch committed twice is duplicated, with both offsets", "[checker]") {
   Run run;
   const auto batch = run.produce(0, kP0, 10);

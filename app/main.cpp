@@ -57,6 +57,10 @@ int main(int argc, char** argv) {
   check->add_flag("--json", check_args.json, "Print the report as one JSON object");
   check->add_flag("--ignore-unmodelled", check_args.ignore_unmodelled, "Accept Kafka configs ksim does not model in the --scenario");
 
+  bool versions_json = false;
+  CLI::App* versions = app.add_subcommand("versions", "The Kafka releases ksim models, and what changes between them");
+  versions->add_flag("--json", versions_json, "Print them as one JSON object");
+
   ksim::app::SweepArgs sweep_args;
   CLI::App* sweep = app.add_subcommand("sweep", "Run a scenario over lists of values and seeds; one CSV row per run");
   sweep->add_option("scenario", sweep_args.scenario, "Scenario file (default: scenarios/quickstart.yaml)");
@@ -117,6 +121,7 @@ int main(int argc, char** argv) {
   if (*run) return ksim::app::run_command(run_args, std::cout, std::cerr);
   if (*validate) return ksim::app::validate_command(validate_args, std::cout, std::cerr);
   if (*check) return ksim::app::check_command(check_args, std::cout, std::cerr);
+  if (*versions) return ksim::app::versions_command(versions_json, std::cout);
   if (*sweep) return ksim::app::sweep_command(sweep_args, std::cout, std::cerr);
   if (*merge) return ksim::app::merge_command(merge_args, std::cerr);
   if (*engine) return ksim::bench::bench_engine_command(phold, phold_json, std::cout);

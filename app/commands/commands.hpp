@@ -42,5 +42,7 @@ int run_command(const RunArgs& args, std::ostream& out, std::ostream& err);
 int validate_command(const RunArgs& args, std::ostream& out, std::ostream& err);
 // Exit 1 when an expectation of the scenario fails on the history, 2 for a bad history or scenario.
 int check_command(const CheckArgs& args, std::ostream& out, std::ostream& err);
+// The modelled Kafka releases and what each changed (models/protocol/kafka_release.hpp).
+int versions_command(bool json, std::ostream& out);
 
 }  // namespace ksim::app

@@ -63,7 +63,10 @@ RunReport make_report(const Cluster& cluster, double wall_s) {
   r.events = sim.events().events_executed();
   r.wall_s = wall_s;
   if (scenario.rpc) r.rpc = rpc_figures(cluster, to_seconds(scenario.duration));
-  if (scenario.kafka) r.kafka = kafka_figures(cluster);
+  if (scenario.kafka) {
+    r.release = release_figures(*scenario.kafka);
+    r.kafka = kafka_figures(cluster);
+  }
   r.network = sim.network().stats();
   r.faults_fired = cluster.faults().coverage();
   r.expectations = check_expectations(scenario.expect, r);
@@ -76,6 +79,7 @@ RunReport make_report(const Cluster& cluster, double wall_s) {
 
 nlohmann::ordered_json to_json(const RunReport& r) {
   nlohmann::ordered_json j;
+  if (r.release) j["release"] = release_json(*r.release);
   add_json(kRunSection, r, j);
   j["warnings"] = r.warnings;
   j["ignored_configs"] = r.ignored_configs;
@@ -90,6 +94,7 @@ nlohmann::ordered_json to_json(const RunReport& r) {
 
 void print_report(const RunReport& r, std::ostream& out) {
   fmt::print(out, "ksim run: {} ({})\n", r.scenario.empty() ? r.file : r.scenario, r.file);
+  if (r.release) print_release(*r.release, out);
   for (const auto& w : r.warnings) fmt::print(out, "warning: {}\n", w);
   for (const auto& k : r.ignored_configs) fmt::print(out, "ignored: {}\n", k);
   print_figures(kRunSection, r, out);

@@ -15,6 +15,7 @@
 #include "app/report/figure_table.hpp"
 #include "app/report/report_expectations.hpp"
 #include "app/report/report_kafka.hpp"
+#include "app/report/report_release.hpp"
 #include "app/report/report_rpc.hpp"
 
 namespace ksim::app {
@@ -28,6 +29,7 @@ struct RunReport {
   double sim_time_s = 0;
   std::uint64_t events = 0;
   double wall_s = 0;
+  std::optional<ReleaseFigures> release;  // the Kafka modelled (a scenario with brokers)
   std::optional<RpcFigures> rpc;
   std::optional<KafkaFigures> kafka;
   NetworkStats network;

@@ -186,6 +186,26 @@ void print_invariants(const std::vector<models::InvariantViolation>& violations,
   }
 }
 
+// Which replica each election chose and from which set (the first of the run).
+nlohmann::ordered_json elections_json(const models::ControllerStats& c) {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const auto& e : c.first_elections) {
+    list.push_back({{"at_ns", e.at}, {"partition", fmt::format("{}-{}", e.partition.topic, e.partition.partition)},
+                    {"leader", e.leader}, {"epoch", e.epoch}, {"from", models::to_string(e.from)}});
+  }
+  return list;
+}
+
+void print_elections(const models::ControllerStats& c, std::ostream& out) {
+  for (const auto& e : c.first_elections) {
+    fmt::print(out, "  election at {:.3f}s: partition {}-{}, broker {} (epoch {}) from {}\n", to_seconds(e.at),
+               e.partition.topic, e.partition.partition, e.leader, e.epoch, models::to_string(e.from));
+  }
+  if (c.elections > c.first_elections.size()) {
+    fmt::print(out, "  ... {} elections more\n", c.elections - c.first_elections.size());
+  }
+}
+
 void print_log_dirs(const std::vector<LogDirFigures>& log_dirs, std::ostream& out) {
   std::map<models::BrokerId, std::uint64_t> per_broker;
   for (const auto& dir : log_dirs) per_broker[dir.broker] += dir.stats.bytes;
@@ -280,6 +300,7 @@ void add_kafka_json(const KafkaFigures& k, nlohmann::ordered_json& j) {
   add_startup_json(k.startup, j);
   j["log_dirs"] = log_dirs_json(k.log_dirs);
   add_json(kClusterSection, k, j);
+  j["controller"]["first_elections"] = elections_json(k.controller);
   add_json(partition_costs_section(), k.partition_costs, j);
   j["invariants"] = invariants_json(k.invariants);
   j["groups"] = groups_json(k.groups);
@@ -297,6 +318,7 @@ void print_kafka(const KafkaFigures& k, std::ostream& out) {
   print_availability(k.availability, out);
   fmt::print(out, "\ncluster\n");
   print_figures(kClusterSection, k, out);
+  print_elections(k.controller, out);
   print_partition_costs(k.partition_costs, out);
   print_invariants(k.invariants, out);
   print_log_dirs(k.log_dirs, out);

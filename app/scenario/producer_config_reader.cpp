@@ -1,6 +1,7 @@
 #include "app/scenario/producer_config_reader.hpp"
 
 #include "app/scenario/kafka_config_names.hpp"
+#include "app/scenario/release_reader.hpp"
 
 namespace ksim::app {
 
@@ -8,19 +9,23 @@ using config::Bytes;
 using config::Duration;
 using config::MapReader;
 
-// Kafka's defaults by release: "current" (3.0+ acks=all and idempotence,
-// KIP-679; 4.0 linger.ms=5) or "pre-3.0" (acks=1, no idempotence, linger.ms=0).
+// Kafka's defaults by the producer's release (ProducerConfig of each): acks=all
+// and idempotence from 3.0 (KIP-679), acks=1 and none before; linger.ms=5 from
+// 4.0 (KIP-1030); retries=MAX_INT from 2.1 (KIP-91), 0 before.
 namespace {
 
-models::ProducerConfig producer_defaults(MapReader& in) {
-  const std::string defaults = in.get_choice("defaults", {"current", "pre-3.0"}, "current");
+using models::Mechanism;
+
+models::ProducerConfig producer_defaults(const models::Mechanisms& m) {
   models::ProducerConfig c;
-  if (defaults == "pre-3.0") {
+  c.mechanisms = m;
+  if (!m.has(Mechanism::ProducerSafeDefaults)) {
     c.acks = models::Acks::Leader;
     c.enable_idempotence = false;
-    c.linger = 0;
-    c.kip_951_leader_discovery = false;
   }
+  if (!m.has(Mechanism::IdempotentTransactional)) c.enable_idempotence = false;
+  if (!m.has(Mechanism::LingerDefault5)) c.linger = 0;
+  if (!m.has(Mechanism::DeliveryTimeout)) c.retries = 0;
   return c;
 }
 
@@ -31,28 +36,34 @@ models::Acks read_acks(MapReader& config, models::Acks default_value) {
   return models::Acks::All;  // "all" or "-1"
 }
 
-// partitioner.class, by Kafka's class name; unset (Kafka's
-// null) is the built-in partitioner, and is resolved only when given, so
-// that the resolved config stays one Kafka accepts.
-models::PartitionerClass read_partitioner_class(MapReader& config) {
-  if (!config.has("partitioner.class")) return models::PartitionerClass::BuiltIn;
+// partitioner.class, by Kafka's class name; unset (Kafka's null) is the
+// release's default: the built-in partitioner from 3.3 (KIP-794), the
+// DefaultPartitioner before, which is sticky from 2.4 (KIP-480) and before
+// spreads keyless records round robin. Resolved only when given, so that
+// the resolved config stays one Kafka accepts.
+models::PartitionerClass read_partitioner_class(MapReader& config, const models::Mechanisms& m) {
+  const auto default_partitioner = m.has(Mechanism::StickyPartitioner) ? models::PartitionerClass::StickyOnNewBatch
+                                                                         : models::PartitionerClass::HashOrRoundRobin;
+  if (!config.has("partitioner.class")) {
+    return m.has(Mechanism::UniformStickyPartitioner) ? models::PartitionerClass::BuiltIn : default_partitioner;
+  }
   constexpr const char* kRoundRobin = "org.apache.kafka.clients.producer.RoundRobinPartitioner";
   constexpr const char* kDefault = "org.apache.kafka.clients.producer.internals.DefaultPartitioner";
   const std::string name = config.get_choice("partitioner.class", {kRoundRobin, kDefault}, kRoundRobin);
-  return name == kDefault ? models::PartitionerClass::StickyOnNewBatch : models::PartitionerClass::RoundRobin;
+  return name == kDefault ? default_partitioner : models::PartitionerClass::RoundRobin;
 }
 
 }  // namespace
 
-models::ProducerConfig read_producer_config(MapReader& group) {
-  models::ProducerConfig c = producer_defaults(group);
+models::ProducerConfig read_producer_config(MapReader& group, const models::Mechanisms& mechanisms) {
+  models::ProducerConfig c = producer_defaults(mechanisms);
   bool idempotence_required = false;
   MapReader in = kafka_config(group, KafkaConfigKind::Producer);
   c.acks = read_acks(in, c.acks);
   const std::optional<bool> idempotence = in.optional<bool>("enable.idempotence");
   c.batch_size = in.get<Bytes>("batch.size", c.batch_size, {1, 1ULL << 30});
   c.linger = in.get<Duration>("linger.ms", c.linger);
-  c.partitioner = read_partitioner_class(in);
+  c.partitioner = read_partitioner_class(in, mechanisms);
   c.buffer_memory = in.get<Bytes>("buffer.memory", c.buffer_memory, {1, 1ULL << 40});
   c.max_block = in.get<Duration>("max.block.ms", c.max_block);
   c.max_in_flight_requests_per_connection =
@@ -60,16 +71,35 @@ models::ProducerConfig read_producer_config(MapReader& group) {
   c.request_timeout = in.get<Duration>("request.timeout.ms", c.request_timeout, {1, kNever});
   c.retries = in.get<std::int64_t>("retries", c.retries, {0, INT32_MAX});
   c.retry_backoff = in.get<Duration>("retry.backoff.ms", c.retry_backoff);
-  // Kafka before 3.7 had no exponential backoff (KIP-580): pre-3.0 clients wait retry.backoff.ms each time.
-  const bool pre_3_0 = group.get<std::string>("defaults", "current") == "pre-3.0";
-  c.retry_backoff_max = in.get<Duration>("retry.backoff.max.ms", pre_3_0 ? c.retry_backoff : c.retry_backoff_max);
-  const std::optional<SimTime> delivery_timeout = in.optional<Duration>("delivery.timeout.ms", {1, kNever});
-  c.delivery_timeout = delivery_timeout.value_or(c.delivery_timeout);
+  // Kafka before 3.7 had no exponential backoff (KIP-580): its clients wait retry.backoff.ms each time.
+  const bool exponential = mechanisms.has(Mechanism::ExponentialBackoff);
+  if (exponential) {
+    c.retry_backoff_max = in.get<Duration>("retry.backoff.max.ms", c.retry_backoff_max);
+  } else {
+    c.retry_backoff_max = c.retry_backoff;
+    reject_absent(in, "retry.backoff.max.ms", mechanisms, Mechanism::ExponentialBackoff);
+  }
+  std::optional<SimTime> delivery_timeout;
+  if (mechanisms.has(Mechanism::DeliveryTimeout)) {
+    delivery_timeout = in.optional<Duration>("delivery.timeout.ms", {1, kNever});
+    c.delivery_timeout = delivery_timeout.value_or(c.delivery_timeout);
+  } else {
+    // Before KIP-91 a batch expired after request.timeout.ms in the
+    // accumulator (RecordAccumulator.abortExpiredBatches), and one in flight
+    // only by its request's timeout (Producer::expire_batches).
+    reject_absent(in, "delivery.timeout.ms", mechanisms, Mechanism::DeliveryTimeout);
+    c.delivery_timeout = kNever;
+  }
   c.max_request_size = in.get<Bytes>("max.request.size", c.max_request_size, {1, 1ULL << 31});
   c.metadata_max_age = in.get<Duration>("metadata.max.age.ms", c.metadata_max_age);
   c.reconnect_backoff = in.get<Duration>("reconnect.backoff.ms", c.reconnect_backoff);
   c.transactional_id = in.get<std::string>("transactional.id", "");
   c.transaction_timeout = in.get<Duration>("transaction.timeout.ms", c.transaction_timeout, {1, kNever});
+  if (!mechanisms.has(Mechanism::IdempotentTransactional)) {
+    if (idempotence) reject_absent(in, "enable.idempotence", mechanisms, Mechanism::IdempotentTransactional);
+    if (!c.transactional_id.empty()) reject_absent(in, "transactional.id", mechanisms, Mechanism::IdempotentTransactional);
+    c.transactional_id.clear();
+  }
   // KafkaProducer.configureDeliveryTimeout: delivery.timeout.ms >= linger.ms + request.timeout.ms,
   // an error when set so, else raised to it.
   if (c.delivery_timeout < c.linger + c.request_timeout) {
@@ -93,7 +123,8 @@ models::ProducerConfig read_producer_config(MapReader& group) {
   if (idempotence.value_or(false) && !compatible) {
     throw in.error("enable.idempotence", "needs acks=all, max.in.flight.requests.per.connection <= 5 and retries > 0");
   }
-  c.enable_idempotence = (idempotence.value_or(c.enable_idempotence) || idempotence_required) && compatible;
+  c.enable_idempotence = (idempotence.value_or(c.enable_idempotence) || idempotence_required) && compatible &&
+                         mechanisms.has(Mechanism::IdempotentTransactional);
   if (idempotence_required && !compatible) {
     throw in.error("transactional.id", "needs acks=all, max.in.flight.requests.per.connection <= 5 and retries > 0");
   }

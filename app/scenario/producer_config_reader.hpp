@@ -7,8 +7,8 @@
 
 namespace ksim::app {
 
-// The producer section's `defaults:` (the release's) and its `config:` map.
-models::ProducerConfig read_producer_config(config::MapReader& group);
+// The producer section's `config:` map, with the defaults of its release's `mechanisms`.
+models::ProducerConfig read_producer_config(config::MapReader& group, const models::Mechanisms& mechanisms);
 
 // An idempotent producer cannot write to a topic of record format v0 or v1 (an error at its key).
 void check_record_format(config::MapReader& group, const models::ProducerConfig& c, const models::TopicSpec& topic);

@@ -66,6 +66,7 @@ json workload_json(const KafkaSpec& k, const models::ProducerWorkload& w, const 
   out["partitioner"] = c.partitioner == models::PartitionerClass::RoundRobin ? "round-robin"
                        : w.keys != models::ProducerWorkload::Keys::None    ? "murmur2-key"
                        : c.partitioner == models::PartitionerClass::StickyOnNewBatch ? "sticky-on-new-batch"
+                       : c.partitioner == models::PartitionerClass::HashOrRoundRobin ? "round-robin"
                                                                            : "sticky";
   out["start_ns"] = w.start;
   out["stop_ns"] = std::min(w.stop, duration);  // producers stop at the scenario's duration
@@ -80,6 +81,7 @@ json producers_json(const Scenario& s) {
   for (const auto& group : k.producers) {
     json p;
     p["name"] = group.name;
+    p["kafka_version"] = group.release.name();
     p["nodes"] = nodes_of(s, group.name);
     p["config"] = producer_config(group.kafka_config, group.config);
     json per_node = json::object();
@@ -158,6 +160,7 @@ json consumers_json(const Scenario& s) {
   for (const auto& group : k.consumers) {
     json c;
     c["name"] = group.name;
+    c["kafka_version"] = group.release.name();
     c["nodes"] = nodes_of(s, group.name);
     c["group"] = group.config.group_id;
     c["topic"] = topic_name(k, group.workload.topic);
@@ -208,6 +211,10 @@ json kafka_config_json(const config::ResolvedValues& values) {
 
 void add_kafka_json(const Scenario& s, json& out) {
   const KafkaSpec& k = *s.kafka;
+  out["kafka_version"] = k.release.release.name();
+  json kips = json::object();
+  for (const auto& [mechanism, on] : k.release.switches) kips[std::string(models::info(mechanism).key)] = on ? "on" : "off";
+  out["kips"] = std::move(kips);
   json brokers;
   brokers["count"] = k.brokers.count;
   json names = json::array();
@@ -220,7 +227,7 @@ void add_kafka_json(const Scenario& s, json& out) {
   brokers["names"] = std::move(names);  // broker id i is names[i]
   brokers["racks"] = std::move(racks);
   brokers["config"] = broker_config(k);
-  brokers["truncate_to_high_watermark"] = k.broker.truncate_to_high_watermark;
+  brokers["truncate_to_high_watermark"] = !k.broker.mechanisms.has(models::Mechanism::LeaderEpochTruncation);
   brokers["consumer_fetch_completes_on_append"] = k.broker.consumer_fetch_completes_on_append;
   out["brokers"] = std::move(brokers);
   for (const NodePlacement& p : node_placements(s)) {

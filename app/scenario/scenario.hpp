@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "app/scenario/profile.hpp"
+#include "app/scenario/release_reader.hpp"
 #include "models/client/consumer/consumer.hpp"
 #include "models/protocol/kafka_config.hpp"
 #include "models/client/producer/producer.hpp"
@@ -51,6 +52,7 @@ struct RpcSpec {
 
 // A Kafka cluster: brokers, one controller, topics and producers.
 struct KafkaSpec {
+  ReleaseSpec release;  // kafka_version and kips: the brokers' and controller's, and the clients' default
   NodeGroupSpec brokers{3, {}};
   std::optional<std::string> controller_rack;
   models::BrokerConfig broker;
@@ -77,6 +79,9 @@ struct KafkaSpec {
     bool start_when_ready = true;  // no `start` (or `start: ready`): once the cluster is ready; else at workload.start
     config::ResolvedValues kafka_config;  // as read (see broker_config)
     std::string paced_by;  // `rate: {after_polled_by: C}`: the consumer entry C paces it (workload.paced_by_consumer)
+    models::KafkaRelease release;  // its kafka_version: its own, or the cluster's
+    bool own_release = false;
+    MechanismSwitches switches;    // its own kips: (and the alias defaults: pre-3.0)
   };
   std::vector<ProducerGroup> producers;
   // A set of consumers with one configuration: members of the consumer group
@@ -94,6 +99,9 @@ struct KafkaSpec {
     bool producer_per_partition = false;  // EOS-v1: nodes NAME-producer-i-p, one per input partition p
     config::ResolvedValues kafka_config;            // as read (see broker_config)
     config::ResolvedValues transform_kafka_config;  // the transform's producer's
+    models::KafkaRelease release;  // its kafka_version (its transform's producer's too): its own, or the cluster's
+    bool own_release = false;
+    MechanismSwitches switches;    // its own kips:
   };
   std::vector<ConsumerGroup> consumers;
 

@@ -5,7 +5,9 @@
 #include "app/scenario/scenario.hpp"
 #include "app/scenario/distribution_reader.hpp"
 #include "app/scenario/kafka_config_names.hpp"
+#include "app/scenario/kafka_entry_readers.hpp"
 #include "app/scenario/producer_config_reader.hpp"
+#include "app/scenario/release_reader.hpp"
 #include "models/client/consumer/assignors/assignor.hpp"
 
 namespace ksim::app {
@@ -15,6 +17,8 @@ using config::Duration;
 using config::ListReader;
 using config::MapReader;
 using config::Rate;
+
+using models::Mechanism;
 
 namespace {
 
@@ -64,7 +68,10 @@ std::vector<models::LogDirSpec> read_log_dirs(MapReader& brokers, const std::opt
   return dirs;
 }
 
-void read_group_coordinator_config(MapReader& in, models::GroupCoordinatorConfig& g) {
+void read_group_coordinator_config(MapReader& in, models::GroupCoordinatorConfig& g, const models::Mechanisms& m) {
+  // KIP-134 (0.11): a new group's first rebalance waits 3 s for more members; before, it did not.
+  if (!m.has(Mechanism::InitialRebalanceDelay)) g.group_initial_rebalance_delay = 0;
+  reject_absent(in, "group.initial.rebalance.delay.ms", m, Mechanism::InitialRebalanceDelay);
   g.offsets_topic_num_partitions = in.get<int>("offsets.topic.num.partitions", g.offsets_topic_num_partitions, {1, 10000});
   g.offsets_topic_replication_factor =
       in.get<int>("offsets.topic.replication.factor", g.offsets_topic_replication_factor, {1, 1000});
@@ -99,8 +106,16 @@ void read_broker_machine(MapReader& in, const std::optional<HardwareProfile>& pr
   c.threading.num_io_threads = in.get<int>("num.io.threads", c.threading.num_io_threads, {1, 256});
 }
 
-models::BrokerConfig read_broker_config(MapReader& brokers, const std::optional<HardwareProfile>& profile) {
+// The defaults of the brokers' release: replica.lag.time.max.ms 30 s from
+// 2.5 (KIP-537), 10 s before; fetch sessions from 1.1 (KIP-227);
+// transaction.partition.verification.enable from 3.6 (KIP-890 part 1).
+models::BrokerConfig read_broker_config(MapReader& brokers, const std::optional<HardwareProfile>& profile,
+                                        const models::Mechanisms& m) {
   models::BrokerConfig c;
+  c.mechanisms = m;
+  if (!m.has(Mechanism::LongerDefaultTimeouts)) c.replica_lag_time_max = seconds(10);
+  c.fetch_sessions = m.has(Mechanism::FetchSessions);
+  c.transaction_partition_verification_enable = m.has(Mechanism::TxnVerification);
   MapReader in = kafka_config(brokers, KafkaConfigKind::Broker);
   read_broker_machine(in, profile, c);
   c.replica_lag_time_max = in.get<Duration>("replica.lag.time.max.ms", c.replica_lag_time_max, {1, kNever});
@@ -125,9 +140,9 @@ models::BrokerConfig read_broker_config(MapReader& brokers, const std::optional<
                                      "which is unset (Long.MAX_VALUE); set it too (say 1000)");
   }
   c.broker_heartbeat_interval = in.get<Duration>("broker.heartbeat.interval.ms", c.broker_heartbeat_interval, {1, kNever});
-  read_group_coordinator_config(in, c.group_coordinator);
+  read_group_coordinator_config(in, c.group_coordinator, m);
+  reject_absent(in, "transaction.partition.verification.enable", m, Mechanism::TxnVerification);
   read_txn_coordinator_config(in, c);
-  c.truncate_to_high_watermark = brokers.get<bool>("truncate_to_high_watermark", false);
   c.consumer_fetch_completes_on_append = brokers.get<bool>("consumer_fetch_completes_on_append", false);
   c.log_dirs = read_log_dirs(brokers, profile);
   return c;
@@ -148,9 +163,13 @@ models::RecordFormat read_record_format(MapReader& config, std::string_view key,
   return *format;
 }
 
-// The brokers' defaults of the topic configs of the same names (brokers.config).
-KafkaSpec::TopicDefaults read_topic_defaults(MapReader broker_config) {
+// The brokers' defaults of the topic configs of the same names (brokers.config),
+// from their release: unclean.leader.election.enable false from 0.11 (KIP-106),
+// true before; log.message.format.version 0.11's v2 from 0.11 (KIP-98), 0.10's v1 before.
+KafkaSpec::TopicDefaults read_topic_defaults(MapReader broker_config, const models::Mechanisms& m) {
   KafkaSpec::TopicDefaults d;
+  d.unclean_leader_election_enable = !m.has(Mechanism::UncleanDefaultOff);
+  if (!m.has(Mechanism::IdempotentTransactional)) d.record_format = models::RecordFormat::V1;
   d.min_insync_replicas = broker_config.get<int>("min.insync.replicas", d.min_insync_replicas, {1, 1000});
   d.unclean_leader_election_enable =
       broker_config.get<bool>("unclean.leader.election.enable", d.unclean_leader_election_enable);
@@ -163,7 +182,7 @@ KafkaSpec::TopicDefaults read_topic_defaults(MapReader broker_config) {
 // sets in the server properties it shares with the brokers (brokers.config),
 // and ksim's per-partition costs (the profile's, then the controller section's).
 models::ControllerConfig read_controller_config(MapReader controller, MapReader broker_config,
-                                                const std::optional<HardwareProfile>& profile) {
+                                                const std::optional<HardwareProfile>& profile, const models::Mechanisms& m) {
   models::ControllerConfig c;
   c.broker_session_timeout = broker_config.get<Duration>("broker.session.timeout.ms", c.broker_session_timeout, {1, kNever});
   if (profile) {
@@ -173,9 +192,11 @@ models::ControllerConfig read_controller_config(MapReader controller, MapReader 
   c.election_time_per_partition = controller.get<Duration>("election_time_per_partition", c.election_time_per_partition);
   c.metadata_load_time_per_partition =
       controller.get<Duration>("metadata_load_time_per_partition", c.metadata_load_time_per_partition);
-  // Cluster features (kafka-storage format --feature, kafka-features upgrade), by their Kafka names.
+  // Cluster features (kafka-storage format --feature, kafka-features upgrade), by their Kafka names;
+  // a new cluster of 4.1 or later has eligible.leader.replicas.version=1 (KIP-966).
   MapReader features = controller.map("features");
-  c.eligible_leader_replicas = features.get<std::uint64_t>("eligible.leader.replicas.version", 0, {0, 1}) == 1;
+  const std::uint64_t elr = m.has(Mechanism::EligibleLeaderReplicas) ? 1 : 0;
+  c.eligible_leader_replicas = features.get<std::uint64_t>("eligible.leader.replicas.version", elr, {0, 1}) == 1;
   return c;
 }
 
@@ -238,26 +259,6 @@ models::TopicSpec read_topic(MapReader in, const KafkaSpec::TopicDefaults& defau
   return t;
 }
 
-// The `topic` key (default: the first topic), as an index into `topics`.
-std::int32_t read_topic_index(MapReader& in, const std::vector<models::TopicSpec>& topics) {
-  std::vector<std::string> names;
-  for (const auto& t : topics) names.push_back(t.name);
-  const std::string topic = in.get<std::string>("topic", names.empty() ? "" : names.front());
-  const auto it = std::find(names.begin(), names.end(), topic);
-  if (it == names.end()) {
-    const auto suggestion = config::closest_name(topic, names);
-    throw in.error("topic", "unknown topic '" + config::excerpt(topic) + "'" + (suggestion ? " (did you mean '" + config::excerpt(*suggestion) + "'?)" : ""));
-  }
-  return static_cast<std::int32_t>(it - names.begin());
-}
-
-// A client's `start`: a time, or `ready` (also when absent): once the cluster
-// is ready for clients (models/check/cluster_readiness.hpp); nullopt then.
-std::optional<SimTime> read_client_start(MapReader& in) {
-  if (!in.has("start") || in.get<std::string>("start", "") == "ready") return std::nullopt;
-  return in.get<Duration>("start", 0);
-}
-
 // TransactionCoordinator.handleInitProducerId refuses a transaction.timeout.ms
 // over the brokers' transaction.max.timeout.ms (INVALID_TRANSACTION_TIMEOUT):
 // initTransactions() fails and the producer never starts.
@@ -317,151 +318,47 @@ models::ProducerWorkload read_workload(MapReader& in, const std::vector<models::
   return w;
 }
 
-// partition.assignment.strategy: a YAML list, or a comma-separated string as in a Kafka properties file.
-std::vector<std::string> read_assignors(MapReader& in, std::vector<std::string> defaults) {
-  std::vector<std::string> names;
-  if (in.has_list("partition.assignment.strategy")) {
-    ListReader list = in.list("partition.assignment.strategy");
-    for (std::size_t i = 0; i < list.size(); ++i) names.push_back(list.at<std::string>(i));
-  } else if (const auto text = in.optional<std::string>("partition.assignment.strategy")) {
-    std::size_t start = 0;
-    while (start <= text->size()) {
-      const std::size_t comma = std::min(text->find(',', start), text->size());
-      std::string name = text->substr(start, comma - start);
-      name.erase(0, name.find_first_not_of(' '));
-      name.erase(name.find_last_not_of(' ') + 1);
-      if (!name.empty()) names.push_back(name);
-      start = comma + 1;
-    }
-  } else {
-    return defaults;
-  }
-  if (names.empty()) throw in.error("partition.assignment.strategy", "needs at least one assignor");
-  for (const std::string& name : names) {
-    if (models::make_assignor(name)) continue;
-    const auto suggestion = config::closest_name(name, models::assignor_names());
-    throw in.error("partition.assignment.strategy",
-                   "unknown assignor '" + config::excerpt(name) + "'" + (suggestion ? " (did you mean '" + config::excerpt(*suggestion) + "'?)" : "") +
-                       "; known: range, roundrobin, sticky, cooperative-sticky");
-  }
-  return names;
-}
-
-models::ConsumerConfig read_consumer_config(MapReader& in) {
-  models::ConsumerConfig c;
-  c.group_id = in.get<std::string>("group.id", c.group_id);
-  c.group_instance_id = in.optional<std::string>("group.instance.id");
-  c.session_timeout = in.get<Duration>("session.timeout.ms", c.session_timeout, {1, kNever});
-  c.heartbeat_interval = in.get<Duration>("heartbeat.interval.ms", c.heartbeat_interval, {1, kNever});
-  if (c.heartbeat_interval >= c.session_timeout) {
-    in.reject("heartbeat.interval.ms", "must be lower than session.timeout.ms");
-  } else if (c.heartbeat_interval * 3 > c.session_timeout) {
-    // ConsumerConfig's heartbeat.interval.ms: "typically should be set no higher than 1/3 of" session.timeout.ms.
-    in.warn("heartbeat.interval.ms", "is over a third of session.timeout.ms (" + units::format_duration(c.session_timeout) +
-                                         "): Kafka advises at most a third, so that a member survives two lost heartbeats");
-  }
-  c.max_poll_interval = in.get<Duration>("max.poll.interval.ms", c.max_poll_interval, {1, kNever});
-  c.enable_auto_commit = in.get<bool>("enable.auto.commit", c.enable_auto_commit);
-  c.auto_commit_interval = in.get<Duration>("auto.commit.interval.ms", c.auto_commit_interval, {1, kNever});
-  c.partition_assignment_strategy = read_assignors(in, c.partition_assignment_strategy);
-  c.default_api_timeout = in.get<Duration>("default.api.timeout.ms", c.default_api_timeout, {1, kNever});
-  c.fetch_min_bytes = in.get<Bytes>("fetch.min.bytes", c.fetch_min_bytes);
-  c.fetch_max_wait = in.get<Duration>("fetch.max.wait.ms", c.fetch_max_wait);
-  c.max_partition_fetch_bytes = in.get<Bytes>("max.partition.fetch.bytes", c.max_partition_fetch_bytes, {1, 1ULL << 31});
-  c.fetch_max_bytes = in.get<Bytes>("fetch.max.bytes", c.fetch_max_bytes, {1, 1ULL << 31});
-  c.max_poll_records = in.get<int>("max.poll.records", c.max_poll_records, {1, 1000000});
-  c.read_committed =
-      in.get_choice("isolation.level", {"read_uncommitted", "read_committed"}, "read_uncommitted") == "read_committed";
-  const std::string reset = in.get_choice("auto.offset.reset", {"latest", "earliest", "none"}, "latest");
-  c.auto_offset_reset = reset == "latest"     ? models::OffsetReset::Latest
-                        : reset == "earliest" ? models::OffsetReset::Earliest
-                                              : models::OffsetReset::None;
-  c.request_timeout = in.get<Duration>("request.timeout.ms", c.request_timeout, {1, kNever});
-  c.retry_backoff = in.get<Duration>("retry.backoff.ms", c.retry_backoff);
-  c.retry_backoff_max = in.get<Duration>("retry.backoff.max.ms", c.retry_backoff_max);
-  c.reconnect_backoff = in.get<Duration>("reconnect.backoff.ms", c.reconnect_backoff);
-  return c;
-}
-
-KafkaSpec::ConsumerGroup read_consumer(MapReader in, const std::vector<models::TopicSpec>& topics,
-                                       const std::vector<std::string>& racks) {
-  KafkaSpec::ConsumerGroup group;
-  group.name = in.get<std::string>("name", "consumer");
-  group.nodes = read_group(in, group.nodes, racks);
-  MapReader config = kafka_config(in, KafkaConfigKind::Consumer);
-  const bool has_group_id = config.has("group.id");
-  group.config = read_consumer_config(config);
-  if (!has_group_id) group.config.group_id = group.name;  // ksim's default: the entry's name
-  if (group.config.group_instance_id && group.nodes.count > 1 &&
-      group.config.group_instance_id->find("{name}") == std::string::npos) {
-    throw config.error("group.instance.id",
-                                 "each member needs its own: include {name}, which becomes the consumer's name");
-  }
-  const std::optional<SimTime> start = read_client_start(in);
-  group.start = start.value_or(0);
-  group.start_when_ready = !start;
-  const std::string commit = in.get_choice(
-      "commit", {"none", "sync-before-process", "sync-after-process", "async-after-process", "transactional"}, "none");
-  for (const auto strategy : {models::CommitStrategy::None, models::CommitStrategy::SyncBeforeProcess,
-                              models::CommitStrategy::SyncAfterProcess, models::CommitStrategy::AsyncAfterProcess,
-                              models::CommitStrategy::Transactional}) {
-    if (commit == models::to_string(strategy)) group.workload.commit = strategy;
-  }
-  if (in.has_map("transform")) {
-    MapReader transform = in.map("transform");
-    group.workload.output_topic = read_topic_index(transform, topics);
-    group.workload.output_record_bytes = transform.get<Bytes>("record_size", group.workload.output_record_bytes, {1, 1ULL << 30});
-    group.workload.send_group_metadata = transform.get<bool>("send_group_metadata", true);
-    group.producer_per_partition = transform.get<bool>("producer_per_partition", false);
-    group.workload.records_per_transaction = transform.get<std::uint64_t>("records_per_transaction", 0, {0, 100000000});
-    group.workload.commit_interval = transform.get<Duration>("commit_interval", 0);
-    group.transform = read_producer_config(transform);
-    check_record_format(transform, *group.transform, topics[static_cast<std::size_t>(group.workload.output_topic)]);
-    group.transform_kafka_config = transform.map("config").resolved();
-    if (group.workload.commit == models::CommitStrategy::Transactional && group.transform->transactional_id.empty()) {
-      throw transform.error("config", "commit: transactional needs a transactional.id for the producer");
-    }
-    const std::string& id = group.transform->transactional_id;
-    if (group.producer_per_partition && !id.empty() && id.find("{partition}") == std::string::npos) {
-      throw transform.map("config").error("transactional.id", "a producer per partition needs {partition} in it");
-    }
-    if (!group.producer_per_partition && !id.empty() && group.nodes.count > 1 && id.find("{name}") == std::string::npos) {
-      throw transform.map("config").error("transactional.id", "each instance needs its own: include {name}");
-    }
-  } else {
-    in.ignore("transform");
-    if (group.workload.commit == models::CommitStrategy::Transactional) {
-      throw in.error("commit", "transactional needs a transform (a producer writing the output)");
-    }
-  }
-  group.workload.topic = read_topic_index(in, topics);
-  ListReader partitions = in.list("partitions");
-  const std::int32_t count = topics[static_cast<std::size_t>(group.workload.topic)].partitions;
-  for (std::size_t i = 0; i < partitions.size(); ++i) group.workload.partitions.push_back(partitions.at<int>(i, {0, count - 1}));
-  group.workload.processing_time = config::read_distribution(in, "processing_time", Distribution::constant(0));
-  group.kafka_config = config.resolved();
-  return group;
-}
-
 }  // namespace
+
+// The `topic` key (default: the first topic), as an index into `topics`.
+std::int32_t read_topic_index(MapReader& in, const std::vector<models::TopicSpec>& topics) {
+  std::vector<std::string> names;
+  for (const auto& t : topics) names.push_back(t.name);
+  const std::string topic = in.get<std::string>("topic", names.empty() ? "" : names.front());
+  const auto it = std::find(names.begin(), names.end(), topic);
+  if (it == names.end()) {
+    const auto suggestion = config::closest_name(topic, names);
+    throw in.error("topic", "unknown topic '" + config::excerpt(topic) + "'" + (suggestion ? " (did you mean '" + config::excerpt(*suggestion) + "'?)" : ""));
+  }
+  return static_cast<std::int32_t>(it - names.begin());
+}
+
+// A client's `start`: a time, or `ready` (also when absent): once the cluster
+// is ready for clients (models/check/cluster_readiness.hpp); nullopt then.
+std::optional<SimTime> read_client_start(MapReader& in) {
+  if (!in.has("start") || in.get<std::string>("start", "") == "ready") return std::nullopt;
+  return in.get<Duration>("start", 0);
+}
 
 std::optional<KafkaSpec> read_kafka(MapReader& root, const std::vector<std::string>& racks,
                                     const std::optional<HardwareProfile>& profile) {
   if (!root.has("brokers")) {
-    for (const char* key : {"brokers", "controller", "topics", "producers", "consumers"}) {
+    for (const char* key : {"brokers", "controller", "topics", "producers", "consumers", "kafka_version", "kips"}) {
       if (root.has(key)) throw root.error(key, "needs a 'brokers' section");
       root.ignore(key);
     }
     return std::nullopt;
   }
   KafkaSpec kafka;
+  kafka.release = read_release(root);
+  const models::Mechanisms cluster = kafka.release.mechanisms(kafka.release.release);
   MapReader brokers = root.map("brokers");
   kafka.brokers = read_group(brokers, kafka.brokers, racks);
-  kafka.broker = read_broker_config(brokers, profile);
-  kafka.topic_defaults = read_topic_defaults(brokers.map("config"));
+  kafka.broker = read_broker_config(brokers, profile, cluster);
+  kafka.topic_defaults = read_topic_defaults(brokers.map("config"), cluster);
   MapReader controller = root.map("controller");
   kafka.controller_rack = controller.optional<std::string>("rack");
-  kafka.controller = read_controller_config(controller, brokers.map("config"), profile);
+  kafka.controller = read_controller_config(controller, brokers.map("config"), profile, cluster);
   kafka.broker_config = brokers.map("config").resolved();
   // Kafka accepts any pair (KafkaConfig checks neither against the other), but a broker whose
   // heartbeats come less often than the controller's session timeout is fenced between two of them.
@@ -486,7 +383,11 @@ std::optional<KafkaSpec> read_kafka(MapReader& root, const std::vector<std::stri
     KafkaSpec::ProducerGroup group;
     group.name = in.get<std::string>("name", "producer");
     group.nodes = read_group(in, group.nodes, racks);
-    group.config = read_producer_config(in);
+    const ClientRelease client = read_client_release(in, kafka.release, true);
+    group.release = client.release;
+    group.own_release = client.own_release;
+    group.switches = client.switches;
+    group.config = read_producer_config(in, client.mechanisms);
     check_transaction_timeout(in.map("config"), group.config, kafka.broker);
     group.kafka_config = in.map("config").resolved();
     group.workload = read_workload(in, kafka.topics);
@@ -505,7 +406,7 @@ std::optional<KafkaSpec> read_kafka(MapReader& root, const std::vector<std::stri
   ListReader consumers = root.list("consumers");
   if (!consumers.empty() && kafka.topics.empty()) throw root.error("consumers", "need a topic to consume from");
   for (std::size_t i = 0; i < consumers.size(); ++i) {
-    kafka.consumers.push_back(read_consumer(consumers.map_at(i), kafka.topics, racks));
+    kafka.consumers.push_back(read_consumer(consumers.map_at(i), kafka.topics, racks, kafka.release));
     if (const auto& transform = kafka.consumers.back().transform) {
       check_transaction_timeout(consumers.map_at(i).map("transform").map("config"), *transform, kafka.broker);
     }

@@ -50,6 +50,11 @@ void Broker::create_replica(TopicPartition tp) {
 }
 
 void Broker::on_start() {
+  if (!config_.mechanisms.has(Mechanism::JbodFailureHandling) && any_log_dir_failed()) {
+    // Before KIP-112 a broker whose log dir failed cannot load its logs: it halts again at start.
+    set_timer(0, [this] { crash(CrashKind::Process); });
+    return;
+  }
   live_brokers_.clear();
   isr_eligible_.clear();
   shutting_down_ = false;
@@ -301,7 +306,7 @@ void Broker::become_follower(Replica& r, const PartitionState& state) {
   r.make_follower(state);
   fail_produces_of(r.tp(), Error::NotLeaderOrFollower);  // answered with the new leader (KIP-951)
   complete_fetches_of(r.tp());
-  if (config_.truncate_to_high_watermark) {
+  if (!config_.mechanisms.has(Mechanism::LeaderEpochTruncation)) {  // before KIP-101
     // Before KIP-101: drop everything above the high watermark, which may
     // discard committed records the new leader does not have either.
     const Offset from = r.log().log_end_offset();
@@ -467,8 +472,20 @@ void Broker::fail_log_dir(const std::string& path) {
   for (std::size_t i = 0; i < log_dirs_.size(); ++i) {
     if (log_dirs_[i].spec.path != path) continue;
     log_dirs_[i].disk.fail();
-    if (is_running()) take_log_dir_offline(i, "disk failed");
+    if (!is_running()) continue;
+    if (!config_.mechanisms.has(Mechanism::JbodFailureHandling)) {
+      // Before KIP-112 (1.0) an I/O error on any log dir halts the broker
+      // (Log's "Halting due to unrecoverable I/O error").
+      log_dirs_[i].online = false;
+      crash(CrashKind::Process);
+      return;
+    }
+    take_log_dir_offline(i, "disk failed");
   }
+}
+
+bool Broker::any_log_dir_failed() const {
+  return std::any_of(log_dirs_.begin(), log_dirs_.end(), [](const LogDir& d) { return d.disk.failed(); });
 }
 
 void Broker::add_partition_listener(PartitionListener* listener) {

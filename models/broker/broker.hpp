@@ -69,6 +69,9 @@ class Broker final : public Node, private TxnCoordinatorHost {
   void slow_log_dir(const std::string& path, double factor);
   void fill_log_dir(const std::string& path, bool full);
   void fail_log_dir(const std::string& path);
+  // KAFKA-15583 (3.7): min.insync.replicas capped at the replica count, and the high watermark held below it.
+  bool strict_min_isr() const { return config_.mechanisms.has(Mechanism::StrictMinIsr); }
+  bool any_log_dir_failed() const;
   bool has_log_dir(const std::string& path) const;
   // Rebalances seen by this broker's group coordinator are recorded there.
   void observe_groups(ConsumptionHistory* history);

@@ -53,7 +53,7 @@ FetchRequest::PartitionData Broker::fetch_position(const Replica& r) const {
   p.fetch_offset = r.log().log_end_offset();
   p.current_leader_epoch = r.state().leader_epoch;
   // Without KIP-101 there is no epoch to compare: the follower trusts its log.
-  p.last_fetched_epoch = config_.truncate_to_high_watermark ? -1 : r.log().last_batch_epoch();
+  p.last_fetched_epoch = !config_.mechanisms.has(Mechanism::LeaderEpochTruncation) ? -1 : r.log().last_batch_epoch();
   return p;
 }
 

@@ -127,7 +127,7 @@ void Broker::internal_append(TopicPartition tp, RecordBatch batch, SimTime timeo
   coordinator_appends_[id] = CoordinatorAppend{tp, 0, std::move(done), TimerId{}};
   Replica* r = replica(tp);
   if (!r || !r->is_leader() || !replica_online(*r)) return finish_coordinator_append(id, Error::NotLeaderOrFollower);
-  if (!r->enough_replicas_to_append(topic(tp).min_insync_replicas)) {
+  if (!r->enough_replicas_to_append(topic(tp).min_insync_replicas, strict_min_isr())) {
     return finish_coordinator_append(id, Error::NotEnoughReplicas);
   }
   SimTime returns_at = now();

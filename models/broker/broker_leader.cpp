@@ -94,6 +94,7 @@ void Broker::answer_error(FetchResponse& response, TopicPartition tp, Error erro
   FetchResponse::PartitionData& data = answer(response, tp);
   data.error = error;
   if (error != Error::NotLeaderOrFollower && error != Error::FencedLeaderEpoch) return;
+  if (!config_.mechanisms.has(Mechanism::LeaderDiscovery)) return;  // a broker before 3.7
   const Replica* r = replica(tp);
   if (r && r->state().leader != kNoBroker && r->state().leader != id_) {
     data.current_leader = r->state().leader;
@@ -297,7 +298,7 @@ void Broker::answer_fetch(std::uint64_t id) {
 
 // The high watermark moved: produces waiting for it may complete, and consumers' parked fetches.
 void Broker::maybe_advance_high_watermark(Replica& r) {
-  if (!r.maybe_advance_high_watermark(topic(r.tp()).min_insync_replicas)) return;
+  if (!r.maybe_advance_high_watermark(topic(r.tp()).min_insync_replicas, strict_min_isr())) return;
   r.producers.forget_replicated(r.log().high_watermark());  // UnifiedLog.updateHighWatermarkMetadata
   changed(r);
   publish(HighWatermarkAdvanced{id_, r.tp(), r.log().high_watermark(), r.leader_epoch()});

@@ -67,10 +67,11 @@ ProduceResponse::PartitionResponse Broker::append_produce(const ProduceRequest& 
   if (!r->is_leader()) return result.error = Error::NotLeaderOrFollower, result;
   if (verdicts && verdicts->contains(data.partition)) return result.error = verdicts->at(data.partition), result;
   if (request.acks == Acks::All &&
-      !r->enough_replicas_to_append(topic(r->tp()).min_insync_replicas)) {
+      !r->enough_replicas_to_append(topic(r->tp()).min_insync_replicas, strict_min_isr())) {
     return result.error = Error::NotEnoughReplicas, result;  // min.insync.replicas, before the append
   }
-  const ProducerStateTable::Check check = r->producers.check(data.batch);
+  const ProducerStateTable::Check check =
+      r->producers.check(data.batch, config_.mechanisms.has(Mechanism::ProducerEpochBump));
   switch (check.verdict) {
     case ProducerStateTable::Verdict::Append: break;
     case ProducerStateTable::Verdict::Duplicate:
@@ -121,7 +122,7 @@ bool Broker::settle_produce(PendingProduce& pending, const Replica& r) {
     result.error = Error::NotLeaderOrFollower;
   } else if (r.log().high_watermark() < entry->second) {
     return false;
-  } else if (!r.enough_replicas(topic(r.tp()).min_insync_replicas)) {
+  } else if (!r.enough_replicas(topic(r.tp()).min_insync_replicas, strict_min_isr())) {
     result.error = Error::NotEnoughReplicasAfterAppend;  // Kafka's Partition.checkEnoughReplicasReachOffset
   }
   pending.waiting.erase(entry);
@@ -167,8 +168,9 @@ void Broker::finish_produce(std::uint64_t id) {
   }
   // KIP-951 (KafkaApis.handleProduceRequest): a partition answered
   // NOT_LEADER_OR_FOLLOWER carries the leader this broker knows now.
+  const bool fill_leader = config_.mechanisms.has(Mechanism::LeaderDiscovery);
   for (auto& p : it->second.response->partitions) {
-    const Replica* r = p.error == Error::NotLeaderOrFollower ? replica(p.partition) : nullptr;
+    const Replica* r = fill_leader && p.error == Error::NotLeaderOrFollower ? replica(p.partition) : nullptr;
     if (r && r->state().leader != id_ && r->state().leader != kNoBroker) {
       p.current_leader = r->state().leader;
       p.current_leader_epoch = r->state().leader_epoch;

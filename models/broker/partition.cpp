@@ -192,11 +192,11 @@ const IsrProposal& Partition::begin_isr_change(std::vector<BrokerId> proposed) {
   return *pending_isr_;
 }
 
-bool Partition::maybe_advance_high_watermark(std::int32_t min_insync_replicas) {
+bool Partition::maybe_advance_high_watermark(std::int32_t min_insync_replicas, bool strict) {
   if (!is_leader()) return false;
   const std::size_t effective_min_isr =
       std::min(static_cast<std::size_t>(std::max(min_insync_replicas, 1)), state_.replicas.size());
-  if (state_.isr.size() < effective_min_isr) return false;  // Partition.isUnderMinIsr
+  if (strict && state_.isr.size() < effective_min_isr) return false;  // Partition.isUnderMinIsr
   Offset hw = log_.log_end_offset();
   const auto include = [&](BrokerId b) {
     if (b == local_) return;

@@ -131,17 +131,18 @@ class Partition {
   }
   // KIP-497: the committed ISR and a pending change together; the leader acts on no ISR the controller has not committed.
   std::vector<BrokerId> maximal_isr() const;
-  // Partition.effectiveMinIsr: min.insync.replicas capped at the replica count (KAFKA-15583, Kafka 3.7+).
-  std::int32_t effective_min_isr(std::int32_t min_insync_replicas) const {
-    return std::min(min_insync_replicas, static_cast<std::int32_t>(state_.replicas.size()));
+  // Partition.effectiveMinIsr: min.insync.replicas capped at the replica count
+  // (KAFKA-15583, Kafka 3.7+; `strict`); before, as given.
+  std::int32_t effective_min_isr(std::int32_t min_insync_replicas, bool strict) const {
+    return strict ? std::min(min_insync_replicas, static_cast<std::int32_t>(state_.replicas.size())) : min_insync_replicas;
   }
   // Before an acks=all append, the committed ISR must have them (Partition.appendRecordsToLeader) ...
-  bool enough_replicas_to_append(std::int32_t min_insync_replicas) const {
-    return static_cast<std::int32_t>(state_.isr.size()) >= effective_min_isr(min_insync_replicas);
+  bool enough_replicas_to_append(std::int32_t min_insync_replicas, bool strict) const {
+    return static_cast<std::int32_t>(state_.isr.size()) >= effective_min_isr(min_insync_replicas, strict);
   }
   // ... and when it completes, the maximal ISR (Partition.checkEnoughReplicasReachOffset).
-  bool enough_replicas(std::int32_t min_insync_replicas) const {
-    return static_cast<std::int32_t>(maximal_isr().size()) >= effective_min_isr(min_insync_replicas);
+  bool enough_replicas(std::int32_t min_insync_replicas, bool strict) const {
+    return static_cast<std::int32_t>(maximal_isr().size()) >= effective_min_isr(min_insync_replicas, strict);
   }
   // Replica.updateFetchStateOrThrow: a follower fetched from `fetch_offset`. A
   // follower is caught up if it fetched from the leader's end, or from where
@@ -178,9 +179,9 @@ class Partition {
   }
   // Partition.maybeIncrementLeaderHW: the high watermark is the smallest log
   // end offset in the maximal ISR (a member not heard from yet holds it where it is),
-  // and it stays while the committed ISR is below min.insync.replicas (capped at the
-  // replication factor; KAFKA-15583, Kafka 3.7+). True when it moved.
-  bool maybe_advance_high_watermark(std::int32_t min_insync_replicas = 1);
+  // and, with `strict` (KAFKA-15583, Kafka 3.7+), it stays while the committed ISR is
+  // below min.insync.replicas capped at the replication factor. True when it moved.
+  bool maybe_advance_high_watermark(std::int32_t min_insync_replicas = 1, bool strict = true);
 
   // The invariants: the high watermark never above the log end, never back
   // within a leader's epoch; the leader in its ISR; followers and a pending

@@ -78,7 +78,7 @@ bool AvailabilityTracker::can_write(TopicPartition tp, const State& s) const {
   if (!reaches_one_of(topic.writers, leader.id())) return false;
   if (topic.acks != Acks::All) return true;
   const Partition& p = *leader.partition(tp);
-  if (!p.enough_replicas_to_append(topic.min_insync_replicas)) return false;  // NotEnoughReplicas
+  if (!p.enough_replicas_to_append(topic.min_insync_replicas, leader.strict_min_isr())) return false;  // NotEnoughReplicas
   for (const BrokerId member : p.maximal_isr()) {
     if (member == s.leader) continue;
     const Broker& follower = *brokers_[static_cast<std::size_t>(member)];

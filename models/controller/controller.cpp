@@ -274,6 +274,16 @@ bool Controller::is_usable(BrokerId broker, TopicPartition tp) const {
 
 // Replaces the leader `replacing` (fenced or offline when queued; it may be
 // back by now, a new incarnation that must not simply keep its old epoch).
+std::string_view to_string(ElectedFrom from) {
+  switch (from) {
+    case ElectedFrom::Isr: return "the ISR";
+    case ElectedFrom::EligibleLeaderReplicas: return "the eligible leader replicas (KIP-966)";
+    case ElectedFrom::LastKnownLeader: return "the last known leader, unclean (KIP-966)";
+    case ElectedFrom::OutOfSyncReplica: return "an out-of-sync replica, unclean";
+  }
+  return "?";
+}
+
 void Controller::elect(TopicPartition tp, BrokerId replacing) {
   PartitionState& state = partitions_.at(tp);
   if (state.leader != kNoBroker && is_usable(state.leader, tp)) return;
@@ -326,6 +336,12 @@ void Controller::elect(TopicPartition tp, BrokerId replacing) {
   update_last_known_leader(state, old_leader);
   if (leader != kNoBroker) {
     ++stats_.elections;
+    if (stats_.first_elections.size() < ControllerStats::kElectionsKept) {
+      const ElectedFrom from = !unclean                 ? (from_elr ? ElectedFrom::EligibleLeaderReplicas : ElectedFrom::Isr)
+                               : eligible.last_known    ? ElectedFrom::LastKnownLeader
+                                                        : ElectedFrom::OutOfSyncReplica;
+      stats_.first_elections.push_back({now(), tp, leader, state.leader_epoch, from});
+    }
     const auto since = leaderless_since_.find(tp);
     if (since != leaderless_since_.end()) {
       stats_.max_leaderless = std::max(stats_.max_leaderless, now() - since->second);

@@ -21,7 +21,26 @@
 
 namespace ksim::models {
 
+// Where an elected leader came from (PartitionChangeBuilder.electLeader).
+enum class ElectedFrom : std::uint8_t {
+  Isr,                     // an in-sync replica
+  EligibleLeaderReplicas,  // KIP-966: a replica that left the ISR while it was below min.insync.replicas
+  LastKnownLeader,         // KIP-966: the ISR and ELR empty, the last leader came back (unclean)
+  OutOfSyncReplica,        // unclean.leader.election.enable: any live replica
+};
+std::string_view to_string(ElectedFrom from);
+
+struct Election {
+  SimTime at = 0;
+  TopicPartition partition;
+  BrokerId leader = kNoBroker;
+  Epoch epoch = 0;
+  ElectedFrom from = ElectedFrom::Isr;
+};
+
 struct ControllerStats {
+  static constexpr std::size_t kElectionsKept = 20;
+  std::vector<Election> first_elections;  // the first kElectionsKept of the run, in order
   std::uint64_t elections = 0;
   std::uint64_t unclean_elections = 0;
   std::uint64_t elr_elections = 0;  // KIP-966: leaders elected from the eligible leader replicas

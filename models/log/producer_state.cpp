@@ -30,13 +30,13 @@ ProducerStateTable::Verdict first_batch_verdict(const RecordBatch& batch) {
 
 // Kafka's ProducerStateEntry.findDuplicateBatch, then ProducerAppendInfo.checkProducerEpoch
 // and checkSequence (non-transactional, client-origin batches only).
-ProducerStateTable::Check ProducerStateTable::check(const RecordBatch& batch) const {
+ProducerStateTable::Check ProducerStateTable::check(const RecordBatch& batch, bool any_first_sequence) const {
   if (batch.producer_id == kNoProducerId) return {Verdict::Append};
   const auto found = entries_.find(batch.producer_id);
   // ProducerAppendInfo.checkSequence: a producer the partition has no state
   // of (a new leader without its batches, or none yet) may start at any
   // sequence; a new epoch of a known one starts at 0.
-  if (found == entries_.end()) return {Verdict::Append};
+  if (found == entries_.end()) return {any_first_sequence ? Verdict::Append : first_batch_verdict(batch)};
   const Entry& entry = found->second;
   if (batch.producer_epoch < entry.epoch) return {Verdict::Fenced};
   if (batch.producer_epoch > entry.epoch || entry.recent.empty()) return {first_batch_verdict(batch)};

@@ -37,10 +37,11 @@ class ProducerStateTable {
   // - no producer_id (kNoProducerId): always Append;
   // - epoch older than the known one: Fenced;
   // - epoch newer than the known one: Append if base_sequence == 0, else OutOfOrder;
-  // - unknown producer id: Append, whatever its sequence (KIP-360);
+  // - unknown producer id: Append, whatever its sequence (KIP-360, 2.5;
+  //   `any_first_sequence` false: before it, Append only at sequence 0);
   // - same epoch: Duplicate if (base_sequence, last sequence) equals one of the last five
   //   batches; else Append if base_sequence == last sequence + 1 (with int32 wrap to 0); else OutOfOrder.
-  Check check(const RecordBatch& batch) const;
+  Check check(const RecordBatch& batch, bool any_first_sequence = true) const;
   // Whether a transaction marker of (producer id, epoch) may be written: not from an older epoch.
   bool marker_allowed(ProducerId producer, ProducerEpoch epoch) const;
   // Records an appended batch (with its base_offset assigned): a transactional

@@ -10,6 +10,7 @@
 #include "models/hardware/cpu_costs.hpp"
 #include "models/hardware/disk.hpp"
 #include "models/protocol/acks.hpp"
+#include "models/protocol/kafka_release.hpp"
 #include "models/protocol/kafka_types.hpp"
 #include "models/protocol/record_format.hpp"
 
@@ -57,17 +58,19 @@ struct BrokerConfig {
   SimTime log_flush_interval = kNever;                    // log.flush.interval.ms (flush.ms' default; unset: the scheduler's)
   SimTime log_flush_scheduler_interval = kNever;          // log.flush.scheduler.interval.ms (Long.MAX_VALUE: the flusher never runs)
   SimTime broker_heartbeat_interval = seconds(2);         // broker.heartbeat.interval.ms
-  // Before KIP-101 (Kafka < 0.11) a follower truncated to its high watermark
-  // when it became a follower, instead of asking the leader where its epoch ended.
-  bool truncate_to_high_watermark = false;
+  // The brokers' release's mechanisms (kafka_release.hpp): KIP-101 (without
+  // it a follower truncates to its high watermark when it becomes a follower,
+  // instead of asking the leader where its epoch ended), KIP-360, KIP-112,
+  // KAFKA-15583, KIP-951.
+  Mechanisms mechanisms;
   // Before KAFKA-1430 (Kafka < 0.8.2) a consumer's parked fetch completed
   // once enough bytes were appended (FetchRequestPurgatory.checkSatisfied)
   // and was then read up to the high watermark, and a high-watermark advance
   // woke no consumer fetch (Partition.maybeIncrementLeaderHW at 0.8.1.1).
   bool consumer_fetch_completes_on_append = false;
-  // Not a Kafka setting: a leader skips the quiet partitions of a fetch
-  // session (fetch_session.hpp). Off, it reads every partition of every
-  // fetch, with the same outcome; tests compare the two.
+  // KIP-227 (1.1): a leader skips the quiet partitions of a fetch session
+  // (fetch_session.hpp). Off, it reads every partition of every fetch, with
+  // the same outcome but its CPU cost; tests compare the two.
   bool fetch_sessions = true;
   std::vector<LogDirSpec> log_dirs{{"/data/0", {}}};     // log.dirs
   GroupCoordinatorConfig group_coordinator;
@@ -116,8 +119,9 @@ struct TopicSpec {
 // default partitioner did the same for keyless records); or
 // org.apache.kafka.clients.producer.internals.DefaultPartitioner, the
 // default of 2.4 to 3.2, whose keyless records stick to a partition until
-// they need a new batch there (KIP-480).
-enum class PartitionerClass { BuiltIn, RoundRobin, StickyOnNewBatch };
+// they need a new batch there (KIP-480). Before 2.4 the DefaultPartitioner
+// hashed keys and spread keyless records round robin, record by record.
+enum class PartitionerClass { BuiltIn, RoundRobin, StickyOnNewBatch, HashOrRoundRobin };
 
 struct ProducerConfig {
   Acks acks = Acks::All;                              // acks: all (1 before Kafka 3.0, KIP-679)
@@ -138,10 +142,11 @@ struct ProducerConfig {
   SimTime reconnect_backoff = milliseconds(50);       // reconnect.backoff.ms
   std::string transactional_id;                       // transactional.id (empty: not transactional)
   SimTime transaction_timeout = seconds(60);          // transaction.timeout.ms
-  // Not a config: clients since 3.7 take the leader a NOT_LEADER_OR_FOLLOWER
-  // answer names and retry to a new leader without backing off (KIP-951);
-  // `defaults: pre-3.0` clients do not.
-  bool kip_951_leader_discovery = true;
+  // The producer's release's mechanisms: KIP-91 (delivery.timeout.ms; before
+  // it a batch expires after request.timeout.ms in the accumulator), KIP-360,
+  // KIP-951 (take the leader a NOT_LEADER_OR_FOLLOWER answer names, and
+  // retry to a new leader without backing off).
+  Mechanisms mechanisms;
 };
 
 }  // namespace ksim::models

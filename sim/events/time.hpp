@@ -18,6 +18,9 @@ constexpr double to_seconds(SimTime t) { return static_cast<double>(t) / 1e9; }
 constexpr double to_milliseconds(SimTime t) { return static_cast<double>(t) / 1e6; }
 constexpr double to_microseconds(SimTime t) { return static_cast<double>(t) / 1e3; }
 
+// t + d for d >= 0, kNever when that would pass it (a time plus a timeout that may be kNever).
+constexpr SimTime saturating_add(SimTime t, SimTime d) { return d >= kNever - t ? kNever : t + d; }
+
 // Rounds a duration given in (fractional) seconds to the nearest nanosecond.
 constexpr SimTime from_seconds(double s) {
   const double ns = s * 1e9;

@@ -143,7 +143,7 @@ TEST_CASE("KIP-497: a pending ISR change counts in the maximal ISR and blocks an
   p.begin_isr_change({0, 1, 2});
   CHECK(p.isr_change_pending());
   CHECK(p.maximal_isr() == std::vector<BrokerId>{0, 1, 2});
-  CHECK(p.enough_replicas(3));
+  CHECK(p.enough_replicas(3, true));
   CHECK_FALSE(p.maybe_advance_high_watermark());  // the pending member at 0 holds it
   CHECK_FALSE(p.isr_without_lagging(seconds(300), seconds(30)));  // no second change while one is in flight
   PartitionState committed = leader_state({0, 1, 2}, 1, 2);
@@ -195,8 +195,8 @@ TEST_CASE("followers that have not caught up for replica.lag.time.max.ms leave t
 
 TEST_CASE("min.insync.replicas counts the maximal ISR", "[partition]") {
   Partition p = leader_with(0, {0});
-  CHECK(p.enough_replicas(1));
-  CHECK_FALSE(p.enough_replicas(2));
+  CHECK(p.enough_replicas(1, true));
+  CHECK_FALSE(p.enough_replicas(2, true));
 }
 
 TEST_CASE("older partition states are stale, a new leader epoch or a stopped replica is new", "[partition]") {

@@ -403,7 +403,7 @@ brokers: {count: 3}
 topics: [{name: t, partitions: 3, replication_factor: 3, config: {min.insync.replicas: 2}}]
 producers:
   - {name: p, rate: 200/s, record_size: 100B, keys: {distribution: uniform, count: 300}, defaults: DEFAULTS,
-     config: {acks: all, enable.idempotence: true, linger.ms: 0, retry.backoff.max.ms: 1s, request.timeout.ms: 20s,
+     config: {acks: all, enable.idempotence: true, linger.ms: 0, request.timeout.ms: 20s,
               delivery.timeout.ms: 60s}}
 faults:
   - {kind: partition, at: 3s, duration: 12s, nodes: [broker-0], other_nodes: [controller, broker-1, broker-2]}

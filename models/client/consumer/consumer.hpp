@@ -67,6 +67,8 @@ struct ConsumerConfig {
   SimTime retry_backoff = milliseconds(100);         // retry.backoff.ms
   SimTime retry_backoff_max = seconds(1);            // retry.backoff.max.ms (KIP-580): metadata refreshes
   SimTime reconnect_backoff = milliseconds(50);      // reconnect.backoff.ms
+  // The consumer's release's mechanisms: KIP-951 (take the leader a fetch error names).
+  Mechanisms mechanisms;
 };
 
 // When the application commits, besides auto-commit (enable.auto.commit).

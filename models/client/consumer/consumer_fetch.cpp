@@ -137,7 +137,8 @@ void Consumer::handle_fetch(const FetchResponse& response) {
         refresh = true;
         // KIP-951 (AbstractFetch.handleFetchSuccess): take the new leader from the answer;
         // update_positions below validates the position on it (maybeValidatePositionForCurrentLeader).
-        if (data.current_leader != kNoBroker && data.current_leader_epoch >= 0) {
+        if (config_.mechanisms.has(Mechanism::LeaderDiscovery) && data.current_leader != kNoBroker &&
+            data.current_leader_epoch >= 0) {
           update_partition_leadership(data.partition, data.current_leader, data.current_leader_epoch);
         }
         continue;

@@ -65,7 +65,7 @@ Partitioner::Partitioner(std::int32_t partitions, std::uint64_t batch_size_bytes
 // take it earlier, with another partition's ready batch, or later, short of
 // in-flight room: not seen here).
 std::int32_t Partitioner::partition(std::optional<std::string_view> key, std::uint64_t record_bytes, SimTime at) {
-  if (kind_ == PartitionerClass::RoundRobin) {
+  if (kind_ == PartitionerClass::RoundRobin || (kind_ == PartitionerClass::HashOrRoundRobin && !key)) {
     // RoundRobinPartitioner: toPositive(counter++) % partitions. Not modelled:
     // it picks among partitions with a leader only, and KafkaProducer asks it
     // again when the record needs a new batch (KAFKA-9965), which skips partitions.

@@ -8,7 +8,9 @@
 // another chosen at random. With `partitioner.class` RoundRobinPartitioner
 // every record goes to the next partition in turn, its key ignored; with
 // DefaultPartitioner (2.4-3.2, KIP-480) a keyless record moves to another
-// partition, drawn uniformly, whenever it would open a new batch.
+// partition, drawn uniformly, whenever it would open a new batch; with the
+// DefaultPartitioner of 0.8.2 to 2.3 keyed records are hashed and keyless
+// ones go round robin.
 #include <cstdint>
 #include <optional>
 #include <span>

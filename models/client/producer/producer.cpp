@@ -329,17 +329,33 @@ void Producer::init_producer_id() {
 }
 
 // A new producer id: every partition's sequences start at 0 again
-// (TransactionManager.InitProducerIdHandler -> resetSequenceNumbers). An
-// idempotent producer asks for one only when it has none (at its start), so
-// no batch has been given a sequence yet: the sender holds them until now.
-// Its later epoch bumps are local (maybe_bump_idempotent_epoch).
+// (TransactionManager.InitProducerIdHandler -> resetSequenceNumbers). From
+// KIP-360 (2.5) an idempotent producer asks for one only at its start, and
+// bumps its epoch locally after (maybe_bump_idempotent_epoch). Before, it
+// reset its id after a gap: a batch already tried may be in the log, and
+// sent again under the new id it would not be recognised as a duplicate, so
+// those fail; batches never sent are renumbered.
 void Producer::handle_init_producer_id(const InitProducerIdResponse& response) {
   if (!awaiting_producer_id_ || response.correlation_id != producer_id_correlation_) return;  // a stale answer
   awaiting_producer_id_ = false;
+  if (producer_id_ != kNoProducerId) ++stats_.epoch_bumps;
   producer_id_ = response.producer_id;
   producer_epoch_ = response.producer_epoch;
   sequences_.reset_all();
   sender_index_.forget();
+  std::vector<BatchPtr> unresolved;
+  for (std::size_t p = 0; p < queues_.size(); ++p) {
+    for (const BatchPtr& b : queues_[p]) {
+      if (b->in_flight) continue;
+      if (b->attempts > 0) {
+        unresolved.push_back(b);
+      } else {
+        b->sequenced = false;
+      }
+    }
+    if (!queues_[p].empty()) sender_index_.add(p);
+  }
+  for (const BatchPtr& b : unresolved) fail(b, Error::OutOfOrderSequenceNumber);
   wake_sender();
 }
 

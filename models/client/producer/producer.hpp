@@ -164,6 +164,7 @@ class Producer final : public KafkaClient {
   void fail(const BatchPtr& batch, Error error);
   void finish(const BatchPtr& batch);
   void expire_batches();
+  SimTime expiry_of(const Batch& b) const;
   void request_timed_out(std::int64_t correlation_id);
   void fail_in_flight_on(BrokerId broker);
 
@@ -214,7 +215,7 @@ class Producer final : public KafkaClient {
 
   // process state
   static constexpr SimTime kExpiryCheckInterval = milliseconds(10);
-  SimTime oldest_batch_created_ = 0;  // a lower bound on the creation time of every batch in the queues
+  SimTime next_expiry_ = 0;  // no batch in the queues expires before (expire_batches)
   std::vector<std::deque<BatchPtr>> queues_;  // the accumulator, by partition of the workload's topic
   RecordFormat format_of(TopicPartition tp) const {
     return directory_->topics[static_cast<std::size_t>(tp.topic)].record_format;

@@ -20,7 +20,7 @@ void Producer::handle_produce_response(ConnectionId, const ProduceResponse& resp
   --link(request.broker).in_flight;
   charge_sender(request.batches.size());
   for (const auto& result : response.partitions) {
-    if (config_.kip_951_leader_discovery && result.error == Error::NotLeaderOrFollower &&
+    if (config_.mechanisms.has(Mechanism::LeaderDiscovery) && result.error == Error::NotLeaderOrFollower &&
         result.current_leader != kNoBroker && result.current_leader_epoch >= 0) {
       update_partition_leadership(result.partition, result.current_leader, result.current_leader_epoch);
     }
@@ -45,7 +45,8 @@ void Producer::handle_result(const BatchPtr& b, Error error, Offset base_offset)
     fail(b, Error::ProducerFenced);
     return txn_fatal(Error::ProducerFenced);  // a newer instance has this transactional.id
   }
-  if (error == Error::OutOfOrderSequenceNumber && idempotent_only()) {
+  if (error == Error::OutOfOrderSequenceNumber && idempotent_only() &&
+      config_.mechanisms.has(Mechanism::ProducerEpochBump)) {
     if (retry_sequence_error(b)) return retry_or_fail(b, error);
   }
   if (error == Error::OutOfOrderSequenceNumber && b->records.producer_epoch == producer_epoch_ &&
@@ -62,6 +63,14 @@ void Producer::handle_result(const BatchPtr& b, Error error, Offset base_offset)
   if (error == Error::NotLeaderOrFollower || error == Error::UnknownTopicOrPartition ||
       error == Error::KafkaStorageError) {
     refresh_metadata();
+  }
+  if (error == Error::OutOfOrderSequenceNumber && !transactional()) {
+    // Before KIP-360 (2.0-2.4's TransactionManager.handleFailedBatch): a gap
+    // fails the batch, and the producer resets its id and sequences.
+    const bool current = b->records.producer_epoch == producer_epoch_ && b->records.producer_id == producer_id_;
+    fail(b, error);
+    if (current) init_producer_id();
+    return;
   }
   if (is_retriable(error)) {
     retry_or_fail(b, error);
@@ -86,7 +95,7 @@ bool Producer::earlier_batch_unresolved(const Batch& batch) const {
 // retries and delivery.timeout.ms decide whether a failed attempt is tried again.
 void Producer::retry_or_fail(const BatchPtr& b, Error error) {
   const bool attempts_left = b->attempts <= config_.retries;
-  const bool in_time = now() < b->created + config_.delivery_timeout;
+  const bool in_time = !config_.mechanisms.has(Mechanism::DeliveryTimeout) || now() < expiry_of(*b);
   if (!attempts_left || !in_time) {
     fail_sequenced(b, in_time ? error : Error::DeliveryTimeout, attempts_left);
     return;
@@ -157,22 +166,32 @@ void Producer::finish(const BatchPtr& b) {
   maybe_flushed();
 }
 
-// delivery.timeout.ms bounds a batch's whole life: waiting in the
-// accumulator (RecordAccumulator.expiredBatches) and in flight
-// (Sender.getExpiredInflightBatches: failed with a TimeoutException, its
-// memory freed, its request left to answer). Checked every
-// kExpiryCheckInterval, so a batch may expire up to that late.
+// When a batch expires. delivery.timeout.ms bounds its whole life (KIP-91,
+// 2.1): waiting in the accumulator (RecordAccumulator.expiredBatches) and in
+// flight (Sender.getExpiredInflightBatches: failed with a TimeoutException,
+// its memory freed, its request left to answer). Before, only a batch
+// waiting in the accumulator expired, request.timeout.ms after its linger or
+// its retry's backoff (ProducerBatch.maybeExpire, 2.0).
+SimTime Producer::expiry_of(const Batch& b) const {
+  if (config_.mechanisms.has(Mechanism::DeliveryTimeout)) return saturating_add(b.created, config_.delivery_timeout);
+  if (b.in_flight) return kNever;
+  return saturating_add(b.in_retry ? b.retry_at : b.created + config_.linger, config_.request_timeout);
+}
+
+// Checked every kExpiryCheckInterval, so a batch may expire up to that late.
 void Producer::expire_batches() {
-  // Batches are created at now(): none can expire before the oldest one seen by the last pass does.
-  if (now() < oldest_batch_created_ + config_.delivery_timeout) return;
+  if (now() < next_expiry_) return;
+  // A batch created, or failed back into the accumulator, from now on expires no sooner than this.
+  next_expiry_ = saturating_add(now(), config_.mechanisms.has(Mechanism::DeliveryTimeout) ? config_.delivery_timeout
+                                                                                           : config_.request_timeout);
   std::vector<BatchPtr> expired;
-  oldest_batch_created_ = now();
   for (auto& queue : queues_) {
     for (const BatchPtr& b : queue) {
-      if (now() >= b->created + config_.delivery_timeout) {
+      const SimTime expiry = expiry_of(*b);
+      if (now() >= expiry) {
         expired.push_back(b);
       } else {
-        oldest_batch_created_ = std::min(oldest_batch_created_, b->created);
+        next_expiry_ = std::min(next_expiry_, expiry);
       }
     }
   }

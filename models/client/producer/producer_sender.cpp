@@ -158,7 +158,7 @@ void Producer::charge_sender(std::size_t batches) {
 // partition's leader epoch rose since it was last tried (KIP-951:
 // ProducerBatch.hasLeaderChangedForTheOngoingRetry).
 SimTime Producer::retry_not_before(Batch& b) const {
-  if (!config_.kip_951_leader_discovery) return b.retry_at;
+  if (!config_.mechanisms.has(Mechanism::LeaderDiscovery)) return b.retry_at;
   const Epoch epoch = leader_epoch_of(b.partition);
   if (epoch > b.leader_epoch) {  // maybeUpdateLeaderEpoch
     b.leader_epoch = epoch;

@@ -58,22 +58,36 @@ bool Producer::retry_sequence_error(const BatchPtr& b) {
 // written, leaves a gap that its partition closes with an epoch bump. One
 // failed at delivery.timeout.ms or with its retries spent may be written: its
 // sequences stay.
+// Before KIP-360 an INVALID_PRODUCER_EPOCH of the current epoch made the
+// producer reset its id.
 void Producer::fail_sequenced(const BatchPtr& b, Error error, bool adjust_sequences) {
-  if (idempotent_only() && b->sequenced && (adjust_sequences || error == Error::OutOfOrderSequenceNumber)) {
+  const bool current = b->records.producer_epoch == producer_epoch_ && b->records.producer_id == producer_id_;
+  fail(b, error);
+  if (!idempotent_only() || !b->sequenced) return;
+  if (!config_.mechanisms.has(Mechanism::ProducerEpochBump)) {
+    if (error == Error::InvalidProducerEpoch && current) init_producer_id();
+    return;
+  }
+  if (adjust_sequences || error == Error::OutOfOrderSequenceNumber) {
     sequences_.request_bump(static_cast<std::size_t>(b->partition.partition));
   }
-  fail(b, error);
 }
 
 // TransactionManager.maybeResolveSequences: a partition whose expired batch
 // left its sequence unresolved is settled once nothing of it is unanswered:
 // resolved if the batches after it were acknowledged in sequence, else by an
-// epoch bump.
+// epoch bump (before KIP-360, a new producer id).
 void Producer::resolve_sequences() {
   const std::vector<std::size_t> unresolved(sequences_.unresolved().begin(), sequences_.unresolved().end());
   for (const std::size_t p : unresolved) {
     if (has_sequenced_batches(p)) continue;
-    if (!sequences_.is_next(p, sequences_[p].next)) sequences_.request_bump(p);
+    if (!sequences_.is_next(p, sequences_[p].next)) {
+      if (config_.mechanisms.has(Mechanism::ProducerEpochBump)) {
+        sequences_.request_bump(p);
+      } else {
+        init_producer_id();
+      }
+    }
     sequences_.resolved(p);
     sender_index_.touch(p);
   }
@@ -85,7 +99,7 @@ void Producer::resolve_sequences() {
 // a higher epoch starting at sequence 0. (At epoch 32767 Kafka asks for a
 // new producer id instead: not reached here.)
 void Producer::maybe_bump_idempotent_epoch() {
-  if (!idempotent_only() || producer_id_ == kNoProducerId) return;
+  if (!idempotent_only() || producer_id_ == kNoProducerId || awaiting_producer_id_) return;
   resolve_sequences();
   if (!sequences_.bump_required()) return;
   ++producer_epoch_;

@@ -1,0 +1,24 @@
+#pragma once
+// What the readers of a scenario's Kafka entries share (scenario_kafka.cpp,
+// consumer_reader.cpp).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/scenario/config_reader.hpp"
+#include "app/scenario/release_reader.hpp"
+#include "app/scenario/scenario.hpp"
+
+namespace ksim::app {
+
+// The `topic` key (default: the first topic), as an index into `topics`.
+std::int32_t read_topic_index(config::MapReader& in, const std::vector<models::TopicSpec>& topics);
+// A client's `start`: a time, or `ready` (also when absent): once the cluster
+// is ready for clients (models/check/cluster_readiness.hpp); nullopt then.
+std::optional<SimTime> read_client_start(config::MapReader& in);
+// A consumers entry, with the defaults and mechanisms of its release.
+KafkaSpec::ConsumerGroup read_consumer(config::MapReader in, const std::vector<models::TopicSpec>& topics,
+                                       const std::vector<std::string>& racks, const ReleaseSpec& release);
+
+}  // namespace ksim::app

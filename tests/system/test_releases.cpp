@@ -1,0 +1,132 @@
+// One incident per release boundary (scenarios/releases/), each run on both
+// sides with the release as the only difference, over several seeds.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "tests/support/scenario_runner.hpp"
+
+using ksim::testing::run_scenario;
+
+namespace {
+
+std::uint64_t figure(const ksim::testing::ScenarioRun& run, const char* section, const char* name) {
+  return run.report[section][name].get<std::uint64_t>();
+}
+
+}  // namespace
+
+TEST_CASE("last replica standing: 4.0 loses every acknowledged record to the power loss, 4.1+ elects an eligible "
+          "leader replica and loses none (KIP-966)",
+          "[releases][kip-966]") {
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+    INFO("seed " << seed);
+    const auto before = run_scenario("releases/last-replica-standing", seed, {"kafka_version=4.0"});
+    const auto after = run_scenario("releases/last-replica-standing", seed);
+    CHECK(figure(before, "delivery", "acknowledged") > 0);
+    CHECK(figure(before, "delivery", "lost") > 0);
+    CHECK(before.report["controller"]["first_elections"].back()["from"] == "the ISR");
+    CHECK(before.report["controller"]["first_elections"].back()["leader"] == 0);  // the one that lost power
+    CHECK(after.status == ksim::app::kExitOk);
+    CHECK(figure(after, "delivery", "lost") == 0);
+    CHECK(after.report["controller"]["first_elections"].back()["from"] == "the eligible leader replicas (KIP-966)");
+    CHECK(after.report["release"]["kafka_version"] == "4.3");
+  }
+}
+
+TEST_CASE("an idempotent producer past a sequence gap: 2.4 fails its batches, 2.5+ renumbers them (KIP-360)",
+          "[releases][kip-360]") {
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    INFO("seed " << seed);
+    const auto before = run_scenario("releases/idempotent-gap", seed, {"kafka_version=2.4"});
+    const auto after = run_scenario("releases/idempotent-gap", seed, {"kafka_version=2.5"});
+    CHECK(figure(before, "controller", "unclean_elections") >= 1);
+    CHECK(figure(before, "delivery", "failed") > 0);
+    CHECK_THAT(before.report["delivery"]["failed_because"].get<std::string>(), Catch::StartsWith("OUT_OF_ORDER_SEQUENCE_NUMBER"));
+    CHECK(figure(after, "controller", "unclean_elections") >= 1);
+    CHECK(figure(after, "delivery", "failed") == 0);
+    CHECK(figure(after, "producer", "epoch_bumps") >= 1);
+  }
+}
+
+TEST_CASE("a producer at its defaults through a leader crash: 2.8's acks=1 loses acknowledged records, 3.0's "
+          "acks=all and idempotence do not (KIP-679)",
+          "[releases][kip-679]") {
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    INFO("seed " << seed);
+    const auto before = run_scenario("releases/default-acks", seed, {"producers.0.kafka_version=2.8"});
+    const auto after = run_scenario("releases/default-acks", seed);
+    CHECK(figure(before, "delivery", "lost") > 0);
+    CHECK(before.report["release"]["clients"][0]["kafka_version"] == "2.8");
+    CHECK(after.status == ksim::app::kExitOk);
+    CHECK(after.report["delivery"]["verdict"] == "exactly-once");
+    CHECK(figure(after, "delivery", "acknowledged") > 0);
+  }
+}
+
+TEST_CASE("a failed JBOD disk: 0.11 halts the whole broker, 1.0+ takes only its log dir offline (KIP-112)",
+          "[releases][kip-112]") {
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+    INFO("seed " << seed);
+    const auto before = run_scenario("releases/jbod-disk-failure", seed, {"kafka_version=0.11"});
+    const auto after = run_scenario("releases/jbod-disk-failure", seed, {"kafka_version=1.0"});
+    // Bytes written to broker-0's healthy /b, against broker-1's /b.
+    const auto healthy_dir = [](const ksim::testing::ScenarioRun& run, int broker) {
+      for (const auto& d : run.report["log_dirs"]) {
+        if (d["broker"] == broker && d["path"] == "/b") return d["bytes"].get<double>();
+      }
+      FAIL("no /b on broker " << broker);
+      return 0.0;
+    };
+    CHECK(healthy_dir(before, 0) < 0.6 * healthy_dir(before, 1));  // stopped at 8 s of 40
+    CHECK(healthy_dir(after, 0) > 0.9 * healthy_dir(after, 1));     // still a follower or leader there
+    for (const auto* run : {&before, &after}) {
+      CHECK(run->status == ksim::app::kExitOk);
+      CHECK(figure(*run, "delivery", "lost") == 0);
+    }
+  }
+}
+
+TEST_CASE("acks=1 writes under min.insync.replicas: committed at once on 3.6, held until the ISR recovers on 3.7+ "
+          "(KAFKA-15583)",
+          "[releases][kafka-15583]") {
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+    INFO("seed " << seed);
+    const auto before = run_scenario("releases/under-min-isr", seed, {"kafka_version=3.6"});
+    const auto after = run_scenario("releases/under-min-isr", seed, {"kafka_version=3.7"});
+    const double before_p99 = before.report["end_to_end_latency_ms"]["p99"].get<double>();
+    const double after_p99 = after.report["end_to_end_latency_ms"]["p99"].get<double>();
+    CHECK(before_p99 < 3000);  // replica.lag.time.max.ms and the ISR shrink
+    CHECK(after_p99 > 8000);   // the followers' 10 s stall
+    CHECK(figure(before, "delivery", "lost") == 0);
+    CHECK(figure(after, "delivery", "lost") == 0);
+  }
+}
+
+TEST_CASE("a producer at its defaults through a broker crash: 2.0's retries=0 fails what was in flight, 2.1+ "
+          "retries (KIP-91)",
+          "[releases][kip-91]") {
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+    INFO("seed " << seed);
+    const auto before = run_scenario("releases/retries-default", seed, {"producers.0.kafka_version=2.0"});
+    const auto after = run_scenario("releases/retries-default", seed);
+    CHECK(figure(before, "delivery", "failed") > 1000);
+    CHECK(figure(after, "delivery", "failed") == 0);
+    CHECK(after.status == ksim::app::kExitOk);
+  }
+}
+
+TEST_CASE("a run says which Kafka it modelled, and what of that release ksim does not model", "[releases]") {
+  const auto zk_era = run_scenario("quickstart", 1, {"kafka_version=2.8"});
+  CHECK(zk_era.report["release"]["kafka_version"] == "2.8");
+  CHECK(zk_era.report["release"]["given"] == true);
+  const auto& notes = zk_era.report["release"]["not_modelled"];
+  REQUIRE(notes.size() == 1);
+  CHECK_THAT(notes[0].get<std::string>(), Catch::StartsWith("KIP-500 (the cluster, without it before 3.3)"));
+  const auto current = run_scenario("quickstart", 1);
+  CHECK(current.report["release"]["given"] == false);
+  CHECK(current.report["release"]["not_modelled"].empty());
+  const auto txn = run_scenario("txn-isolation", 1);
+  REQUIRE(txn.report["release"]["not_modelled"].size() == 1);
+  CHECK_THAT(txn.report["release"]["not_modelled"][0].get<std::string>(), Catch::Contains("transactions run as v1"));
+}

@@ -481,6 +481,10 @@ std::set<std::int32_t> Cluster::internal_topics() const {
   return internal;
 }
 
+std::size_t Cluster::replica_divergences_at_end() const {
+  return invariants_ ? invariants_->divergences_at_end() : 0;
+}
+
 const std::vector<models::InvariantViolation>& Cluster::invariant_violations() const {
   static const std::vector<models::InvariantViolation> none;
   return invariants_ ? invariants_->violations() : none;

@@ -88,6 +88,8 @@ class Cluster {
   const std::vector<models::Consumer*>& consumers() const { return consumers_; }
   // Every invariant violation (models/check/cluster_invariants.hpp), in the order they began.
   const std::vector<models::InvariantViolation>& invariant_violations() const;
+  // Replicas still diverged from their leader on committed records at the end (0 without invariants).
+  std::size_t replica_divergences_at_end() const;
   // Transactions that stayed open on a partition (holding its last stable
   // offset back) longer than `threshold`, as seen every 100ms by leaders.
   std::vector<models::OpenTransaction> hanging_transactions(SimTime threshold) const {

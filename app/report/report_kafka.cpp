@@ -131,6 +131,10 @@ constexpr Figure<K> kCluster[] = {
     {.name = "replica_divergences", .value = of<&K::replica_divergences>, .label = "replica divergences",
      .expect = ExpectAs::Count,
      .description = "replicas found holding other committed records than their leader (replicas_agree_on_committed_prefix)"},
+    {.name = "replica_divergences_at_end", .value = of<&K::replica_divergences_at_end>, .label = "at the end",
+     .expect = ExpectAs::Count,
+     .description = "replicas still holding other committed records than their leader when the run ends: a "
+                    "divergence nothing repaired (before KIP-101 and KIP-279 a follower never notices its own)"},
 };
 
 constexpr Section<D> kDeliverySection{"delivery", SectionScope::Kafka, "delivery", kDelivery};
@@ -271,6 +275,7 @@ KafkaFigures kafka_figures(const Cluster& cluster) {
   k.controller = cluster.controller()->stats();
   k.invariants = cluster.invariant_violations();
   k.invariant_violations = k.invariants.size();
+  k.replica_divergences_at_end = cluster.replica_divergences_at_end();
   k.replica_divergences = static_cast<std::uint64_t>(std::count_if(
       k.invariants.begin(), k.invariants.end(),
       [](const models::InvariantViolation& v) { return v.invariant == models::kReplicaDivergence; }));

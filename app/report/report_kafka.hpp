@@ -38,6 +38,7 @@ struct KafkaFigures {
   models::ControllerStats controller;
   std::uint64_t invariant_violations = 0;
   std::uint64_t replica_divergences = 0;  // of them, replicas_agree_on_committed_prefix
+  std::uint64_t replica_divergences_at_end = 0;  // those nothing repaired by the end of the run
   std::vector<models::InvariantViolation> invariants;  // each violation, by invariant name
   std::vector<GroupFigures> groups;
   std::optional<TransactionFigures> transactions;  // when a producer is transactional

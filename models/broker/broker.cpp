@@ -304,6 +304,7 @@ void Broker::become_leader(Replica& r, const PartitionState& state) {
 void Broker::become_follower(Replica& r, const PartitionState& state) {
   publish(BecameFollower{id_, r.tp(), state.leader_epoch, state.leader, r.log().log_end_offset()});
   r.make_follower(state);
+  r.epoch_checked = false;
   fail_produces_of(r.tp(), Error::NotLeaderOrFollower);  // answered with the new leader (KIP-951)
   complete_fetches_of(r.tp());
   if (!config_.mechanisms.has(Mechanism::LeaderEpochTruncation)) {  // before KIP-101

@@ -115,6 +115,10 @@ class Broker final : public Node, private TxnCoordinatorHost {
     ProducerStateTable producers;
     std::vector<std::uint64_t> waiting_produces;  // ids in the produce purgatory waiting on this partition
     std::map<ProducerId, ProducerEpoch> verified;  // KIP-890: may open a transaction here (the coordinator said so)
+    // Before KIP-279 (2.0) a follower compared epochs with its leader once,
+    // after it became a follower (OffsetsForLeaderEpoch v0), and then fetched
+    // by offset alone: set once that first answer is applied.
+    bool epoch_checked = false;
   };
   struct LogDir {
     LogDirSpec spec;

@@ -52,8 +52,11 @@ FetchRequest::PartitionData Broker::fetch_position(const Replica& r) const {
   p.partition = r.tp();
   p.fetch_offset = r.log().log_end_offset();
   p.current_leader_epoch = r.state().leader_epoch;
-  // Without KIP-101 there is no epoch to compare: the follower trusts its log.
-  p.last_fetched_epoch = !config_.mechanisms.has(Mechanism::LeaderEpochTruncation) ? -1 : r.log().last_batch_epoch();
+  // Without KIP-101 there is no epoch to compare: the follower trusts its log;
+  // before KIP-279 it compared once, after it became a follower.
+  const bool compare = config_.mechanisms.has(Mechanism::LeaderEpochTruncation) &&
+                       (config_.mechanisms.has(Mechanism::RepeatedEpochLookups) || !r.epoch_checked);
+  p.last_fetched_epoch = compare ? r.log().last_batch_epoch() : -1;
   return p;
 }
 
@@ -212,10 +215,14 @@ void Broker::delay_after_error(Fetcher& f, const Replica& r) {
 }
 
 void Broker::apply_fetched(Replica& r, const FetchResponse::PartitionData& data, SimTime& returns_at) {
+  r.epoch_checked = true;
   if (data.diverging_epoch) {
-    // KIP-279: truncate to the smaller of the leader's and our own end of that epoch.
+    // KIP-279 (2.0): truncate to the smaller of the leader's and our own end
+    // of the epoch the leader answered for. Before it (OffsetsForLeaderEpoch
+    // v0 answered an offset alone), to the leader's offset: a follower whose
+    // last epoch the leader never had keeps that epoch's records below it.
     Offset truncate_at = data.diverging_epoch->end_offset;
-    if (data.diverging_epoch->epoch >= 0) {
+    if (data.diverging_epoch->epoch >= 0 && config_.mechanisms.has(Mechanism::RepeatedEpochLookups)) {
       if (const auto own = r.log().end_offset_for_epoch(data.diverging_epoch->epoch)) {
         truncate_at = std::min(truncate_at, own->end_offset);
       } else if (!r.log().epoch_cache().empty()) {

@@ -112,26 +112,30 @@ void ClusterInvariants::check_all_leaders(TopicPartition tp, SimTime now) {
 }
 
 void ClusterInvariants::check_at_end(SimTime now) {
-  for (const auto& [tp, state] : controller_.partitions()) check_agreement(tp, now);
+  divergences_at_end_ = 0;
+  for (const auto& [tp, state] : controller_.partitions()) divergences_at_end_ += check_agreement(tp, now);
 }
 
 // Each replica's log (a crashed broker's too: its log is on its disks) against the leader's.
-void ClusterInvariants::check_agreement(TopicPartition tp, SimTime now) {
+std::size_t ClusterInvariants::check_agreement(TopicPartition tp, SimTime now) {
   const Broker* leader = nullptr;  // the newest, if a deposed one does not know it yet
   for (const Broker* b : brokers_) {
     if (b->is_leader(tp) && (!leader || b->partition(tp)->leader_epoch() > leader->partition(tp)->leader_epoch())) {
       leader = b;
     }
   }
-  if (!leader) return;
+  if (!leader) return 0;
   const PartitionLog& leader_log = leader->partition(tp)->log();
+  std::size_t diverged = 0;
   for (const Broker* b : brokers_) {
     const Partition* replica = b->partition(tp);
     if (b == leader || !replica) continue;
     const auto divergence = committed_divergence(leader_log, leader->broker_id(), replica->log(), b->broker_id());
     verdict(!divergence, kReplicaDivergence, tp, b->broker_id(), now,
             [&] { return divergence->detail; });
+    if (divergence) ++diverged;
   }
+  return diverged;
 }
 
 template <class Detail>

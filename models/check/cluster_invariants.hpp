@@ -59,6 +59,9 @@ class ClusterInvariants final : public PartitionListener {
   void check_at_end(SimTime now);
 
   const std::vector<InvariantViolation>& violations() const { return violations_; }
+  // The replicas check_at_end found diverged from their partition's leader:
+  // a divergence nothing repaired by the end of the run.
+  std::size_t divergences_at_end() const { return divergences_at_end_; }
 
  private:
   using Key = std::tuple<std::string_view, TopicPartition, BrokerId>;  // invariant, partition, broker
@@ -74,7 +77,8 @@ class ClusterInvariants final : public PartitionListener {
     return static_cast<std::size_t>(topic_base_[static_cast<std::size_t>(tp.topic)] + tp.partition);
   }
   void check_leader(const Broker& leader, const Partition& p, SimTime now);
-  void check_agreement(TopicPartition tp, SimTime now);
+  // The number of replicas of `tp` that diverge from its leader.
+  std::size_t check_agreement(TopicPartition tp, SimTime now);
   // Records the start of a violation (once until it holds again); `holds` ends one.
   template <class Detail>  // std::string(): what was seen, formatted only for a violation
   void verdict(bool holds, std::string_view invariant, TopicPartition tp, BrokerId broker, SimTime now,
@@ -90,6 +94,7 @@ class ClusterInvariants final : public PartitionListener {
   std::vector<std::vector<EpochRecord>> epochs_;  // by global partition number: each leader epoch seen
   std::set<std::pair<BrokerId, TopicPartition>> lost_tail_;  // replicas excused from high_watermark_within_isr
   std::set<Key> broken_;  // violations in progress
+  std::size_t divergences_at_end_ = 0;
   std::vector<InvariantViolation> violations_;
 };
 

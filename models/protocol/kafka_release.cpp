@@ -62,8 +62,9 @@ const std::vector<MechanismInfo>& mechanisms() {
        "no scenario operation moves replicas", false},
       {M::FetchSessions, "KIP-227", {1, 1}, "brokers", "incremental fetch sessions", D::Both},
       {M::RepeatedEpochLookups, "KIP-279", {2, 0}, "brokers",
-       "a follower repeats OffsetsForLeaderEpoch across fast leader changes, so it cannot diverge", D::WithOnly,
-       "followers truncate as 2.0 does: the divergence KIP-279 fixed does not happen"},
+       "a follower truncates to its own end of the epoch the leader answered for, so it cannot keep an epoch the "
+       "leader never had",
+       D::Both},
       {M::DeliveryTimeout, "KIP-91", {2, 1}, "producers",
        "delivery.timeout.ms bounds a record's life and retries defaults to MAX_INT; before, retries=0 and a batch "
        "expires after request.timeout.ms in the accumulator",

@@ -116,6 +116,21 @@ TEST_CASE("a producer at its defaults through a broker crash: 2.0's retries=0 fa
   }
 }
 
+TEST_CASE("fast failovers leave a follower an epoch its leader never had: 1.1 stays diverged, 2.0+ truncates to "
+          "where they agree (KIP-279)",
+          "[releases][kip-279]") {
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+    INFO("seed " << seed);
+    const auto before = run_scenario("releases/fast-failovers-divergence", seed, {"kafka_version=1.1"});
+    const auto after = run_scenario("releases/fast-failovers-divergence", seed);
+    CHECK(figure(before, "controller", "unclean_elections") >= 2);
+    CHECK(before.report["replica_divergences_at_end"].get<int>() >= 1);
+    CHECK(after.status == ksim::app::kExitOk);
+    CHECK(after.report["replica_divergences"].get<int>() >= 1);
+    CHECK(after.report["replica_divergences_at_end"] == 0);
+  }
+}
+
 TEST_CASE("a run says which Kafka it modelled, and what of that release ksim does not model", "[releases]") {
   const auto zk_era = run_scenario("quickstart", 1, {"kafka_version=2.8"});
   CHECK(zk_era.report["release"]["kafka_version"] == "2.8");

@@ -63,7 +63,8 @@ std::unique_ptr<FetchResponse> Broker::read_for_fetch(const FetchRequest& reques
       if (!r || !replica_online(*r) || !r->is_leader()) {
         answer_error(*response, p.partition, Error::NotLeaderOrFollower);
         must_answer = true;
-      } else if (p.current_leader_epoch != r->leader_epoch()) {  // KIP-320: the fetcher's view of the leader is stale or ahead
+      } else if (p.current_leader_epoch >= 0 && p.current_leader_epoch != r->leader_epoch()) {
+        // KIP-320: the fetcher's view of the leader is stale or ahead (a fetch without an epoch, before 2.1, is not checked)
         answer_error(*response, p.partition,
                      p.current_leader_epoch < r->leader_epoch() ? Error::FencedLeaderEpoch : Error::UnknownLeaderEpoch);
         must_answer = true;

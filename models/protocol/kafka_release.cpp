@@ -70,8 +70,9 @@ const std::vector<MechanismInfo>& mechanisms() {
        "expires after request.timeout.ms in the accumulator",
        D::Both},
       {M::ConsumerEpochFencing, "KIP-320", {2, 1}, "consumers",
-       "consumers fence fetches by leader epoch and validate their position after a leader change", D::WithOnly,
-       "consumers fence and validate as 2.1 does"},
+       "consumers fence fetches by leader epoch and validate their position after a leader change; before, a "
+       "truncated log answers OFFSET_OUT_OF_RANGE and auto.offset.reset applies",
+       D::Both},
       {M::StaticMembership, "KIP-345", {2, 3}, "consumers", "static membership (group.instance.id)", D::Both, {}, false},
       {M::CooperativeRebalancing, "KIP-429", {2, 4}, "consumers",
        "cooperative incremental rebalancing (cooperative-sticky)", D::Both, {}, false},

@@ -499,6 +499,13 @@ void Consumer::validate_positions() {
   for (auto& [p, state] : partitions_) {
     const TopicPartition tp{workload_.topic, p};
     const Epoch current = leader_epoch_of(tp);
+    if (!config_.mechanisms.has(Mechanism::ConsumerEpochFencing)) {
+      // Before KIP-320 (2.1) a consumer trusts its position on a new leader:
+      // a truncated log answers OFFSET_OUT_OF_RANGE, and auto.offset.reset applies.
+      state.validated_epoch = current;
+      if (state.position_state == PositionState::NeedsValidation) set_position_state(state, PositionState::Valid);
+      continue;
+    }
     if (state.position_state == PositionState::Valid && current > state.validated_epoch) {
       set_position_state(state, PositionState::NeedsValidation);
     }

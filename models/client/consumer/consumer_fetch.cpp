@@ -34,7 +34,9 @@ void Consumer::send_fetches() {
       const auto [p, state] = partitions[i];
       if (state->position_state != PositionState::Valid || fetching(*state)) continue;
       if (!fetch.request) fetch.request = new_fetch_request();
-      fetch.request->partitions.push_back({{workload_.topic, p}, state->position, state->validated_epoch, -1});
+      // KIP-320: the fetch carries the leader epoch the position was validated in (-1 before 2.1: no fencing).
+      const Epoch epoch = config_.mechanisms.has(Mechanism::ConsumerEpochFencing) ? state->validated_epoch : -1;
+      fetch.request->partitions.push_back({{workload_.topic, p}, state->position, epoch, -1});
       fetch.states.push_back(state);
     }
     if (fetch.request) fetches.push_back(std::move(fetch));

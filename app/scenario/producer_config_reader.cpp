@@ -91,6 +91,9 @@ models::ProducerConfig read_producer_config(MapReader& group, const models::Mech
     c.delivery_timeout = kNever;
   }
   c.max_request_size = in.get<Bytes>("max.request.size", c.max_request_size, {1, 1ULL << 31});
+  // SO_SNDBUF; -1 leaves it to the OS, whose autotuning grows it to net.ipv4.tcp_wmem's maximum (4 MiB).
+  const std::int64_t send_buffer = in.get<std::int64_t>("send.buffer.bytes", 131072, {-1, std::int64_t{1} << 31});
+  c.send_buffer_bytes = send_buffer < 0 ? 4ULL << 20 : static_cast<std::uint64_t>(send_buffer);
   c.metadata_max_age = in.get<Duration>("metadata.max.age.ms", c.metadata_max_age);
   c.reconnect_backoff = in.get<Duration>("reconnect.backoff.ms", c.reconnect_backoff);
   c.transactional_id = in.get<std::string>("transactional.id", "");

@@ -138,6 +138,7 @@ struct ProducerConfig {
   SimTime retry_backoff_max = seconds(1);             // retry.backoff.max.ms (KIP-580)
   SimTime delivery_timeout = seconds(120);            // delivery.timeout.ms
   std::uint64_t max_request_size = 1048576;           // max.request.size
+  std::uint64_t send_buffer_bytes = 131072;           // send.buffer.bytes (SO_SNDBUF; -1, the OS's, is taken as 4 MiB)
   SimTime metadata_max_age = minutes(5);              // metadata.max.age.ms
   SimTime reconnect_backoff = milliseconds(50);       // reconnect.backoff.ms
   std::string transactional_id;                       // transactional.id (empty: not transactional)

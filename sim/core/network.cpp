@@ -55,12 +55,32 @@ bool Network::send(ConnectionId id, NodeId from, MessagePtr message) {
   }
   const int direction = direction_of(c, from);
   Direction& d = c.directions[direction];
+  d.bytes_sent += message->size_bytes();
   if (!d.held.empty() || faults_.is_cut(d.from, d.to)) {
     hold(id, direction, std::move(message));
   } else {
     transmit(id, direction, std::move(message));
   }
   return true;
+}
+
+std::optional<Network::TrackedSend> Network::send_tracked(ConnectionId id, NodeId from, MessagePtr message,
+                                                          std::uint64_t send_buffer_bytes) {
+  if (!send(id, from, std::move(message))) return std::nullopt;
+  Direction& d = connections_[id].directions[direction_of(connections_[id], from)];
+  const TrackedSend sent{d.bytes_sent, d.bytes_sent - d.bytes_delivered <= send_buffer_bytes};
+  if (!sent.written) d.unwritten.push_back({sent.position, send_buffer_bytes});
+  return sent;
+}
+
+// Delivered bytes leave the sender's socket buffer: the tracked sends that now fit are written.
+void Network::delivered(ConnectionId id, int direction, std::uint64_t bytes) {
+  Direction& d = connections_[id].directions[direction];
+  d.bytes_delivered += bytes;
+  while (!d.unwritten.empty() && d.unwritten.front().first - d.bytes_delivered <= d.unwritten.front().second) {
+    const std::uint64_t position = d.unwritten.pop_front().first;
+    sim_.node(d.from).deliver_written(id, position);
+  }
 }
 
 // A message goes on the wire once the connection's earlier ones are sent;
@@ -133,7 +153,9 @@ void Network::on_arrival(ConnectionId id, int direction, std::uint32_t epoch) {
     return;
   }
   ++stats_.messages_delivered;
+  const std::uint64_t bytes = message->size_bytes();
   sim_.node(d.to).deliver_message(id, std::move(message));
+  delivered(id, direction, bytes);
 }
 
 void Network::hold(ConnectionId id, int direction, MessagePtr message) {
@@ -186,6 +208,7 @@ void Network::reset(ConnectionId id, std::string_view reason, NodeId notify_exce
     d.in_flight.clear();
     d.held.clear();
     d.held_since = kNever;
+    d.unwritten.clear();  // never written: the writer learns of the reset instead
   }
   const NodeId a = c.directions[0].from;
   const NodeId b = c.directions[0].to;

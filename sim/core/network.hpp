@@ -6,6 +6,7 @@
 // latency and a jitter draw after its last byte was sent. Faults cut, slow
 // and delay traffic; see network_faults.hpp for their bookkeeping.
 #include <deque>
+#include <optional>
 #include <vector>
 
 #include "sim/network/bandwidth_sharing.hpp"
@@ -48,6 +49,20 @@ class Network {
   ConnectionId connect(NodeId client, NodeId server);
   // False when the connection is closed; the message is then dropped.
   bool send(ConnectionId connection, NodeId from, MessagePtr message);
+  // A send whose writer learns when the socket has taken all of it (a
+  // blocking write returning, Java's Send.completed()): at once while the
+  // bytes sent and not yet delivered, its own included, fit in the sender's
+  // socket send buffer (`send_buffer_bytes`, as SO_SNDBUF), else when enough
+  // earlier bytes have been delivered (TCP acknowledges them; the
+  // acknowledgement's return is not modelled). A cut stops deliveries, so
+  // the buffer fills and writes block. The position returned identifies the
+  // send in Node::on_written; nullopt when the connection is closed.
+  struct TrackedSend {
+    std::uint64_t position = 0;  // the connection direction's bytes sent up to and with this message
+    bool written = false;        // the socket took it all at once
+  };
+  std::optional<TrackedSend> send_tracked(ConnectionId connection, NodeId from, MessagePtr message,
+                                          std::uint64_t send_buffer_bytes);
   void close(ConnectionId connection, NodeId by);
   bool is_open(ConnectionId connection) const { return connections_[connection].open; }
   NodeId peer_of(ConnectionId connection, NodeId self) const;
@@ -76,6 +91,10 @@ class Network {
     SimTime held_since = kNever;
     std::uint32_t epoch = 0;           // bumped when its data is dropped; stale deliveries are ignored
     bool notify_close = false;         // closed by its sender: the peer learns of it after the last message
+    std::uint64_t bytes_sent = 0;       // handed to the network, in all
+    std::uint64_t bytes_delivered = 0;  // of those, delivered
+    // Tracked sends the socket has not taken yet: (position, the buffer's size), in order.
+    RingQueue<std::pair<std::uint64_t, std::uint64_t>> unwritten;
   };
   struct Connection {
     Direction directions[2];
@@ -93,6 +112,7 @@ class Network {
     return static_cast<BandwidthSharing::FlowId>(id) * 2 + static_cast<BandwidthSharing::FlowId>(direction);
   }
   void on_arrival(ConnectionId id, int direction, std::uint32_t epoch);
+  void delivered(ConnectionId id, int direction, std::uint64_t bytes);
   void hold(ConnectionId id, int direction, MessagePtr message);
   void check_reset(ConnectionId id, int direction, std::uint32_t epoch);
   void reset(ConnectionId id, std::string_view reason, NodeId notify_except);

@@ -135,7 +135,18 @@ void Node::deliver_connection_closed(ConnectionId connection) {
   run_or_defer([this, connection] { on_connection_closed(connection); });
 }
 
+void Node::deliver_written(ConnectionId connection, std::uint64_t position) {
+  run_or_defer([this, connection, position] { on_written(connection, position); });
+}
+
 ConnectionId Node::connect(NodeId peer) { return sim_.network().connect(id_, peer); }
+std::optional<Node::TrackedSend> Node::send_tracked(ConnectionId connection, MessagePtr message,
+                                                    std::uint64_t send_buffer_bytes) {
+  on_send(connection, *message);
+  const auto sent = sim_.network().send_tracked(connection, id_, std::move(message), send_buffer_bytes);
+  if (!sent) return std::nullopt;
+  return TrackedSend{sent->position, sent->written};
+}
 bool Node::send(ConnectionId connection, MessagePtr message) {
   on_send(connection, *message);
   return sim_.network().send(connection, id_, std::move(message));

@@ -5,6 +5,7 @@
 // can be paused like a long GC pause: nothing runs, and messages and timers
 // queue up until it resumes.
 #include <deque>
+#include <optional>
 #include <string>
 
 #include "sim/events/inline_function.hpp"
@@ -62,6 +63,7 @@ class Node {
   // Called by the network (already routed and timed).
   void deliver_message(ConnectionId connection, MessagePtr message);
   void deliver_connection_closed(ConnectionId connection);
+  void deliver_written(ConnectionId connection, std::uint64_t position);
 
  protected:
   Simulation& sim() { return sim_; }
@@ -74,6 +76,13 @@ class Node {
 
   ConnectionId connect(NodeId peer);
   bool send(ConnectionId connection, MessagePtr message);
+  // A send the node learns is written (on_written) once its socket takes it
+  // (Network::send_tracked): the position, and whether that was at once; nullopt when closed.
+  struct TrackedSend {
+    std::uint64_t position = 0;
+    bool written = false;
+  };
+  std::optional<TrackedSend> send_tracked(ConnectionId connection, MessagePtr message, std::uint64_t send_buffer_bytes);
   bool accepted(ConnectionId connection) const;  // this node is the connection's server side
   void close(ConnectionId connection);
 
@@ -84,6 +93,8 @@ class Node {
   virtual void on_resume() {}
   virtual void on_message(ConnectionId /*connection*/, MessagePtr /*message*/) {}
   virtual void on_connection_closed(ConnectionId /*connection*/) {}
+  // A tracked send that did not fit its socket buffer at once is written now.
+  virtual void on_written(ConnectionId /*connection*/, std::uint64_t /*position*/) {}
   // Every message the node sends passes here first (a server's response path, say).
   virtual void on_send(ConnectionId /*connection*/, const Message& /*message*/) {}
   // Around every handler the node runs (message, timer, closed connection, start).

@@ -54,6 +54,7 @@ void Producer::on_crash(CrashKind) {
   std::fill(in_flight_prefix_.begin(), in_flight_prefix_.end(), 0);
   next_expiry_check_ = 0;
   in_flight_.clear();
+  unwritten_.clear();
   forget_connections_and_metadata();
   sequences_.reset_all();
   producer_id_ = kNoProducerId;

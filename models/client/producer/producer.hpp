@@ -118,12 +118,18 @@ class Producer final : public KafkaClient {
     BrokerId broker;
     std::vector<BatchPtr> batches;
     TimerId timeout;
+    std::uint64_t position = 0;  // its place in the connection's bytes (Network::send_tracked)
+    bool written = false;        // all of it in the socket (Kafka's Send.completed())
   };
 
   void on_start() override;
   void on_crash(CrashKind kind) override;
   void on_message(ConnectionId connection, MessagePtr message) override;
   void on_connection_closed(ConnectionId connection) override;
+  void on_written(ConnectionId connection, std::uint64_t position) override;
+  // InFlightRequests.canSendMore: room under max.in.flight, and the last request written.
+  bool can_send_more(BrokerId broker) const;
+  void written(std::int64_t correlation);
 
   // application and accumulator
   void before_event() override;
@@ -245,6 +251,7 @@ class Producer final : public KafkaClient {
   std::vector<std::int32_t> drain_start_;               // by broker: where its next drain starts (Kafka's drainIndex)
   SimTime next_expiry_check_ = 0;
   std::map<std::int64_t, InFlight> in_flight_;
+  std::vector<int> unwritten_;  // by broker: produce requests its socket has not taken yet
   PartitionSequences sequences_;  // by partition of the workload's topic
   ProducerId producer_id_ = kNoProducerId;
   ProducerEpoch producer_epoch_ = -1;

@@ -18,6 +18,7 @@ void Producer::handle_produce_response(ConnectionId, const ProduceResponse& resp
   in_flight_.erase(it);
   cancel_timer(request.timeout);
   --link(request.broker).in_flight;
+  if (!request.written) --unwritten_[static_cast<std::size_t>(request.broker)];  // the answer came first
   charge_sender(request.batches.size());
   for (const auto& result : response.partitions) {
     if (config_.mechanisms.has(Mechanism::LeaderDiscovery) && result.error == Error::NotLeaderOrFollower &&
@@ -236,6 +237,7 @@ void Producer::fail_in_flight_on(BrokerId broker) {
     for (const BatchPtr& b : request.batches) handle_result(b, Error::NetworkException, -1);
   }
   link(broker).in_flight = 0;
+  if (static_cast<std::size_t>(broker) < unwritten_.size()) unwritten_[static_cast<std::size_t>(broker)] = 0;
 }
 
 }  // namespace ksim::models

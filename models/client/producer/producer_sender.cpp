@@ -33,7 +33,7 @@ void Producer::run_sender() {
   link_full_.assign(brokers, false);
   link_skipped_.assign(brokers, false);
   for (const auto& [broker, l] : links()) {
-    link_full_[static_cast<std::size_t>(broker)] = l.connected && l.in_flight >= config_.max_in_flight_requests_per_connection;
+    link_full_[static_cast<std::size_t>(broker)] = l.connected && !can_send_more(broker);
   }
   if (index_metadata_ != metadata_version()) {
     sender_index_.forget_leaders();
@@ -246,7 +246,7 @@ bool Producer::send_to(BrokerId broker, const std::vector<BatchPtr>& batches) {
     return false;
   }
   BrokerLink& l = link(broker);
-  if (l.in_flight >= config_.max_in_flight_requests_per_connection) return false;
+  if (!can_send_more(broker)) return false;
   auto request = std::make_unique<ProduceRequest>();
   request->correlation_id = next_correlation_id();
   request->acks = config_.acks;
@@ -289,15 +289,52 @@ bool Producer::send_to(BrokerId broker, const std::vector<BatchPtr>& batches) {
   stats_.batches += sent.size();
   charge_sender(sent.size());
   const std::int64_t correlation = request->correlation_id;
-  send(l.connection, std::move(request));
-  if (config_.acks == Acks::None) {
-    for (const BatchPtr& b : sent) acknowledge(b, -1);  // nothing comes back
-    return true;
-  }
+  const auto tracked = send_tracked(l.connection, std::move(request), config_.send_buffer_bytes);
   ++l.in_flight;
   const TimerId timeout = set_timer(config_.request_timeout, [this, correlation] { request_timed_out(correlation); });
-  in_flight_.emplace(correlation, InFlight{broker, std::move(sent), timeout});
+  in_flight_.emplace(correlation, InFlight{broker, std::move(sent), timeout, tracked ? tracked->position : 0, false});
+  if (!tracked) return true;  // the connection closed under it: failed with it (on_connection_closed)
+  if (static_cast<std::size_t>(broker) >= unwritten_.size()) unwritten_.resize(static_cast<std::size_t>(broker) + 1, 0);
+  ++unwritten_[static_cast<std::size_t>(broker)];
+  if (tracked->written) written(correlation);
   return true;
+}
+
+bool Producer::can_send_more(BrokerId broker) const {
+  const auto b = static_cast<std::size_t>(broker);
+  const auto l = links().find(broker);
+  const int in_flight = l == links().end() ? 0 : l->second.in_flight;
+  return in_flight < config_.max_in_flight_requests_per_connection && (b >= unwritten_.size() || unwritten_[b] == 0);
+}
+
+// NetworkClient.handleCompletedSends: the socket took the whole request. An
+// acks=0 request is complete then (Sender.handleProduceResponse, no
+// response): its batches are done and their memory freed.
+void Producer::written(std::int64_t correlation) {
+  const auto it = in_flight_.find(correlation);
+  if (it == in_flight_.end() || it->second.written) return;
+  it->second.written = true;
+  --unwritten_[static_cast<std::size_t>(it->second.broker)];
+  if (config_.acks == Acks::None) {
+    InFlight request = std::move(it->second);
+    in_flight_.erase(it);
+    cancel_timer(request.timeout);
+    --link(request.broker).in_flight;
+    for (const BatchPtr& b : request.batches) {
+      b->in_flight = false;
+      in_flight_prefix_[static_cast<std::size_t>(b->partition.partition)] = 0;
+      if (!b->done) acknowledge(b, -1);  // nothing comes back
+    }
+  }
+  wake_sender();
+}
+
+void Producer::on_written(ConnectionId connection, std::uint64_t position) {
+  for (const auto& [correlation, request] : in_flight_) {
+    if (request.position == position && !request.written && link(request.broker).connection == connection) {
+      return written(correlation);
+    }
+  }
 }
 
 }  // namespace ksim::models

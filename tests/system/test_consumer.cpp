@@ -136,6 +136,34 @@ consumers:
   CHECK(seeds_with_truncation == 5);
 }
 
+// scenarios/releases/consumer-after-truncation.yaml. Its consumer was a
+// subscribed group member committing with commitSync: on seeds 2, 4, 5 and 7
+// broker-0 also led the group's __consumer_offsets partition, which the crash
+// left without a leader for good (no unclean election there), and the
+// consumer processed nothing after its pause, on both releases, as Kafka's
+// would. Assigned and committing nothing, it needs no coordinator.
+TEST_CASE("KIP-320 both ways: after an unclean election below its position a 2.0 consumer skips the new leader's "
+          "records there, a 2.1 consumer detects the truncation and reads them",
+          "[consumer][releases][kip-320]") {
+  const std::string skipped_cause = "not read, though later offsets were, and no auto.offset.reset skipped it";
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+    INFO("seed " << seed);
+    const auto before = ksim::testing::run_scenario("releases/consumer-after-truncation", seed,
+                                                    {"consumers.0.kafka_version=2.0"});
+    const auto after = ksim::testing::run_scenario("releases/consumer-after-truncation", seed);
+    const auto& skipped = before.report["groups"][0];
+    const auto& read = after.report["groups"][0];
+    CHECK(after.status == kExitOk);
+    CHECK(read["unprocessed"] == 0);
+    CHECK(read["duplicates"] == 0);  // the records it reads again below its old position are the new leader's
+    // About 10,000: from the new leader's log end at the election to the old position.
+    CHECK(skipped["unprocessed"].get<std::uint64_t>() > 5000);
+    CHECK(skipped["unprocessed"].get<std::uint64_t>() < 15000);
+    REQUIRE(skipped["unprocessed_causes"].size() == 1);
+    CHECK(skipped["unprocessed_causes"][0]["cause"] == skipped_cause);
+  }
+}
+
 // ConsumerCoordinator.onJoinComplete restarts the auto-commit timer: the
 // first auto-commit comes auto.commit.interval.ms after the join, not after start.
 TEST_CASE("auto-commit's first commit comes a whole interval after the group is joined", "[consumer]") {

@@ -226,3 +226,48 @@ faults:
     CHECK(group.unprocessed == 0);
   }
 }
+
+// A group lives on one partition of __consumer_offsets, and its coordinator is
+// that partition's leader: with no leader (its last replica crashed, and no
+// unclean election there) FindCoordinator answers COORDINATOR_NOT_AVAILABLE,
+// retried every retry.backoff.ms (AbstractCoordinator.ensureCoordinatorReady),
+// and a commitSync waits for a coordinator until default.api.timeout.ms
+// (ConsumerCoordinator.commitOffsetsSync). No other broker takes the group
+// over; when the partition's broker returns, the group goes on from there.
+// (scenarios/releases/consumer-after-truncation.yaml stopped so on half its seeds.)
+TEST_CASE("a group whose __consumer_offsets partition has no leader has no coordinator until it has one again",
+          "[groups][kafka]") {
+  const std::string yaml = R"(
+duration: 30s
+drain: 5s
+brokers:
+  count: 3
+  config: {offsets.topic.replication.factor: 1}
+topics: [{name: t, partitions: 1, replication_factor: 3}]
+producers:
+  - {name: p, topic: t, rate: 200/s, record_size: 200B}
+consumers:
+  - name: app
+    topic: t
+    commit: sync-after-process
+    config: {group.id: g, auto.offset.reset: earliest, default.api.timeout.ms: 8s}
+faults:
+  - {kind: crash, at: 10s, nodes: ["coordinator:g"]}
+)";
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    INFO("seed " << seed);
+    const ksim::app::RunReport gone = ksim::testing::run_inline(yaml, seed);
+    const ksim::app::RunReport back = ksim::testing::run_inline(yaml, seed, {"faults.0.duration=5s"});
+    REQUIRE(gone.kafka->groups.size() == 1);
+    const auto& stopped = gone.kafka->groups[0].report;
+    CHECK(stopped.coordinator_loads == 0);
+    CHECK(stopped.rebalances.size() == 1);  // the first join: never another
+    CHECK(stopped.failed_commits > 0);      // commitSync's timeouts
+    CHECK(stopped.unprocessed > 1000);
+    REQUIRE(stopped.unprocessed_causes.size() == 1);
+    CHECK(stopped.unprocessed_causes[0].cause == "not read: no consumer of the group reached it by the end");
+    const auto& resumed = back.kafka->groups[0].report;
+    CHECK(resumed.coordinator_loads == 1);  // the returning broker loads the group
+    CHECK(resumed.unprocessed == 0);
+  }
+}

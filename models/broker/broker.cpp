@@ -246,6 +246,9 @@ void Broker::dispatch(ConnectionId connection, MessagePtr message) {
     case ApiKey::OffsetCommit: return group_coordinator().handle(connection, message_as<OffsetCommitRequest>(m));
     case ApiKey::OffsetFetch: return group_coordinator().handle(connection, message_as<OffsetFetchRequest>(m));
     case ApiKey::TxnOffsetCommit: return group_coordinator().handle(connection, message_as<TxnOffsetCommitRequest>(m));
+    case ApiKey::Vote:
+    case ApiKey::BeginQuorumEpoch:
+    case ApiKey::EndQuorumEpoch: break;  // the controller quorum's Raft
   }
   unexpected_message(name(), m);
 }

@@ -91,6 +91,9 @@ void Controller::on_message(ConnectionId connection, MessagePtr message) {
     case ApiKey::EndTxn:
     case ApiKey::WriteTxnMarkers:
     case ApiKey::TxnOffsetCommit: break;  // brokers' APIs
+    case ApiKey::Vote:
+    case ApiKey::BeginQuorumEpoch:
+    case ApiKey::EndQuorumEpoch: break;  // the quorum's Raft: one controller, no quorum yet
   }
   unexpected_message(name(), m);
 }

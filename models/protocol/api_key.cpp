@@ -23,6 +23,9 @@ std::string_view to_string(ApiKey key) {
     case ApiKey::EndTxn: return "EndTxn";
     case ApiKey::WriteTxnMarkers: return "WriteTxnMarkers";
     case ApiKey::TxnOffsetCommit: return "TxnOffsetCommit";
+    case ApiKey::Vote: return "Vote";
+    case ApiKey::BeginQuorumEpoch: return "BeginQuorumEpoch";
+    case ApiKey::EndQuorumEpoch: return "EndQuorumEpoch";
     case ApiKey::AlterPartition: return "AlterPartition";
     case ApiKey::BrokerHeartbeat: return "BrokerHeartbeat";
   }

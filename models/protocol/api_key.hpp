@@ -33,6 +33,11 @@ enum class ApiKey : std::int16_t {
   EndTxn = 26,
   WriteTxnMarkers = 27,
   TxnOffsetCommit = 28,
+  // KIP-595: the KRaft controller quorum's Raft (models/raft/). Its replication
+  // is a Fetch of __cluster_metadata, with the Fetch key (MetadataFetchRequest).
+  Vote = 52,
+  BeginQuorumEpoch = 53,
+  EndQuorumEpoch = 54,
   AlterPartition = 56,   // KIP-497: a leader asks the controller to change the ISR
   BrokerHeartbeat = 63,  // KIP-631 (a new incarnation also stands for BrokerRegistration)
 };

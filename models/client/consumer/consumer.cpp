@@ -139,7 +139,10 @@ void Consumer::on_message(ConnectionId, MessagePtr message) {
     case ApiKey::WriteTxnMarkers:
     case ApiKey::TxnOffsetCommit:
     case ApiKey::AlterPartition:
-    case ApiKey::BrokerHeartbeat: break;  // a consumer sends none of these
+    case ApiKey::BrokerHeartbeat:
+    case ApiKey::Vote:
+    case ApiKey::BeginQuorumEpoch:
+    case ApiKey::EndQuorumEpoch: break;  // a consumer sends none of these
   }
   unexpected_message(name(), m);
 }

@@ -111,7 +111,10 @@ void Producer::on_message(ConnectionId connection, MessagePtr message) {
     case ApiKey::OffsetForLeaderEpoch:
     case ApiKey::WriteTxnMarkers:
     case ApiKey::AlterPartition:
-    case ApiKey::BrokerHeartbeat: break;  // a producer sends none of these
+    case ApiKey::BrokerHeartbeat:
+    case ApiKey::Vote:
+    case ApiKey::BeginQuorumEpoch:
+    case ApiKey::EndQuorumEpoch: break;  // a producer sends none of these
   }
   unexpected_message(name(), m);
 }

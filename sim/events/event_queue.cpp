@@ -35,6 +35,7 @@ void EventQueue::release_slot(std::uint32_t slot) {
 TimerId EventQueue::schedule_at(SimTime when, EventCallback callback) {
   assert(when >= now_ && "cannot schedule in the past");
   assert(callback);
+  if (when < last_) rebase(when);
   const std::uint32_t slot = allocate_slot();
   slots_[slot].callback = std::move(callback);
   buckets_[static_cast<std::size_t>(bucket_of(when))].push_back(Entry{when, slot});
@@ -82,6 +83,26 @@ bool EventQueue::refill() {
     moving.clear();
     moving.swap(buckets_[b]);  // keep the capacity for later appends
   }
+}
+
+// Every entry is at or after `last_`, which refill() moves to the next
+// minimum. Between two run_until() calls the clock may stop short of it, and
+// an event scheduled then, before `last_`, would land in the wrong bucket and
+// run late. Rebuild the buckets from the new, earlier minimum (rare: only
+// events scheduled from outside the loop get here). Entries of one time share
+// a bucket and keep their order, so the queue stays FIFO on ties.
+void EventQueue::rebase(SimTime when) {
+  std::vector<Entry> all;
+  all.reserve(entries_);
+  for (std::size_t b = 0; b < buckets_.size(); ++b) {
+    std::vector<Entry>& bucket = buckets_[b];
+    all.insert(all.end(), bucket.begin() + static_cast<std::ptrdiff_t>(b == 0 ? front_ : 0), bucket.end());
+    bucket.clear();
+  }
+  front_ = 0;
+  last_ = when;
+  std::stable_sort(all.begin(), all.end(), [](const Entry& x, const Entry& y) { return x.time < y.time; });
+  for (const Entry& e : all) buckets_[static_cast<std::size_t>(bucket_of(e.time))].push_back(e);
 }
 
 SimTime EventQueue::next_time() { return refill() ? buckets_[0][front_].time : kNever; }

@@ -77,6 +77,7 @@ class EventQueue {
   void release_slot(std::uint32_t slot);
   // Makes the front of bucket 0 the next live event; false when none is left.
   bool refill();
+  void rebase(SimTime when);  // lowers `last_` to `when`, re-bucketing every entry
   void compact_if_mostly_cancelled();
 
   std::array<std::vector<Entry>, kBuckets> buckets_;

@@ -147,3 +147,29 @@ TEST_CASE("random schedules and cancellations run in (time, sequence) order", "[
     for (std::size_t i = 0; i < ran.size(); ++i) CHECK(ran[i] == expected[i].sequence);
   }
 }
+
+// run_until() peeks at the next event, which moves the queue's internal
+// minimum past the clock; an event scheduled from outside the loop before
+// that minimum must still run first, and the clock never go back.
+TEST_CASE("an event scheduled between run_until calls, before the next pending one, runs first", "[engine]") {
+  for (const int ties : {1, 3}) {
+    EventQueue q;
+    std::vector<std::pair<SimTime, int>> ran;
+    q.schedule_at(milliseconds(100), [&] { ran.push_back({q.now(), 0}); });
+    q.schedule_at(milliseconds(100) + 7, [&] { ran.push_back({q.now(), 1}); });
+    q.run_until(milliseconds(10));
+    CHECK(q.now() == milliseconds(10));
+    for (int i = 0; i < ties; ++i) q.schedule_at(milliseconds(10) + 800, [&, i] { ran.push_back({q.now(), 10 + i}); });
+    q.schedule_after(milliseconds(50), [&] { ran.push_back({q.now(), 20}); });
+    while (q.step()) {}
+    std::vector<int> order;
+    for (std::size_t i = 0; i < ran.size(); ++i) {
+      order.push_back(ran[i].second);
+      if (i > 0) CHECK(ran[i].first >= ran[i - 1].first);
+    }
+    std::vector<int> expected;
+    for (int i = 0; i < ties; ++i) expected.push_back(10 + i);
+    expected.insert(expected.end(), {20, 0, 1});
+    CHECK(order == expected);
+  }
+}

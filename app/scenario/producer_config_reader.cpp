@@ -64,6 +64,20 @@ models::ProducerConfig read_producer_config(MapReader& group, const models::Mech
   c.batch_size = in.get<Bytes>("batch.size", c.batch_size, {1, 1ULL << 30});
   c.linger = in.get<Duration>("linger.ms", c.linger);
   c.partitioner = read_partitioner_class(in, mechanisms);
+  // KIP-794's built-in partitioner (3.3+): adaptive by queue sizes, keys used unless ignored.
+  if (mechanisms.has(Mechanism::UniformStickyPartitioner)) {
+    c.adaptive_partitioning = in.get<bool>("partitioner.adaptive.partitioning.enable", c.adaptive_partitioning);
+    c.partitioner_ignore_keys = in.get<bool>("partitioner.ignore.keys", c.partitioner_ignore_keys);
+    if (in.get<Duration>("partitioner.availability.timeout.ms", 0) != 0) {
+      in.reject("partitioner.availability.timeout.ms",
+                "is not modelled: ksim's partitioner never leaves out a broker slow to take batches (0, Kafka's default)");
+    }
+  } else {
+    for (const char* key : {"partitioner.adaptive.partitioning.enable", "partitioner.ignore.keys",
+                            "partitioner.availability.timeout.ms"}) {
+      reject_absent(in, key, mechanisms, Mechanism::UniformStickyPartitioner);
+    }
+  }
   c.buffer_memory = in.get<Bytes>("buffer.memory", c.buffer_memory, {1, 1ULL << 40});
   c.max_block = in.get<Duration>("max.block.ms", c.max_block);
   c.max_in_flight_requests_per_connection =

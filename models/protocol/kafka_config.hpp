@@ -128,6 +128,8 @@ struct ProducerConfig {
   bool enable_idempotence = true;                     // enable.idempotence (false before 3.0)
   std::uint64_t batch_size = 16384;                   // batch.size
   PartitionerClass partitioner = PartitionerClass::BuiltIn;  // partitioner.class
+  bool adaptive_partitioning = true;                  // partitioner.adaptive.partitioning.enable (KIP-794)
+  bool partitioner_ignore_keys = false;               // partitioner.ignore.keys (KIP-794)
   SimTime linger = milliseconds(5);                   // linger.ms (0 before Kafka 4.0)
   std::uint64_t buffer_memory = 33554432;             // buffer.memory
   SimTime max_block = seconds(60);                    // max.block.ms

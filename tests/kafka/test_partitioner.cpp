@@ -1,11 +1,13 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "models/client/producer/partitioner.hpp"
+#include "models/client/producer/sticky_partitioner.hpp"
 
 using namespace ksim;
 using namespace ksim::models;
@@ -49,86 +51,117 @@ TEST_CASE("keys spread roughly uniformly over the partitions", "[partitioner]") 
   }
 }
 
-TEST_CASE("the sticky partition holds until batch.size bytes, then moves to another", "[partitioner]") {
-  Partitioner partitioner(6, 1000, RandomStream(3));
-  std::int32_t previous = -1;
-  for (int run = 0; run < 50; ++run) {
-    const auto sticky = partitioner.partition(std::nullopt, 100);
-    CHECK(sticky != previous);
-    for (int i = 1; i < 10; ++i) CHECK(partitioner.partition(std::nullopt, 100) == sticky);  // 1000 bytes in all
-    previous = sticky;
+namespace {
+
+// What the accumulator and metadata say: every partition led, queues as set.
+struct FakeLoad final : PartitionLoad {
+  explicit FakeLoad(std::int32_t partitions) : queues(static_cast<std::size_t>(partitions), 0) {
+    for (std::int32_t p = 0; p < partitions; ++p) available.push_back(p);
   }
+  const std::vector<std::int32_t>& available_partitions() override { return available; }
+  std::size_t queued_batches(std::int32_t p) override { return queues[static_cast<std::size_t>(p)]; }
+  std::vector<std::int32_t> available;
+  std::vector<std::size_t> queues;
+};
+
+// One keyless append of `bytes` to a partition whose batches are full before and after
+// (the batch was sent, or filled), as RecordAccumulator.append drives it.
+std::int32_t append_full(StickyPartitioner& s, PartitionLoad& load, std::uint64_t bytes) {
+  s.before_append(true, load);
+  const std::int32_t p = s.current(load);
+  s.after_append(bytes, true, load);
+  return p;
 }
 
-TEST_CASE("keyed records do not count towards the sticky partition's batch", "[partitioner]") {
-  Partitioner partitioner(6, 1000, RandomStream(3));
-  const auto sticky = partitioner.partition(std::nullopt, 500);
-  for (int i = 0; i < 20; ++i) partitioner.partition("key-" + std::to_string(i), 500);
-  CHECK(partitioner.partition(std::nullopt, 400) == sticky);
-  CHECK(partitioner.partition(std::nullopt, 100) == sticky);  // reaches 1000 bytes
-  CHECK(partitioner.partition(std::nullopt, 100) != sticky);
-}
+}  // namespace
 
-TEST_CASE("the sticky partitioner visits every partition over time", "[partitioner]") {
-  Partitioner partitioner(5, 100, RandomStream(11));
-  std::vector<int> visits(5, 0);
-  for (int i = 0; i < 500; ++i) ++visits[static_cast<std::size_t>(partitioner.partition(std::nullopt, 100))];
-  for (const int v : visits) CHECK(v > 50);
-}
-
-TEST_CASE("a single partition takes every record", "[partitioner]") {
-  Partitioner partitioner(1, 100, RandomStream(5));
-  for (int i = 0; i < 10; ++i) CHECK(partitioner.partition(std::nullopt, 60) == 0);
-  CHECK(partitioner.partition("k", 60) == 0);
-}
-
-TEST_CASE("the same seed gives the same sticky sequence", "[partitioner]") {
-  const auto sequence = [](std::uint64_t seed) {
-    Partitioner partitioner(8, 300, RandomStream(seed));
-    std::vector<std::int32_t> out;
-    for (int i = 0; i < 200; ++i) out.push_back(partitioner.partition(std::nullopt, 100));
-    return out;
-  };
-  CHECK(sequence(42) == sequence(42));
-  CHECK(sequence(42) != sequence(43));
+TEST_CASE("the sticky partition holds until batch.size bytes went to it with its batches full, then moves",
+          "[partitioner]") {
+  FakeLoad load(6);
+  StickyPartitioner sticky(6, 1000, RandomStream(3), false);
+  std::vector<int> visits(6, 0);
+  for (int run = 0; run < 60; ++run) {
+    const auto p = sticky.current(load);
+    for (int i = 0; i < 10; ++i) {
+      sticky.before_append(false, load);
+      CHECK(sticky.current(load) == p);
+      sticky.after_append(100, i == 9, load);  // the tenth fills the batch
+    }
+    ++visits[static_cast<std::size_t>(p)];
+  }
+  for (const int v : visits) CHECK(v > 3);  // drawn uniformly, the same one included
 }
 
 TEST_CASE("the sticky partition waits for its last batch to fill before it moves, up to twice batch.size",
           "[partitioner]") {
-  // batch.size 1000 and a 61-byte batch header: three 300-byte records fill a
-  // batch to 961; the fourth opens a batch, so at 1,322 bytes produced the
-  // last batch is not full and the partition stays (enableSwitch false) until
-  // the seventh record opens a third batch and passes 2,000 bytes.
-  Partitioner partitioner(6, 1000, RandomStream(3), 61);
-  const auto sticky = partitioner.partition(std::nullopt, 300);
-  for (int i = 2; i <= 7; ++i) {
-    INFO("record " << i);
-    CHECK(partitioner.partition(std::nullopt, 300) == sticky);
+  // BuiltInPartitioner.updatePartitionInfo: at 1,300 bytes the open batch is
+  // not full (enableSwitch false): the partition stays until 2,000 bytes.
+  FakeLoad load(6);
+  StickyPartitioner sticky(6, 1000, RandomStream(3), false);
+  const auto p = sticky.current(load);
+  for (int i = 1; i <= 6; ++i) {
+    sticky.after_append(300, false, load);
+    CHECK(sticky.current(load) == p);
   }
-  const auto next = partitioner.partition(std::nullopt, 300);
-  CHECK(next != sticky);
-  // Records of 313 bytes fill a batch exactly (61 + 3 x 313 = 1000): it is full at batch.size, so the partition moves at once.
-  Partitioner exact(6, 1000, RandomStream(3), 61);
-  const auto first = exact.partition(std::nullopt, 313);
-  CHECK(exact.partition(std::nullopt, 313) == first);
-  CHECK(exact.partition(std::nullopt, 313) == first);
-  CHECK(exact.partition(std::nullopt, 313) != first);
+  sticky.after_append(300, false, load);  // 2,100: switches whatever the batch
+  CHECK(sticky.produced() == 0);
+  // And a batch sent meanwhile lets the next append switch first (partitionChanged).
+  StickyPartitioner sent(6, 1000, RandomStream(3), false);
+  sent.current(load);
+  sent.after_append(1200, false, load);
+  CHECK(sent.produced() == 1200);
+  sent.before_append(true, load);
+  CHECK(sent.produced() == 0);
 }
 
-TEST_CASE("a sticky batch sent at linger.ms counts as full: the partition moves only once batch.size went to it",
-          "[partitioner]") {
-  // BuiltInPartitioner.java's own example, scaled: batch.size 1000, linger.ms
-  // 500, a 100-byte record every 80 ms. The first batch lingers out with 700
-  // bytes (not enough to switch); the second passes 1,000 bytes produced but
-  // is not full, so the partition stays; it lingers out too, and the next
-  // record switches: batches of 700 and 700, not 700 and 300.
-  Partitioner partitioner(6, 1000, RandomStream(3), 0, milliseconds(500));
-  const auto sticky = partitioner.partition(std::nullopt, 100, 0);
-  for (int i = 2; i <= 14; ++i) {
-    INFO("record " << i);
-    CHECK(partitioner.partition(std::nullopt, 100, milliseconds(80) * (i - 1)) == sticky);
+TEST_CASE("partitions without a leader are never drawn, unless none has one", "[partitioner]") {
+  FakeLoad load(6);
+  load.available = {1, 4};
+  StickyPartitioner sticky(6, 100, RandomStream(9), true);
+  for (int i = 0; i < 200; ++i) {
+    const auto p = append_full(sticky, load, 100);
+    CHECK((p == 1 || p == 4));
   }
-  CHECK(partitioner.partition(std::nullopt, 100, milliseconds(80) * 14) != sticky);
+  load.available.clear();
+  StickyPartitioner none(6, 100, RandomStream(9), true);
+  std::vector<int> visits(6, 0);
+  for (int i = 0; i < 600; ++i) ++visits[static_cast<std::size_t>(append_full(none, load, 100))];
+  for (const int v : visits) CHECK(v > 50);
+}
+
+TEST_CASE("adaptive partitioning draws partitions with shorter queues more often, max + 1 - queue", "[partitioner]") {
+  FakeLoad load(3);
+  load.queues = {0, 3, 1};  // weights 4, 1, 3 (BuiltInPartitioner's own example)
+  StickyPartitioner adaptive(3, 100, RandomStream(5), true);
+  StickyPartitioner uniform(3, 100, RandomStream(5), false);
+  std::vector<int> a(3, 0), u(3, 0);
+  for (int i = 0; i < 8000; ++i) {
+    ++a[static_cast<std::size_t>(append_full(adaptive, load, 100))];
+    ++u[static_cast<std::size_t>(append_full(uniform, load, 100))];
+  }
+  CHECK(a[0] > 3600);  // 4/8 of 8000
+  CHECK(a[0] < 4400);
+  CHECK(a[1] > 800);   // 1/8
+  CHECK(a[1] < 1200);
+  CHECK(a[2] > 2700);  // 3/8
+  CHECK(a[2] < 3300);
+  for (const int v : u) CHECK(std::abs(v - 2667) < 300);
+  load.queues = {2, 2, 2};  // equal queues: uniform
+  std::vector<int> e(3, 0);
+  for (int i = 0; i < 6000; ++i) ++e[static_cast<std::size_t>(append_full(adaptive, load, 100))];
+  for (const int v : e) CHECK(std::abs(v - 2000) < 250);
+}
+
+TEST_CASE("the same seed gives the same sticky sequence", "[partitioner]") {
+  const auto sequence = [](std::uint64_t seed) {
+    FakeLoad load(8);
+    StickyPartitioner sticky(8, 300, RandomStream(seed), true);
+    std::vector<std::int32_t> out;
+    for (int i = 0; i < 200; ++i) out.push_back(append_full(sticky, load, 100));
+    return out;
+  };
+  CHECK(sequence(42) == sequence(42));
+  CHECK(sequence(42) != sequence(43));
 }
 
 TEST_CASE("RoundRobinPartitioner sends every record, keyed or not, to the next partition in turn from 0",

@@ -496,7 +496,8 @@ producers:
 // AbstractFetcherThread moves a partition that got data to the end of its
 // list (updateAndMoveToEnd): a follower catching up many partitions under a
 // binding replica.fetch.response.max.bytes brings them back together, not the
-// first of the list first.
+// first of the list first. The producer spreads its records evenly (adaptive
+// partitioning off), so every partition has the same to catch up.
 TEST_CASE("a follower catching up under a response budget rotates its partitions", "[kafka][replication]") {
   const Scenario s = ksim::testing::parse_scenario(R"(
 duration: 40s
@@ -504,7 +505,7 @@ drain: 5s
 brokers: {count: 3, config: {replica.fetch.response.max.bytes: 32768, replica.fetch.max.bytes: 16384}}
 topics: [{name: t, partitions: 24, replication_factor: 3}]
 producers:
-  - {name: p, rate: 10000/s, record_size: 1KB, start: 1s, config: {acks: 1, batch.size: 2048}}
+  - {name: p, rate: 10000/s, record_size: 1KB, start: 1s, config: {acks: 1, batch.size: 2048, partitioner.adaptive.partitioning.enable: false}}
 faults:
   - {kind: crash, at: 3s, duration: 12s, nodes: [broker-2]}
 )");
@@ -556,7 +557,7 @@ warmup: 5s
 brokers: {count: 3, config: {replica.fetch.backoff.ms: BACKOFF}}
 topics: [{name: t, partitions: 2, replication_factor: 3, assignment: [[0, 1, 2], [1, 2, 0]], config: {min.insync.replicas: 2}}]
 producers:
-  - {name: p, topic: t, rate: 1000/s, record_size: 100B}
+  - {name: p, topic: t, rate: 1000/s, record_size: 100B, keys: {distribution: uniform}}
 faults:
   - {kind: partition, at: 9.999s, duration: 200ms, nodes: [controller], other_nodes: [broker-1], one_way: true}
   - {kind: shutdown, at: 10s, duration: 5s, nodes: [broker-0]}

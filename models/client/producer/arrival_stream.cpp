@@ -9,9 +9,10 @@ namespace ksim::models {
 
 ArrivalStream::ArrivalStream(const ProducerWorkload& workload, std::int32_t partitions, std::uint64_t batch_size,
                              RecordFormat format, SimTime linger, RandomStream rng, RandomStream partitioner_rng,
-                             PartitionerClass partitioner)
+                             PartitionerClass partitioner, bool ignore_keys)
     : workload_(workload), format_(format), rng_(rng),
-      partitioner_(partitions, batch_size, partitioner_rng, batch_header_bytes(format), linger, partitioner) {
+      partitioner_(partitions, batch_size, partitioner_rng, batch_header_bytes(format), linger, partitioner),
+      kind_(partitioner), ignore_keys_(ignore_keys) {
   assert(workload_.rate_per_s > 0 && workload_.record_bytes_min <= workload_.record_bytes_max);
   if (workload_.keys == ProducerWorkload::Keys::Zipf) {
     // P(k) proportional to 1 / k^s, k = 1..key_count; sampled by binary search on the CDF.
@@ -81,9 +82,11 @@ bool ArrivalStream::draw_one() {
   const auto key = draw_key();
   const std::string key_text = key ? std::to_string(*key) : std::string();
   const RecordShape record{key ? static_cast<std::int32_t>(key_text.size()) : -1, bytes};
-  // BuiltInPartitioner counts the bytes appended, the record format's included (a typical record's deltas).
-  const std::int32_t partition = partitioner_.partition(key ? std::optional<std::string_view>(key_text) : std::nullopt,
-                                                        record_bytes_in_batch(format_, record, 1, 0), last_);
+  std::int32_t partition = kStickyPartition;  // the built-in partitioner's keyless records: chosen at append
+  if (kind_ != PartitionerClass::BuiltIn || (key && !ignore_keys_)) {
+    partition = partitioner_.partition(key ? std::optional<std::string_view>(key_text) : std::nullopt,
+                                       record_bytes_in_batch(format_, record, 1, 0), last_);
+  }
   upcoming_.push_back({last_, {workload_.topic, partition}, record});
   return true;
 }

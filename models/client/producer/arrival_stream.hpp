@@ -47,10 +47,14 @@ struct ProducerWorkload {
   bool external = false;
 };
 
+// A keyless record for the built-in partitioner: its partition is chosen
+// when it is appended (StickyPartitioner), not when it is drawn.
+inline constexpr std::int32_t kStickyPartition = -1;
+
 struct Arrival {
   SimTime at = 0;
-  TopicPartition partition;
-  RecordShape record;  // its key's and value's sizes
+  TopicPartition partition;  // partition kStickyPartition: the sticky partition at its append
+  RecordShape record;        // its key's and value's sizes
 };
 
 class ArrivalStream {
@@ -59,7 +63,7 @@ class ArrivalStream {
   // bytes; `linger`: linger.ms, when it takes a batch as sent.
   ArrivalStream(const ProducerWorkload& workload, std::int32_t partitions, std::uint64_t batch_size,
                 RecordFormat format, SimTime linger, RandomStream rng, RandomStream partitioner_rng,
-                PartitionerClass partitioner = PartitionerClass::BuiltIn);
+                PartitionerClass partitioner = PartitionerClass::BuiltIn, bool ignore_keys = false);
 
   // Forgets the arrivals drawn ahead; the next one comes a gap after `from`.
   void restart(SimTime from);
@@ -78,6 +82,8 @@ class ArrivalStream {
   RecordFormat format_;
   RandomStream rng_;
   Partitioner partitioner_;
+  PartitionerClass kind_;
+  bool ignore_keys_;  // partitioner.ignore.keys: the built-in partitioner treats keyed records as keyless
   std::vector<double> zipf_cdf_;
   std::vector<Arrival> upcoming_;  // drawn ahead; the next is upcoming_[head_]
   std::size_t head_ = 0;

@@ -54,16 +54,11 @@ Partitioner::Partitioner(std::int32_t partitions, std::uint64_t batch_size_bytes
   assert(batch_size_bytes_ >= 1);  // KafkaProducer passes max(1, batch.size)
 }
 
-// Keyed: BuiltInPartitioner.partitionForKey; keyed records leave the sticky
-// state alone, as in Kafka. Keyless: the sticky partition (KIP-794
-// BuiltInPartitioner.updatePartitionInfo). It switches once batch.size
-// bytes went to it and its last batch is full, or at twice batch.size
-// (RecordAccumulator.append's enableSwitch = allBatchesFull): a record that
-// does not fit opens a batch, which must fill, or linger out, before the
-// switch. The batch is mirrored here as the accumulator fills it, and taken
-// as sent once linger.ms has passed since its first record (the sender may
-// take it earlier, with another partition's ready batch, or later, short of
-// in-flight room: not seen here).
+// Keyed: BuiltInPartitioner.partitionForKey (or DefaultPartitioner's, the
+// same hash). Keyless: round robin (RoundRobinPartitioner; DefaultPartitioner
+// before 2.4), or KIP-480's sticky-on-new-batch. The built-in partitioner's
+// keyless records are not drawn here: the producer chooses them at append
+// time (sticky_partitioner.hpp).
 std::int32_t Partitioner::partition(std::optional<std::string_view> key, std::uint64_t record_bytes, SimTime at) {
   if (kind_ == PartitionerClass::RoundRobin || (kind_ == PartitionerClass::HashOrRoundRobin && !key)) {
     // RoundRobinPartitioner: toPositive(counter++) % partitions. Not modelled:
@@ -74,35 +69,10 @@ std::int32_t Partitioner::partition(std::optional<std::string_view> key, std::ui
     return chosen;
   }
   if (key) return to_positive(murmur2(*key)) % partitions_;
-  if (kind_ == PartitionerClass::StickyOnNewBatch) return sticky_on_new_batch(record_bytes, at);
-  if (sticky_ < 0) sticky_ = static_cast<std::int32_t>(rng_.below(static_cast<std::uint64_t>(partitions_)));
-  if (batch_records_ > 0 && linger_ != kNever && at - batch_started_ >= linger_) {
-    // Sent: no batch left open. RecordAccumulator.partitionChanged switches now if enough went to this partition.
-    batch_records_ = 0;
-    batch_bytes_ = 0;
-    if (sticky_bytes_ >= batch_size_bytes_) switch_sticky();
-  }
-  const std::int32_t chosen = sticky_;
-  // The accumulator's batch, mirrored: MemoryRecordsBuilder.hasRoomFor, and the
-  // bytes the append adds (a new batch's estimated size, header included).
-  if (batch_records_ > 0 && batch_bytes_ + record_bytes <= batch_size_bytes_) {
-    batch_bytes_ += record_bytes;
-    sticky_bytes_ += record_bytes;
-  } else {
-    batch_bytes_ = batch_header_bytes_ + record_bytes;
-    batch_records_ = 0;
-    batch_started_ = at;
-    sticky_bytes_ += batch_bytes_;
-  }
-  ++batch_records_;
-  const bool last_batch_full = batch_bytes_ >= batch_size_bytes_;  // MemoryRecordsBuilder.isFull
-  if ((sticky_bytes_ >= batch_size_bytes_ && last_batch_full) || sticky_bytes_ >= 2 * batch_size_bytes_) switch_sticky();
-  return chosen;
+  assert(kind_ == PartitionerClass::StickyOnNewBatch && "the built-in partitioner's keyless records are chosen at append");
+  return sticky_on_new_batch(record_bytes, at);
 }
 
-// The next sticky partition, uniform among the others when there are any (as
-// KIP-480's StickyPartitionCache did; KIP-794 without load statistics may
-// re-draw the same one).
 // KIP-480 (DefaultPartitioner's StickyPartitionCache, 2.4-3.2): a keyless
 // record goes to the sticky partition; when the accumulator would open a new
 // batch there (the open one is full, or sent), KafkaProducer calls
@@ -126,15 +96,6 @@ std::int32_t Partitioner::sticky_on_new_batch(std::uint64_t record_bytes, SimTim
   }
   open_batches_[static_cast<std::size_t>(sticky_)].bytes += record_bytes;
   return sticky_;
-}
-
-void Partitioner::switch_sticky() {
-  sticky_bytes_ = 0;
-  batch_bytes_ = 0;
-  batch_records_ = 0;
-  if (partitions_ < 2) return;
-  const auto draw = static_cast<std::int32_t>(rng_.below(static_cast<std::uint64_t>(partitions_ - 1)));
-  sticky_ = draw >= sticky_ ? draw + 1 : draw;
 }
 
 }  // namespace ksim::models

@@ -1,16 +1,14 @@
 #pragma once
-// Kafka's default producer partitioner. A record with a key goes to
-// toPositive(murmur2(key bytes)) % partitions (Utils.murmur2, the same hash
-// as the Java client, so ksim places keys where Kafka would). A record
-// without a key uses the built-in sticky partitioner of KIP-794 (Kafka 3.3+):
-// it sticks to one partition until `batch.size` bytes have been produced to
-// it and its last batch is full (at most twice that), then switches to
-// another chosen at random. With `partitioner.class` RoundRobinPartitioner
-// every record goes to the next partition in turn, its key ignored; with
-// DefaultPartitioner (2.4-3.2, KIP-480) a keyless record moves to another
-// partition, drawn uniformly, whenever it would open a new batch; with the
-// DefaultPartitioner of 0.8.2 to 2.3 keyed records are hashed and keyless
-// ones go round robin.
+// Kafka's producer partitioners, for the records whose partition is known
+// when they are drawn: a keyed record goes to toPositive(murmur2(key bytes))
+// % partitions (Utils.murmur2, the same hash as the Java client, so ksim
+// places keys where Kafka would). Keyless: with `partitioner.class`
+// RoundRobinPartitioner every record goes to the next partition in turn, its
+// key ignored (the DefaultPartitioner of 0.8.2-2.3 did the same for keyless
+// records); with DefaultPartitioner (2.4-3.2, KIP-480) a keyless record moves
+// to another partition, drawn uniformly, whenever it would open a new batch.
+// The built-in partitioner's keyless records (KIP-794, 3.3+) depend on the
+// accumulator at their append: StickyPartitioner (sticky_partitioner.hpp).
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -42,7 +40,6 @@ class Partitioner {
   std::int32_t partition(std::optional<std::string_view> key, std::uint64_t record_bytes, SimTime at = 0);
 
  private:
-  void switch_sticky();
   std::int32_t sticky_on_new_batch(std::uint64_t record_bytes, SimTime at);
 
   PartitionerClass kind_;
@@ -52,11 +49,7 @@ class Partitioner {
   std::uint64_t batch_header_bytes_;
   RandomStream rng_;
   std::int32_t sticky_ = -1;
-  std::uint64_t sticky_bytes_ = 0;   // produced to the sticky partition
-  std::uint64_t batch_bytes_ = 0;    // its last batch's, as the accumulator fills it
-  std::uint64_t batch_records_ = 0;
   SimTime linger_;
-  SimTime batch_started_ = 0;        // its first record's time
   // KIP-480: each partition's open batch, as the accumulator fills it (bytes 0: none).
   struct OpenBatch {
     std::uint64_t bytes = 0;

@@ -18,7 +18,8 @@ Producer::Producer(Simulation& sim, std::string name, HostId host, std::uint32_t
       history_(history),
       arrivals_(workload, directory_->topics[static_cast<std::size_t>(workload.topic)].partitions, config.batch_size,
                 directory_->topics[static_cast<std::size_t>(workload.topic)].record_format, config.linger,
-                sim.stream(this->name() + "/workload"), sim.stream(this->name() + "/partitioner"), config.partitioner),
+                sim.stream(this->name() + "/workload"), sim.stream(this->name() + "/partitioner"), config.partitioner,
+                config.partitioner_ignore_keys),
       queues_(static_cast<std::size_t>(directory_->topics[static_cast<std::size_t>(workload.topic)].partitions)),
       in_flight_prefix_(queues_.size(), 0),
       produced_counts_(queues_.size(), nullptr),
@@ -27,6 +28,10 @@ Producer::Producer(Simulation& sim, std::string name, HostId host, std::uint32_t
       sequences_(queues_.size()),
       txn_rng_(sim.stream(this->name() + "/transactions")) {
   if (transactional()) config_.enable_idempotence = true;  // a transactional producer is idempotent
+  if (config_.partitioner == PartitionerClass::BuiltIn) {
+    sticky_.emplace(static_cast<std::int32_t>(queues_.size()), config_.batch_size, sim.stream(this->name() + "/partitioner"),
+                    config_.adaptive_partitioning);
+  }
 }
 
 // ---------------------------------------------------------------- lifecycle
@@ -62,6 +67,8 @@ void Producer::on_crash(CrashKind) {
   awaiting_producer_id_ = false;
   memory_used_ = 0;
   blocked_.reset();
+  blocked_sticky_ = false;
+  if (sticky_) sticky_->reset();  // a new process's partitioner
   sender_timer_at_ = kNever;
   sender_busy_until_ = 0;
   arrival_timer_at_ = kNever;
@@ -149,10 +156,10 @@ void Producer::take_arrivals() {
   while (application_running_ && !blocked_ && accepting()) {
     const Arrival* next = arrivals_.peek(0);
     if (!next || next->at > now()) return;
-    const Arrival arrival = arrivals_.pop();
+    Arrival arrival = arrivals_.pop();
     stats_.app_cpu_ns += workload_.cpu.record_cost(arrival.record.value_bytes);
     plan_stale_ = true;
-    if (!append(arrival.partition, arrival.record, arrival.at)) block(arrival);
+    if (!append_arrival(arrival)) block(arrival);
   }
 }
 
@@ -165,16 +172,23 @@ void Producer::plan_arrivals() {
   constexpr std::size_t kLookahead = 256;
   std::vector<std::pair<TopicPartition, Taken>> added;  // what the scanned arrivals add per partition
   const Arrival* wake = nullptr;
+  // The sticky partition's bytes so far: a keyless record that takes them to
+  // twice batch.size switches the partition (StickyPartitioner), so it counts.
+  std::uint64_t sticky_produced = sticky_ ? sticky_->produced() : 0;
   for (std::size_t i = 0; i < kLookahead; ++i) {
     const Arrival* a = arrivals_.peek(i);
     if (!a) break;
     wake = a;
-    auto it = std::find_if(added.begin(), added.end(), [&](const auto& e) { return e.first == a->partition; });
-    if (it == added.end()) it = added.insert(added.end(), {a->partition, Taken{}});
-    if (is_significant(*a, it->second)) break;
-    const OpenBatch& open = open_batches_[static_cast<std::size_t>(a->partition.partition)];
-    it->second.bytes += record_bytes_in_batch(format_of(a->partition), a->record, open.records + it->second.records,
-                                              a->at - open.first_sent);
+    const TopicPartition tp = planned_partition(*a);
+    if (tp.partition < 0) break;  // no sticky partition yet: it is chosen at this append
+    auto it = std::find_if(added.begin(), added.end(), [&](const auto& e) { return e.first == tp; });
+    if (it == added.end()) it = added.insert(added.end(), {tp, Taken{}});
+    if (is_significant(tp, *a, it->second)) break;
+    const OpenBatch& open = open_batches_[static_cast<std::size_t>(tp.partition)];
+    const std::uint64_t bytes = record_bytes_in_batch(format_of(tp), a->record, open.records + it->second.records,
+                                                      a->at - open.first_sent);
+    if (a->partition.partition == kStickyPartition && (sticky_produced += bytes) >= 2 * sticky_->batch_size()) break;
+    it->second.bytes += bytes;
     ++it->second.records;
   }
   const SimTime at = wake ? wake->at : kNever;
@@ -189,11 +203,11 @@ void Producer::plan_arrivals() {
 
 // Would this record open a new batch or fill its partition's open one
 // (given the earlier records not yet taken)?
-bool Producer::is_significant(const Arrival& a, Taken before) const {
-  const OpenBatch& open = open_batches_[static_cast<std::size_t>(a.partition.partition)];
+bool Producer::is_significant(TopicPartition tp, const Arrival& a, Taken before) const {
+  const OpenBatch& open = open_batches_[static_cast<std::size_t>(tp.partition)];
   if (open.reserved_bytes == 0) return true;
   const std::uint64_t bytes = open.bytes + before.bytes +
-                              record_bytes_in_batch(format_of(a.partition), a.record, open.records + before.records,
+                              record_bytes_in_batch(format_of(tp), a.record, open.records + before.records,
                                                     a.at - open.first_sent);
   return bytes > std::max(config_.batch_size, open.reserved_bytes) || bytes >= config_.batch_size;
 }
@@ -224,6 +238,7 @@ void Producer::block(const Arrival& arrival) {
     const TopicPartition tp = blocked_->partition;
     const SimTime sent_at = blocked_->at;
     blocked_.reset();
+    blocked_sticky_ = false;  // not appended: it counts for no partition
     const std::uint64_t record = produced_count(tp)++;
     history_.sent(index_, tp, record, sent_at);
     history_.failures.push_back({{index_, tp, record, 1}, Error::BufferExhausted, now()});
@@ -251,7 +266,7 @@ void Producer::send_returned() {
 // buffer.memory (Kafka's BufferPool). False when memory is short. Sizes are
 // in the topic's record format, the batch header included, as
 // MemoryRecordsBuilder.hasRoomFor counts them against batch.size.
-bool Producer::append(TopicPartition tp, RecordShape record, SimTime sent_at) {
+bool Producer::append(TopicPartition tp, RecordShape record, SimTime sent_at, std::uint64_t* appended) {
   plan_stale_ = true;
   touch(tp);
   auto& queue = queue_of(tp);
@@ -285,7 +300,9 @@ bool Producer::append(TopicPartition tp, RecordShape record, SimTime sent_at) {
   }
   history_.sent(index_, tp, produced_count(tp)++, sent_at);
   if (transactional()) txn_counted_record();
-  open->records.bytes += open->record_times.empty() ? record_bytes_in_batch(format, record, 0, 0) : size_in(*open);
+  const std::uint64_t grew = open->record_times.empty() ? record_bytes_in_batch(format, record, 0, 0) : size_in(*open);
+  open->records.bytes += grew;
+  if (appended) *appended = grew + (created ? batch_header_bytes(format) : 0);
   open->value_bytes += record.value_bytes;
   ++open->records.record_count;
   open->record_times.push_back(sent_at);
@@ -298,7 +315,11 @@ bool Producer::append(TopicPartition tp, RecordShape record, SimTime sent_at) {
 }
 
 void Producer::unblock_if_possible() {
-  if (!blocked_ || !append(blocked_->partition, blocked_->record, blocked_->at)) return;
+  if (!blocked_) return;
+  std::uint64_t appended = 0;
+  if (!append(blocked_->partition, blocked_->record, blocked_->at, &appended)) return;
+  if (blocked_sticky_) sticky_->after_append(appended, all_batches_full(blocked_->partition.partition), *this);
+  blocked_sticky_ = false;
   blocked_.reset();
   cancel_timer(block_timeout_);
   send_returned();

@@ -25,6 +25,7 @@
 #include "models/client/producer/arrival_stream.hpp"
 #include "models/client/producer/partition_sequences.hpp"
 #include "models/client/producer/sender_index.hpp"
+#include "models/client/producer/sticky_partitioner.hpp"
 #include "models/client/producer/transaction_manager_state.hpp"
 #include "models/protocol/group_messages.hpp"
 #include "models/protocol/txn_messages.hpp"
@@ -56,7 +57,7 @@ struct ProducerStats {
   Histogram warmup_latency;              // the same, of records sent before the workload's warmup_end
 };
 
-class Producer final : public KafkaClient {
+class Producer final : public KafkaClient, private PartitionLoad {
  public:
   Producer(Simulation& sim, std::string name, HostId host, std::uint32_t index, ProducerConfig config,
            ProducerWorkload workload, std::shared_ptr<const ClusterDirectory> directory, ModelEventBus& events,
@@ -140,8 +141,17 @@ class Producer final : public KafkaClient {
     std::uint64_t bytes = 0;
     std::int32_t records = 0;
   };
-  bool is_significant(const Arrival& arrival, Taken before) const;
-  bool append(TopicPartition tp, RecordShape record, SimTime sent_at);
+  bool is_significant(TopicPartition tp, const Arrival& arrival, Taken before) const;
+  // `appended`: the bytes the batch grew by (a new batch's header included).
+  bool append(TopicPartition tp, RecordShape record, SimTime sent_at, std::uint64_t* appended = nullptr);
+  // The built-in partitioner's keyless records (producer_partitioning.cpp):
+  // the arrival's partition chosen now, and appended (false: blocked on memory).
+  bool append_arrival(Arrival& arrival);
+  bool all_batches_full(std::int32_t partition) const;  // RecordAccumulator.allBatchesFull
+  // The partition an arrival goes to as planned now: the sticky one for keyless records.
+  TopicPartition planned_partition(const Arrival& arrival) const;
+  const std::vector<std::int32_t>& available_partitions() override;
+  std::size_t queued_batches(std::int32_t partition) override;
   void block(const Arrival& arrival);
   void send_returned();
   void unblock_if_possible();
@@ -259,6 +269,10 @@ class Producer final : public KafkaClient {
   std::int64_t producer_id_correlation_ = -1;
   std::uint64_t memory_used_ = 0;
   std::optional<Arrival> blocked_;  // a send() waiting for memory
+  bool blocked_sticky_ = false;     // its partition is the sticky one: it counts when appended
+  std::optional<StickyPartitioner> sticky_;  // partitioner.class unset (KIP-794): keyless records
+  std::vector<std::int32_t> available_;      // partitions with a leader, as of available_metadata_
+  std::uint64_t available_metadata_ = ~0ULL;
   SimTime blocked_since_ = 0;       // when that send() was called
   SimTime app_free_at_ = 0;         // when the application thread's last blocked send() returned
   TimerId block_timeout_;

@@ -1,6 +1,7 @@
-// The cluster's availability tracker (models/check/availability_tracker.hpp):
-// for each topic, its producers' strongest acks, its min.insync.replicas and
-// the nodes of the clients that write and read it.
+// The cluster's observers of availability and of faults. The availability
+// tracker (models/check/availability_tracker.hpp): for each topic, its
+// producers' strongest acks, its min.insync.replicas and the nodes of the
+// clients that write and read it. The fault paths (app/harness/fault_paths.hpp).
 #include <algorithm>
 
 #include "app/harness/cluster.hpp"
@@ -72,6 +73,17 @@ void Cluster::track_availability() {
 
 models::AvailabilityFigures Cluster::availability() const {
   return availability_ ? availability_->figures(sim_->now()) : models::AvailabilityFigures{};
+}
+
+// What each fault hit (app/harness/fault_paths.hpp): nodes' roles, rebalances and transactions from the model events.
+void Cluster::track_fault_paths() {
+  std::vector<std::string> roles(sim_->node_count());
+  for (const auto* b : brokers_) roles[b->id()] = "broker";
+  if (controller_) roles[controller_->id()] = "controller";
+  for (const auto* p : producers_) roles[p->id()] = "producer";
+  for (const auto* c : consumers_) roles[c->id()] = "consumer";
+  fault_paths_ = std::make_unique<FaultPaths>(std::move(roles));
+  events_->subscribe([this](SimTime, const Node& from, const models::ModelEvent& e) { fault_paths_->on_event(from, e); });
 }
 
 }  // namespace ksim::app

@@ -19,15 +19,15 @@ Cluster::Cluster(const Scenario& scenario, const RunOptions& options)
   events_->subscribe([this](SimTime t, const Node& from, const models::ModelEvent& e) { failover_.on_event(t, from, e); });
   sim_->observe_nodes([this](const Node& node, NodeChange change) { failover_.on_node(sim_->now(), node, change); });
   faults_ = std::make_unique<FaultInjector>(*sim_);
-  if (options.record_history) {
-    history_.record_sends = true;
-    faults_->observe([this](const Fault& fault, std::string_view kind, bool starting) {
-      if (!starting) return;
-      FiredFault fired{std::string(kind), sim_->now(), {}};
-      for (const NodeId n : fault.nodes) fired.nodes.push_back(sim_->node(n).name());
-      fired_faults_.push_back(std::move(fired));
-    });
-  }
+  if (options.record_history) history_.record_sends = true;
+  // Each fault as it starts, with what it hit (ksim explore's coverage, the report's fault list).
+  faults_->observe([this](const Fault& fault, std::string_view kind, bool starting) {
+    if (!starting) return;
+    FiredFault fired{std::string(kind), sim_->now(), {}, fault};
+    for (const NodeId n : fault.nodes) fired.nodes.push_back(sim_->node(n).name());
+    fired_faults_.push_back(std::move(fired));
+    if (fault_paths_) fault_paths_->on_fault(kind, fault, faults_->active() - 1, controller_, brokers_);
+  });
   if (scenario.kafka) {
     spawn_kafka();
     invariants_ = std::make_unique<models::ClusterInvariants>(brokers_, *controller_, scenario.seed, options.invariants);
@@ -44,6 +44,7 @@ Cluster::Cluster(const Scenario& scenario, const RunOptions& options)
   register_disk_faults();
   for (const NodePlacement& p : placements_) placement_nodes_.push_back(sim_->find_node(p.name)->id());
   assert(placement_nodes_.size() == sim_->node_count() && "every node is placed");
+  if (scenario.kafka) track_fault_paths();
   if (controller_) controller_->start();  // brokers register with it as they start
   std::vector<NodeId> waiting;  // for the cluster to be ready
   for (std::size_t i = 0; i < placements_.size(); ++i) {  // in placement order

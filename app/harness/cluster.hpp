@@ -15,6 +15,7 @@
 #include "models/check/replication_lag_tracker.hpp"
 #include "models/check/availability_tracker.hpp"
 #include "models/check/failover_tracker.hpp"
+#include "app/harness/fault_paths.hpp"
 #include "app/harness/resource_usage.hpp"
 #include "app/scenario/scenario.hpp"
 #include "models/broker/broker.hpp"
@@ -78,13 +79,16 @@ class Cluster {
   const std::vector<models::Producer*>& transform_producers() const { return transform_producers_; }
   const models::DeliveryHistory& history() const { return history_; }
   const models::ConsumptionHistory& consumption() const { return consumption_; }
-  // With RunOptions::record_history: each fault as it started, with its nodes' names.
+  // Each fault as it started, with its nodes' names.
   struct FiredFault {
     std::string kind;  // "crash", "partition", "disk_failure", ...
     SimTime at = 0;
     std::vector<std::string> nodes;
+    Fault fault;  // as it was applied: its node and link ids, duration, kind-specific values
   };
   const std::vector<FiredFault>& fired_faults() const { return fired_faults_; }
+  // What the faults hit, by kind (app/harness/fault_paths.hpp); empty without Kafka.
+  FaultPathCounts fault_paths() const { return fault_paths_ ? fault_paths_->counts() : FaultPathCounts{}; }
   const std::vector<models::Consumer*>& consumers() const { return consumers_; }
   // Every invariant violation (models/check/cluster_invariants.hpp), in the order they began.
   const std::vector<models::InvariantViolation>& invariant_violations() const;
@@ -148,6 +152,7 @@ class Cluster {
   void schedule_faults();
   void plan_nemesis();
   void track_availability();  // app/harness/availability.cpp
+  void track_fault_paths();
   models::ClusterView view() const { return {*controller_, brokers_, internal_topics()}; }
   std::set<std::int32_t> internal_topics() const;
   std::vector<NodeId> resolve_nodes(const std::vector<std::string>& names) const;
@@ -169,6 +174,7 @@ class Cluster {
   std::vector<models::Consumer*> consumers_;
   models::ConsumptionHistory consumption_;
   std::vector<FiredFault> fired_faults_;
+  std::unique_ptr<FaultPaths> fault_paths_;
   std::unique_ptr<models::ClusterInvariants> invariants_;
   std::unique_ptr<models::AvailabilityTracker> availability_;
   std::int32_t offsets_topic_ = -1;

@@ -1,5 +1,7 @@
 #include "app/report/report.hpp"
 
+#include "app/report/fault_schedule.hpp"
+
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
@@ -69,6 +71,8 @@ RunReport make_report(const Cluster& cluster, double wall_s) {
   }
   r.network = sim.network().stats();
   r.faults_fired = cluster.faults().coverage();
+  r.fault_paths = cluster.fault_paths();
+  r.fault_schedule = fault_schedule(cluster);
   r.expectations = check_expectations(scenario.expect, r);
   for (const auto& w : scenario.warnings) r.warnings.push_back(w.text());
   for (const auto& k : scenario.ignored_configs) {
@@ -87,6 +91,8 @@ nlohmann::ordered_json to_json(const RunReport& r) {
   if (r.rpc) add_rpc_json(*r.rpc, j);
   add_json(kNetworkSection, r.network, j);
   j["faults_fired"] = r.faults_fired;
+  j["fault_paths"] = r.fault_paths;
+  j["fault_schedule"] = r.fault_schedule;
   j["expectations"] = expectations_json(r.expectations);
   j["expectations_held"] = r.expectations_held();
   return j;
@@ -106,6 +112,9 @@ void print_report(const RunReport& r, std::ostream& out) {
   fmt::print(out, "\nfaults fired\n ");
   for (const auto& [kind, count] : r.faults_fired) fmt::print(out, " {} {}", kind, count);
   fmt::print(out, "\n");
+  for (const auto& [kind, paths] : r.fault_paths) {
+    for (const auto& [path, count] : paths) fmt::print(out, "  {} {}: {}\n", kind, path, count);
+  }
   print_expectations(r.expectations, out);
 }
 

@@ -34,6 +34,8 @@ struct RunReport {
   std::optional<KafkaFigures> kafka;
   NetworkStats network;
   std::map<std::string, std::uint64_t> faults_fired;
+  FaultPathCounts fault_paths;            // what the faults hit (app/harness/fault_paths.hpp)
+  nlohmann::ordered_json fault_schedule;  // each fault fired, as a `faults:` entry (app/report/fault_schedule.hpp)
   std::vector<ExpectationResult> expectations;
   std::vector<std::string> warnings;         // the scenario's, "file:line:column: key: message"
   std::vector<std::string> ignored_configs;  // "file:line: key.path", accepted by --ignore-unmodelled

@@ -274,6 +274,15 @@ std::string format_duration(SimTime duration) {
   return sign + format_decimal(magnitude, 0) + "ns";
 }
 
+std::string format_exact_duration(SimTime duration) {
+  if (duration == 0) return "0s";
+  for (auto unit = kTimeUnits.rbegin(); unit != kTimeUnits.rend(); ++unit) {
+    const auto factor = static_cast<SimTime>(unit->factor);
+    if (duration % factor == 0) return std::to_string(duration / factor) + std::string(unit->name);
+  }
+  return std::to_string(duration) + "ns";
+}
+
 // Prefers a whole number in the largest unit ("16KB", "2000KiB"), then at most
 // 3 exact decimals ("1.5KiB"), then 2 rounded decimals in a binary unit.
 std::string format_bytes(std::uint64_t bytes) {

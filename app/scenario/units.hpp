@@ -72,6 +72,7 @@ ParseResult<double> parse_fraction(std::string_view text);
 // Human-readable forms for reports and docs. Each output parses back with the
 // matching parse_* function (up to the rounding of at most 3 decimals).
 std::string format_duration(SimTime duration);       // "250ms", "1.5s", "20us"
+std::string format_exact_duration(SimTime duration);  // in the largest unit that divides it: "1500ms", "7ns"
 std::string format_bytes(std::uint64_t bytes);       // "16KiB", "16KB", "1.5MiB"
 std::string format_bandwidth(double bytes_per_second);  // "10Gbps", "800Mbps"
 std::string format_rate(double per_second);          // "10k/s", "0.5/s", "2/h"

@@ -76,4 +76,18 @@ std::string Distribution::describe() const {
   return "?";
 }
 
+std::string Distribution::as_yaml() const {
+  const auto ns = [](double v) { return fmt::format("{}ns", std::llround(v)); };
+  switch (kind_) {
+    case Kind::Constant: return fmt::format("{{distribution: constant, value: {}}}", ns(a_));
+    case Kind::Uniform: return fmt::format("{{distribution: uniform, min: {}, max: {}}}", ns(a_), ns(b_));
+    case Kind::Exponential: return fmt::format("{{distribution: exponential, mean: {}}}", ns(a_));
+    case Kind::Normal: return fmt::format("{{distribution: normal, mean: {}, stddev: {}}}", ns(a_), ns(b_));
+    case Kind::LogNormal:
+      return fmt::format("{{distribution: lognormal, median: {}, sigma: {:.17g}}}", ns(std::exp(a_)), b_);
+    case Kind::Pareto: return fmt::format("{{distribution: pareto, scale: {}, shape: {:.17g}}}", ns(a_), b_);
+  }
+  return "?";
+}
+
 }  // namespace ksim

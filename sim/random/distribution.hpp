@@ -26,6 +26,9 @@ class Distribution {
   Kind kind() const { return kind_; }
   bool is_zero() const { return kind_ == Kind::Constant && a_ == 0.0; }
   std::string describe() const;  // e.g. "lognormal(median=20us, sigma=0.5)"
+  // As a scenario writes it, durations in whole nanoseconds:
+  // "{distribution: pareto, scale: 100000ns, shape: 1.2}".
+  std::string as_yaml() const;
 
  private:
   Distribution(Kind kind, double a, double b) : kind_(kind), a_(a), b_(b) {}

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include "app/commands/commands.hpp"
+#include "app/explore/explore.hpp"
 #include "app/scenario/profile.hpp"
 #include "app/sweep/sweep.hpp"
 #include "bench/bench_commands.hpp"
@@ -38,6 +39,7 @@ int main(int argc, char** argv) {
   run->add_option("--log-level", run_args.log_level, "trace, debug, info, warn (default), error or off");
   run->add_flag("--check-every-partition", run_args.check_every_partition,
                 "Check the invariants on every partition after every event, not only on those it changed (slow)");
+  run->add_option("--max-events", run_args.max_events, "Stop with exit status 3 past this many events (a run that does not finish)");
   run->add_option("--history", run_args.history_file,
                   "Write what the clients did and the final logs to FILE, as JSON lines (docs/history.md)");
 
@@ -71,6 +73,23 @@ int main(int argc, char** argv) {
   sweep->add_option("--out", sweep_args.out, "Write the CSV to FILE and a sidecar to FILE.json (default: stdout)");
   sweep->add_option("--shard", sweep_args.shard, "K/N: only the runs whose index % N == K-1");
   sweep->add_flag("--quiet", sweep_args.quiet, "No progress bar, even on a terminal");
+
+  ksim::app::ExploreArgs explore_args;
+  CLI::App* explore = app.add_subcommand("explore", "Swarm-test a scenario: random faults and configs per run; report failures");
+  explore->add_option("scenario", explore_args.scenario, "Scenario file (default: scenarios/quickstart.yaml)");
+  explore->add_option("--set", explore_args.overrides, "Override a scenario value in every run: path.to.key=value")
+      ->allow_extra_args(false);
+  explore->add_option("--runs", explore_args.runs, "Runs to draw")->check(CLI::Range(1ul, 100'000'000ul));
+  explore->add_option("-j,--jobs", explore_args.jobs, "Runs at once, each in a process of its own (0: one per CPU)");
+  explore->add_option("--seed", explore_args.seed, "Root seed (default: the scenario's seed)");
+  explore->add_option("--max-failures", explore_args.max_failures, "Stop after this many failing runs (default 1)")
+      ->check(CLI::Range(1ul, 100'000'000ul));
+  explore->add_option("--max-events", explore_args.max_events, "A run past this many events has not finished (default 50 million)");
+  explore->add_option("--shard", explore_args.shard, "K/N: only the runs whose index % N == K-1");
+  explore->add_option("--out", explore_args.out, "Write the findings and coverage to FILE as JSON");
+  explore->add_option("--merge", explore_args.merge, "Merge the --out files of an exploration's shards instead of running")
+      ->expected(1, 1000);
+  explore->add_flag("--quiet", explore_args.quiet, "No progress bar, even on a terminal");
 
   ksim::app::MergeArgs merge_args;
   CLI::App* merge = app.add_subcommand("merge", "Join the CSVs of a sweep's shards into one");
@@ -123,6 +142,7 @@ int main(int argc, char** argv) {
   if (*check) return ksim::app::check_command(check_args, std::cout, std::cerr);
   if (*versions) return ksim::app::versions_command(versions_json, std::cout);
   if (*sweep) return ksim::app::sweep_command(sweep_args, std::cout, std::cerr);
+  if (*explore) return ksim::app::explore_command(explore_args, std::cout, std::cerr);
   if (*merge) return ksim::app::merge_command(merge_args, std::cerr);
   if (*engine) return ksim::bench::bench_engine_command(phold, phold_json, std::cout);
   if (*produce_bench) return ksim::bench::bench_produce_command(produce, produce_json, std::cout);

@@ -120,7 +120,20 @@ int run_command(const RunArgs& args, std::ostream& out, std::ostream& err) {
     if (progress.enabled()) {
       cluster.on_step([&] { progress.update(cluster.now(), cluster.sim().events().events_executed()); });
     }
-    cluster.run();
+    struct EventBoundExceeded {};
+    if (args.max_events > 0) {
+      cluster.sim().add_after_event_hook([&] {
+        if (cluster.sim().events().events_executed() > args.max_events) throw EventBoundExceeded{};
+      });
+    }
+    try {
+      cluster.run();
+    } catch (const EventBoundExceeded&) {
+      progress.finish();
+      fmt::print(err, "ksim: the run did not finish within {} events (--max-events): simulated time {} of {}\n",
+                 args.max_events, units::format_duration(cluster.sim().now()), units::format_duration(cluster.end()));
+      return kExitEventBound;
+    }
     progress.finish();
     const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (history.is_open()) write_history(cluster, history);

@@ -14,6 +14,7 @@ namespace ksim::app {
 constexpr int kExitOk = 0;
 constexpr int kExitExpectationFailed = 1;
 constexpr int kExitUsage = 2;
+constexpr int kExitEventBound = 3;  // run: the run did not finish within --max-events
 
 struct RunArgs {
   std::string scenario;  // empty: scenarios/quickstart.yaml
@@ -27,6 +28,7 @@ struct RunArgs {
   bool ignore_unmodelled = false;  // accept Kafka configs ksim does not model, and list them in the report
   bool resolved = false;  // validate: print the scenario with every default filled in, as JSON
   std::string history_file;  // run: write the run's history there (docs/history.md)
+  std::uint64_t max_events = 0;  // run: stop with kExitEventBound past this many events; 0: no bound
 };
 
 struct CheckArgs {

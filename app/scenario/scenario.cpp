@@ -4,6 +4,7 @@
 #include <set>
 
 #include "app/scenario/distribution_reader.hpp"
+#include "app/scenario/name_reader.hpp"
 #include "app/scenario/units.hpp"
 
 namespace ksim::app {
@@ -18,24 +19,6 @@ using config::Range;
 using config::Rate;
 
 namespace {
-
-std::vector<std::string> read_names(MapReader& in, std::string_view key, std::vector<std::string> default_value,
-                                    const std::vector<std::string>* valid = nullptr) {
-  if (!in.has(key)) {
-    in.ignore(key);
-    return default_value;
-  }
-  ListReader list = in.list(key);
-  if (list.empty()) throw in.error(key, "must name at least one");
-  std::vector<std::string> names = list.values<std::string>();
-  for (std::size_t i = 0; valid && i < names.size(); ++i) {
-    if (std::find(valid->begin(), valid->end(), names[i]) != valid->end()) continue;
-    const auto suggestion = config::closest_name(names[i], *valid);
-    throw list.error(i, "unknown name '" + config::excerpt(names[i]) + "'" +
-                            (suggestion ? " (did you mean '" + config::excerpt(*suggestion) + "'?)" : ""));
-  }
-  return names;
-}
 
 struct KnownNames {
   std::vector<std::string> targets;
@@ -300,6 +283,7 @@ Scenario read_all(const config::Document& document, const ExpectationCatalogue& 
   const bool shortened = shortened_by_override(root);
   s.faults = read_faults(root.list("faults"), known, s, shortened);
   s.nemesis = read_nemesis(root.map("nemesis"), known, s, shortened);
+  s.explore = read_explore(root.map("explore"), known.targets, s.duration);
   s.expect = read_expectations(root.map("expect"), s, expectations);
   root.finish();
   s.warnings = document.warnings();

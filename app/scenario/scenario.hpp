@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "app/scenario/explore_spec.hpp"
 #include "app/scenario/profile.hpp"
 #include "app/scenario/release_reader.hpp"
 #include "models/client/consumer/consumer.hpp"
@@ -152,6 +153,7 @@ struct Scenario {
   std::optional<KafkaSpec> kafka;
   std::vector<FaultSpec> faults;
   NemesisSpec nemesis;
+  ExploreSpec explore;  // for ksim explore; a run ignores it
   std::vector<Expectation> expect;  // what must hold at the end; `ksim run` exits 1 when it does not
   std::vector<config::Warning> warnings;  // accepted, but probably not meant; the report lists them
   std::vector<config::IgnoredKey> ignored_configs;  // Kafka configs not modelled, accepted by --ignore-unmodelled

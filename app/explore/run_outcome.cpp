@@ -1,0 +1,88 @@
+#include "app/explore/run_outcome.hpp"
+
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "app/commands/commands.hpp"
+
+namespace ksim::app {
+
+namespace {
+
+// The last lines of a worker's stderr: where an assertion or a sanitizer says what broke.
+std::string tail(const std::string& text, std::size_t lines = 6) {
+  std::size_t at = text.size();
+  for (std::size_t n = 0; at > 0 && n <= lines; ++n) at = text.rfind('\n', at - 1);
+  return at == std::string::npos ? text : text.substr(at + 1);
+}
+
+// The first expectation that did not hold; for "invariants", the invariant's own name.
+void first_failed_check(RunOutcome& o) {
+  for (const auto& e : o.report.value("expectations", nlohmann::json::array())) {
+    if (e.value("held", true)) continue;
+    o.check = e.value("name", "?");
+    o.detail = e.value("detail", "");
+    if (o.check != "invariants") return;
+    const auto& broken = o.report.value("invariants", nlohmann::json::array());
+    if (!broken.empty() && broken.front().contains("name")) o.check = "invariant " + broken.front()["name"].get<std::string>();
+    return;
+  }
+  o.check = "expectations";
+  o.detail = "the run exited 1 and no expectation says why";
+}
+
+}  // namespace
+
+std::string_view to_string(OutcomeKind kind) {
+  switch (kind) {
+    case OutcomeKind::Passed: return "passed";
+    case OutcomeKind::Failed: return "failed";
+    case OutcomeKind::Crashed: return "crashed";
+    case OutcomeKind::Unfinished: return "unfinished";
+    case OutcomeKind::Invalid: return "invalid";
+  }
+  return "?";
+}
+
+RunOutcome classify(const sweep::Finished& f) {
+  RunOutcome o;
+  if (f.signal != 0) {
+    o.kind = OutcomeKind::Crashed;
+    o.check = "crash";
+    o.detail = fmt::format("killed by signal {} ({}): {}", f.signal, strsignal(f.signal), tail(f.err));
+    return o;
+  }
+  if (f.exit_status == kExitUsage) {
+    o.kind = OutcomeKind::Invalid;
+    o.check = "scenario";
+    o.detail = tail(f.err);
+    return o;
+  }
+  if (f.exit_status == kExitEventBound) {
+    o.kind = OutcomeKind::Unfinished;
+    o.check = "unfinished";
+    o.detail = tail(f.err, 1);
+    return o;
+  }
+  if (f.exit_status != kExitOk && f.exit_status != kExitExpectationFailed) {
+    o.kind = OutcomeKind::Crashed;
+    o.check = "crash";
+    o.detail = fmt::format("exit status {}: {}", f.exit_status, tail(f.err));
+    return o;
+  }
+  try {
+    o.report = nlohmann::json::parse(f.out);
+  } catch (const nlohmann::json::exception& e) {
+    o.kind = OutcomeKind::Crashed;
+    o.check = "crash";
+    o.detail = fmt::format("no JSON report ({}): {}", e.what(), tail(f.err));
+    return o;
+  }
+  if (f.exit_status == kExitOk) return o;
+  o.kind = OutcomeKind::Failed;
+  first_failed_check(o);
+  return o;
+}
+
+}  // namespace ksim::app

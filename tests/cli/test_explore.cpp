@@ -1,0 +1,157 @@
+// `ksim explore`: the draws in process, the command with ksim as its worker
+// (docs/explore.md). The safe chaos scenario finds nothing; an unsafe variant
+// of it (acks=1 without idempotence) is found out within a few runs; the
+// findings are the same with any -j, and shards merge into the whole.
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "app/commands/commands.hpp"
+#include "app/explore/explore.hpp"
+#include "app/explore/swarm_draw.hpp"
+#include "tests/support/scenario_runner.hpp"
+
+using namespace ksim::app;
+
+namespace {
+
+const std::string kChaos = std::string(KSIM_SOURCE_DIR) + "/scenarios/chaos.yaml";
+const std::vector<std::string> kUnsafe{"producers.0.config[acks]=1", "producers.0.config[enable.idempotence]=false"};
+
+struct Explored {
+  int status = -1;
+  std::string out, err;
+};
+
+Explored explore(ExploreArgs args) {
+  args.worker_binary = KSIM_BINARY;
+  args.quiet = true;
+  std::ostringstream out, err;
+  Explored e;
+  e.status = explore_command(args, out, err);
+  e.out = out.str(), e.err = err.str();
+  return e;
+}
+
+ExploreArgs chaos(std::size_t runs, std::vector<std::string> overrides = {}) {
+  ExploreArgs args;
+  args.scenario = kChaos;
+  args.runs = runs;
+  args.jobs = 2;
+  args.overrides = std::move(overrides);
+  return args;
+}
+
+}  // namespace
+
+TEST_CASE("a run's draw depends on the root seed and its index alone, and reads as a scenario", "[explore]") {
+  const Scenario s = ksim::testing::parse_scenario("brokers: {count: 3}\ntopics: [{name: t}]\nduration: 20s\n");
+  const SwarmDraw a = draw_run(s.explore, s.duration, 7, 3);
+  const SwarmDraw again = draw_run(s.explore, s.duration, 7, 3);
+  CHECK(a.seed == again.seed);
+  CHECK(a.sets == again.sets);
+  CHECK_FALSE(a.kinds.empty());
+  CHECK(draw_run(s.explore, s.duration, 7, 4).sets != a.sets);
+  CHECK(draw_run(s.explore, s.duration, 8, 3).seed != a.seed);
+  // Over many runs each kind is drawn about half the time: swarm testing.
+  std::map<std::string, int> drawn;
+  for (std::size_t i = 0; i < 400; ++i) {
+    for (const auto& k : draw_run(s.explore, s.duration, 1, i).kinds) ++drawn[k];
+  }
+  CHECK(drawn.size() == 6);
+  for (const auto& [kind, n] : drawn) CHECK((n > 150 && n < 260));
+}
+
+TEST_CASE("an explore: section's vary keys draw from their lists and ranges; a bad one is an error", "[explore]") {
+  const char* yaml = R"(
+brokers: {count: 3}
+topics: [{name: t, partitions: 4}]
+producers: [{name: p, rate: 100/s}]
+explore:
+  nemesis: {kinds: [crash, pause], rate: {min: 0.1/s, max: 0.5/s}, targets: [brokers, p]}
+  vary:
+    producers.0.config[acks]: [all, "1"]
+    topics.0.partitions: {min: 1, max: 12}
+)";
+  const Scenario s = ksim::testing::parse_scenario(yaml);
+  REQUIRE(s.explore.vary.size() == 2);
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < 60; ++i) {
+    const SwarmDraw d = draw_run(s.explore, s.duration, 1, i);
+    REQUIRE(d.sets.size() == 3);
+    CHECK_THAT(d.sets[0], Catch::Contains("targets: [brokers, p]"));
+    CHECK_THAT(d.sets[0], !Catch::Contains("partition:"));
+    seen.insert(d.sets[1]);
+    const int partitions = std::stoi(d.sets[2].substr(d.sets[2].find('=') + 1));
+    CHECK((partitions >= 1 && partitions <= 12));
+  }
+  CHECK(seen == std::set<std::string>{"producers.0.config[acks]=all", "producers.0.config[acks]=1"});
+  CHECK_THAT(ksim::testing::scenario_error(std::string(yaml) + "  colour: blue\n"), Catch::Contains("explore.colour"));
+  CHECK_THAT(ksim::testing::scenario_error("brokers: {count: 3}\nexplore: {nemesis: {kinds: [crush]}}\n"),
+             Catch::Contains("did you mean 'crash'"));
+}
+
+TEST_CASE("ksim explore finds nothing on the safe chaos scenario and reports its coverage", "[explore]") {
+  const Explored e = explore(chaos(6));
+  INFO(e.out << e.err);
+  CHECK(e.status == 0);
+  CHECK_THAT(e.out, Catch::Contains("6 of 6 runs (1/1), 6 passed, 0 invalid, 0 findings"));
+  CHECK_THAT(e.out, Catch::Contains("crash: drawn in"));
+  CHECK_THAT(e.out, Catch::Contains("on a partition leader"));
+}
+
+TEST_CASE("ksim explore finds an unsafe variant's loss and prints the command that replays it", "[explore]") {
+  ExploreArgs args = chaos(100, kUnsafe);
+  args.max_failures = 2;
+  const Explored e = explore(args);
+  INFO(e.out << e.err);
+  CHECK(e.status == 1);
+  CHECK_THAT(e.out, Catch::Contains("2 findings"));
+  CHECK_THAT(e.out, Catch::Contains("FAIL run"));
+  CHECK_THAT(e.out, Catch::Contains("delivery: required exactly-once"));
+  // The replay command gives the same failure.
+  const auto at = e.out.find("replay: ksim run ");
+  REQUIRE(at != std::string::npos);
+  std::string command = e.out.substr(at + 8, e.out.find('\n', at) - at - 8);
+  command.replace(0, 4, KSIM_BINARY);
+  CHECK(WEXITSTATUS(std::system((command + " > /dev/null 2>&1").c_str())) == kExitExpectationFailed);
+  // The same findings with one worker: the first two by index.
+  args.jobs = 1;
+  CHECK(explore(args).out == e.out);
+}
+
+TEST_CASE("ksim explore's shards merge into the whole exploration", "[explore]") {
+  const auto dir = std::filesystem::temp_directory_path() / ("ksim-explore-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  ExploreArgs args = chaos(6, kUnsafe);
+  args.max_failures = 100;
+  const Explored whole = explore(args);
+  args.shard = "1/2", args.out = (dir / "a.json").string();
+  explore(args);
+  args.shard = "2/2", args.out = (dir / "b.json").string();
+  explore(args);
+  ExploreArgs merge;
+  merge.merge = {(dir / "b.json").string(), (dir / "a.json").string()};
+  const Explored merged = explore(merge);
+  std::filesystem::remove_all(dir);
+  CHECK(merged.status == whole.status);
+  // The same findings and coverage; only the shard list differs.
+  auto after_first_line = [](const std::string& s) { return s.substr(s.find('\n')); };
+  CHECK(after_first_line(merged.out) == after_first_line(whole.out));
+  CHECK_THAT(merged.out, Catch::Contains("6 of 6 runs (1/2, 2/2)"));
+}
+
+TEST_CASE("a run past its bound of events is a finding of its own", "[explore]") {
+  ExploreArgs args = chaos(1);
+  args.max_events = 1000;
+  const Explored e = explore(args);
+  CHECK(e.status == 1);
+  CHECK_THAT(e.out, Catch::Contains("unfinished: unfinished: ksim: the run did not finish within 1000 events"));
+}

@@ -5,6 +5,7 @@
 
 #include "app/commands/commands.hpp"
 #include "app/explore/explore.hpp"
+#include "app/explore/shrink.hpp"
 #include "app/scenario/profile.hpp"
 #include "app/sweep/sweep.hpp"
 #include "bench/bench_commands.hpp"
@@ -91,6 +92,17 @@ int main(int argc, char** argv) {
       ->expected(1, 1000);
   explore->add_flag("--quiet", explore_args.quiet, "No progress bar, even on a terminal");
 
+  ksim::app::ShrinkArgs shrink_args;
+  CLI::App* shrink = app.add_subcommand("shrink", "Minimise a failing run to a standalone scenario with explicit faults");
+  shrink->add_option("scenario", shrink_args.scenario, "Scenario file (default: scenarios/quickstart.yaml)");
+  shrink->add_option("--set", shrink_args.overrides, "Override a scenario value, as the failing run had it")
+      ->allow_extra_args(false);
+  shrink->add_option("--seed", shrink_args.seed, "The failing run's seed (default: the scenario's)");
+  shrink->add_option("--out", shrink_args.out, "Write the shrunk scenario to FILE")->required();
+  shrink->add_option("-j,--jobs", shrink_args.jobs, "Candidate runs at once (0: one per CPU)");
+  shrink->add_option("--max-runs", shrink_args.max_runs, "Candidate runs at most (default 400)");
+  shrink->add_option("--max-events", shrink_args.max_events, "A run past this many events has not finished (default 50 million)");
+
   ksim::app::MergeArgs merge_args;
   CLI::App* merge = app.add_subcommand("merge", "Join the CSVs of a sweep's shards into one");
   merge->add_option("out", merge_args.out, "The merged CSV")->required();
@@ -143,6 +155,7 @@ int main(int argc, char** argv) {
   if (*versions) return ksim::app::versions_command(versions_json, std::cout);
   if (*sweep) return ksim::app::sweep_command(sweep_args, std::cout, std::cerr);
   if (*explore) return ksim::app::explore_command(explore_args, std::cout, std::cerr);
+  if (*shrink) return ksim::app::shrink_command(shrink_args, std::cout, std::cerr);
   if (*merge) return ksim::app::merge_command(merge_args, std::cerr);
   if (*engine) return ksim::bench::bench_engine_command(phold, phold_json, std::cout);
   if (*produce_bench) return ksim::bench::bench_produce_command(produce, produce_json, std::cout);

@@ -47,6 +47,7 @@ void ExploreSummary::add(const SwarmDraw& draw, const RunOutcome& outcome) {
     for (const auto& [kind, paths] : fault_paths.items()) add_counts(paths_[kind], paths);
   }
   if (outcome.kind == OutcomeKind::Passed) ++passed_;
+  if (outcome.kind == OutcomeKind::Vacuous) ++vacuous_;
   if (outcome.kind == OutcomeKind::Invalid && invalid_++ == 0) first_invalid_ = outcome.detail;
   if (outcome.is_failure()) {
     findings_.push_back({draw.index, draw.seed, draw.sets, std::string(to_string(outcome.kind)), outcome.check,
@@ -55,9 +56,10 @@ void ExploreSummary::add(const SwarmDraw& draw, const RunOutcome& outcome) {
 }
 
 void ExploreSummary::print(std::ostream& out) const {
-  fmt::print(out, "ksim explore: {}, root seed {}: {} of {} runs ({}), {} passed, {} invalid, {} finding{}\n", scenario_,
-             root_seed_, runs_done_, runs_planned_, fmt::join(shards_, ", "), passed_, invalid_, findings_.size(),
-             findings_.size() == 1 ? "" : "s");
+  fmt::print(out, "ksim explore: {}, root seed {}: {} of {} runs ({}), {} passed, {} vacuous, {} invalid, {} finding{}\n",
+             scenario_, root_seed_, runs_done_, runs_planned_, fmt::join(shards_, ", "), passed_, vacuous_, invalid_,
+             findings_.size(), findings_.size() == 1 ? "" : "s");
+  if (vacuous_ > 0) fmt::print(out, "  vacuous: runs whose verdict was over nothing (no fault fired), not findings\n");
   if (invalid_ > 0) fmt::print(out, "  the first invalid draw: {}\n", first_invalid_);
   for (const Finding& f : findings_) {
     fmt::print(out, "\nFAIL run {} (seed {}), {}: {}: {}\n", f.index, f.seed, f.outcome, f.check, f.detail);
@@ -92,6 +94,7 @@ void ExploreSummary::write(const std::string& file) const {
   j["runs_done"] = runs_done_;
   j["passed"] = passed_;
   j["invalid"] = invalid_;
+  j["vacuous"] = vacuous_;
   j["first_invalid"] = first_invalid_;
   j["findings"] = nlohmann::ordered_json::array();
   for (const Finding& f : findings_) {
@@ -126,6 +129,7 @@ ExploreSummary ExploreSummary::merge(const std::vector<std::string>& files) {
     for (const auto& shard : j.at("shards")) merged.shards_.push_back(shard.get<std::string>());
     merged.runs_done_ += j.at("runs_done").get<std::size_t>();
     merged.passed_ += j.at("passed").get<std::size_t>();
+    merged.vacuous_ += j.at("vacuous").get<std::size_t>();
     const auto invalid = j.at("invalid").get<std::size_t>();
     if (merged.invalid_ == 0 && invalid > 0) merged.first_invalid_ = j.at("first_invalid").get<std::string>();
     merged.invalid_ += invalid;

@@ -57,7 +57,7 @@ class ExploreSummary {
   std::uint64_t root_seed_ = 0;
   std::size_t runs_planned_ = 0;
   std::vector<std::string> shards_;
-  std::size_t runs_done_ = 0, passed_ = 0, invalid_ = 0;
+  std::size_t runs_done_ = 0, passed_ = 0, invalid_ = 0, vacuous_ = 0;
   std::string first_invalid_;
   std::vector<Finding> findings_;
   std::map<std::string, std::uint64_t> drawn_;

@@ -12,9 +12,15 @@ namespace {
 
 // The last lines of a worker's stderr: where an assertion or a sanitizer says what broke.
 std::string tail(const std::string& text, std::size_t lines = 6) {
-  std::size_t at = text.size();
-  for (std::size_t n = 0; at > 0 && n <= lines; ++n) at = text.rfind('\n', at - 1);
-  return at == std::string::npos ? text : text.substr(at + 1);
+  std::size_t start = text.size();
+  while (start > 0 && text[start - 1] == '\n') --start;  // trailing newlines
+  const std::size_t end = start;
+  for (std::size_t n = 0; start > 0 && n < lines; ++n) {
+    const std::size_t newline = text.rfind('\n', start - 1);
+    start = newline == std::string::npos ? 0 : newline;
+  }
+  if (start > 0 || (!text.empty() && text[0] == '\n')) ++start;
+  return start < end ? text.substr(start, end - start) : std::string();
 }
 
 // The first expectation that did not hold; for "invariants", the invariant's own name.
@@ -32,6 +38,17 @@ void first_failed_check(RunOutcome& o) {
   o.detail = "the run exited 1 and no expectation says why";
 }
 
+// Every expectation that failed did so on a vacuous verdict ("verdict vacuous: no fault fired, ...").
+bool only_vacuous_failures(const nlohmann::json& report) {
+  bool any = false;
+  for (const auto& e : report.value("expectations", nlohmann::json::array())) {
+    if (e.value("held", true)) continue;
+    if (e.value("detail", "").find("verdict vacuous") == std::string::npos) return false;
+    any = true;
+  }
+  return any;
+}
+
 }  // namespace
 
 std::string_view to_string(OutcomeKind kind) {
@@ -41,6 +58,7 @@ std::string_view to_string(OutcomeKind kind) {
     case OutcomeKind::Crashed: return "crashed";
     case OutcomeKind::Unfinished: return "unfinished";
     case OutcomeKind::Invalid: return "invalid";
+    case OutcomeKind::Vacuous: return "vacuous";
   }
   return "?";
 }
@@ -80,7 +98,7 @@ RunOutcome classify(const sweep::Finished& f) {
     return o;
   }
   if (f.exit_status == kExitOk) return o;
-  o.kind = OutcomeKind::Failed;
+  o.kind = only_vacuous_failures(o.report) ? OutcomeKind::Vacuous : OutcomeKind::Failed;
   first_failed_check(o);
   return o;
 }

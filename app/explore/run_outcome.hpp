@@ -14,7 +14,9 @@
 
 namespace ksim::app {
 
-enum class OutcomeKind { Passed, Failed, Crashed, Unfinished, Invalid };
+// Vacuous: it failed only because a verdict was over nothing (no fault fired,
+// nothing acknowledged): a draw that tested nothing, not a finding.
+enum class OutcomeKind { Passed, Failed, Crashed, Unfinished, Invalid, Vacuous };
 std::string_view to_string(OutcomeKind kind);
 
 struct RunOutcome {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <yaml-cpp/yaml.h>
+
 #include "app/scenario/units.hpp"
 
 namespace ksim::app {
@@ -31,6 +33,13 @@ std::vector<std::string> link_names(const Simulation& sim, const std::vector<Lin
   return out;
 }
 
+// A distribution as its scenario mapping: {"distribution": "pareto", "scale": "100000ns", "shape": "1.2"}.
+nlohmann::ordered_json distribution_json(const Distribution& d) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  for (const auto& entry : YAML::Load(d.as_yaml())) j[entry.first.as<std::string>()] = entry.second.as<std::string>();
+  return j;
+}
+
 nlohmann::ordered_json entry(const Cluster::FiredFault& fired, const Simulation& sim) {
   const Fault& f = fired.fault;
   nlohmann::ordered_json j;
@@ -47,7 +56,7 @@ nlohmann::ordered_json entry(const Cluster::FiredFault& fired, const Simulation&
       if (!f.other_nodes.empty()) j["other_nodes"] = names(sim, f.other_nodes);
       if (f.one_way) j["one_way"] = true;
       break;
-    case FaultKind::JitterBurst: j["jitter"] = f.jitter.as_yaml(); break;
+    case FaultKind::JitterBurst: j["jitter"] = distribution_json(f.jitter); break;
     case FaultKind::LatencySpike: j["extra"] = units::format_exact_duration(f.extra_latency); break;
     case FaultKind::LinkSlowdown: j["factor"] = f.bandwidth_factor; break;
     case FaultKind::NodeCrash:

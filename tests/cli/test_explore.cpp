@@ -15,6 +15,7 @@
 
 #include "app/commands/commands.hpp"
 #include "app/explore/explore.hpp"
+#include "app/explore/run_outcome.hpp"
 #include "app/explore/swarm_draw.hpp"
 #include "tests/support/scenario_runner.hpp"
 
@@ -102,7 +103,7 @@ TEST_CASE("ksim explore finds nothing on the safe chaos scenario and reports its
   const Explored e = explore(chaos(6));
   INFO(e.out << e.err);
   CHECK(e.status == 0);
-  CHECK_THAT(e.out, Catch::Contains("6 of 6 runs (1/1), 6 passed, 0 invalid, 0 findings"));
+  CHECK_THAT(e.out, Catch::Contains("6 of 6 runs (1/1), 6 passed, 0 vacuous, 0 invalid, 0 findings"));
   CHECK_THAT(e.out, Catch::Contains("crash: drawn in"));
   CHECK_THAT(e.out, Catch::Contains("on a partition leader"));
 }
@@ -154,4 +155,20 @@ TEST_CASE("a run past its bound of events is a finding of its own", "[explore]")
   const Explored e = explore(args);
   CHECK(e.status == 1);
   CHECK_THAT(e.out, Catch::Contains("unfinished: unfinished: ksim: the run did not finish within 1000 events"));
+}
+
+TEST_CASE("a run that failed only on a vacuous verdict tested nothing: not a finding", "[explore]") {
+  sweep::Finished f;
+  f.exit_status = kExitExpectationFailed;
+  f.out = R"j({"expectations": [{"name": "delivery", "held": false,
+              "detail": "required exactly-once, verdict vacuous: no fault fired, though the scenario has faults"},
+             {"name": "pending", "held": true, "detail": "0"}]})j";
+  CHECK(classify(f).kind == OutcomeKind::Vacuous);
+  CHECK_FALSE(classify(f).is_failure());
+  f.out = R"j({"expectations": [{"name": "delivery", "held": false, "detail": "required exactly-once, verdict vacuous: x"},
+             {"name": "pending", "held": false, "detail": "3 (expected 0)"}]})j";
+  CHECK(classify(f).kind == OutcomeKind::Failed);
+  f.exit_status = -1, f.signal = 6;
+  CHECK(classify(f).kind == OutcomeKind::Crashed);
+  CHECK(classify(f).check == "crash");
 }

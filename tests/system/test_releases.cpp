@@ -131,6 +131,28 @@ TEST_CASE("fast failovers leave a follower an epoch its leader never had: 1.1 st
   }
 }
 
+// KIP-101's first scenario: the restarted follower truncates to its high
+// watermark on 0.10 and leads without what the leader acknowledged; 0.11
+// keeps its log. The same election on both sides (unclean, enabled).
+TEST_CASE("a follower restarted before its high watermark advanced, then the leader dies: 0.10 loses acknowledged "
+          "records, 0.11 does not (KIP-101)",
+          "[releases][kip-101]") {
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+    INFO("seed " << seed);
+    const auto before = run_scenario("releases/kip101-restart-truncation", seed);
+    const auto after = run_scenario("releases/kip101-restart-truncation", seed, {"kafka_version=0.11"});
+    CHECK(before.report["release"]["kafka_version"] == "0.10");
+    CHECK(figure(before, "delivery", "acknowledged") > 100);
+    CHECK(figure(before, "delivery", "lost") > 20);
+    CHECK(figure(after, "delivery", "acknowledged") > 100);
+    CHECK(figure(after, "delivery", "lost") == 0);
+    for (const auto* run : {&before, &after}) {
+      CHECK(run->report["controller"]["first_elections"].back()["leader"] == 1);
+      CHECK(run->report["invariant_violations"] == 0);
+    }
+  }
+}
+
 TEST_CASE("a run says which Kafka it modelled, and what of that release ksim does not model", "[releases]") {
   const auto zk_era = run_scenario("quickstart", 1, {"kafka_version=2.8"});
   CHECK(zk_era.report["release"]["kafka_version"] == "2.8");

@@ -71,6 +71,7 @@ void KafkaClient::refresh_metadata() {
     send(link(broker).connection, std::move(request));
     metadata_in_flight_ = true;
     metadata_correlation_ = correlation;
+    metadata_connection_ = link(broker).connection;
     // request.timeout.ms applies to every request: give up on this one and ask another broker.
     set_timer(timeouts_.request_timeout, [this, correlation] {
       if (!metadata_in_flight_ || metadata_correlation_ != correlation) return;
@@ -130,7 +131,9 @@ std::vector<BrokerId> KafkaClient::connection_lost(ConnectionId connection) {
       lost.push_back(broker);
     }
   }
-  metadata_in_flight_ = false;
+  // NetworkClient fails the requests in flight on this connection only: a
+  // metadata request to another broker still waits for its answer.
+  if (connection == metadata_connection_) metadata_in_flight_ = false;
   return lost;
 }
 

@@ -68,6 +68,7 @@ class KafkaClient : public Node {
   std::vector<BrokerId> main_topic_leaders_;  // a fast path for leader_of on the client's own topic
   std::vector<Epoch> main_topic_epochs_;      // and for leader_epoch_of
   bool metadata_in_flight_ = false;
+  ConnectionId metadata_connection_ = 0;  // the connection the metadata request in flight went on
   std::uint64_t metadata_version_ = 0;
   // Kafka's Metadata.timeToAllowUpdate: a refresh waits
   // ExponentialBackoff(retry.backoff.ms, 2, retry.backoff.max.ms, 0.2) of the

@@ -70,7 +70,7 @@ TEST_CASE("a run's draw depends on the root seed and its index alone, and reads 
   for (const auto& [kind, n] : drawn) CHECK((n > 150 && n < 260));
 }
 
-TEST_CASE("an explore: section's vary keys draw from their lists and ranges; a bad one is an error", "[explore]") {
+TEST_CASE("an explore: section's vary keys draw from their lists and ranges, and a bad one is an error", "[explore]") {
   const char* yaml = R"(
 brokers: {count: 3}
 topics: [{name: t, partitions: 4}]

@@ -186,7 +186,7 @@ TEST_CASE("the Perfetto file is Chrome trace events: named processes and threads
   for (const auto& [id, balance] : flows) CHECK((balance == 0 || balance == 1));  // out and in, or out alone (dropped)
 }
 
-TEST_CASE("--junit writes a test case per expectation and one for the invariants", "[junit]") {
+TEST_CASE("ksim run --junit writes a test case per expectation and one for the invariants", "[junit]") {
   const Outputs held = run("quickstart");
   CHECK(held.status == 0);
   CHECK_THAT(held.junit, Catch::StartsWith("<?xml version=\"1.0\" encoding=\"UTF-8\"?>"));

@@ -109,6 +109,22 @@ TEST_CASE("the timeline page draws a row per broker, controller, partition, clie
   CHECK(count(o.html, "<link") == 0);
 }
 
+TEST_CASE("the timeline and the Perfetto file are the same from one run to the next", "[timeline]") {
+  const Outputs a = run("chaos", {}, "15s..16s");
+  const Outputs b = run("chaos", {}, "15s..16s");
+  CHECK(a.html == b.html);
+  CHECK(a.perfetto == b.perfetto);
+}
+
+TEST_CASE("a big run's timeline draws the first partitions and says what it left out", "[timeline]") {
+  const Outputs o = run("failover_vs_partitions", {"topics.0.partitions=1500", "drain=5s"}, "10s..10.2s", "events-1200");
+  REQUIRE(o.status != 2);
+  CHECK(count(o.html, "data-row=\"events-") == 49);  // 48, and the one chosen
+  CHECK(count(o.html, "data-row=\"events-1200\"") == 1);
+  CHECK_THAT(o.html, Catch::Contains("<li>partitions: 49 of 1500 drawn (the first by topic and number, and the one chosen)</li>"));
+  CHECK(json::parse(o.perfetto)["otherData"]["notes"].size() == 1);
+}
+
 TEST_CASE("the timeline marks lost records where they were acknowledged, with their ids", "[timeline]") {
   const Outputs o = run("acks1-leader-crash");
   REQUIRE(o.report["delivery"]["lost"].get<int>() > 0);

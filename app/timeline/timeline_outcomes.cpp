@@ -68,6 +68,28 @@ void add_transactions(TimelineBuilder& builder, const Cluster& cluster) {
   }
 }
 
+// A record id for people: "record 1234 of checkout-0 to orders-3".
+class RecordNames {
+ public:
+  explicit RecordNames(const Cluster& cluster) {
+    for (const models::Producer* p : cluster.producers()) writers_[p->index()] = p->name();
+    if (cluster.scenario().kafka) {
+      for (const auto& t : cluster.scenario().kafka->topics) topics_.push_back(t.name);
+    }
+  }
+  std::string operator()(const RecordRef& r) const {
+    const auto writer = writers_.find(r.writer);
+    const auto t = static_cast<std::size_t>(r.partition.topic);
+    return fmt::format("record {} of {} to {}-{}", r.record,
+                       writer == writers_.end() ? fmt::format("producer {}", r.writer) : writer->second,
+                       t < topics_.size() ? topics_[t] : fmt::format("topic {}", r.partition.topic), r.partition.partition);
+  }
+
+ private:
+  std::map<std::uint32_t, std::string> writers_;
+  std::vector<std::string> topics_;
+};
+
 struct Anomaly {
   RecordRef record;
   std::string kind, detail;
@@ -75,7 +97,7 @@ struct Anomaly {
 
 // The delivery checker's examples, marked where their records were acknowledged.
 void add_delivery_anomalies(TimelineBuilder& builder, const Cluster& cluster, const models::DeliveryReport& d,
-                            std::size_t row) {
+                            std::size_t row, const RecordNames& names) {
   std::vector<Anomaly> anomalies;
   for (const auto& e : d.lost_examples) {
     anomalies.push_back({e.record, "lost", fmt::format("lost {}: acknowledged at offset {}, not in the committed log",
@@ -106,7 +128,8 @@ void add_delivery_anomalies(TimelineBuilder& builder, const Cluster& cluster, co
   for (std::size_t i = 0; i < anomalies.size(); ++i) {
     const bool known = acked[i] != kNever;
     builder.mark(row, anomalies[i].kind, known ? acked[i] : cluster.now(), to_string(anomalies[i].record),
-                 anomalies[i].detail + (known ? ", acknowledged at " + format_time(acked[i]) : ", never acknowledged"));
+                 anomalies[i].detail + (known ? ", acknowledged at " + format_time(acked[i]) : ", never acknowledged") +
+                     "\n(" + names(anomalies[i].record) + ")");
   }
   const std::uint64_t counted = d.lost + d.duplicated + d.reordered;
   if (counted > anomalies.size()) {
@@ -116,7 +139,8 @@ void add_delivery_anomalies(TimelineBuilder& builder, const Cluster& cluster, co
 }
 
 // A group's examples: a duplicate where its record was processed again, an unprocessed record at the end.
-void add_group_anomalies(TimelineBuilder& builder, const Cluster& cluster, const GroupFigures& g, std::size_t row) {
+void add_group_anomalies(TimelineBuilder& builder, const Cluster& cluster, const GroupFigures& g, std::size_t row,
+                         const RecordNames& names) {
   const auto& processed = cluster.consumption().processed;
   for (const models::ConsumedRecordExample& e : g.report.duplicate_examples) {
     int seen = 0;
@@ -130,13 +154,14 @@ void add_group_anomalies(TimelineBuilder& builder, const Cluster& cluster, const
     }
     const RecordRef ref{e.writer, e.partition, e.record};
     builder.mark(row, "duplicated", again, to_string(ref),
-                 fmt::format("{}: {} (offset {}) processed again: {}", g.group, to_string(ref), e.offset, e.detail));
+                 fmt::format("{}: {} (offset {}) processed again: {}\n({})", g.group, to_string(ref), e.offset, e.detail,
+                             names(ref)));
   }
   for (const models::ConsumedRecordExample& e : g.report.unprocessed_examples) {
     const RecordRef ref{e.writer, e.partition, e.record};
     builder.mark(row, "unprocessed", cluster.now(), to_string(ref),
-                 fmt::format("{}: {} (offset {}) never processed{}", g.group, to_string(ref), e.offset,
-                             e.detail.empty() ? "" : ": " + e.detail));
+                 fmt::format("{}: {} (offset {}) never processed{}\n({})", g.group, to_string(ref), e.offset,
+                             e.detail.empty() ? "" : ": " + e.detail, names(ref)));
   }
 }
 
@@ -154,8 +179,9 @@ void add_outcomes(TimelineBuilder& builder, const Cluster& cluster, const RunRep
   add_rebalances(builder, cluster);
   add_transactions(builder, cluster);
   const std::size_t row = anomalies_row(t);
-  add_delivery_anomalies(builder, cluster, report.kafka->delivery, row);
-  for (const GroupFigures& g : report.kafka->groups) add_group_anomalies(builder, cluster, g, row);
+  const RecordNames names(cluster);
+  add_delivery_anomalies(builder, cluster, report.kafka->delivery, row, names);
+  for (const GroupFigures& g : report.kafka->groups) add_group_anomalies(builder, cluster, g, row, names);
   for (const models::InvariantViolation& v : report.kafka->invariants) {
     builder.mark(row, "invariant", v.at, std::string(v.invariant), models::to_string(v));
   }

@@ -110,10 +110,25 @@ constexpr std::string_view kScript = R"JS(
     axes();
     document.getElementById("range").textContent = "Showing " + fmt(t0) + " to " + fmt(t1) + ".";
   }
+  // The zoomed range is the page's fragment, #20s..21.5s, so a link opens on it.
+  const seconds = (ms) => +(ms / 1000).toFixed(6) + "s";
   function zoom(a, b) {
     t0 = Math.max(0, a); t1 = Math.min(END, b);
     if (t1 - t0 < 0.001) t1 = t0 + 0.001;
     relayout();
+    document.documentElement.dataset.zoom = t0 + ".." + t1;
+    try {
+      history.replaceState(null, "", t0 === 0 && t1 === END ? location.pathname : "#" + seconds(t0) + ".." + seconds(t1));
+    } catch (e) { /* a browser that keeps a file's address as it is */ }
+  }
+  function fromFragment() {
+    const parts = decodeURIComponent(location.hash.slice(1)).split("..");
+    const time = (text) => {
+      const m = /^([0-9]+(?:[.][0-9]+)?)(ms|s)$/.exec(text || "");
+      return m ? parseFloat(m[1]) * (m[2] === "s" ? 1000 : 1) : NaN;
+    };
+    const a = time(parts[0]), b = time(parts[1]);
+    if (parts.length === 2 && b > a) zoom(a, b); else relayout();
   }
   for (const svg of zoomables) {
     const sel = svg.querySelector("rect.selection"), cursor = svg.querySelector("line.cursor");
@@ -159,7 +174,8 @@ constexpr std::string_view kScript = R"JS(
     tip.style.left = Math.min(ev.pageX + 14, document.documentElement.scrollWidth - 300) + "px";
     tip.style.top = (ev.pageY + 14) + "px";
   });
-  relayout();
+  fromFragment();
+  window.addEventListener("hashchange", fromFragment);
   const root = document.documentElement;
   root.dataset.tracks = Array.from(document.querySelectorAll("#tracks text.row")).map((t) => t.textContent).join("|");
   root.dataset.marks = String(document.querySelectorAll("#tracks path.m").length);

@@ -4,7 +4,8 @@
 # message or error and mark the document rendered, showing the expected rows,
 # spans, marks, charts and the spacetime diagram's messages. The page, its
 # DOM after the script ran, the browser's log and a screenshot are kept in
-# OUTPUT_DIR as the test's artefacts. ctest runs it as the test
+# OUTPUT_DIR as the test's artefacts. Opened on a range (#20s..20.5s), the
+# page must zoom to it. ctest runs it as the test
 # "timeline: renders in a headless browser without console errors"; without
 # chromium it exits 77, which ctest reports as skipped.
 #
@@ -40,6 +41,9 @@ flags=(--headless --disable-gpu --no-sandbox --no-first-run --no-default-browser
   --hide-scrollbars --user-data-dir="$out/profile" --enable-logging=stderr --v=0)
 timeout 120 "$browser" "${flags[@]}" --virtual-time-budget=5000 --dump-dom "file://$page" \
   >"$out/dom.html" 2>"$out/browser-dom.log" || { echo "FAIL: chromium --dump-dom failed"; tail -20 "$out/browser-dom.log"; exit 1; }
+# The same page opened on a range (its fragment): the script zooms to it.
+timeout 120 "$browser" "${flags[@]}" --virtual-time-budget=5000 --dump-dom "file://$page#20s..20.5s" \
+  >"$out/dom-zoomed.html" 2>"$out/browser-zoomed.log" || { echo "FAIL: chromium --dump-dom (zoomed) failed"; exit 1; }
 timeout 120 "$browser" "${flags[@]}" --window-size=1400,2300 --screenshot="$out/quickstart-timeline.png" "file://$page" \
   >/dev/null 2>"$out/browser-screenshot.log" || { echo "FAIL: chromium --screenshot failed"; tail -20 "$out/browser-screenshot.log"; exit 1; }
 
@@ -49,7 +53,7 @@ fail() {
   failures=$((failures + 1))
 }
 # Every message the page's script logs, and every error it throws, is a console line in chromium's log.
-if grep -h "CONSOLE" "$out/browser-dom.log" "$out/browser-screenshot.log"; then
+if grep -h "CONSOLE" "$out/browser-dom.log" "$out/browser-zoomed.log" "$out/browser-screenshot.log"; then
   fail "the page wrote to the console (errors above)"
 fi
 grep -q 'data-rendered="true"' "$out/dom.html" || fail "the page's script did not mark the document rendered"
@@ -66,6 +70,8 @@ done
 grep -q 'class="s k-fault"' "$out/dom.html" || fail "no fault drawn"
 grep -q 'class="m k-election"' "$out/dom.html" || fail "no election marked"
 grep -q '<g class="axis"[^>]*><line class="tickline"' "$out/dom.html" || fail "the script drew no time axis"
+grep -q '<html[^>]* data-zoom="20000..20500"' "$out/dom-zoomed.html" || fail "the page did not zoom to its fragment #20s..20.5s"
+grep -q '<text class="tick"[^>]*>20.25s</text>' "$out/dom-zoomed.html" || fail "no tick at 20.25s on the zoomed axis"
 png="$out/quickstart-timeline.png"
 if [[ ! -s $png ]] || [[ $(head -c 8 "$png" | od -An -tx1 | tr -d ' \n') != 89504e470d0a1a0a ]]; then
   fail "no PNG screenshot at $png"

@@ -73,9 +73,11 @@ void TimeSeriesTracker::sample(SimTime now) {
 void TimeSeriesTracker::lag_and_partitions(TimeSample& s) {
   for (const auto& [tp, state] : cluster_.controller.partitions()) {
     if (cluster_.internal_topics.contains(tp.topic)) continue;
-    if (state.leader == kNoBroker) ++s.offline_partitions;
+    if (state.leader == kNoBroker) {
+      ++s.offline_partitions;
+      continue;
+    }
     if (state.isr.size() < state.replicas.size()) ++s.under_replicated_partitions;
-    if (state.leader == kNoBroker) continue;
     const Broker& leader = *cluster_.brokers[static_cast<std::size_t>(state.leader)];
     if (leader.state() == NodeState::Running && leader.is_leader(tp)) stable_[tp] = leader.last_stable_offset(tp);
   }

@@ -36,7 +36,7 @@ struct TimeSample {
   std::uint32_t unwritable_partitions = 0;  // cannot accept writes (availability_tracker.hpp)
   std::uint32_t unreadable_partitions = 0;  // cannot be read
   std::uint32_t offline_partitions = 0;     // the controller has no leader for them
-  std::uint32_t under_replicated_partitions = 0;  // ISR smaller than the replicas (the controller's)
+  std::uint32_t under_replicated_partitions = 0;  // with a leader, and an ISR smaller than the replicas (the controller's)
 };
 
 class TimeSeriesTracker {

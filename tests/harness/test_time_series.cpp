@@ -109,3 +109,20 @@ TEST_CASE("report.sample_interval is read strictly, and --sample-interval sets i
     CHECK_THAT(e.str(), Catch::Contains("ksim: --sample-interval: expected a duration of at least 1ms"));
   }
 }
+
+TEST_CASE("partitions without a leader count as offline while the controller has none for them", "[timeseries]") {
+  // RF 1: the partitions broker-0 leads have no other replica; it crashes for good at 2s.
+  const auto run = run_scenario("quickstart", 1,
+                                {"topics.0.replication_factor=1", "topics.0.config[min.insync.replicas]=1",
+                                 "faults=[{kind: crash, at: 2s, nodes: [broker-0]}]", "duration=20s", "drain=2s",
+                                 "expect={}"});
+  const json& samples = run.report["timeseries"]["samples"];
+  CHECK(sample_at(samples, 1)["offline_partitions"] == 0);
+  // Once its session has expired (9s) the controller fences it and elects no one: 4 of the 12 are offline.
+  const double offline = max_between(samples, "offline_partitions", 12, 22);
+  CHECK(offline > 0);
+  CHECK(offline < 12);
+  CHECK(sample_at(samples, 22)["offline_partitions"].get<double>() == offline);
+  CHECK(sample_at(samples, 22)["unwritable_partitions"].get<double>() >= offline);
+  CHECK(sample_at(samples, 22)["under_replicated_partitions"] == 0);  // offline, not under-replicated, as Kafka counts them
+}

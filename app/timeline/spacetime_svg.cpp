@@ -12,7 +12,7 @@ namespace ksim::app::timeline {
 
 namespace {
 
-constexpr double kTop = 50, kSide = 90;
+constexpr double kDiagramTop = 50, kSide = 90;
 constexpr std::size_t kLabelled = 150;  // messages drawn with their names, at most
 
 std::string_view api_class(std::string_view name) {
@@ -31,7 +31,7 @@ class SpacetimeWriter {
   }
 
   void write() {
-    const double bottom = kTop + height_;
+    const double bottom = kDiagramTop + height_;
     fmt::print(out_, R"~(<svg id="spacetime" width="{}" height="{}" xmlns="http://www.w3.org/2000/svg">)~",
                num(TimeAxis::kPageWidth), num(bottom + 30));
     fmt::print(out_, "\n<defs><marker id=\"arrow\" viewBox=\"0 0 8 8\" refX=\"8\" refY=\"4\" markerWidth=\"7\" "
@@ -46,7 +46,7 @@ class SpacetimeWriter {
  private:
   double y(SimTime t) const {
     const double span = static_cast<double>(std::max<SimTime>(1, w_.to - w_.from));
-    return kTop + static_cast<double>(std::clamp(t, w_.from, w_.to) - w_.from) / span * height_;
+    return kDiagramTop + static_cast<double>(std::clamp(t, w_.from, w_.to) - w_.from) / span * height_;
   }
   double x(const std::string& node) const {
     const auto it = std::find(w_.nodes.begin(), w_.nodes.end(), node);
@@ -86,7 +86,7 @@ class SpacetimeWriter {
   void write_lifelines(double bottom) {
     for (const std::string& node : w_.nodes) {
       fmt::print(out_, R"~(<text class="node" x="{}" y="{}">{}</text><line class="life" x1="{}" x2="{}" y1="{}" y2="{}"/>)~",
-                 num(x(node)), num(kTop - 14), esc(node), num(x(node)), num(x(node)), num(kTop - 6), num(bottom));
+                 num(x(node)), num(kDiagramTop - 14), esc(node), num(x(node)), num(x(node)), num(kDiagramTop - 6), num(bottom));
       fmt::print(out_, "\n");
     }
     for (const Span& s : t_.spans) {
@@ -105,7 +105,7 @@ class SpacetimeWriter {
     const bool response = m.name.ends_with("Response");
     double y2 = delivered ? y(m.delivered) : y1 + 24;
     double end_x = delivered ? x2 : x1 + (x2 - x1) * 0.25;
-    if (delivered && m.delivered > w_.to) end_x = x1 + (x2 - x1) * std::min(1.0, (kTop + height_ - y1) / std::max(1.0, y2 - y1));
+    if (delivered && m.delivered > w_.to) end_x = x1 + (x2 - x1) * std::min(1.0, (kDiagramTop + height_ - y1) / std::max(1.0, y2 - y1));
     const std::string tip =
         fmt::format("{}: {} → {}\nsent {}, {}\n{}", m.name, m.from, m.to, format_time(m.sent),
                     delivered ? "delivered " + format_time(m.delivered) : "never delivered (dropped, or in flight at the end)",

@@ -14,7 +14,7 @@ namespace ksim::app::timeline {
 
 namespace {
 
-constexpr double kTop = 26;         // the axis
+constexpr double kChartsTop = 26;         // the axis
 constexpr double kChartHeight = 96;  // a chart's plot
 constexpr double kChartGap = 34;     // its title above
 constexpr std::string_view kColors[] = {"#4e79a7", "#f28e2b", "#e15759", "#59a14f"};
@@ -103,7 +103,7 @@ void write_sample_columns(const Timeline& t, const TimeAxis& axis, double bottom
       tip += fmt::format("\n{}: {}", c.label, v ? figure(*v) + " " + std::string(c.chart) : "none");
     }
     fmt::print(out, R"~(<rect class="hit" x="{}" y="{}" width="{}" height="{}" data-a="{}" data-b="{}" data-tip="{}"/>)~",
-               num(axis.x(from)), num(kTop), num(std::max(1.0, axis.x(s.at) - axis.x(from))), num(bottom - kTop),
+               num(axis.x(from)), num(kChartsTop), num(std::max(1.0, axis.x(s.at) - axis.x(from))), num(bottom - kChartsTop),
                ms(from), ms(s.at), esc(tip));
     fmt::print(out, "\n");
   }
@@ -121,22 +121,22 @@ void write_charts(const Timeline& t, std::ostream& out) {
     if (std::find(units.begin(), units.end(), c.chart) == units.end()) units.push_back(c.chart);
   }
   const TimeAxis axis{0, std::max<SimTime>(t.end, 1)};
-  const double height = kTop + static_cast<double>(units.size()) * (kChartHeight + kChartGap) + 10;
+  const double height = kChartsTop + static_cast<double>(units.size()) * (kChartHeight + kChartGap) + 10;
   fmt::print(out, R"~(<svg id="charts" class="zoomable" width="{}" height="{}" xmlns="http://www.w3.org/2000/svg">)~",
              num(TimeAxis::kPageWidth), num(height));
   fmt::print(out, "\n<defs><clipPath id=\"chartplot\"><rect x=\"{}\" y=\"0\" width=\"{}\" height=\"{}\"/></clipPath></defs>\n",
              num(TimeAxis::kLeft), num(TimeAxis::kWidth), num(height));
-  write_axis(kTop - 4, height - 10, out);
+  write_axis(kChartsTop - 4, height - 10, out);
   fmt::print(out, "<g clip-path=\"url(#chartplot)\">\n");
-  write_fault_bands(t, axis, kTop, height - 10, out);
+  write_fault_bands(t, axis, kChartsTop, height - 10, out);
   fmt::print(out, "</g>\n");
   for (std::size_t i = 0; i < units.size(); ++i) {
-    write_chart(t, axis, units[i], kTop + kChartGap + static_cast<double>(i) * (kChartHeight + kChartGap), out);
+    write_chart(t, axis, units[i], kChartsTop + kChartGap + static_cast<double>(i) * (kChartHeight + kChartGap), out);
   }
   fmt::print(out, "<g clip-path=\"url(#chartplot)\">\n");
   write_sample_columns(t, axis, height - 10, out);
-  fmt::print(out, "</g>\n<line class=\"cursor\" x1=\"0\" x2=\"0\" y1=\"{}\" y2=\"{}\"/>\n", num(kTop), num(height - 10));
-  fmt::print(out, "<rect class=\"selection\" x=\"0\" y=\"{}\" width=\"0\" height=\"{}\"/>\n</svg>\n", num(kTop), num(height - 10 - kTop));
+  fmt::print(out, "</g>\n<line class=\"cursor\" x1=\"0\" x2=\"0\" y1=\"{}\" y2=\"{}\"/>\n", num(kChartsTop), num(height - 10));
+  fmt::print(out, "<rect class=\"selection\" x=\"0\" y=\"{}\" width=\"0\" height=\"{}\"/>\n</svg>\n", num(kChartsTop), num(height - 10 - kChartsTop));
 }
 
 }  // namespace ksim::app::timeline

@@ -41,7 +41,7 @@ fs::path scratch(const std::string& name) {
   return dir / name;
 }
 
-Outputs run(const std::string& scenario, std::vector<std::string> overrides = {}, std::string window = {},
+Outputs run_drawn(const std::string& scenario, std::vector<std::string> overrides = {}, std::string window = {},
             std::string partition = {}) {
   RunArgs args;
   args.scenario = ksim::testing::kScenarios + scenario + ".yaml";
@@ -82,7 +82,7 @@ int usage_error(RunArgs args, const std::string& expected) {
 
 TEST_CASE("the timeline page draws a row per broker, controller, partition, client and group, and is self-contained",
           "[timeline]") {
-  const Outputs o = run("quickstart", {}, "20s..20.05s", "orders-0");
+  const Outputs o = run_drawn("quickstart", {}, "20s..20.05s", "orders-0");
   REQUIRE(o.status == 0);
   CHECK(o.report["trace_hash"] == "047ed669bdcfc5e1");  // the golden hash: drawing a run does not change it
   CHECK(o.html.starts_with("<!DOCTYPE html>"));
@@ -110,14 +110,14 @@ TEST_CASE("the timeline page draws a row per broker, controller, partition, clie
 }
 
 TEST_CASE("the timeline and the Perfetto file are the same from one run to the next", "[timeline]") {
-  const Outputs a = run("chaos", {}, "15s..16s");
-  const Outputs b = run("chaos", {}, "15s..16s");
+  const Outputs a = run_drawn("chaos", {}, "15s..16s");
+  const Outputs b = run_drawn("chaos", {}, "15s..16s");
   CHECK(a.html == b.html);
   CHECK(a.perfetto == b.perfetto);
 }
 
 TEST_CASE("a big run's timeline draws the first partitions and says what it left out", "[timeline]") {
-  const Outputs o = run("failover_vs_partitions", {"topics.0.partitions=1500", "drain=5s"}, "10s..10.2s", "events-1200");
+  const Outputs o = run_drawn("failover_vs_partitions", {"topics.0.partitions=1500", "drain=5s"}, "10s..10.2s", "events-1200");
   REQUIRE(o.status != 2);
   CHECK(count(o.html, "data-row=\"events-") == 49);  // 48, and the one chosen
   CHECK(count(o.html, "data-row=\"events-1200\"") == 1);
@@ -126,7 +126,7 @@ TEST_CASE("a big run's timeline draws the first partitions and says what it left
 }
 
 TEST_CASE("the timeline marks lost records where they were acknowledged, with their ids", "[timeline]") {
-  const Outputs o = run("acks1-leader-crash");
+  const Outputs o = run_drawn("acks1-leader-crash");
   REQUIRE(o.report["delivery"]["lost"].get<int>() > 0);
   CHECK(count(o.html, "class=\"m k-lost\"") ==
         std::min<std::size_t>(20, o.report["delivery"]["lost"].get<std::size_t>()));
@@ -138,13 +138,13 @@ TEST_CASE("the timeline marks lost records where they were acknowledged, with th
 }
 
 TEST_CASE("the timeline draws transactions committed and aborted", "[timeline]") {
-  const Outputs o = run("txn-isolation", {"duration=5s", "drain=5s"});
+  const Outputs o = run_drawn("txn-isolation", {"duration=5s", "drain=5s"});
   CHECK(count(o.html, "class=\"s k-txn-commit\"") > 0);
   CHECK(count(o.html, "class=\"s k-txn-abort\"") > 0);
 }
 
 TEST_CASE("a request/response scenario has a timeline of its nodes and faults, without series", "[timeline]") {
-  const Outputs o = run("rpc-faults");
+  const Outputs o = run_drawn("rpc-faults");
   REQUIRE(o.status == 0);
   CHECK(count(o.html, "data-row=\"server-0\"") == 1);
   CHECK(count(o.html, "data-row=\"client-0\"") == 1);
@@ -154,7 +154,7 @@ TEST_CASE("a request/response scenario has a timeline of its nodes and faults, w
 
 TEST_CASE("the Perfetto file is Chrome trace events: named processes and threads, nested slices, counters, flows",
           "[timeline][perfetto]") {
-  const Outputs o = run("quickstart", {}, "8s..8.2s");
+  const Outputs o = run_drawn("quickstart", {}, "8s..8.2s");
   const json trace = json::parse(o.perfetto);
   REQUIRE(trace["traceEvents"].is_array());
   CHECK(trace["displayTimeUnit"] == "ms");
@@ -203,7 +203,7 @@ TEST_CASE("the Perfetto file is Chrome trace events: named processes and threads
 }
 
 TEST_CASE("ksim run --junit writes a test case per expectation and one for the invariants", "[junit]") {
-  const Outputs held = run("quickstart");
+  const Outputs held = run_drawn("quickstart");
   CHECK(held.status == 0);
   CHECK_THAT(held.junit, Catch::StartsWith("<?xml version=\"1.0\" encoding=\"UTF-8\"?>"));
   CHECK_THAT(held.junit, Catch::Contains(R"(<testsuite name="quickstart" tests="4" failures="0" errors="0" skipped="0")"));
@@ -214,7 +214,7 @@ TEST_CASE("ksim run --junit writes a test case per expectation and one for the i
   CHECK_THAT(held.junit, Catch::Contains(R"(<property name="replay" value="ksim run )") &&
                              Catch::Contains("quickstart.yaml --seed 1\"/>"));
 
-  const Outputs failed = run("jbod-skew", {"duration=2s", "expect.lost=\">0\""});
+  const Outputs failed = run_drawn("jbod-skew", {"duration=2s", "expect.lost=\">0\""});
   CHECK(failed.status == 1);  // exit codes as without --junit
   CHECK_THAT(failed.junit, Catch::Contains(R"(tests="3" failures="1")"));
   CHECK_THAT(failed.junit, Catch::Contains(R"(<testcase name="lost" classname="ksim.jbod-skew")"));

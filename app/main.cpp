@@ -43,6 +43,17 @@ int main(int argc, char** argv) {
   run->add_option("--max-events", run_args.max_events, "Stop with exit status 3 past this many events (a run that does not finish)");
   run->add_option("--history", run_args.history_file,
                   "Write what the clients did and the final logs to FILE, as JSON lines (docs/history.md)");
+  run->add_option("--sample-interval", run_args.sample_interval,
+                  "The step of the report's time series (default 1s; the scenario's report.sample_interval)");
+  run->add_option("--timeline", run_args.timeline_file,
+                  "Write the run's timeline to FILE: one self-contained HTML page (docs/explore.md)");
+  run->add_option("--timeline-window", run_args.timeline_window,
+                  "FROM..TO (10s..12s): draw the messages between nodes of this window as a spacetime diagram");
+  run->add_option("--partition", run_args.partition, "TOPIC-N (orders-3): only the messages of this partition in the window");
+  run->add_option("--perfetto", run_args.perfetto_file,
+                  "Write the timeline to FILE as Chrome trace events (open it in ui.perfetto.dev or chrome://tracing)");
+  run->add_option("--junit", run_args.junit_file,
+                  "Write JUnit XML to FILE: a test case per expectation of the scenario, and one for the invariants");
 
   RunArgs validate_args;
   CLI::App* validate = app.add_subcommand("validate", "Check a scenario file without running it");
@@ -88,6 +99,7 @@ int main(int argc, char** argv) {
   explore->add_option("--max-events", explore_args.max_events, "A run past this many events has not finished (default 50 million)");
   explore->add_option("--shard", explore_args.shard, "K/N: only the runs whose index % N == K-1");
   explore->add_option("--out", explore_args.out, "Write the findings and coverage to FILE as JSON");
+  explore->add_option("--junit", explore_args.junit, "Write the findings to FILE as JUnit XML, a failed test case per finding");
   explore->add_option("--merge", explore_args.merge, "Merge the --out files of an exploration's shards instead of running")
       ->expected(1, 1000);
   explore->add_flag("--quiet", explore_args.quiet, "No progress bar, even on a terminal");

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/commands/command_support.hpp"
+#include "app/commands/run_outputs.hpp"
 #include "app/harness/cluster.hpp"
 #include "app/history/history_writer.hpp"
 #include "app/report/report.hpp"
@@ -55,6 +56,15 @@ config::Document load_document(const RunArgs& args) {
   document.accept_foreign_keys(args.ignore_unmodelled);
   for (const auto& assignment : args.overrides) document.apply_override(assignment);
   if (seed) document.apply_override("seed=" + std::to_string(*seed));
+  if (!args.sample_interval.empty()) {
+    const auto interval = units::parse_duration(args.sample_interval);
+    if (!interval || interval.value() < milliseconds(1)) {
+      throw config::ConfigError(config::Location{"--sample-interval", 0, 0}, "",
+                                "expected a duration of at least 1ms such as 500ms, got '" +
+                                    config::excerpt(args.sample_interval) + "'");
+    }
+    document.apply_override("report.sample_interval=" + args.sample_interval);
+  }
   return document;
 }
 
@@ -113,7 +123,9 @@ int run_command(const RunArgs& args, std::ostream& out, std::ostream& err) {
       }
       options.record_history = true;
     }
+    RunOutputs outputs(args, scenario);  // checks --timeline, --perfetto, --junit and opens their files
     Cluster cluster(scenario, options);
+    outputs.attach(cluster);
     // Wall-clock time is reported, never fed to the simulation.
     const auto start = std::chrono::steady_clock::now();
     RunProgress progress(err, cluster.end(), true);
@@ -138,6 +150,7 @@ int run_command(const RunArgs& args, std::ostream& out, std::ostream& err) {
     const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (history.is_open()) write_history(cluster, history);
     const RunReport report = make_report(cluster, wall_s);
+    outputs.write(cluster, report);
     if (args.json) {
       out << to_json(report).dump() << '\n';
     } else {

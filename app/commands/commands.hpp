@@ -29,6 +29,12 @@ struct RunArgs {
   bool resolved = false;  // validate: print the scenario with every default filled in, as JSON
   std::string history_file;  // run: write the run's history there (docs/history.md)
   std::uint64_t max_events = 0;  // run: stop with kExitEventBound past this many events; 0: no bound
+  std::string sample_interval;  // run: the time series' step, as report.sample_interval ("500ms")
+  std::string timeline_file;    // run: the timeline as one HTML page (docs/explore.md)
+  std::string timeline_window;  // run: the spacetime diagram's window, "10s..12s"
+  std::string partition;        // run: the spacetime diagram's partition, "orders-3"
+  std::string perfetto_file;    // run: the timeline as Chrome trace events (Perfetto, chrome://tracing)
+  std::string junit_file;       // run: one JUnit test case per expectation, and the invariants
 };
 
 struct CheckArgs {

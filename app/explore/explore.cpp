@@ -107,6 +107,7 @@ int explore(const ExploreArgs& args, std::ostream& out, std::ostream& err) {
   if (!args.merge.empty()) {
     const ExploreSummary merged = ExploreSummary::merge(args.merge);
     merged.print(out);
+    if (!args.junit.empty()) merged.write_junit(args.junit);
     return merged.findings() > 0 ? kExitExpectationFailed : kExitOk;
   }
   if (args.runs == 0 || args.max_failures == 0) {
@@ -118,6 +119,7 @@ int explore(const ExploreArgs& args, std::ostream& out, std::ostream& err) {
   const ExploreSummary summary = run_plan(plan, args, err);
   summary.print(out);
   if (!args.out.empty()) summary.write(args.out);
+  if (!args.junit.empty()) summary.write_junit(args.junit);
   return summary.findings() > 0 ? kExitExpectationFailed : kExitOk;
 }
 

@@ -25,6 +25,7 @@ struct ExploreArgs {
   std::uint64_t max_events = 0;         // a run's bound of events; 0: 50 million
   std::string shard;                    // "K/N": the runs whose index % N == K-1
   std::string out;                      // write the findings and coverage as JSON (for --merge)
+  std::string junit;                    // write the findings as JUnit XML
   std::vector<std::string> merge;       // merge these --out files instead of running
   bool quiet = false;
   std::string worker_binary = "/proc/self/exe";

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/harness/fault_paths.hpp"
+#include "app/report/junit.hpp"
 
 namespace ksim::app {
 
@@ -107,6 +108,29 @@ void ExploreSummary::write(const std::string& file) const {
   std::ofstream out(file);
   if (!out) throw std::runtime_error("cannot write " + file);
   out << j.dump(2) << '\n';
+}
+
+void ExploreSummary::write_junit(const std::string& file) const {
+  JUnitSuite suite;
+  suite.name = "ksim explore " + scenario_;
+  suite.properties = {{"root_seed", std::to_string(root_seed_)},
+                      {"runs", fmt::format("{} of {}", runs_done_, runs_planned_)},
+                      {"shards", fmt::format("{}", fmt::join(shards_, ", "))}};
+  const std::string classname = "ksim.explore." + scenario_;
+  for (const Finding& f : findings_) {
+    std::string details;
+    for (const auto& set : f.sets) details += "drew " + set + "\n";
+    details += "replay: " + replay(f);
+    suite.cases.push_back({fmt::format("run {} (seed {})", f.index, f.seed), classname, JUnitCase::Outcome::Failed,
+                           fmt::format("{}: {}: {}", f.outcome, f.check, f.detail), details, 0, ""});
+  }
+  if (findings_.empty()) {
+    suite.cases.push_back({fmt::format("{} runs, {} passed, {} vacuous, {} invalid", runs_done_, passed_, vacuous_, invalid_),
+                           classname, JUnitCase::Outcome::Passed, "", "", 0, ""});
+  }
+  std::ofstream out(file);
+  if (!out) throw std::runtime_error("cannot write " + file);
+  app::write_junit(out, {suite});
 }
 
 ExploreSummary ExploreSummary::merge(const std::vector<std::string>& files) {

@@ -44,6 +44,8 @@ class ExploreSummary {
 
   void print(std::ostream& out) const;
   void write(const std::string& file) const;  // JSON
+  // JUnit XML: a failed test case per finding, or one passed case for the whole exploration.
+  void write_junit(const std::string& file) const;
   // The summaries of an exploration's shards, as one. Throws std::runtime_error
   // when they are not shards of the same exploration.
   static ExploreSummary merge(const std::vector<std::string>& files);

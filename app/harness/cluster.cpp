@@ -37,6 +37,10 @@ Cluster::Cluster(const Scenario& scenario, const RunOptions& options)
     track_availability();
   }
   if (transaction_topic_ >= 0) open_transactions_ = std::make_unique<models::OpenTransactionTracker>(internal_topics());
+  if (scenario.kafka) {
+    time_series_ = std::make_unique<models::TimeSeriesTracker>(scenario.report.sample_interval, view(), producers_,
+                                                               consumers_, consumption_, availability_.get());
+  }
   if (scenario.rpc) spawn_rpc();
   for (const std::int32_t internal : {offsets_topic_, transaction_topic_}) {
     if (internal >= 0) failover_.ignore_topic(internal);
@@ -433,17 +437,25 @@ void Cluster::run() { run_until(end()); }
 // In steps of the trackers' period (100ms), sampling them after each step.
 void Cluster::run_until(SimTime until) {
   constexpr SimTime kStep = models::OpenTransactionTracker::kPeriod;
+  // To `t`, reading the time series at its instants on the way, between events (nothing is scheduled for it).
+  const auto advance = [this](SimTime t) {
+    while (time_series_ && time_series_->next_sample() <= t) {
+      sim_->run_until(time_series_->next_sample());
+      time_series_->sample(time_series_->next_sample());
+    }
+    sim_->run_until(t);
+  };
   while (clock_ < until) {
     const SimTime next = std::min((clock_ / kStep + 1) * kStep, until);
     if (clock_ < scenario_.warmup && next >= scenario_.warmup) {  // the measured part begins
-      sim_->run_until(scenario_.warmup);
+      advance(scenario_.warmup);
       warmup_resources_ = sample_resources(brokers_, producers_, consumers_, sim_->network().topology());
     }
     if (clock_ < scenario_.duration && next >= scenario_.duration) {  // the workload ends: how busy was everything?
-      sim_->run_until(scenario_.duration);
+      advance(scenario_.duration);
       resources_ = sample_resources(brokers_, producers_, consumers_, sim_->network().topology());
     }
-    sim_->run_until(next);
+    advance(next);
     clock_ = next;
     if (open_transactions_) open_transactions_->sample(brokers_, clock_);
     if (scenario_.kafka && clock_ % models::ReplicationLagTracker::kPeriod == 0) replication_lag_.sample(brokers_);
@@ -484,6 +496,11 @@ std::set<std::int32_t> Cluster::internal_topics() const {
 
 std::size_t Cluster::replica_divergences_at_end() const {
   return invariants_ ? invariants_->divergences_at_end() : 0;
+}
+
+const std::vector<models::TimeSample>& Cluster::time_series() const {
+  static const std::vector<models::TimeSample> none;
+  return time_series_ ? time_series_->samples() : none;
 }
 
 const std::vector<models::InvariantViolation>& Cluster::invariant_violations() const {

@@ -16,6 +16,7 @@
 #include "models/check/availability_tracker.hpp"
 #include "models/check/failover_tracker.hpp"
 #include "app/harness/fault_paths.hpp"
+#include "models/check/time_series_tracker.hpp"
 #include "app/harness/resource_usage.hpp"
 #include "app/scenario/scenario.hpp"
 #include "models/broker/broker.hpp"
@@ -71,6 +72,10 @@ class Cluster {
   Simulation& sim() { return *sim_; }
   const Simulation& sim() const { return *sim_; }
   const FaultInjector& faults() const { return *faults_; }
+  // For observers of a run (a timeline): they must not change what runs.
+  FaultInjector& faults() { return *faults_; }
+  // The Kafka models' typed events (null without a Kafka cluster).
+  models::ModelEventBus* model_events() { return scenario_.kafka ? events_.get() : nullptr; }
   const std::vector<models::RpcServer*>& servers() const { return servers_; }
   const std::vector<models::RpcClient*>& clients() const { return clients_; }
   const std::vector<models::Broker*>& brokers() const { return brokers_; }
@@ -124,6 +129,8 @@ class Cluster {
   models::FailoverFigures failover() const { return failover_.figures(sim_->now()); }
   // When each partition could not be written or read, by incident (models/check/availability_tracker.hpp).
   models::AvailabilityFigures availability() const;
+  // The run's figures every report.sample_interval (models/check/time_series_tracker.hpp); empty without Kafka.
+  const std::vector<models::TimeSample>& time_series() const;
   // The largest gap between a leader's log end and a follower's, in records, sampled every second.
   std::int64_t max_replication_lag() const { return replication_lag_.max_lag_records(); }
   // The broker leading a group's __consumer_offsets partition at the start (fault target "coordinator:GROUP").
@@ -182,6 +189,7 @@ class Cluster {
   std::unique_ptr<models::OpenTransactionTracker> open_transactions_;  // when the cluster has transactions
   models::ReplicationLagTracker replication_lag_;
   std::unique_ptr<models::Convergence> convergence_;  // made when first asked
+  std::unique_ptr<models::TimeSeriesTracker> time_series_;  // with a Kafka cluster
   SimTime clock_ = 0;  // how far run_until went
   std::function<void()> on_step_;
   ResourceSample resources_;

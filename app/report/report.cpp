@@ -69,6 +69,10 @@ RunReport make_report(const Cluster& cluster, double wall_s) {
     r.release = release_figures(*scenario.kafka);
     r.kafka = kafka_figures(cluster);
   }
+  if (scenario.kafka) {
+    r.sample_interval = scenario.report.sample_interval;
+    r.timeseries = cluster.time_series();
+  }
   r.network = sim.network().stats();
   r.faults_fired = cluster.faults().coverage();
   r.fault_paths = cluster.fault_paths();
@@ -95,6 +99,7 @@ nlohmann::ordered_json to_json(const RunReport& r) {
   j["fault_schedule"] = r.fault_schedule;
   j["expectations"] = expectations_json(r.expectations);
   j["expectations_held"] = r.expectations_held();
+  if (r.kafka) j["timeseries"] = timeseries_json(r.sample_interval, r.timeseries);
   return j;
 }
 

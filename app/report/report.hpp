@@ -17,6 +17,7 @@
 #include "app/report/report_kafka.hpp"
 #include "app/report/report_release.hpp"
 #include "app/report/report_rpc.hpp"
+#include "app/report/report_timeseries.hpp"
 
 namespace ksim::app {
 
@@ -39,6 +40,8 @@ struct RunReport {
   std::vector<ExpectationResult> expectations;
   std::vector<std::string> warnings;         // the scenario's, "file:line:column: key: message"
   std::vector<std::string> ignored_configs;  // "file:line: key.path", accepted by --ignore-unmodelled
+  SimTime sample_interval = 0;               // the time series' step (a Kafka scenario's)
+  std::vector<models::TimeSample> timeseries;
 
   double events_per_wall_s() const { return wall_s > 0 ? static_cast<double>(events) / wall_s : 0.0; }
   bool expectations_held() const;

@@ -168,6 +168,8 @@ json resolved_scenario(const Scenario& s) {
   for (const FaultSpec& spec : s.faults) faults.push_back(fault_json(s, spec));
   out["faults"] = std::move(faults);
   out["nemesis"] = nemesis_json(s);
+  out["report"] = {{"sample_interval_ns", s.report.sample_interval},
+                   {"sample_interval", units::format_duration(s.report.sample_interval)}};
   json expect = json::array();
   for (const Expectation& e : s.expect) expect.push_back(expectation_json(e));
   out["expect"] = std::move(expect);

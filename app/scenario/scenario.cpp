@@ -285,6 +285,8 @@ Scenario read_all(const config::Document& document, const ExpectationCatalogue& 
   s.nemesis = read_nemesis(root.map("nemesis"), known, s, shortened);
   s.explore = read_explore(root.map("explore"), known.targets, s.duration);
   s.expect = read_expectations(root.map("expect"), s, expectations);
+  MapReader report = root.map("report");
+  s.report.sample_interval = report.get<Duration>("sample_interval", s.report.sample_interval, {milliseconds(1), kNever / 2});
   root.finish();
   s.warnings = document.warnings();
   s.ignored_configs = document.ignored();

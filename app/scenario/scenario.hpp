@@ -136,6 +136,11 @@ struct NemesisSpec {
   std::vector<NemesisRuleSpec> rules;
 };
 
+// What the report gathers besides its figures (the scenario's `report:`).
+struct ReportSpec {
+  SimTime sample_interval = seconds(1);  // report.sample_interval: the time series' step (--sample-interval)
+};
+
 struct Scenario {
   std::string file;
   std::string name;
@@ -154,6 +159,7 @@ struct Scenario {
   std::vector<FaultSpec> faults;
   NemesisSpec nemesis;
   ExploreSpec explore;  // for ksim explore; a run ignores it
+  ReportSpec report;
   std::vector<Expectation> expect;  // what must hold at the end; `ksim run` exits 1 when it does not
   std::vector<config::Warning> warnings;  // accepted, but probably not meant; the report lists them
   std::vector<config::IgnoredKey> ignored_configs;  // Kafka configs not modelled, accepted by --ignore-unmodelled

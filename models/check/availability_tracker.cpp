@@ -156,6 +156,15 @@ void AvailabilityTracker::after_event(SimTime now) {
   dirty_list_.clear();
 }
 
+AvailabilityTracker::Unavailable AvailabilityTracker::unavailable_now() const {
+  Unavailable now;
+  for (const State& s : states_) {
+    now.writes += s.write_down_since != kNever ? 1 : 0;
+    now.reads += s.read_down_since != kNever ? 1 : 0;
+  }
+  return now;
+}
+
 AvailabilityFigures AvailabilityTracker::figures(SimTime end) const {
   AvailabilityFigures f;
   std::vector<AvailabilityIncident> incidents = incidents_;

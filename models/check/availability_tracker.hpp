@@ -79,6 +79,11 @@ class AvailabilityTracker final : public PartitionListener {
   void after_event(SimTime now);
 
   AvailabilityFigures figures(SimTime end) const;
+  // How many partitions cannot accept writes, and cannot be read, now (as of the last event).
+  struct Unavailable {
+    std::uint32_t writes = 0, reads = 0;
+  };
+  Unavailable unavailable_now() const;
 
  private:
   struct State {

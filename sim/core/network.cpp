@@ -49,6 +49,7 @@ bool Network::send(ConnectionId id, NodeId from, MessagePtr message) {
   Connection& c = connections_[id];
   ++stats_.messages_sent;
   stats_.bytes_sent += message->size_bytes();
+  for (const MessageObserver& observer : message_observers_) observer(*message, from, peer_of(id, from), false);
   if (!c.open) {
     ++stats_.messages_dropped;
     return false;
@@ -154,6 +155,7 @@ void Network::on_arrival(ConnectionId id, int direction, std::uint32_t epoch) {
   }
   ++stats_.messages_delivered;
   const std::uint64_t bytes = message->size_bytes();
+  for (const MessageObserver& observer : message_observers_) observer(*message, d.from, d.to, true);
   sim_.node(d.to).deliver_message(id, std::move(message));
   delivered(id, direction, bytes);
 }

@@ -6,6 +6,7 @@
 // latency and a jitter draw after its last byte was sent. Faults cut, slow
 // and delay traffic; see network_faults.hpp for their bookkeeping.
 #include <deque>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -77,6 +78,13 @@ class Network {
   void links_changed() { sharing_.links_changed(); }
 
   NetworkStats stats() const;  // with messages_in_flight counted now
+
+  // Hears every message a node hands to the network (`delivered` false; it
+  // may never arrive) and every message handed to a node (`delivered` true),
+  // for views of a run such as a spacetime diagram. A message keeps its
+  // address from send to delivery. Observers must not touch the simulation.
+  using MessageObserver = std::function<void(const Message& message, NodeId from, NodeId to, bool delivered)>;
+  void observe_messages(MessageObserver observer) { message_observers_.push_back(std::move(observer)); }
   const NetworkOptions& options() const { return options_; }
   Topology& topology() { return topology_; }
 
@@ -126,6 +134,7 @@ class Network {
   RandomStream rng_;
   std::deque<Connection> connections_;  // a deque: connections never move
   NetworkStats stats_;
+  std::vector<MessageObserver> message_observers_;
 };
 
 }  // namespace ksim

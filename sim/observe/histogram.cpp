@@ -47,6 +47,22 @@ void Histogram::merge(const Histogram& other) {
   max_ = std::max(max_, other.max_);
 }
 
+Histogram Histogram::since(const Histogram& earlier) const {
+  assert(earlier.count_ <= count_ && "`earlier` is an earlier copy of this histogram");
+  Histogram later;
+  for (int b = 0; b < kBuckets; ++b) {
+    const auto i = static_cast<std::size_t>(b);
+    assert(earlier.buckets_[i] <= buckets_[i]);
+    later.buckets_[i] = buckets_[i] - earlier.buckets_[i];
+    if (later.buckets_[i] == 0) continue;
+    later.min_ = std::min(later.min_, std::max(bucket_low(b), min_));
+    later.max_ = std::min(bucket_low(b) + bucket_width(b) - 1, max_);
+  }
+  later.count_ = count_ - earlier.count_;
+  later.sum_ = later.count_ ? sum_ - earlier.sum_ : 0;
+  return later;
+}
+
 SimTime Histogram::percentile(double p) const {
   if (count_ == 0) return 0;
   const double clamped = std::clamp(p, 0.0, 100.0);

@@ -13,6 +13,9 @@ class Histogram {
  public:
   void record(SimTime value, std::uint64_t count = 1);
   void merge(const Histogram& other);
+  // What was recorded after `earlier`, a copy of this histogram taken before
+  // (its min and max within the buckets' precision), for figures by interval.
+  Histogram since(const Histogram& earlier) const;
 
   std::uint64_t count() const { return count_; }
   SimTime min() const { return count_ ? min_ : 0; }

@@ -123,6 +123,16 @@ TEST_CASE("ksim explore finds an unsafe variant's loss and prints the command th
   std::string command = e.out.substr(at + 8, e.out.find('\n', at) - at - 8);
   command.replace(0, 4, KSIM_BINARY);
   CHECK(WEXITSTATUS(std::system((command + " > /dev/null 2>&1").c_str())) == kExitExpectationFailed);
+  // JUnit: a failed case per finding.
+  const auto junit = std::filesystem::temp_directory_path() / ("ksim-explore-junit-" + std::to_string(::getpid()) + ".xml");
+  ExploreArgs with_junit = args;
+  with_junit.junit = junit.string();
+  explore(with_junit);
+  std::ifstream xml(junit);
+  const std::string text((std::istreambuf_iterator<char>(xml)), std::istreambuf_iterator<char>());
+  std::filesystem::remove(junit);
+  CHECK_THAT(text, Catch::Contains("failures=\"2\""));
+  CHECK_THAT(text, Catch::Contains("replay: ksim run "));
   // The same findings with one worker: the first two by index.
   args.jobs = 1;
   CHECK(explore(args).out == e.out);

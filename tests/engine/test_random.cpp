@@ -120,3 +120,18 @@ TEST_CASE("the histogram reports percentiles within its precision", "[metrics]")
   CHECK(h.percentile(100) == h.max());
   CHECK(h.mean() == Approx(50000.5 * 1000));
 }
+
+TEST_CASE("a histogram's records since an earlier copy give that interval's percentiles", "[metrics]") {
+  Histogram h;
+  for (int i = 1; i <= 1000; ++i) h.record(microseconds(i));
+  const Histogram earlier = h;
+  for (int i = 0; i < 500; ++i) h.record(milliseconds(50 + i % 10));
+  const Histogram interval = h.since(earlier);
+  CHECK(interval.count() == 500);
+  CHECK(static_cast<double>(interval.min()) == Approx(5e7).epsilon(0.02));
+  CHECK(static_cast<double>(interval.max()) == Approx(5.9e7).epsilon(0.02));
+  CHECK(static_cast<double>(interval.percentile(50)) == Approx(5.45e7).epsilon(0.03));
+  CHECK(interval.mean() == Approx(5.45e7).epsilon(0.001));
+  CHECK(h.since(h).count() == 0);
+  CHECK(h.since(Histogram{}).percentile(99) == h.percentile(99));
+}

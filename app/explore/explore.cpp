@@ -25,25 +25,23 @@ namespace ksim::app {
 
 namespace {
 
-constexpr std::uint64_t kDefaultMaxEvents = 50'000'000;
-
-struct Plan {
+struct ExplorePlan {
   std::string scenario;
   Scenario base;  // with the user's --set applied
   std::uint64_t root_seed = 0;
   std::vector<SwarmDraw> draws;  // this shard's runs, by index
 };
 
-Scenario read_with(const std::string& file, const std::vector<std::string>& overrides) {
+Scenario read_explored(const std::string& file, const std::vector<std::string>& overrides) {
   config::Document document = config::Document::load_file(file);
   for (const auto& o : overrides) document.apply_override(o);
   return read_scenario(document, expectation_catalogue());
 }
 
-Plan make_plan(const ExploreArgs& args) {
-  Plan plan;
+ExplorePlan make_plan(const ExploreArgs& args) {
+  ExplorePlan plan;
   plan.scenario = args.scenario.empty() ? default_scenario_path() : args.scenario;
-  plan.base = read_with(plan.scenario, args.overrides);
+  plan.base = read_explored(plan.scenario, args.overrides);
   plan.root_seed = args.seed.value_or(plan.base.seed);
   const sweep::Shard shard = args.shard.empty() ? sweep::Shard{} : sweep::parse_shard(args.shard);
   for (std::size_t i = 0; i < args.runs; ++i) {
@@ -54,16 +52,16 @@ Plan make_plan(const ExploreArgs& args) {
 
 // A draw's scenario must read: an explore: section whose ranges make bad
 // scenarios is the user's error, reported once with its file and line.
-void check_draw(const Plan& plan, const ExploreArgs& args, const SwarmDraw& draw) {
+void check_draw(const ExplorePlan& plan, const ExploreArgs& args, const SwarmDraw& draw) {
   std::vector<std::string> overrides = args.overrides;
   overrides.insert(overrides.end(), draw.sets.begin(), draw.sets.end());
-  read_with(plan.scenario, overrides);
+  read_explored(plan.scenario, overrides);
 }
 
-sweep::Job job_of(const Plan& plan, const ExploreArgs& args, std::size_t position) {
+sweep::Job job_of(const ExplorePlan& plan, const ExploreArgs& args, std::size_t position) {
   const SwarmDraw& draw = plan.draws[position];
   sweep::Job job{position, {"run", plan.scenario, "--json", "--log-level", "error", "--seed", std::to_string(draw.seed),
-                            "--max-events", std::to_string(args.max_events ? args.max_events : kDefaultMaxEvents)}};
+                            "--max-events", std::to_string(args.max_events ? args.max_events : kDefaultRunMaxEvents)}};
   for (const auto& sets : {args.overrides, draw.sets}) {
     for (const auto& s : sets) {
       job.arguments.push_back("--set");
@@ -75,7 +73,7 @@ sweep::Job job_of(const Plan& plan, const ExploreArgs& args, std::size_t positio
 
 // Runs the plan; stops once max_failures runs failed and every run before the
 // last of them is done, so the findings are the first ones by index whatever -j.
-ExploreSummary run_plan(const Plan& plan, const ExploreArgs& args, std::ostream& err) {
+ExploreSummary run_plan(const ExplorePlan& plan, const ExploreArgs& args, std::ostream& err) {
   std::vector<sweep::Job> jobs;
   for (std::size_t p = 0; p < plan.draws.size(); ++p) jobs.push_back(job_of(plan, args, p));
   std::map<std::size_t, RunOutcome> outcomes;  // by position in plan.draws
@@ -103,7 +101,7 @@ ExploreSummary run_plan(const Plan& plan, const ExploreArgs& args, std::ostream&
   return summary;
 }
 
-int explore(const ExploreArgs& args, std::ostream& out, std::ostream& err) {
+int explore_run(const ExploreArgs& args, std::ostream& out, std::ostream& err) {
   if (!args.merge.empty()) {
     const ExploreSummary merged = ExploreSummary::merge(args.merge);
     merged.print(out);
@@ -114,7 +112,7 @@ int explore(const ExploreArgs& args, std::ostream& out, std::ostream& err) {
     fmt::print(err, "ksim explore: --runs and --max-failures must be at least 1\n");
     return kExitUsage;
   }
-  const Plan plan = make_plan(args);
+  const ExplorePlan plan = make_plan(args);
   if (!plan.draws.empty()) check_draw(plan, args, plan.draws.front());
   const ExploreSummary summary = run_plan(plan, args, err);
   summary.print(out);
@@ -127,7 +125,7 @@ int explore(const ExploreArgs& args, std::ostream& out, std::ostream& err) {
 
 int explore_command(const ExploreArgs& args, std::ostream& out, std::ostream& err) {
   try {
-    return explore(args, out, err);
+    return explore_run(args, out, err);
   } catch (const config::ConfigError& e) {
     fmt::print(err, "ksim: {}\n", e.what());
   } catch (const std::exception& e) {

@@ -11,7 +11,7 @@ namespace ksim::app {
 namespace {
 
 // The last lines of a worker's stderr: where an assertion or a sanitizer says what broke.
-std::string tail(const std::string& text, std::size_t lines = 6) {
+std::string stderr_tail(const std::string& text, std::size_t lines = 6) {
   std::size_t start = text.size();
   while (start > 0 && text[start - 1] == '\n') --start;  // trailing newlines
   const std::size_t end = start;
@@ -68,25 +68,25 @@ RunOutcome classify(const sweep::Finished& f) {
   if (f.signal != 0) {
     o.kind = OutcomeKind::Crashed;
     o.check = "crash";
-    o.detail = fmt::format("killed by signal {} ({}): {}", f.signal, strsignal(f.signal), tail(f.err));
+    o.detail = fmt::format("killed by signal {} ({}): {}", f.signal, strsignal(f.signal), stderr_tail(f.err));
     return o;
   }
   if (f.exit_status == kExitUsage) {
     o.kind = OutcomeKind::Invalid;
     o.check = "scenario";
-    o.detail = tail(f.err);
+    o.detail = stderr_tail(f.err);
     return o;
   }
   if (f.exit_status == kExitEventBound) {
     o.kind = OutcomeKind::Unfinished;
     o.check = "unfinished";
-    o.detail = tail(f.err, 1);
+    o.detail = stderr_tail(f.err, 1);
     return o;
   }
   if (f.exit_status != kExitOk && f.exit_status != kExitExpectationFailed) {
     o.kind = OutcomeKind::Crashed;
     o.check = "crash";
-    o.detail = fmt::format("exit status {}: {}", f.exit_status, tail(f.err));
+    o.detail = fmt::format("exit status {}: {}", f.exit_status, stderr_tail(f.err));
     return o;
   }
   try {
@@ -94,7 +94,7 @@ RunOutcome classify(const sweep::Finished& f) {
   } catch (const nlohmann::json::exception& e) {
     o.kind = OutcomeKind::Crashed;
     o.check = "crash";
-    o.detail = fmt::format("no JSON report ({}): {}", e.what(), tail(f.err));
+    o.detail = fmt::format("no JSON report ({}): {}", e.what(), stderr_tail(f.err));
     return o;
   }
   if (f.exit_status == kExitOk) return o;

@@ -14,6 +14,9 @@
 
 namespace ksim::app {
 
+// The bound of events of a run of ksim explore or ksim shrink, unless --max-events says otherwise.
+constexpr std::uint64_t kDefaultRunMaxEvents = 50'000'000;
+
 // Vacuous: it failed only because a verdict was over nothing (no fault fired,
 // nothing acknowledged): a draw that tested nothing, not a finding.
 enum class OutcomeKind { Passed, Failed, Crashed, Unfinished, Invalid, Vacuous };

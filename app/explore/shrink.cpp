@@ -18,8 +18,6 @@ namespace ksim::app {
 
 namespace {
 
-constexpr std::uint64_t kDefaultMaxEvents = 50'000'000;
-
 class Shrinker {
  public:
   Shrinker(const ShrinkArgs& args, std::ostream& out) : args_(args), out_(out) {
@@ -54,7 +52,7 @@ class Shrinker {
  private:
   std::vector<std::string> run_arguments(const std::string& file) const {
     return {"run", file, "--json", "--log-level", "error", "--max-events",
-            std::to_string(args_.max_events ? args_.max_events : kDefaultMaxEvents)};
+            std::to_string(args_.max_events ? args_.max_events : kDefaultRunMaxEvents)};
   }
 
   std::vector<RunOutcome> run_jobs(std::vector<sweep::Job> jobs) {
@@ -102,7 +100,7 @@ class Shrinker {
   std::size_t runs_ = 0;
 };
 
-std::string header(const ShrinkArgs& args, std::uint64_t seed, const RunOutcome& failed, const ShrinkCandidate& c,
+std::string shrunk_header(const ShrinkArgs& args, std::uint64_t seed, const RunOutcome& failed, const ShrinkCandidate& c,
                    std::size_t original_faults, SimTime original_duration, std::size_t runs) {
   std::string h = fmt::format("# Shrunk by `ksim shrink {} --seed {}", args.scenario, seed);
   for (const auto& o : args.overrides) h += fmt::format(" --set '{}'", o);
@@ -125,7 +123,7 @@ std::string header(const ShrinkArgs& args, std::uint64_t seed, const RunOutcome&
   return h + fmt::format("# Replay: ksim run {}\n", args.out);
 }
 
-void write_scenario(const ShrinkArgs& args, std::uint64_t seed, const ShrinkCandidate& c, const std::string& header) {
+void write_shrunk_scenario(const ShrinkArgs& args, std::uint64_t seed, const ShrinkCandidate& c, const std::string& header) {
   config::Document document = config::Document::load_file(args.scenario.empty() ? default_scenario_path() : args.scenario);
   for (const auto& o : args.overrides) document.apply_override(o);
   for (const auto& o : c.overrides()) document.apply_override(o);
@@ -137,7 +135,7 @@ void write_scenario(const ShrinkArgs& args, std::uint64_t seed, const ShrinkCand
   out << header << document.to_yaml() << '\n';
 }
 
-int shrink(const ShrinkArgs& args, std::ostream& out, std::ostream& err) {
+int shrink_run(const ShrinkArgs& args, std::ostream& out, std::ostream& err) {
   if (args.out.empty()) {
     fmt::print(err, "ksim shrink: --out FILE is required\n");
     return kExitUsage;
@@ -164,8 +162,8 @@ int shrink(const ShrinkArgs& args, std::ostream& out, std::ostream& err) {
   }
   fmt::print(out, "step 0: {} faults explicit: still fails\n", schedule.size());
   const ShrinkCandidate smallest = shrinker.minimise(start, original.check, last);
-  write_scenario(args, shrinker.seed(), smallest,
-                 header(args, shrinker.seed(), last, smallest, schedule.size(), shrinker.base().duration, shrinker.runs()));
+  write_shrunk_scenario(args, shrinker.seed(), smallest,
+                 shrunk_header(args, shrinker.seed(), last, smallest, schedule.size(), shrinker.base().duration, shrinker.runs()));
   const RunOutcome replayed = shrinker.run_file(args.out);
   if (!replayed.is_failure() || replayed.check != original.check) {
     fmt::print(err, "ksim shrink: {} as written does not fail {} ({}): a bug of ksim shrink\n", args.out, original.check,
@@ -181,7 +179,7 @@ int shrink(const ShrinkArgs& args, std::ostream& out, std::ostream& err) {
 
 int shrink_command(const ShrinkArgs& args, std::ostream& out, std::ostream& err) {
   try {
-    return shrink(args, out, err);
+    return shrink_run(args, out, err);
   } catch (const config::ConfigError& e) {
     fmt::print(err, "ksim: {}\n", e.what());
   } catch (const std::exception& e) {

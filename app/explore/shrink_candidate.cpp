@@ -13,13 +13,13 @@ namespace {
 constexpr SimTime kShortestFault = milliseconds(10);
 constexpr SimTime kShortestRun = seconds(1);
 
-SimTime duration_of(const nlohmann::json& entry, const char* key) {
+SimTime fault_time(const nlohmann::json& entry, const char* key) {
   if (!entry.contains(key)) return 0;
   const auto parsed = units::parse_duration(entry[key].get<std::string>());
   return parsed ? parsed.value() : 0;
 }
 
-std::string format_size(double value) {
+std::string format_shrunk_size(double value) {
   return std::floor(value) == value ? fmt::format("{}", static_cast<std::int64_t>(value)) : fmt::format("{:.3f}", value);
 }
 
@@ -27,13 +27,13 @@ std::string format_size(double value) {
 
 std::vector<std::string> ShrinkCandidate::overrides() const {
   std::vector<std::string> sets{"nemesis={}", "faults=" + faults.dump(), "duration=" + units::format_exact_duration(duration)};
-  for (const Size& s : sizes) sets.push_back(s.path + "=" + format_size(s.value) + (s.path.ends_with(".rate") ? "/s" : ""));
+  for (const Size& s : sizes) sets.push_back(s.path + "=" + format_shrunk_size(s.value) + (s.path.ends_with(".rate") ? "/s" : ""));
   return sets;
 }
 
 SimTime ShrinkCandidate::faults_end() const {
   SimTime end = 0;
-  for (const auto& f : faults) end = std::max(end, duration_of(f, "at") + duration_of(f, "duration"));
+  for (const auto& f : faults) end = std::max(end, fault_time(f, "at") + fault_time(f, "duration"));
   return end;
 }
 
@@ -56,7 +56,7 @@ std::vector<ShrinkCandidate> ShrinkCandidate::smaller() const {
   }
   // Rounder times (to the millisecond), shorter faults, earlier ones.
   for (std::size_t i = 0; i < n; ++i) {
-    const SimTime at = duration_of(faults[i], "at"), d = duration_of(faults[i], "duration");
+    const SimTime at = fault_time(faults[i], "at"), d = fault_time(faults[i], "duration");
     if (at % milliseconds(1) == 0 && d % milliseconds(1) == 0) continue;
     ShrinkCandidate c = *this;
     c.faults[i]["at"] = units::format_exact_duration(at - at % milliseconds(1));
@@ -67,7 +67,7 @@ std::vector<ShrinkCandidate> ShrinkCandidate::smaller() const {
   // Each fault's `key` halved, where it stays at least `least`; "lasts", "at" in the log.
   const auto halve_each = [&](const char* key, SimTime least, const char* says) {
     for (std::size_t i = 0; i < n; ++i) {
-      const SimTime value = duration_of(faults[i], key);
+      const SimTime value = fault_time(faults[i], key);
       if (value < 2 * least) continue;
       ShrinkCandidate c = *this;
       c.faults[i][key] = units::format_exact_duration(value / 2);
@@ -85,7 +85,7 @@ std::vector<ShrinkCandidate> ShrinkCandidate::smaller() const {
     if (lower >= s.value) continue;
     ShrinkCandidate c = *this;
     c.sizes[i].value = lower;
-    c.step = fmt::format("{} = {}", s.path, format_size(lower));
+    c.step = fmt::format("{} = {}", s.path, format_shrunk_size(lower));
     out.push_back(std::move(c));
   }
   // A shorter run: halfway down to the end of the last fault (or a second).

@@ -11,13 +11,13 @@ namespace ksim::app {
 
 namespace {
 
-std::string exact(SimTime t) { return units::format_exact_duration(t); }
+std::string exact_time(SimTime t) { return units::format_exact_duration(t); }
 
 SimTime draw_between(RandomStream& rng, SimTime min, SimTime max) {
   return min + static_cast<SimTime>(rng.below(static_cast<std::uint64_t>(max - min) + 1));
 }
 
-std::string list(const std::vector<std::string>& names) {
+std::string flow_list(const std::vector<std::string>& names) {
   std::string out = "[";
   for (std::size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + names[i];
   return out + "]";
@@ -29,11 +29,11 @@ std::string draw_rule(const std::string& kind, const ExploreNemesis& n, RandomSt
   const double rate = std::exp(rng.uniform(std::log(n.rate_min_per_s), std::log(n.rate_max_per_s) + 1e-12));
   const SimTime longest = draw_between(rng, n.duration_min, n.duration_max);
   std::string rule = fmt::format("{{rate: {:.9f}/s, duration: {{distribution: uniform, min: {}, max: {}}}", rate,
-                                 exact(n.duration_min), exact(longest));
-  if (kind == "latency_spike") rule += ", extra: " + exact(draw_between(rng, n.extra_min, n.extra_max));
+                                 exact_time(n.duration_min), exact_time(longest));
+  if (kind == "latency_spike") rule += ", extra: " + exact_time(draw_between(rng, n.extra_min, n.extra_max));
   if (kind == "jitter_burst") rule += ", jitter: {distribution: pareto, scale: 100us, shape: 1.2}";
   if (kind == "crash" && n.power_loss && rng.bernoulli(0.5)) rule += ", power_loss: true";
-  if (kind != "jitter_burst" && kind != "latency_spike") rule += ", targets: " + list(n.targets);
+  if (kind != "jitter_burst" && kind != "latency_spike") rule += ", targets: " + flow_list(n.targets);
   return rule + "}";
 }
 
@@ -50,7 +50,7 @@ SwarmDraw draw_run(const ExploreSpec& spec, SimTime duration, std::uint64_t root
   bool any = false;
   for (std::size_t k = 0; k < n.kinds.size(); ++k) any = (on[k] = rng.bernoulli(0.5)) || any;
   if (!any) on[rng.below(n.kinds.size())] = true;
-  std::string nemesis = fmt::format("nemesis={{start: {}, end: {}", exact(n.start), exact(n.end.value_or(duration)));
+  std::string nemesis = fmt::format("nemesis={{start: {}, end: {}", exact_time(n.start), exact_time(n.end.value_or(duration)));
   for (std::size_t k = 0; k < n.kinds.size(); ++k) {
     if (!on[k]) continue;
     nemesis += ", " + n.kinds[k] + ": " + draw_rule(n.kinds[k], n, rng);

@@ -10,7 +10,7 @@ namespace ksim::app {
 
 namespace {
 
-std::vector<std::string> names(const Simulation& sim, const std::vector<NodeId>& nodes) {
+std::vector<std::string> fault_node_names(const Simulation& sim, const std::vector<NodeId>& nodes) {
   std::vector<std::string> out;
   for (const NodeId n : nodes) out.push_back(sim.node(n).name());
   return out;
@@ -18,7 +18,7 @@ std::vector<std::string> names(const Simulation& sim, const std::vector<NodeId>&
 
 // What `links:` names for a slowed link: its host, or the rack whose uplink to the spine it is
 // (Cluster::resolve_links); otherwise the vertex it leaves from.
-std::vector<std::string> link_names(const Simulation& sim, const std::vector<LinkId>& links) {
+std::vector<std::string> fault_link_names(const Simulation& sim, const std::vector<LinkId>& links) {
   std::vector<std::string> out;
   const Topology& topology = sim.topology();
   for (const LinkId l : links) {
@@ -34,29 +34,29 @@ std::vector<std::string> link_names(const Simulation& sim, const std::vector<Lin
 }
 
 // A distribution as its scenario mapping: {"distribution": "pareto", "scale": "100000ns", "shape": "1.2"}.
-nlohmann::ordered_json distribution_json(const Distribution& d) {
+nlohmann::ordered_json fault_jitter_json(const Distribution& d) {
   nlohmann::ordered_json j = nlohmann::ordered_json::object();
   for (const auto& entry : YAML::Load(d.as_yaml())) j[entry.first.as<std::string>()] = entry.second.as<std::string>();
   return j;
 }
 
-nlohmann::ordered_json entry(const Cluster::FiredFault& fired, const Simulation& sim) {
+nlohmann::ordered_json fault_entry(const Cluster::FiredFault& fired, const Simulation& sim) {
   const Fault& f = fired.fault;
   nlohmann::ordered_json j;
   j["kind"] = fired.kind;
   j["at"] = units::format_exact_duration(fired.at);
   if (f.duration > 0) j["duration"] = units::format_exact_duration(f.duration);
   if (f.kind == FaultKind::LinkSlowdown) {
-    j["links"] = link_names(sim, f.links);
+    j["links"] = fault_link_names(sim, f.links);
   } else if (!f.nodes.empty()) {
-    j["nodes"] = names(sim, f.nodes);
+    j["nodes"] = fault_node_names(sim, f.nodes);
   }
   switch (f.kind) {
     case FaultKind::Partition:
-      if (!f.other_nodes.empty()) j["other_nodes"] = names(sim, f.other_nodes);
+      if (!f.other_nodes.empty()) j["other_nodes"] = fault_node_names(sim, f.other_nodes);
       if (f.one_way) j["one_way"] = true;
       break;
-    case FaultKind::JitterBurst: j["jitter"] = distribution_json(f.jitter); break;
+    case FaultKind::JitterBurst: j["jitter"] = fault_jitter_json(f.jitter); break;
     case FaultKind::LatencySpike: j["extra"] = units::format_exact_duration(f.extra_latency); break;
     case FaultKind::LinkSlowdown: j["factor"] = f.bandwidth_factor; break;
     case FaultKind::NodeCrash:
@@ -76,7 +76,7 @@ nlohmann::ordered_json entry(const Cluster::FiredFault& fired, const Simulation&
 
 nlohmann::ordered_json fault_schedule(const Cluster& cluster) {
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
-  for (const auto& fired : cluster.fired_faults()) list.push_back(entry(fired, cluster.sim()));
+  for (const auto& fired : cluster.fired_faults()) list.push_back(fault_entry(fired, cluster.sim()));
   return list;
 }
 

@@ -23,16 +23,16 @@ using namespace ksim::app;
 
 namespace {
 
-const std::string kChaos = std::string(KSIM_SOURCE_DIR) + "/scenarios/chaos.yaml";
-const std::vector<std::string> kUnsafe{"producers.0.config[acks]=1", "producers.0.config[enable.idempotence]=false"};
+const std::string kShrunkChaos = std::string(KSIM_SOURCE_DIR) + "/scenarios/chaos.yaml";
+const std::vector<std::string> kShrunkUnsafe{"producers.0.config[acks]=1", "producers.0.config[enable.idempotence]=false"};
 
 // The first finding of ksim explore on the unsafe chaos variant: its seed and --set.
 std::pair<std::uint64_t, std::vector<std::string>> first_finding(const std::filesystem::path& dir) {
   ExploreArgs args;
-  args.scenario = kChaos;
+  args.scenario = kShrunkChaos;
   args.runs = 50;
   args.jobs = 2;
-  args.overrides = kUnsafe;
+  args.overrides = kShrunkUnsafe;
   args.quiet = true;
   args.worker_binary = KSIM_BINARY;
   args.out = (dir / "found.json").string();
@@ -40,7 +40,7 @@ std::pair<std::uint64_t, std::vector<std::string>> first_finding(const std::file
   REQUIRE(explore_command(args, out, err) == kExitExpectationFailed);
   std::ifstream in(args.out);
   const auto finding = nlohmann::json::parse(in)["findings"][0];
-  std::vector<std::string> sets = kUnsafe;
+  std::vector<std::string> sets = kShrunkUnsafe;
   for (const auto& s : finding["sets"]) sets.push_back(s.get<std::string>());
   return {finding["seed"].get<std::uint64_t>(), sets};
 }
@@ -52,7 +52,7 @@ TEST_CASE("ksim shrink brings a found failure down to a few faults and seconds, 
   std::filesystem::create_directories(dir);
   const auto [seed, sets] = first_finding(dir);
   ShrinkArgs args;
-  args.scenario = kChaos;
+  args.scenario = kShrunkChaos;
   args.seed = seed;
   args.overrides = sets;
   args.out = (dir / "shrunk.yaml").string();

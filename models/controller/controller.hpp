@@ -112,6 +112,7 @@ class Controller final : public Node {
 
   void on_start() override;
   void on_crash(CrashKind kind) override;
+  void on_shutdown_requested() override;
   void activate();
   void on_message(ConnectionId connection, MessagePtr message) override;
   void on_connection_closed(ConnectionId connection) override;
@@ -208,6 +209,7 @@ class Controller final : public Node {
   MetadataImage bootstrap_;  // the topics as the cluster was formatted (no records)
   MetadataImage committed_;  // bootstrap_ and every committed record replayed
   bool active_ = false;      // leads the quorum and acts (QuorumController.isActive)
+  bool stopping_ = false;    // a clean stop waits until another controller leads
   Epoch active_epoch_ = 0;
   Offset written_end_ = 0;   // the log's end after this controller's last write
   std::vector<BrokerRegistration> logged_;  // the registrations as last written

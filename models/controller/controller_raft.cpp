@@ -42,7 +42,10 @@ class Controller::QuorumHost final : public RaftHost {
   void cancel_timer(TimerId id) override { c_.cancel_timer(id); }
   void on_committed(Offset from, Offset to) override { c_.replay_committed(from, to); }
   void on_become_leader(Epoch epoch) override { c_.claim(epoch); }
-  void on_become_follower(RaftNodeId, Epoch) override { c_.renounce(); }
+  void on_become_follower(RaftNodeId leader, Epoch) override {
+    c_.renounce();
+    if (c_.stopping_ && leader != kNoRaftNode) c_.set_timer(0, [c = &c_] { c->crash(CrashKind::Shutdown); });
+  }
 
  private:
   Controller& c_;
@@ -83,9 +86,20 @@ void Controller::start_quorum_member() {
   raft_->start();
 }
 
+// A clean stop (KafkaRaftClient.shutdown, with RaftManager's 5 s): a leader
+// resigns, so that the others elect a successor at once (EndQuorumEpoch), and
+// stops once another leads, or after 5 s; any other controller stops at once.
+void Controller::on_shutdown_requested() {
+  if (!in_quorum() || !raft_ || raft_->role() != RaftRole::Leader) return crash(CrashKind::Shutdown);
+  stopping_ = true;
+  raft_->resign(raft_->epoch());
+  set_timer(seconds(5), [this] { crash(CrashKind::Shutdown); });
+}
+
 // Process state goes; the metadata log and election state stay, but a power
 // loss takes what the log had not flushed.
 void Controller::stop_quorum_member(CrashKind kind) {
+  stopping_ = false;
   raft_.reset();
   raft_connections_.clear();
   if (kind == CrashKind::Machine) raft_durable_.lose_power();

@@ -201,6 +201,7 @@ TEST_CASE("an expectation on each section of the report can fail the run", "[rep
       {"jbod-skew", {"duration=2s", "drain=1s", "expect.invariant_violations='>0'"}, "invariant_violations"},
       {"quickstart", {"duration=5s", "expect.groups.analytics.processed=0"}, "groups.analytics.processed"},
       {"txn-zombie", {"duration=5s", "expect.transactions.committed=0"}, "transactions.committed"},
+      {"kraft-quorum-failover", {"expect.max_controller_failover=1ms"}, "max_controller_failover"},
   };
   for (const Case& c : cases) {
     INFO(c.scenario << ": " << c.expectation);

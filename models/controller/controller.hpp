@@ -21,6 +21,7 @@
 #include <variant>
 #include <vector>
 
+#include "models/controller/controller_role.hpp"
 #include "models/controller/metadata_records.hpp"
 #include "models/events/model_event_bus.hpp"
 #include "models/protocol/cluster_directory.hpp"
@@ -208,8 +209,7 @@ class Controller final : public Node {
   RaftConnections raft_connections_;
   MetadataImage bootstrap_;  // the topics as the cluster was formatted (no records)
   MetadataImage committed_;  // bootstrap_ and every committed record replayed
-  bool active_ = false;      // leads the quorum and acts (QuorumController.isActive)
-  bool stopping_ = false;    // a clean stop waits until another controller leads
+  ControllerRole role_ = ControllerRole::Standby;
   Epoch active_epoch_ = 0;
   Offset written_end_ = 0;   // the log's end after this controller's last write
   std::vector<BrokerRegistration> logged_;  // the registrations as last written

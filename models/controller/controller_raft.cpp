@@ -18,6 +18,7 @@
 
 #include "models/controller/controller.hpp"
 #include "sim/core/simulation.hpp"
+#include "sim/core/state_machine.hpp"
 
 namespace ksim::models {
 
@@ -44,7 +45,9 @@ class Controller::QuorumHost final : public RaftHost {
   void on_become_leader(Epoch epoch) override { c_.claim(epoch); }
   void on_become_follower(RaftNodeId leader, Epoch) override {
     c_.renounce();
-    if (c_.stopping_ && leader != kNoRaftNode) c_.set_timer(0, [c = &c_] { c->crash(CrashKind::Shutdown); });
+    if (c_.role_ == ControllerRole::Stopping && leader != kNoRaftNode) {
+      c_.set_timer(0, [c = &c_] { c->crash(CrashKind::Shutdown); });
+    }
   }
 
  private:
@@ -71,7 +74,7 @@ Controller::~Controller() = default;
 bool Controller::is_active() const {
   if (state() != NodeState::Running) return false;
   if (!in_quorum()) return !loading_;
-  return active_ && raft_ && raft_->role() == RaftRole::Leader && raft_->epoch() == active_epoch_;
+  return role_ == ControllerRole::Active && raft_ && raft_->role() == RaftRole::Leader && raft_->epoch() == active_epoch_;
 }
 
 // A (re)started controller is a standby: it replays the committed log from
@@ -79,19 +82,21 @@ bool Controller::is_active() const {
 void Controller::start_quorum_member() {
   committed_ = bootstrap_;
   restore_committed_state();
-  active_ = false;
+  role_ = ControllerRole::Standby;
   std::vector<RaftNodeId> voters;
   for (std::size_t i = 0; i < directory_->controller_nodes.size(); ++i) voters.push_back(static_cast<RaftNodeId>(i));
   raft_ = std::make_unique<RaftReplica>(*raft_host_, quorum_id_, std::move(voters), raft_config_, raft_durable_);
   raft_->start();
 }
 
-// A clean stop (KafkaRaftClient.shutdown, with RaftManager's 5 s): a leader
-// resigns, so that the others elect a successor at once (EndQuorumEpoch), and
-// stops once another leads, or after 5 s; any other controller stops at once.
+// A clean stop (KafkaRaftClient.shutdown, with RaftManager's 5 s): the Raft
+// leader stops acting, resigns, so that the others elect a successor at once
+// (EndQuorumEpoch), and stops once another leads, or after 5 s; any other
+// controller stops at once.
 void Controller::on_shutdown_requested() {
   if (!in_quorum() || !raft_ || raft_->role() != RaftRole::Leader) return crash(CrashKind::Shutdown);
-  stopping_ = true;
+  renounce();
+  transition(role_, ControllerRole::Stopping, "controller", name());
   raft_->resign(raft_->epoch());
   set_timer(seconds(5), [this] { crash(CrashKind::Shutdown); });
 }
@@ -99,11 +104,10 @@ void Controller::on_shutdown_requested() {
 // Process state goes; the metadata log and election state stay, but a power
 // loss takes what the log had not flushed.
 void Controller::stop_quorum_member(CrashKind kind) {
-  stopping_ = false;
   raft_.reset();
   raft_connections_.clear();
   if (kind == CrashKind::Machine) raft_durable_.lose_power();
-  active_ = false;
+  role_ = ControllerRole::Standby;  // the process is gone: its next start is a standby's
   responding_.clear();
   awaiting_commit_.clear();
   election_queue_.clear();
@@ -120,8 +124,9 @@ void Controller::handle_raft_message(ConnectionId connection, const Message& mes
 // QuorumController renounces when it finds its Raft client no longer leading
 // its epoch (a write fails); true while it is the active controller.
 bool Controller::still_leading() {
-  if (active_ && !(raft_ && raft_->role() == RaftRole::Leader && raft_->epoch() == active_epoch_)) renounce();
-  return active_;
+  const bool active = role_ == ControllerRole::Active;
+  if (active && !(raft_ && raft_->role() == RaftRole::Leader && raft_->epoch() == active_epoch_)) renounce();
+  return role_ == ControllerRole::Active;
 }
 
 // The active controller as this one knows it (the Raft leader), -1 when it knows none.
@@ -161,7 +166,7 @@ void Controller::respond_when_committed(ConnectionId connection, PendingResponse
 void Controller::after_event() {
   if (responding_.empty()) return;
   for (auto& [connection, response] : responding_) {
-    if (!active_) {
+    if (role_ != ControllerRole::Active) {
       send_not_controller(connection, std::move(response));
     } else if (committed_.end_offset >= written_end_) {
       std::visit([&, c = connection](auto& r) { send(c, std::move(r)); }, response);
@@ -175,7 +180,7 @@ void Controller::after_event() {
 // The changes since the last write, as one batch of records: the brokers
 // whose registration changed, then `states`.
 void Controller::write(const std::vector<PartitionState>& states) {
-  if (!active_) return;
+  if (role_ != ControllerRole::Active) return;
   std::vector<RaftRecordPtr> records;
   for (std::size_t b = 0; b < brokers_.size(); ++b) {
     const BrokerRegistration& registration = brokers_[b];
@@ -218,7 +223,7 @@ void Controller::replay_committed(Offset from, Offset to) {
     }
     if (!entry.batch_end && offset + 1 < to) continue;
     committed_.end_offset = offset + 1;
-    if (active_ && metadata) push_committed(changed, unfenced);
+    if (role_ == ControllerRole::Active && metadata) push_committed(changed, unfenced);
     changed.clear();
     unfenced.clear();
     metadata = false;
@@ -243,7 +248,8 @@ void Controller::push_committed(const std::vector<PartitionState>& states, const
 // registers them all with a new BrokerHeartbeatManager, as if just heard
 // from): none is fenced before broker.session.timeout.ms without heartbeats.
 void Controller::claim(Epoch epoch) {
-  active_ = true;
+  if (role_ == ControllerRole::Stopping) return;  // it exits soon: another stands (Kafka's stays resigned)
+  transition(role_, ControllerRole::Active, "controller", name());
   active_epoch_ = epoch;
   restore_committed_state();
   leaderless_since_.clear();
@@ -271,8 +277,8 @@ void Controller::queue_elections_for_leaderless() {
 // not committed (revertToSnapshot of the last committed offset), and answers
 // what waited for its writes NOT_CONTROLLER.
 void Controller::renounce() {
-  if (!active_) return;
-  active_ = false;
+  if (role_ != ControllerRole::Active) return;
+  transition(role_, ControllerRole::Standby, "controller", name());
   ++stats_.renouncements;
   const Offset uncommitted = std::max<Offset>(0, written_end_ - committed_.end_offset);
   stats_.reverted_records += static_cast<std::uint64_t>(uncommitted);

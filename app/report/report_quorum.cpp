@@ -52,7 +52,7 @@ QuorumFigures quorum_figures(const Cluster& cluster) {
 void add_quorum_json(const QuorumFigures& q, nlohmann::ordered_json& j) { add_json(kQuorumSection, q, j); }
 
 void print_quorum(const QuorumFigures& q, std::ostream& out) {
-  fmt::print(out, "controller quorum\n");
+  fmt::print(out, "  controller quorum{}\n", q.controllers == 1 ? " (one controller: no Raft)" : ", Raft");
   print_figures(kQuorumSection, q, out);
 }
 

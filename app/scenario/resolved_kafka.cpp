@@ -244,6 +244,7 @@ void add_kafka_json(const Scenario& s, json& out) {
   out["controllers"] = {{"count", k.controller_count},
                         {"names", std::move(controller_names)},
                         {"racks", std::move(controller_racks)},
+                        {"fsync_latency_ns", k.quorum.fsync_latency},
                         {"config", kafka_config_json(k.quorum_config)}};
   json topics = json::array();
   for (std::size_t i = 0; i < k.topics.size(); ++i) {

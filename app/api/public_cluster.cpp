@@ -59,8 +59,9 @@ TransactionsVerdict transactions_of(const app::TransactionFigures& t) {
 }
 
 InvariantViolation violation_of(const models::InvariantViolation& v) {
-  return {std::string(v.invariant), ns(v.at), v.seed,
-          std::to_string(v.partition.topic) + "-" + std::to_string(v.partition.partition), v.broker, v.detail};
+  const std::string partition =
+      v.partition.topic < 0 ? "" : std::to_string(v.partition.topic) + "-" + std::to_string(v.partition.partition);
+  return {std::string(v.invariant), ns(v.at), v.seed, partition, v.broker, v.detail};
 }
 
 }  // namespace

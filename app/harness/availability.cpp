@@ -20,12 +20,12 @@ models::Acks stronger(models::Acks a, models::Acks b) {
 void Cluster::track_availability() {
   const KafkaSpec& kafka = *scenario_.kafka;
   const std::int32_t topic_count =
-      controller_->partitions().empty() ? 0 : controller_->partitions().rbegin()->first.topic + 1;
+      quorum_->partitions().empty() ? 0 : quorum_->partitions().rbegin()->first.topic + 1;
   std::vector<models::AvailabilityTracker::Topic> topics(static_cast<std::size_t>(topic_count));
   const auto internal = internal_topics();
   for (std::int32_t t = 0; t < topic_count; ++t) {
     auto& topic = topics[static_cast<std::size_t>(t)];
-    topic.partitions = controller_->partition_count(t);
+    topic.partitions = quorum_->partition_count(t);
     topic.tracked = !internal.contains(t);
     if (static_cast<std::size_t>(t) < kafka.topics.size()) {
       topic.min_insync_replicas = kafka.topics[static_cast<std::size_t>(t)].min_insync_replicas;
@@ -79,7 +79,7 @@ models::AvailabilityFigures Cluster::availability() const {
 void Cluster::track_fault_paths() {
   std::vector<std::string> roles(sim_->node_count());
   for (const auto* b : brokers_) roles[b->id()] = "broker";
-  if (controller_) roles[controller_->id()] = "controller";
+  for (const auto* c : controllers_) roles[c->id()] = "controller";
   for (const auto* p : producers_) roles[p->id()] = "producer";
   for (const auto* c : consumers_) roles[c->id()] = "consumer";
   fault_paths_ = std::make_unique<FaultPaths>(std::move(roles));

@@ -26,14 +26,15 @@ Cluster::Cluster(const Scenario& scenario, const RunOptions& options)
     FiredFault fired{std::string(kind), sim_->now(), {}, fault};
     for (const NodeId n : fault.nodes) fired.nodes.push_back(sim_->node(n).name());
     fired_faults_.push_back(std::move(fired));
-    if (fault_paths_) fault_paths_->on_fault(kind, fault, faults_->active() - 1, controller_, brokers_);
+    if (fault_paths_) fault_paths_->on_fault(kind, fault, faults_->active() - 1, quorum_.get(), brokers_);
   });
   if (scenario.kafka) {
     spawn_kafka();
-    invariants_ = std::make_unique<models::ClusterInvariants>(brokers_, *controller_, scenario.seed, options.invariants);
+    invariants_ = std::make_unique<models::ClusterInvariants>(brokers_, *quorum_, scenario.seed, options.invariants);
     events_->subscribe([this](SimTime, const Node& from, const models::ModelEvent& e) { invariants_->on_event(from, e); });
     sim_->observe_nodes([this](const Node& node, NodeChange change) { invariants_->on_node(node, change); });
     sim_->add_after_event_hook([this] { invariants_->after_event(sim_->now()); });
+    sim_->add_after_event_hook([this] { quorum_->after_event(sim_->now()); });
     track_availability();
   }
   if (transaction_topic_ >= 0) open_transactions_ = std::make_unique<models::OpenTransactionTracker>(internal_topics());
@@ -49,7 +50,7 @@ Cluster::Cluster(const Scenario& scenario, const RunOptions& options)
   for (const NodePlacement& p : placements_) placement_nodes_.push_back(sim_->find_node(p.name)->id());
   assert(placement_nodes_.size() == sim_->node_count() && "every node is placed");
   if (scenario.kafka) track_fault_paths();
-  if (controller_) controller_->start();  // brokers register with it as they start
+  for (models::Controller* c : controllers_) c->start();  // brokers register with it as they start
   std::vector<NodeId> waiting;  // for the cluster to be ready
   for (std::size_t i = 0; i < placements_.size(); ++i) {  // in placement order
     const NodeId n = placement_nodes_[i];
@@ -233,9 +234,13 @@ void Cluster::spawn_kafka() {
     directory->broker_nodes.push_back(brokers_.back()->id());
     placement.push_back({p.index, scenario_.network.racks.size() > 1 ? p.rack : ""});
   }
-  controller_ = &sim_->spawn<models::Controller>("controller", *sim_->topology().find("controller"), kafka.controller,
-                                                 directory, *events_);
-  directory->controller_node = controller_->id();
+  for (const auto& p : placements_) {
+    if (p.group != "controller" && p.group != "controllers") continue;
+    controllers_.push_back(&sim_->spawn<models::Controller>(p.name, *sim_->topology().find(p.name), kafka.controller,
+                                                            directory, *events_, p.index, kafka.quorum));
+    directory->controller_nodes.push_back(controllers_.back()->id());
+  }
+  quorum_ = std::make_unique<models::ControllerQuorum>(controllers_);
   RandomStream assignment_rng = sim_->stream("replica-assignment");
   std::vector<std::vector<std::vector<models::BrokerId>>> replicas;
   for (std::size_t t = 0; t < directory->topics.size(); ++t) {
@@ -249,7 +254,7 @@ void Cluster::spawn_kafka() {
       }
     }
   }
-  controller_->create_partitions(replicas);
+  for (models::Controller* c : controllers_) c->create_partitions(replicas);
   if (offsets_topic_ >= 0) offsets_replicas_ = replicas[static_cast<std::size_t>(offsets_topic_)];
   if (transaction_topic_ >= 0) transaction_replicas_ = replicas[static_cast<std::size_t>(transaction_topic_)];
   std::uint32_t index = 0;
@@ -374,6 +379,10 @@ std::vector<NodeId> Cluster::resolve_nodes(const std::vector<std::string>& names
       }
       continue;
     }
+    if (name == "controller" && quorum_ && quorum_->is_quorum()) {
+      ids.insert(active_controller_node());
+      continue;
+    }
     for (std::size_t i = 0; i < placements_.size(); ++i) {
       const auto& p = placements_[i];
       if (name == "all" || name == p.group || name == p.name || name == "rack:" + p.rack) ids.insert(placement_nodes_[i]);
@@ -407,6 +416,16 @@ void Cluster::schedule_faults() {
     Fault fault = spec.fault;
     fault.nodes = resolve_nodes(spec.nodes);
     fault.other_nodes = resolve_nodes(spec.other_nodes);
+    // `controller` with a quorum: the active controller when the fault starts.
+    const auto names_active = [](const std::vector<std::string>& names) {
+      return std::find(names.begin(), names.end(), "controller") != names.end();
+    };
+    if (quorum_ && quorum_->is_quorum() && (names_active(spec.nodes) || names_active(spec.other_nodes))) {
+      fault.resolve_at_start = [this, nodes = spec.nodes, others = spec.other_nodes](Fault& f) {
+        f.nodes = resolve_nodes(nodes);
+        f.other_nodes = resolve_nodes(others);
+      };
+    }
     fault.links = resolve_links(spec.links);
     faults_->schedule(std::move(fault));
   }
@@ -484,6 +503,13 @@ std::optional<std::string> Cluster::run_until_quiet(SimTime timeout) {
     reason = unconverged_reason();
   }
   return reason;
+}
+
+// The active controller's node, else the last active one's, else the first controller's.
+NodeId Cluster::active_controller_node() const {
+  const models::Controller* c = quorum_->active();
+  if (!c) c = quorum_->last_active();
+  return c ? c->id() : controllers_.front()->id();
 }
 
 std::set<std::int32_t> Cluster::internal_topics() const {

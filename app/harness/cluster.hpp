@@ -21,7 +21,7 @@
 #include "app/scenario/scenario.hpp"
 #include "models/broker/broker.hpp"
 #include "models/client/consumer/consumer.hpp"
-#include "models/controller/controller.hpp"
+#include "models/controller/controller_quorum.hpp"
 #include "models/check/delivery_checker.hpp"
 #include "models/client/producer/producer.hpp"
 #include "models/workloads/rpc_client.hpp"
@@ -79,7 +79,8 @@ class Cluster {
   const std::vector<models::RpcServer*>& servers() const { return servers_; }
   const std::vector<models::RpcClient*>& clients() const { return clients_; }
   const std::vector<models::Broker*>& brokers() const { return brokers_; }
-  const models::Controller* controller() const { return controller_; }
+  // The controller, or the controller quorum (controllers.count): its committed metadata and figures.
+  const models::ControllerQuorum* controller() const { return quorum_.get(); }
   const std::vector<models::Producer*>& producers() const { return producers_; }
   const std::vector<models::Producer*>& transform_producers() const { return transform_producers_; }
   const models::DeliveryHistory& history() const { return history_; }
@@ -141,7 +142,7 @@ class Cluster {
   // The committed log of every partition: its leader's log up to the high
   // watermark; partitions without a live leader are offline.
   models::FinalLogs final_logs() const {
-    return controller_ ? models::committed_logs(view()) : models::FinalLogs{};
+    return quorum_ ? models::committed_logs(view()) : models::FinalLogs{};
   }
 
  private:
@@ -160,7 +161,8 @@ class Cluster {
   void plan_nemesis();
   void track_availability();  // app/harness/availability.cpp
   void track_fault_paths();
-  models::ClusterView view() const { return {*controller_, brokers_, internal_topics()}; }
+  models::ClusterView view() const { return {*quorum_, brokers_, internal_topics()}; }
+  NodeId active_controller_node() const;
   std::set<std::int32_t> internal_topics() const;
   std::vector<NodeId> resolve_nodes(const std::vector<std::string>& names) const;
   std::vector<LinkId> resolve_links(const std::vector<std::string>& names) const;
@@ -174,7 +176,8 @@ class Cluster {
   std::vector<models::RpcServer*> servers_;
   std::vector<models::RpcClient*> clients_;
   std::vector<models::Broker*> brokers_;
-  models::Controller* controller_ = nullptr;
+  std::vector<models::Controller*> controllers_;  // by their id in the quorum
+  std::unique_ptr<models::ControllerQuorum> quorum_;
   std::vector<models::Producer*> producers_;
   std::vector<models::Producer*> transform_producers_;  // consume-transform-produce applications' producers
   models::DeliveryHistory history_;

@@ -48,7 +48,7 @@ void FaultPaths::on_event(const Node& from, const models::ModelEvent& event) {
 }
 
 void FaultPaths::on_fault(std::string_view kind, const Fault& fault, std::size_t active,
-                          const models::Controller* controller, const std::vector<models::Broker*>& brokers) {
+                          const models::ControllerQuorum* controller, const std::vector<models::Broker*>& brokers) {
   std::set<std::string> paths;
   for (const NodeId n : fault.nodes) {
     const std::string& role = n < roles_.size() ? roles_[n] : std::string();

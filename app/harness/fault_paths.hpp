@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "models/broker/broker.hpp"
-#include "models/controller/controller.hpp"
+#include "models/controller/controller_quorum.hpp"
 #include "models/events/model_event.hpp"
 #include "sim/faults/fault.hpp"
 
@@ -32,7 +32,7 @@ class FaultPaths {
 
   void on_event(const Node& from, const models::ModelEvent& event);
   // A fault of `kind` started on `nodes` (ids); `active` faults were already in force.
-  void on_fault(std::string_view kind, const Fault& fault, std::size_t active, const models::Controller* controller,
+  void on_fault(std::string_view kind, const Fault& fault, std::size_t active, const models::ControllerQuorum* controller,
                 const std::vector<models::Broker*>& brokers);
 
   const FaultPathCounts& counts() const { return counts_; }

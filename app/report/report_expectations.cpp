@@ -68,6 +68,7 @@ const std::vector<BoundSection>& bound_sections() {
            [](const RunReport& r, const std::string&) {
              return r.kafka && r.kafka->transactions ? &*r.kafka->transactions : nullptr;
            }),
+      bind(quorum_section(), [](const RunReport& r, const std::string&) { return r.kafka ? &r.kafka->quorum : nullptr; }),
       bind(network_section(), [](const RunReport& r, const std::string&) { return &r.network; }),
   };
   return sections;

@@ -177,7 +177,7 @@ nlohmann::ordered_json invariants_json(const std::vector<models::InvariantViolat
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (const auto& v : violations) {
     list.push_back({{"name", v.invariant}, {"at_ns", v.at}, {"seed", v.seed},
-                    {"partition", fmt::format("{}-{}", v.partition.topic, v.partition.partition)},
+                    {"partition", v.partition.topic < 0 ? "" : fmt::format("{}-{}", v.partition.topic, v.partition.partition)},
                     {"broker", v.broker}, {"detail", v.detail}});
   }
   return list;
@@ -185,6 +185,10 @@ nlohmann::ordered_json invariants_json(const std::vector<models::InvariantViolat
 
 void print_invariants(const std::vector<models::InvariantViolation>& violations, std::ostream& out) {
   for (const auto& v : violations) {
+    if (v.partition.topic < 0) {
+      fmt::print(out, "  invariant {} broken at {:.6f}s (seed {}): {}\n", v.invariant, to_seconds(v.at), v.seed, v.detail);
+      continue;
+    }
     fmt::print(out, "  invariant {} broken at {:.6f}s (seed {}): partition {}-{}, broker {}: {}\n", v.invariant,
                to_seconds(v.at), v.seed, v.partition.topic, v.partition.partition, v.broker, v.detail);
   }
@@ -273,6 +277,7 @@ KafkaFigures kafka_figures(const Cluster& cluster) {
     for (const auto& d : b->log_dir_stats()) k.log_dirs.push_back({b->broker_id(), d});
   }
   k.controller = cluster.controller()->stats();
+  k.quorum = quorum_figures(cluster);
   k.invariants = cluster.invariant_violations();
   k.invariant_violations = k.invariants.size();
   k.replica_divergences_at_end = cluster.replica_divergences_at_end();
@@ -306,6 +311,7 @@ void add_kafka_json(const KafkaFigures& k, nlohmann::ordered_json& j) {
   j["log_dirs"] = log_dirs_json(k.log_dirs);
   add_json(kClusterSection, k, j);
   j["controller"]["first_elections"] = elections_json(k.controller);
+  add_quorum_json(k.quorum, j);
   add_json(partition_costs_section(), k.partition_costs, j);
   j["invariants"] = invariants_json(k.invariants);
   j["groups"] = groups_json(k.groups);
@@ -324,6 +330,7 @@ void print_kafka(const KafkaFigures& k, std::ostream& out) {
   fmt::print(out, "\ncluster\n");
   print_figures(kClusterSection, k, out);
   print_elections(k.controller, out);
+  print_quorum(k.quorum, out);
   print_partition_costs(k.partition_costs, out);
   print_invariants(k.invariants, out);
   print_log_dirs(k.log_dirs, out);

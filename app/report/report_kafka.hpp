@@ -13,6 +13,7 @@
 #include "app/report/report_availability.hpp"
 #include "app/report/report_groups.hpp"
 #include "app/report/report_partition_costs.hpp"
+#include "app/report/report_quorum.hpp"
 #include "app/report/report_resources.hpp"
 #include "app/report/report_startup.hpp"
 #include "app/report/report_transactions.hpp"
@@ -36,6 +37,7 @@ struct KafkaFigures {
   std::vector<LogDirFigures> log_dirs;
   std::vector<models::TopicPartition> offline_partitions;
   models::ControllerStats controller;
+  QuorumFigures quorum;  // the controller, or the controller quorum: when it had an active controller
   std::uint64_t invariant_violations = 0;
   std::uint64_t replica_divergences = 0;  // of them, replicas_agree_on_committed_prefix
   std::uint64_t replica_divergences_at_end = 0;  // those nothing repaired by the end of the run

@@ -59,7 +59,7 @@ PartitionCosts partition_costs(const Cluster& cluster) {
     c.producer_state_entries = f.producer_state_entries;
     c.broker_heap_bytes = f.heap_bytes;
   }
-  if (const models::Controller* controller = cluster.controller()) {
+  if (const models::ControllerQuorum* controller = cluster.controller()) {
     c.controller_heap_bytes = BrokerFootprint::kControllerHeapBaseBytes +
                               controller->partitions().size() * BrokerFootprint::kControllerHeapPerPartitionBytes;
   }

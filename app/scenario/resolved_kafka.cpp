@@ -230,13 +230,22 @@ void add_kafka_json(const Scenario& s, json& out) {
   brokers["truncate_to_high_watermark"] = !k.broker.mechanisms.has(models::Mechanism::LeaderEpochTruncation);
   brokers["consumer_fetch_completes_on_append"] = k.broker.consumer_fetch_completes_on_append;
   out["brokers"] = std::move(brokers);
+  json controller_names = json::array();
+  json controller_racks = json::array();
   for (const NodePlacement& p : node_placements(s)) {
-    if (p.group == "controller") {
-      out["controller"] = {{"name", p.name},
-                           {"rack", p.rack},
-                           {"features", {{"eligible.leader.replicas.version", k.controller.eligible_leader_replicas ? 1 : 0}}}};
-    }
+    if (p.group != "controller" && p.group != "controllers") continue;
+    controller_names.push_back(p.name);
+    controller_racks.push_back(p.rack);
   }
+  out["controller"] = {{"name", controller_names.front()},
+                       {"rack", controller_racks.front()},
+                       {"features", {{"eligible.leader.replicas.version", k.controller.eligible_leader_replicas ? 1 : 0}}}};
+  // The quorum: its controllers (controller id i is names[i]) and controller.quorum.* configs.
+  out["controllers"] = {{"count", k.controller_count},
+                        {"names", std::move(controller_names)},
+                        {"racks", std::move(controller_racks)},
+                        {"fsync_latency_ns", k.quorum.fsync_latency},
+                        {"config", kafka_config_json(k.quorum_config)}};
   json topics = json::array();
   for (std::size_t i = 0; i < k.topics.size(); ++i) {
     const auto& t = k.topics[i];

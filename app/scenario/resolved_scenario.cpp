@@ -45,7 +45,7 @@ json fault_json(const Scenario& scenario, const FaultSpec& spec) {
   out["until_ns"] = f.duration == 0 ? json(nullptr) : json(f.at + f.duration);
   out["targets"] = spec.nodes;
   out["nodes"] = resolve_node_names(scenario, spec.nodes);
-  out["dynamic_targets"] = dynamic_targets(spec.nodes);
+  out["dynamic_targets"] = dynamic_targets(scenario, spec.nodes);
   out["other_targets"] = spec.other_nodes;
   out["other_nodes"] = resolve_node_names(scenario, spec.other_nodes);
   out["links"] = spec.links;
@@ -117,14 +117,15 @@ json distribution_json(const Distribution& d) {
   return out;
 }
 
-bool is_dynamic_target(const std::string& name) {
+bool is_dynamic_target(const Scenario& scenario, const std::string& name) {
+  if (name == "controller") return scenario.kafka && scenario.kafka->controller_count > 1;
   return name.starts_with("coordinator:") || name.starts_with("txn-coordinator:");
 }
 
-std::vector<std::string> dynamic_targets(const std::vector<std::string>& names) {
+std::vector<std::string> dynamic_targets(const Scenario& scenario, const std::vector<std::string>& names) {
   std::vector<std::string> dynamic;
   for (const auto& name : names) {
-    if (is_dynamic_target(name)) dynamic.push_back(name);
+    if (is_dynamic_target(scenario, name)) dynamic.push_back(name);
   }
   return dynamic;
 }

@@ -202,6 +202,12 @@ NemesisSpec read_nemesis(MapReader in, const KnownNames& known, const Scenario& 
       if (rule.links.empty()) throw rule_in.error("links", "a link_slowdown needs links (host or rack names)");
     } else {
       rule.targets = read_names(rule_in, "targets", rule.targets, &known.targets);
+      const bool quorum = s.kafka && s.kafka->controller_count > 1;
+      if (quorum && std::find(rule.targets.begin(), rule.targets.end(), "controller") != rule.targets.end()) {
+        throw rule_in.error("targets", "names 'controller', the active controller of the quorum, which is known only "
+                                       "when a fault starts; a nemesis draws its targets before the run: name "
+                                       "'controllers' (any of them) or 'controller-0' ...");
+      }
       rule.count = rule_in.get<int>("count", 1, {1, 100000});
     }
     nemesis.rules.push_back(std::move(rule));
@@ -320,7 +326,17 @@ std::vector<NodePlacement> node_placements(const Scenario& scenario) {
   };
   if (scenario.kafka) {
     add_group(scenario.kafka->brokers, "brokers", "broker-");
-    nodes.push_back({"controller", "controller", scenario.kafka->controller_rack.value_or(racks.front()), 0});
+    // One controller is `controller`; a quorum's are controller-0 ... (group `controllers`),
+    // round-robin over the racks unless controller.rack puts them all in one.
+    const KafkaSpec& k = *scenario.kafka;
+    if (k.controller_count == 1) {
+      nodes.push_back({"controller", "controller", k.controller_rack.value_or(racks.front()), 0});
+    } else {
+      for (int i = 0; i < k.controller_count; ++i) {
+        const std::string rack = k.controller_rack.value_or(racks[static_cast<std::size_t>(i) % racks.size()]);
+        nodes.push_back({"controller-" + std::to_string(i), "controllers", rack, i});
+      }
+    }
     for (const auto& p : scenario.kafka->producers) add_group(p.nodes, p.name, p.name + "-");
     for (const auto& c : scenario.kafka->consumers) add_group(c.nodes, c.name, c.name + "-");
     for (const auto& c : scenario.kafka->consumers) {
@@ -353,6 +369,7 @@ std::vector<std::string> target_names(const Scenario& scenario) {
   }
   for (const auto& rack : scenario.network.racks) names.push_back("rack:" + rack);
   for (const auto& node : node_placements(scenario)) names.push_back(node.name);
+  if (scenario.kafka && scenario.kafka->controller_count > 1) names.push_back("controller");  // the active one
   if (scenario.kafka) {
     for (const auto& c : scenario.kafka->consumers) {
       const std::string name = "coordinator:" + c.config.group_id;  // the broker coordinating that group

@@ -13,6 +13,7 @@
 #include "models/client/consumer/consumer.hpp"
 #include "models/protocol/kafka_config.hpp"
 #include "models/client/producer/producer.hpp"
+#include "models/raft/raft_config.hpp"
 #include "models/workloads/rpc_client.hpp"
 #include "models/workloads/rpc_server.hpp"
 #include "app/scenario/config_reader.hpp"
@@ -51,7 +52,7 @@ struct RpcSpec {
   models::RpcClientOptions client;
 };
 
-// A Kafka cluster: brokers, one controller, topics and producers.
+// A Kafka cluster: brokers, the controller (or a quorum of them), topics and producers.
 struct KafkaSpec {
   ReleaseSpec release;  // kafka_version and kips: the brokers' and controller's, and the clients' default
   NodeGroupSpec brokers{3, {}};
@@ -71,6 +72,11 @@ struct KafkaSpec {
   config::ResolvedValues broker_config;
   std::vector<config::ResolvedValues> topic_configs;  // by topic
   models::ControllerConfig controller;
+  // controllers: the KRaft controller quorum. One controller (the default)
+  // runs without Raft, as ksim did before the quorum; more are Raft voters.
+  int controller_count = 1;
+  models::RaftConfig quorum;               // controllers.config: controller.quorum.*
+  config::ResolvedValues quorum_config;    // as read (see broker_config)
   std::vector<models::TopicSpec> topics;
   struct ProducerGroup {
     std::string name = "producer";

@@ -178,28 +178,6 @@ KafkaSpec::TopicDefaults read_topic_defaults(MapReader broker_config, const mode
   return d;
 }
 
-// The controller's configs: broker.session.timeout.ms, which a KRaft cluster
-// sets in the server properties it shares with the brokers (brokers.config),
-// and ksim's per-partition costs (the profile's, then the controller section's).
-models::ControllerConfig read_controller_config(MapReader controller, MapReader broker_config,
-                                                const std::optional<HardwareProfile>& profile, const models::Mechanisms& m) {
-  models::ControllerConfig c;
-  c.broker_session_timeout = broker_config.get<Duration>("broker.session.timeout.ms", c.broker_session_timeout, {1, kNever});
-  if (profile) {
-    c.election_time_per_partition = profile->leader_election;
-    c.metadata_load_time_per_partition = profile->controller_load;
-  }
-  c.election_time_per_partition = controller.get<Duration>("election_time_per_partition", c.election_time_per_partition);
-  c.metadata_load_time_per_partition =
-      controller.get<Duration>("metadata_load_time_per_partition", c.metadata_load_time_per_partition);
-  // Cluster features (kafka-storage format --feature, kafka-features upgrade), by their Kafka names;
-  // a new cluster of 4.1 or later has eligible.leader.replicas.version=1 (KIP-966).
-  MapReader features = controller.map("features");
-  const std::uint64_t elr = m.has(Mechanism::EligibleLeaderReplicas) ? 1 : 0;
-  c.eligible_leader_replicas = features.get<std::uint64_t>("eligible.leader.replicas.version", elr, {0, 1}) == 1;
-  return c;
-}
-
 models::TopicSpec read_topic(MapReader in, const KafkaSpec::TopicDefaults& defaults, int broker_count) {
   models::TopicSpec t;
   t.name = in.required<std::string>("name");
@@ -343,7 +321,7 @@ std::optional<SimTime> read_client_start(MapReader& in) {
 std::optional<KafkaSpec> read_kafka(MapReader& root, const std::vector<std::string>& racks,
                                     const std::optional<HardwareProfile>& profile) {
   if (!root.has("brokers")) {
-    for (const char* key : {"brokers", "controller", "topics", "producers", "consumers", "kafka_version", "kips"}) {
+    for (const char* key : {"brokers", "controller", "controllers", "topics", "producers", "consumers", "kafka_version", "kips"}) {
       if (root.has(key)) throw root.error(key, "needs a 'brokers' section");
       root.ignore(key);
     }
@@ -359,6 +337,7 @@ std::optional<KafkaSpec> read_kafka(MapReader& root, const std::vector<std::stri
   MapReader controller = root.map("controller");
   kafka.controller_rack = controller.optional<std::string>("rack");
   kafka.controller = read_controller_config(controller, brokers.map("config"), profile, cluster);
+  read_controllers(root, kafka);
   kafka.broker_config = brokers.map("config").resolved();
   // Kafka accepts any pair (KafkaConfig checks neither against the other), but a broker whose
   // heartbeats come less often than the controller's session timeout is fenced between two of them.

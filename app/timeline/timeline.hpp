@@ -24,7 +24,7 @@ struct Row {
 };
 
 // A span's or mark's kind names its look (a CSS class, a Perfetto category):
-// "down", "paused", "fenced", "fault", "leader", "offline", "isr", "loading",
+// "down", "paused", "fenced", "fault", "leader", "offline", "isr", "loading", "active",
 // "joining", "generation", "rebalance", "txn-commit", "txn-abort", "txn-open";
 // marks: "election", "unclean", "truncation", "lost", "duplicated", "reordered",
 // "invariant", "unprocessed", "event", ...

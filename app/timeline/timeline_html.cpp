@@ -161,7 +161,8 @@ void write_legend(std::ostream& out) {
   static constexpr std::pair<std::string_view, std::string_view> kSpans[] = {
       {"fault", "fault"},         {"down", "down"},          {"paused", "paused"},     {"fenced", "fenced"},
       {"offline", "no leader"},   {"isr", "ISR short"},      {"joining", "joining"},   {"generation", "generation"},
-      {"rebalance", "rebalance"}, {"txn-commit", "committed"}, {"txn-abort", "aborted"}, {"loading", "loading"}};
+      {"rebalance", "rebalance"}, {"txn-commit", "committed"}, {"txn-abort", "aborted"}, {"loading", "loading"},
+      {"active", "active controller"}};
   static constexpr std::pair<std::string_view, std::string_view> kMarks[] = {
       {"election", "election"}, {"unclean", "unclean election"}, {"lost", "lost"},       {"duplicated", "duplicated"},
       {"reordered", "reordered"}, {"invariant", "invariant"},    {"truncation", "truncation"}, {"fail", "failure"},

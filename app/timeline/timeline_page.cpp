@@ -19,7 +19,7 @@ text.sec{font-size:11px;font-weight:600;fill:#555;text-transform:uppercase;lette
 .secline{stroke:#d5d5d5}
 .band{fill:#e15759;opacity:.11;pointer-events:none}
 .k-fault{--c:#e15759}.k-down{--c:#3b3b3b}.k-paused{--c:#f28e2b}.k-fenced{--c:#b07aa1}.k-offline{--c:#d62728}
-.k-isr{--c:#edc948}.k-loading{--c:#bab0ac}.k-joining{--c:#c9c9c9}.k-generation{--c:#a0cbe8}.k-rebalance{--c:#f28e2b}
+.k-isr{--c:#edc948}.k-loading{--c:#bab0ac}.k-active{--c:#8cd17d}.k-joining{--c:#c9c9c9}.k-generation{--c:#a0cbe8}.k-rebalance{--c:#f28e2b}
 .k-txn-commit{--c:#59a14f}.k-txn-abort{--c:#e15759}.k-txn-open{--c:#9c755f}.k-election{--c:#555}.k-unclean{--c:#d62728}
 .k-lost{--c:#d62728}.k-duplicated{--c:#f28e2b}.k-reordered{--c:#b07aa1}.k-invariant{--c:#000}.k-truncation{--c:#9c755f}
 .k-fail{--c:#e15759}.k-timeout{--c:#d4a72c}.k-event{--c:#888}.k-unprocessed{--c:#76b7b2}.k-leader{--c:#4e79a7}

@@ -35,8 +35,11 @@ TimelineRecorder::TimelineRecorder(Cluster& cluster, RecorderOptions options)
 void TimelineRecorder::add_rows(const Cluster& cluster) {
   faults_row_ = builder_.add_row("faults", RowKind::Faults, false);
   for (const models::Broker* b : cluster.brokers()) builder_.add_row(b->name(), RowKind::Broker);
-  if (const models::Controller* c = cluster.controller()) {
-    controller_row_ = builder_.add_row(c->name(), RowKind::Controller);
+  if (const models::ControllerQuorum* quorum = cluster.controller()) {
+    // A row per controller (a quorum's standbys too): each marks what it did while active.
+    for (const models::Controller* c : quorum->controllers()) {
+      controller_rows_[c->id()] = builder_.add_row(c->name(), RowKind::Controller);
+    }
     const KafkaSpec& kafka = *cluster.scenario().kafka;
     for (const auto& t : kafka.topics) topic_names_.push_back(t.name);
     if (!kafka.consumers.empty()) {
@@ -48,7 +51,7 @@ void TimelineRecorder::add_rows(const Cluster& cluster) {
       topic_names_.push_back("__transaction_state");
     }
     std::size_t user_partitions = 0;
-    for (const auto& [tp, state] : c->partitions()) {
+    for (const auto& [tp, state] : quorum->partitions()) {
       replicas_[tp] = state.replicas.size();
       if (internal_topics_.contains(tp.topic)) continue;
       ++user_partitions;
@@ -85,7 +88,6 @@ void TimelineRecorder::add_rows(const Cluster& cluster) {
   for (const auto& [broker, partitions] : led_) leaderships(0, broker);
   node_rows_.assign(sim_.node_count(), kNoRow);
   for (NodeId n = 0; n < sim_.node_count(); ++n) node_rows_[n] = builder_.row(sim_.node(n).name()).value_or(kNoRow);
-  controller_node_ = cluster.controller() ? cluster.controller()->id() : kNoNode;
 }
 
 std::string TimelineRecorder::partition_name(models::TopicPartition tp) const {
@@ -108,6 +110,7 @@ void TimelineRecorder::on_node(const Node& node, NodeChange change) {
       builder_.close(*row, "paused", now);
       builder_.close(*row, "generation", now);
       builder_.close(*row, "joining", now);
+      builder_.close(*row, "active", now);  // a controller that crashes stops being the active one
       builder_.open(*row, "down", now, crash_label(change.crash), fmt::format("{}: {}", node.name(), crash_label(change.crash)));
       if (const auto* broker = dynamic_cast<const models::Broker*>(&node)) {
         led_[broker->broker_id()].clear();
@@ -174,7 +177,9 @@ void TimelineRecorder::partition_changed(SimTime now, models::TopicPartition tp,
 void TimelineRecorder::on_event(SimTime now, const Node& from, const models::ModelEvent& event) {
   using namespace models;
   if (std::holds_alternative<HighWatermarkAdvanced>(event) || std::holds_alternative<BatchAppended>(event)) return;
-  if (from.id() == controller_node_) return on_controller_event(now, event);
+  if (const auto c = controller_rows_.find(from.id()); c != controller_rows_.end()) {
+    return on_controller_event(now, c->second, event);
+  }
   const std::size_t row = from.id() < node_rows_.size() ? node_rows_[from.id()] : kNoRow;
   if (row == kNoRow) return;
   if (builder_.timeline().rows[row].kind == RowKind::Broker) return on_broker_event(now, row, event);
@@ -220,11 +225,11 @@ void TimelineRecorder::on_broker_event(SimTime now, std::size_t row, const model
   }
 }
 
-void TimelineRecorder::on_controller_event(SimTime now, const models::ModelEvent& event) {
+void TimelineRecorder::on_controller_event(SimTime now, std::size_t controller_row, const models::ModelEvent& event) {
   using namespace models;
   if (const auto* e = std::get_if<LeaderElected>(&event)) {
     const std::string name = partition_name(e->partition);
-    builder_.mark(controller_row_, e->unclean ? "unclean" : "election", now, e->unclean ? "unclean" : "",
+    builder_.mark(controller_row, e->unclean ? "unclean" : "election", now, e->unclean ? "unclean" : "",
                   fmt::format("{}: leader {}{}, epoch {}, ISR {}", name,
                               e->leader == kNoBroker ? "none" : fmt::format("broker-{}", e->leader),
                               e->unclean ? " (unclean election)" : "", e->epoch, e->isr_size));
@@ -249,9 +254,17 @@ void TimelineRecorder::on_controller_event(SimTime now, const models::ModelEvent
   } else if (const auto* e = std::get_if<BrokerUnfenced>(&event)) {
     if (const auto row = broker_row(e->broker)) builder_.close(*row, "fenced", now);
   } else if (const auto* e = std::get_if<ControlledShutdownStarted>(&event)) {
-    builder_.mark(controller_row_, "event", now, "", fmt::format("broker-{}: controlled shutdown starts", e->broker));
+    builder_.mark(controller_row, "event", now, "", fmt::format("broker-{}: controlled shutdown starts", e->broker));
+  } else if (const auto* e = std::get_if<ControllerActivated>(&event)) {
+    builder_.open(controller_row, "active", now, fmt::format("active, epoch {}", e->epoch),
+                  fmt::format("controller {} active in epoch {}", e->controller, e->epoch));
+  } else if (const auto* e = std::get_if<ControllerRenounced>(&event)) {
+    builder_.close(controller_row, "active", now);
+    builder_.mark(controller_row, "event", now, "renounced",
+                  fmt::format("controller {} renounced epoch {}: {} uncommitted records reverted", e->controller, e->epoch,
+                              e->reverted_records));
   } else if (const auto* e = std::get_if<ControllerLoading>(&event)) {
-    builder_.span({controller_row_, now, now + e->load_time, "loading", "loading",
+    builder_.span({controller_row, now, now + e->load_time, "loading", "loading",
                    fmt::format("a new active controller loads {} partitions ({})", e->partitions, format_time(e->load_time))});
   }
 }

@@ -45,7 +45,7 @@ class TimelineRecorder {
   void on_fault(const Fault& fault, std::string_view kind, bool starting);
   void on_event(SimTime now, const Node& from, const models::ModelEvent& event);
   void on_broker_event(SimTime now, std::size_t row, const models::ModelEvent& event);
-  void on_controller_event(SimTime now, const models::ModelEvent& event);
+  void on_controller_event(SimTime now, std::size_t controller_row, const models::ModelEvent& event);
   void on_client_event(SimTime now, std::size_t row, const models::ModelEvent& event);
   void on_message(const Message& message, NodeId from, NodeId to, bool delivered);
   void partition_changed(SimTime now, models::TopicPartition tp, models::BrokerId leader, models::Epoch epoch,
@@ -70,11 +70,11 @@ class TimelineRecorder {
   };
   void end_fault(const ActiveFault& fault, SimTime end, std::string_view note);
   std::vector<ActiveFault> active_faults_;  // in the order they started
-  std::size_t faults_row_ = 0, controller_row_ = 0;
+  std::size_t faults_row_ = 0;
+  std::map<NodeId, std::size_t> controller_rows_;  // each controller's row, by node
   static constexpr std::size_t kNoRow = static_cast<std::size_t>(-1);
   static constexpr NodeId kNoNode = static_cast<NodeId>(-1);
   std::vector<std::size_t> node_rows_;  // by node id: its row, or kNoRow
-  NodeId controller_node_ = kNoNode;
   // The spacetime diagram's messages not delivered yet, by address (never iterated).
   std::unordered_map<const Message*, std::size_t> in_flight_;
   std::set<NodeId> lifelines_;

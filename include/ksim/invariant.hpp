@@ -13,7 +13,7 @@ struct InvariantViolation {
   std::string name;               // "high_watermark_within_isr"
   std::chrono::nanoseconds at{};  // simulated time of the event that broke it
   std::uint64_t seed = 0;
-  std::string partition;          // "topic-partition", by topic index: "0-3"
+  std::string partition;          // "topic-partition", by topic index: "0-3"; "" for the controller quorum's
   int broker = -1;                // whose state breaks it
   std::string detail;             // what was seen
 };

@@ -61,6 +61,10 @@ void Broker::on_start() {
   got_shutdown_answer_ = false;
   metadata_offset_ = -1;  // read again from the controller after a restart
   controller_connected_ = false;
+  controller_index_ = 0;
+  heartbeat_unanswered_since_ = kNever;
+  controller_retry_pending_ = false;
+  controller_backoff_ = milliseconds(50);
   heartbeat_tick();
   if (config_.log_flush_scheduler_interval != kNever) flush_tick();
   isr_expiration_tick();
@@ -146,43 +150,11 @@ void Broker::finish_shutdown() {
   crash(CrashKind::Shutdown);
 }
 
-void Broker::send_heartbeat() {
-  if (!controller_connected_) {
-    controller_connection_ = connect(directory_->controller_node);
-    controller_connected_ = true;
-  }
-  auto heartbeat = std::make_unique<BrokerHeartbeat>();
-  heartbeat->broker = id_;
-  heartbeat->incarnation = incarnation();
-  heartbeat->shutting_down = shutting_down_;
-  heartbeat->metadata_offset = metadata_offset_;
-  heartbeat->previous_stop_clean = previous_stop_clean_;
-  for (const auto& [tp, r] : replicas_) {
-    if (!replica_online(r)) heartbeat->offline_replicas.push_back(tp);
-  }
-  send(controller_connection_, std::move(heartbeat));
-  last_heartbeat_sent_ = now();
-}
-
-// broker.heartbeat.interval.ms
-void Broker::heartbeat_tick() {
-  // In a controlled shutdown each answer schedules the next heartbeat; the
-  // tick only stands in when an answer is overdue.
-  if (!shutting_down_ || now() - last_heartbeat_sent_ >= config_.broker_heartbeat_interval) send_heartbeat();
-  set_timer(config_.broker_heartbeat_interval, [this] { heartbeat_tick(); });
-}
-
 void Broker::on_connection_closed(ConnectionId connection) {
   channel_closed(connection);
   close_session(connection);
   broker_link_closed(connection);
-  if (controller_connected_ && connection == controller_connection_) {
-    controller_connected_ = false;
-    set_timer(milliseconds(50), [this] {  // reconnect.backoff.ms
-      send_heartbeat();
-      resend_alter_partitions();  // an AlterPartition lost with the connection is sent again
-    });
-  }
+  if (controller_connected_ && connection == controller_connection_) controller_channel_closed();
   for (auto& fetcher : fetchers_) {
     if (fetcher->connected && fetcher->connection == connection) {
       fetcher->connected = false;
@@ -205,6 +177,9 @@ void Broker::dispatch(ConnectionId connection, MessagePtr message) {
       return handle_fetch(connection, take_message<FetchRequest>(std::move(message)));
     case ApiKey::UpdateMetadata: {
       const auto& update = message_as<MetadataUpdate>(m);
+      // From a controller the broker left (a deposed one still pushing what it committed):
+      // older than what it has.
+      if (update.offset < metadata_offset_ && has_controller_quorum()) return;
       metadata_offset_ = std::max(metadata_offset_, update.offset);
       live_brokers_ = update.live_brokers;
       // Partition.isReplicaIsrEligible (KIP-841): neither fenced nor in controlled shutdown.
@@ -218,10 +193,7 @@ void Broker::dispatch(ConnectionId connection, MessagePtr message) {
     case ApiKey::Metadata: return handle_metadata_request(connection, message_as<MetadataRequest>(m));
     case ApiKey::InitProducerId: return handle_init_producer_id(connection, message_as<InitProducerIdRequest>(m));
     case ApiKey::ListOffsets: return handle_list_offsets(connection, message_as<ListOffsetsRequest>(m));
-    case ApiKey::BrokerHeartbeat:
-      // Liveness is the controller's business; fencing shows in the metadata it pushes.
-      if (shutting_down_) return shutdown_heartbeat_answered(message_as<BrokerHeartbeatResponse>(m).shutdown_ready);
-      return;
+    case ApiKey::BrokerHeartbeat: return handle_heartbeat_response(message_as<BrokerHeartbeatResponse>(m));
     // transactions (broker_txn.cpp): the coordinator's requests, and markers
     case ApiKey::AddPartitionsToTxn:
       if (m.is_response()) {

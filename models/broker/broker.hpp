@@ -155,8 +155,14 @@ class Broker final : public Node, private TxnCoordinatorHost {
   void shutdown_heartbeat_answered(bool ready);
   void on_message(ConnectionId connection, MessagePtr message) override;
   void on_connection_closed(ConnectionId connection) override;
+  // broker_controller_channel.cpp
+  bool has_controller_quorum() const { return directory_->controller_nodes.size() > 1; }
+  ConnectionId controller_connection();
   void send_heartbeat();
   void heartbeat_tick();
+  void handle_heartbeat_response(const BrokerHeartbeatResponse& response);
+  void controller_channel_closed();
+  void try_another_controller(std::int32_t hint);
   void flush_tick();
   void isr_expiration_tick();
   void apply_metadata(const std::vector<PartitionState>& states);
@@ -349,6 +355,10 @@ class Broker final : public Node, private TxnCoordinatorHost {
   // process state
   ConnectionId controller_connection_ = 0;
   bool controller_connected_ = false;
+  std::size_t controller_index_ = 0;  // the controller it takes for the active one (directory_->controller_nodes)
+  SimTime heartbeat_unanswered_since_ = kNever;  // the first heartbeat since the last answer
+  bool controller_retry_pending_ = false;  // a retry on another controller is scheduled
+  SimTime controller_backoff_ = 50'000'000;  // when no controller knows the active one: doubling to 200 ms
   bool shutting_down_ = false;  // controlled shutdown: waiting for the controller to move leaderships
   bool got_shutdown_answer_ = false;  // BrokerLifecycleManager.gotControlledShutdownResponse
   SimTime last_heartbeat_sent_ = 0;

@@ -338,11 +338,7 @@ void Broker::send_alter_partition(const Replica& r) {
   request->leader_epoch = proposal.leader_epoch;
   request->partition_epoch = proposal.partition_epoch;
   request->new_isr = proposal.isr;
-  if (!controller_connected_) {
-    controller_connection_ = connect(directory_->controller_node);
-    controller_connected_ = true;
-  }
-  send(controller_connection_, std::move(request));
+  send(controller_connection(), std::move(request));
 }
 
 void Broker::resend_alter_partitions() {
@@ -360,6 +356,7 @@ void Broker::handle_alter_partition_response(const AlterPartitionResponse& respo
   if (!r) return;
   const IsrProposal answered{response.proposed_isr, response.proposed_leader_epoch, response.proposed_partition_epoch};
   if (!r->answers_pending(answered)) return;
+  if (response.error == Error::NotController) return try_another_controller(response.active_controller);
   if (response.error == Error::IneligibleReplica) {
     r->end_isr_change();  // not applied, the controller says: back to the committed ISR
     changed(*r);

@@ -27,13 +27,14 @@ constexpr Invariant kInvariants[] = {
 }  // namespace
 
 std::string to_string(const InvariantViolation& v) {
+  if (v.partition.topic < 0) return fmt::format("{} at {}ns (seed {}): {}", v.invariant, v.at, v.seed, v.detail);
   return fmt::format("{} at {}ns (seed {}), partition {}-{}, broker {}: {}", v.invariant, v.at, v.seed,
                      v.partition.topic, v.partition.partition, v.broker, v.detail);
 }
 
 std::span<const Invariant> ClusterInvariants::all() { return kInvariants; }
 
-ClusterInvariants::ClusterInvariants(std::vector<Broker*> brokers, const Controller& controller, std::uint64_t seed,
+ClusterInvariants::ClusterInvariants(std::vector<Broker*> brokers, const ControllerQuorum& controller, std::uint64_t seed,
                                      Scope scope)
     : brokers_(std::move(brokers)), controller_(controller), seed_(seed), scope_(scope) {
   std::int32_t total = 0;
@@ -44,6 +45,7 @@ ClusterInvariants::ClusterInvariants(std::vector<Broker*> brokers, const Control
   }
   epochs_.resize(static_cast<std::size_t>(total));
   for (Broker* b : brokers_) b->add_partition_listener(this);
+  if (controller_.is_quorum()) quorum_ = std::make_unique<QuorumInvariants>(controller_, seed_, violations_);
 }
 
 void ClusterInvariants::partition_changed(const Partition& partition, PartitionChange change) {
@@ -81,6 +83,7 @@ void ClusterInvariants::on_node(const Node& node, NodeChange change) {
 }
 
 void ClusterInvariants::after_event(SimTime now) {
+  if (quorum_) quorum_->after_event(now);
   if (!new_leaders_.empty()) {
     for (const TopicPartition tp : new_leaders_) check_agreement(tp, now);
     new_leaders_.clear();

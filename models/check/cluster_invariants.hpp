@@ -16,6 +16,7 @@
 //   (replica_agreement.hpp), checked at each leader change and at the end.
 //
 // (The controller asserts its own: an ISR and a leader among the assigned replicas.)
+// With a controller quorum, the quorum's invariants too (quorum_invariants.hpp).
 //
 // Scope::Changed checks, after each event, the partitions that changed in
 // it in a way that can break them (every Partition tells its listener what
@@ -32,7 +33,8 @@
 
 #include "models/broker/broker.hpp"
 #include "models/check/invariant.hpp"
-#include "models/controller/controller.hpp"
+#include "models/check/quorum_invariants.hpp"
+#include "models/controller/controller_quorum.hpp"
 #include "models/events/model_event.hpp"
 
 namespace ksim::models {
@@ -44,7 +46,7 @@ class ClusterInvariants final : public PartitionListener {
   enum class Scope { Changed, Everything };
 
   // `brokers` by broker id. Listens to every broker's partitions.
-  ClusterInvariants(std::vector<Broker*> brokers, const Controller& controller, std::uint64_t seed, Scope scope);
+  ClusterInvariants(std::vector<Broker*> brokers, const ControllerQuorum& controller, std::uint64_t seed, Scope scope);
   ClusterInvariants(const ClusterInvariants&) = delete;
   ClusterInvariants& operator=(const ClusterInvariants&) = delete;
 
@@ -85,7 +87,7 @@ class ClusterInvariants final : public PartitionListener {
                const Detail& detail);
 
   std::vector<Broker*> brokers_;
-  const Controller& controller_;
+  const ControllerQuorum& controller_;
   std::uint64_t seed_;
   Scope scope_;
   std::vector<std::pair<TopicPartition, BrokerId>> changed_;  // in this event: a partition, on a broker
@@ -96,6 +98,7 @@ class ClusterInvariants final : public PartitionListener {
   std::set<Key> broken_;  // violations in progress
   std::size_t divergences_at_end_ = 0;
   std::vector<InvariantViolation> violations_;
+  std::unique_ptr<QuorumInvariants> quorum_;  // with a controller quorum
 };
 
 }  // namespace ksim::models

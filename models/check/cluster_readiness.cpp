@@ -1,7 +1,7 @@
 #include "models/check/cluster_readiness.hpp"
 
 #include "models/broker/broker.hpp"
-#include "models/controller/controller.hpp"
+#include "models/controller/controller_quorum.hpp"
 
 namespace ksim::models {
 

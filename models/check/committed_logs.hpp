@@ -10,12 +10,12 @@
 
 #include "models/broker/broker.hpp"
 #include "models/check/delivery_checker.hpp"
-#include "models/controller/controller.hpp"
+#include "models/controller/controller_quorum.hpp"
 
 namespace ksim::models {
 
 struct ClusterView {
-  const Controller& controller;
+  const ControllerQuorum& controller;  // the committed metadata
   const std::vector<Broker*>& brokers;  // by broker id
   std::set<std::int32_t> internal_topics;  // __consumer_offsets, __transaction_state
 };

@@ -21,7 +21,7 @@ struct InvariantViolation {
   std::string_view invariant;  // Invariant::name
   SimTime at = 0;
   std::uint64_t seed = 0;
-  TopicPartition partition;
+  TopicPartition partition;     // {-1, -1}: not a partition's (the controller quorum's; the detail says whose)
   BrokerId broker = kNoBroker;  // the broker whose state breaks it
   std::string detail;
 };

@@ -10,12 +10,6 @@
 
 namespace ksim::models {
 
-Controller::Controller(Simulation& sim, std::string name, HostId host, ControllerConfig config,
-                       std::shared_ptr<const ClusterDirectory> directory, ModelEventBus& events)
-    : Node(sim, std::move(name), host), config_(config), directory_(std::move(directory)), events_(events) {
-  brokers_.resize(directory_->broker_nodes.size());
-}
-
 void Controller::create_partitions(const std::vector<std::vector<std::vector<BrokerId>>>& replicas) {
   for (std::size_t t = 0; t < replicas.size(); ++t) {
     for (std::size_t p = 0; p < replicas[t].size(); ++p) {
@@ -28,11 +22,16 @@ void Controller::create_partitions(const std::vector<std::vector<std::vector<Bro
       partitions_.emplace(state.partition, state);
     }
   }
+  bootstrap_.partitions = partitions_;
+  bootstrap_.brokers.assign(brokers_.size(), BrokerRegistration{});
+  committed_ = bootstrap_;
 }
 
 // A restart is a failover to a new active controller, which first loads the
 // metadata (metadata_load_time_per_partition); then it acts.
+// In a quorum a controller starts as a standby (controller_raft.cpp).
 void Controller::on_start() {
+  if (in_quorum()) return start_quorum_member();
   const SimTime load =
       incarnation() > 0 ? static_cast<SimTime>(partitions_.size()) * config_.metadata_load_time_per_partition : 0;
   if (load == 0) return activate();
@@ -41,13 +40,15 @@ void Controller::on_start() {
   set_timer(load, [this] { activate(); });
 }
 
-void Controller::on_crash(CrashKind) {
+void Controller::on_crash(CrashKind kind) {
   loading_ = false;
   waiting_.clear();
+  if (in_quorum()) stop_quorum_member(kind);
 }
 
 void Controller::activate() {
   loading_ = false;
+  ++stats_.activations;
   // Restarted with its metadata intact: brokers get a grace period to heartbeat.
   for (Registration& r : brokers_) {
     r.last_heartbeat = now();
@@ -55,7 +56,7 @@ void Controller::activate() {
   }
   electing_ = false;
   if (!election_queue_.empty()) run_next_election();
-  set_timer(milliseconds(250), [this] { session_tick(); });
+  session_timer_ = set_timer(milliseconds(250), [this] { session_tick(); });
   while (!waiting_.empty()) {
     auto [connection, message] = std::move(waiting_.front());
     waiting_.pop_front();
@@ -68,7 +69,9 @@ void Controller::on_message(ConnectionId connection, MessagePtr message) {
     waiting_.emplace_back(connection, std::move(message));
     return;
   }
+  if (in_quorum() && is_raft_message(*message)) return handle_raft_message(connection, *message);
   const ApiMessage& m = api_message(*message);
+  if (in_quorum() && !still_leading()) return answer_not_controller(connection, m);
   switch (m.api_key()) {
     case ApiKey::BrokerHeartbeat: return handle_heartbeat(connection, message_as<BrokerHeartbeat>(m));
     case ApiKey::AlterPartition: return handle_alter_partition(connection, message_as<AlterPartitionRequest>(m));
@@ -93,7 +96,7 @@ void Controller::on_message(ConnectionId connection, MessagePtr message) {
     case ApiKey::TxnOffsetCommit: break;  // brokers' APIs
     case ApiKey::Vote:
     case ApiKey::BeginQuorumEpoch:
-    case ApiKey::EndQuorumEpoch: break;  // the quorum's Raft: one controller, no quorum yet
+    case ApiKey::EndQuorumEpoch: break;  // the quorum's Raft: not without a quorum
   }
   unexpected_message(name(), m);
 }
@@ -102,6 +105,7 @@ void Controller::on_connection_closed(ConnectionId connection) {
   for (Registration& r : brokers_) {
     if (r.connected && r.connection == connection) r.connected = false;
   }
+  if (const auto peer = raft_connections_.closed(connection); peer && raft_) raft_->on_disconnected(*peer);
 }
 
 void Controller::session_tick() {
@@ -111,7 +115,7 @@ void Controller::session_tick() {
       fence(static_cast<BrokerId>(b), "session timeout");
     }
   }
-  set_timer(milliseconds(250), [this] { session_tick(); });
+  session_timer_ = set_timer(milliseconds(250), [this] { session_tick(); });
 }
 
 void Controller::handle_heartbeat(ConnectionId connection, const BrokerHeartbeat& heartbeat) {
@@ -138,13 +142,14 @@ void Controller::handle_heartbeat(ConnectionId connection, const BrokerHeartbeat
   if (heartbeat.shutting_down && !r.shutting_down) begin_controlled_shutdown(heartbeat.broker);
   // Back on a connection after missing updates: it reads the metadata log from
   // where it stopped (KIP-631's fetch), here as one update of everything.
-  if (reconnected && !r.fenced && r.metadata_offset >= 0 && r.metadata_offset < metadata_offset_) {
+  if (reconnected && !r.fenced && r.metadata_offset >= 0 && r.metadata_offset < metadata_offset()) {
     push_all_to(heartbeat.broker);
   }
+  if (in_quorum()) push({});  // what changed of its registration, if anything
   auto response = std::make_unique<BrokerHeartbeatResponse>();
   response->fenced = r.fenced;
   response->shutdown_ready = shutdown_granted(heartbeat.broker);
-  send(connection, std::move(response));
+  respond_when_committed(connection, std::move(response));
 }
 
 void Controller::fence(BrokerId broker, std::string_view reason) {
@@ -168,7 +173,7 @@ void Controller::begin_controlled_shutdown(BrokerId broker) {
   publish(ControlledShutdownStarted{broker});
   remove_replica_from_partitions(broker);
   push({});  // every broker learns it (BrokerRegistrationChangeRecord): no leader proposes it into an ISR
-  r.shutdown_offset = led_partitions ? metadata_offset_ : -1;
+  r.shutdown_offset = led_partitions ? (in_quorum() ? written_end_ : metadata_offset_) : -1;
 }
 
 // BrokerHeartbeatManager.calculateNextBrokerState: no leadership left, and the
@@ -190,7 +195,7 @@ bool Controller::leads_any(BrokerId broker) const {
 void Controller::unfence(BrokerId broker) {
   brokers_[static_cast<std::size_t>(broker)].fenced = false;
   publish(BrokerUnfenced{broker});
-  push_all_to(broker);
+  if (!in_quorum()) push_all_to(broker);  // in a quorum, once its unfencing is committed
   // Partitions without a leader may now have one.
   for (const auto& [tp, state] : partitions_) {
     if (state.leader == kNoBroker && contains(state.replicas, broker)) queue_election(tp, kNoBroker);
@@ -215,252 +220,36 @@ void Controller::update_offline_replicas(BrokerId broker, const std::vector<Topi
   }
 }
 
-// A fenced broker leaves every ISR (but without KIP-966 the last member stays,
-// as in KRaft, so the partition can come back when it does) and loses its
-// leaderships.
-void Controller::remove_replica_from_partitions(BrokerId broker) {
-  std::vector<PartitionState> changed;
-  for (auto& [tp, state] : partitions_) {
-    if (state.leader == broker) {
-      depose(state);
-      changed.push_back(state);
-      queue_election(tp, broker);
-    } else if (leave_isr(state, broker)) {
-      ++state.partition_epoch;
-      ++stats_.isr_changes;
-      changed.push_back(state);
-    }
-  }
-  push(changed);
-}
-
-// The leader is gone (fenced, shutting down, its log dir offline): the
-// partition has none until the queued election picks one, and the old
-// leader leaves the ISR unless it is its last member. No broker may act on
-// the old leadership meanwhile, not even the old leader restarted.
-void Controller::depose(PartitionState& state) {
-  const BrokerId old_leader = state.leader;
-  state.leader = kNoBroker;
-  ++state.leader_epoch;
-  ++state.partition_epoch;
-  leave_isr(state, old_leader);
-  update_last_known_leader(state, old_leader);
-}
-
-void Controller::queue_election(TopicPartition tp, BrokerId replacing) {
-  if (!queued_.insert(tp).second) return;
-  leaderless_since_.try_emplace(tp, now());
-  election_queue_.emplace_back(tp, replacing);
-  if (!electing_) run_next_election();
-}
-
-// One election at a time, each taking election_time_per_partition.
-void Controller::run_next_election() {
-  if (election_queue_.empty()) {
-    electing_ = false;
-    return;
-  }
-  electing_ = true;
-  set_timer(config_.election_time_per_partition, [this] {
-    const auto [tp, replacing] = election_queue_.front();
-    election_queue_.pop_front();
-    queued_.erase(tp);
-    elect(tp, replacing);
-    run_next_election();
-  });
-}
-
-bool Controller::is_usable(BrokerId broker, TopicPartition tp) const {
-  const Registration& r = brokers_[static_cast<std::size_t>(broker)];
-  return !r.fenced && !r.shutting_down && !r.offline_replicas.contains(tp);
-}
-
-// Replaces the leader `replacing` (fenced or offline when queued; it may be
-// back by now, a new incarnation that must not simply keep its old epoch).
-std::string_view to_string(ElectedFrom from) {
-  switch (from) {
-    case ElectedFrom::Isr: return "the ISR";
-    case ElectedFrom::EligibleLeaderReplicas: return "the eligible leader replicas (KIP-966)";
-    case ElectedFrom::LastKnownLeader: return "the last known leader, unclean (KIP-966)";
-    case ElectedFrom::OutOfSyncReplica: return "an out-of-sync replica, unclean";
-  }
-  return "?";
-}
-
-void Controller::elect(TopicPartition tp, BrokerId replacing) {
-  PartitionState& state = partitions_.at(tp);
-  if (state.leader != kNoBroker && is_usable(state.leader, tp)) return;
-  const TopicSpec& topic = directory_->topics[static_cast<std::size_t>(tp.topic)];
-  BrokerId leader = kNoBroker;
-  bool unclean = false;
-  // Assignment order, as Kafka's PartitionLeaderElectionAlgorithms; the replaced leader last.
-  for (const bool allow_replaced : {false, true}) {
-    for (const BrokerId b : state.replicas) {
-      if (leader == kNoBroker && contains(state.isr, b) && is_usable(b, tp) && (allow_replaced || b != replacing)) {
-        leader = b;
-      }
-    }
-  }
-  const EligibleLeader eligible = leader == kNoBroker ? elect_from_elr(state) : EligibleLeader{};
-  const bool from_elr = eligible.broker != kNoBroker && !eligible.last_known;
-  if (eligible.broker != kNoBroker) {
-    leader = eligible.broker;
-    unclean = eligible.last_known;  // PartitionChangeBuilder.electAnyLeader marks it so
-  }
-  if (leader == kNoBroker && topic.unclean_leader_election_enable) {
-    for (const BrokerId b : state.replicas) {
-      if (is_usable(b, tp)) {
-        leader = b;
-        unclean = true;
-        break;
-      }
-    }
-  }
-  const BrokerId old_leader = state.leader;
-  ++state.leader_epoch;
-  ++state.partition_epoch;
-  state.leader = leader;
-  if (unclean) {
-    state.isr = {leader};
-    state.elr.clear();  // maybeUpdateRecordElr: an unclean election clears the ELR
-    state.last_known_elr.clear();
-    ++stats_.unclean_elections;
-  } else if (from_elr) {
-    state.isr = {leader};
-    std::erase(state.elr, leader);
-    ++stats_.elr_elections;
-  } else if (leader != kNoBroker) {
-    const std::vector<BrokerId> before = state.isr;
-    std::erase_if(state.isr, [&](BrokerId b) { return !is_usable(b, tp); });
-    update_elr(state, before);
-  } else if (old_leader != kNoBroker) {
-    ++stats_.offline_transitions;
-  }
-  update_last_known_leader(state, old_leader);
-  if (leader != kNoBroker) {
-    ++stats_.elections;
-    if (stats_.first_elections.size() < ControllerStats::kElectionsKept) {
-      const ElectedFrom from = !unclean                 ? (from_elr ? ElectedFrom::EligibleLeaderReplicas : ElectedFrom::Isr)
-                               : eligible.last_known    ? ElectedFrom::LastKnownLeader
-                                                        : ElectedFrom::OutOfSyncReplica;
-      stats_.first_elections.push_back({now(), tp, leader, state.leader_epoch, from});
-    }
-    const auto since = leaderless_since_.find(tp);
-    if (since != leaderless_since_.end()) {
-      stats_.max_leaderless = std::max(stats_.max_leaderless, now() - since->second);
-      leaderless_since_.erase(since);
-    }
-  }
-  publish(LeaderElected{tp, leader, state.leader_epoch, unclean, state.isr.size()});
-  push({state});
-}
-
-// ReplicationControlManager.validateAlterPartitionData: the request must come
-// from the current leader in its leader epoch (FENCED_LEADER_EPOCH), be based
-// on the current partition epoch (INVALID_UPDATE_VERSION), and, KIP-841, add
-// only brokers that are neither fenced nor shutting down (INELIGIBLE_REPLICA).
-void Controller::handle_alter_partition(ConnectionId connection, const AlterPartitionRequest& request) {
-  auto response = std::make_unique<AlterPartitionResponse>();
-  response->proposed_leader_epoch = request.leader_epoch;
-  response->proposed_partition_epoch = request.partition_epoch;
-  response->proposed_isr = request.new_isr;
-  PartitionState& state = partitions_.at(request.partition);
-  const bool eligible = std::all_of(request.new_isr.begin(), request.new_isr.end(), [&](BrokerId b) {
-    return contains(state.isr, b) || is_usable(b, request.partition);
-  });
-  if (request.leader != state.leader || request.leader_epoch != state.leader_epoch) {
-    response->error = Error::FencedLeaderEpoch;
-  } else if (request.partition_epoch != state.partition_epoch) {
-    response->error = Error::InvalidUpdateVersion;
-  } else if (!eligible || request.new_isr.empty()) {
-    response->error = Error::IneligibleReplica;
-  }
-  if (response->error != Error::None) {
-    response->state = state;
-    send(connection, std::move(response));
-    return;
-  }
-  const std::vector<BrokerId> before = state.isr;
-  state.isr = request.new_isr;
-  update_elr(state, before);
-  ++state.partition_epoch;
-  ++stats_.isr_changes;
-  publish(IsrCommitted{state.partition, state.isr.size(), state.partition_epoch});
-  response->state = state;
-  send(connection, std::move(response));
-  push({state});
-}
-
-std::vector<BrokerId> Controller::shutting_down_brokers() const {
-  std::vector<BrokerId> leaving;
-  for (std::size_t b = 0; b < brokers_.size(); ++b) {
-    if (!brokers_[b].fenced && brokers_[b].shutting_down) leaving.push_back(static_cast<BrokerId>(b));
-  }
-  return leaving;
-}
-
-std::vector<BrokerId> Controller::live_brokers() const {
-  std::vector<BrokerId> live;
-  for (std::size_t b = 0; b < brokers_.size(); ++b) {
-    if (!brokers_[b].fenced) live.push_back(static_cast<BrokerId>(b));
-  }
-  return live;
-}
-
-// What the controller commits (ReplicationControlManager's checks): an ISR
-// of assigned replicas, never empty (with KIP-966, empty only without a
-// leader), a leader that is in it, and an ELR of assigned replicas outside it.
-void Controller::check_partition_state(const PartitionState& state) const {
-  const auto require = [&](bool holds, const char* invariant) {
-    if (holds) return;
-    std::fprintf(stderr, "ksim: controller: partition %d-%d (leader %d, epoch %d): invariant '%s' broken\n",
-                 state.partition.topic, state.partition.partition, state.leader, state.leader_epoch, invariant);
-    std::abort();
-  };
-  require(!state.isr.empty() || (config_.eligible_leader_replicas && state.leader == kNoBroker),
-          "an ISR is never empty (with KIP-966: only without a leader)");
-  require(std::none_of(state.elr.begin(), state.elr.end(), [&](BrokerId b) { return contains(state.isr, b); }),
-          "no ISR member is also an eligible leader replica");
-  require(std::all_of(state.elr.begin(), state.elr.end(), [&](BrokerId b) { return contains(state.replicas, b); }),
-          "the ELR holds only assigned replicas");
-  require(std::all_of(state.isr.begin(), state.isr.end(), [&](BrokerId b) { return contains(state.replicas, b); }),
-          "the ISR holds only assigned replicas");
-  require(state.leader == kNoBroker || contains(state.isr, state.leader), "the leader is in the ISR");
-}
-
 void Controller::push(const std::vector<PartitionState>& states) {
   for (const PartitionState& state : states) check_partition_state(state);
+  if (in_quorum()) return write(states);  // pushed once committed
   ++metadata_offset_;
-  const std::vector<BrokerId> live = live_brokers();
-  for (const BrokerId b : live) {
-    const Registration& r = brokers_[static_cast<std::size_t>(b)];
-    if (!r.connected) continue;
-    auto update = std::make_unique<MetadataUpdate>();
-    update->partitions = states;
-    update->live_brokers = live;
-    update->shutting_down = shutting_down_brokers();
-    update->offset = metadata_offset_;
-    send(r.connection, std::move(update));
-  }
+  for (const BrokerId b : live_brokers()) send_update(b, states);
 }
 
 void Controller::push_all_to(BrokerId broker) {
-  const Registration& r = brokers_[static_cast<std::size_t>(broker)];
-  if (!r.connected) return;
-  auto update = std::make_unique<MetadataUpdate>();
-  for (const auto& [tp, state] : partitions_) update->partitions.push_back(state);
-  update->live_brokers = live_brokers();
-  update->shutting_down = shutting_down_brokers();
-  update->offset = metadata_offset_;
-  send(r.connection, std::move(update));
+  const auto& partitions = in_quorum() ? committed_.partitions : partitions_;
+  std::vector<PartitionState> states;
+  for (const auto& [tp, state] : partitions) states.push_back(state);
+  send_update(broker, std::move(states));
 }
 
-std::vector<TopicPartition> Controller::offline_partitions() const {
-  std::vector<TopicPartition> offline;
-  for (const auto& [tp, state] : partitions_) {
-    if (state.leader == kNoBroker || !is_usable(state.leader, tp)) offline.push_back(tp);
-  }
-  return offline;
+// One update to `broker` if it is connected: `states`, with the live and
+// shutting-down brokers and the offset of the metadata they come from (in a
+// quorum, the committed metadata; not to a broker whose new process is not
+// registered in it yet: what it says was meant for the one before, which
+// Kafka's broker never acts on, as it catches up with the metadata log
+// before it does).
+void Controller::send_update(BrokerId broker, std::vector<PartitionState> states) {
+  const Registration& r = brokers_[static_cast<std::size_t>(broker)];
+  if (!r.connected) return;
+  if (in_quorum() && committed_.brokers[static_cast<std::size_t>(broker)].incarnation != r.incarnation) return;
+  auto update = std::make_unique<MetadataUpdate>();
+  update->partitions = std::move(states);
+  update->live_brokers = in_quorum() ? unfenced_brokers(committed_.brokers) : live_brokers();
+  update->shutting_down = in_quorum() ? brokers_shutting_down(committed_.brokers) : shutting_down_brokers();
+  update->offset = metadata_offset();
+  send(r.connection, std::move(update));
 }
 
 }  // namespace ksim::models

@@ -1,22 +1,34 @@
 #pragma once
-// The active controller (KRaft's QuorumController, as one node whose
-// metadata survives its own restarts). It tracks broker liveness through
-// heartbeats (broker.session.timeout.ms), elects partition leaders from the
-// ISR (then, with KIP-966, from the eligible leader replicas; or, with
-// unclean.leader.election.enable, from any live replica),
+// A KRaft controller (QuorumController). The active controller tracks broker
+// liveness through heartbeats (broker.session.timeout.ms), elects partition
+// leaders from the ISR (then, with KIP-966, from the eligible leader
+// replicas; or, with unclean.leader.election.enable, from any live replica),
 // commits ISR changes (AlterPartition, KIP-497) and pushes metadata changes
 // to the brokers. Elections are processed one at a time, each costing
 // `election_time_per_partition`, so failover time grows with partitions.
+//
+// Alone (one controller, ksim's default) it is always the active controller,
+// its metadata durable across its restarts and every change final at once.
+// In a quorum (controllers.count > 1, controller_raft.cpp) each controller
+// hosts a Raft replica of the metadata log (models/raft/); the Raft leader is
+// the active controller: it writes every change as records
+// (metadata_records.hpp) and acts on them outside only once they are
+// committed; the others replay the committed log and answer NOT_CONTROLLER.
 #include <deque>
 #include <map>
 #include <memory>
 #include <set>
+#include <variant>
 #include <vector>
 
+#include "models/controller/controller_role.hpp"
+#include "models/controller/metadata_records.hpp"
 #include "models/events/model_event_bus.hpp"
 #include "models/protocol/cluster_directory.hpp"
 #include "models/protocol/kafka_config.hpp"
 #include "models/protocol/kafka_messages.hpp"
+#include "models/raft/raft_connections.hpp"
+#include "models/raft/raft_replica.hpp"
 #include "sim/core/node.hpp"
 
 namespace ksim::models {
@@ -49,33 +61,50 @@ struct ControllerStats {
   std::uint64_t fencings = 0;
   std::uint64_t controlled_shutdowns = 0;
   SimTime max_leaderless = 0;  // longest time a partition waited for a live leader
+  // It became the active controller (its start, a restart; in a quorum, claim), and in a
+  // quorum stopped being it without a crash (renounce).
+  std::uint64_t activations = 0;
+  std::uint64_t renouncements = 0;
+  std::uint64_t reverted_records = 0;  // written and not committed when it renounced
 };
 
 class Controller final : public Node {
  public:
+  // `quorum_id`: this controller's id in the quorum, its index in
+  // directory->controller_nodes (a quorum when there are several);
+  // `raft`: the quorum's controller.quorum.* settings.
   Controller(Simulation& sim, std::string name, HostId host, ControllerConfig config,
-             std::shared_ptr<const ClusterDirectory> directory, ModelEventBus& events);
+             std::shared_ptr<const ClusterDirectory> directory, ModelEventBus& events, RaftNodeId quorum_id = 0,
+             const RaftConfig& raft = {});
+  ~Controller() override;
 
   // Topic creation: replicas[topic][partition], preferred leader first.
   void create_partitions(const std::vector<std::vector<std::vector<BrokerId>>>& replicas);
 
+  // The metadata as this controller holds it: alone, the durable metadata; in
+  // a quorum, on the active controller, with its changes not yet committed.
   const std::map<TopicPartition, PartitionState>& partitions() const { return partitions_; }
   std::int32_t partition_count(std::int32_t topic) const {
     return directory_->topics[static_cast<std::size_t>(topic)].partitions;
   }
-  std::vector<TopicPartition> offline_partitions() const;
   const ControllerStats& stats() const { return stats_; }
 
+  // ---- the quorum (controller_raft.cpp) ----
+  bool in_quorum() const { return directory_->controller_nodes.size() > 1; }
+  RaftNodeId quorum_id() const { return quorum_id_; }
+  // Acting as the active controller now: running, not paused, and (in a quorum) leading it.
+  bool is_active() const;
+  Epoch active_epoch() const { return active_epoch_; }  // the quorum epoch it leads or last led
+  // What it replayed of the committed metadata log (in a quorum).
+  const MetadataImage& committed() const { return committed_; }
+  const RaftReplica* raft() const { return raft_.get(); }  // null while down, and alone
+  const RaftPersistentState& raft_state() const { return raft_durable_; }
+
  private:
-  struct Registration {
-    bool fenced = true;
-    bool ever_registered = false;
+  struct Registration : BrokerRegistration {  // what the metadata log says, and the heartbeats' process state
     SimTime last_heartbeat = 0;
-    std::uint32_t incarnation = 0;
     ConnectionId connection = 0;
     bool connected = false;
-    std::set<TopicPartition> offline_replicas;
-    bool shutting_down = false;  // controlled shutdown in progress
     std::int64_t metadata_offset = -1;  // as its last heartbeat reported it
     // BrokerHeartbeatManager.controlledShutdownOffset: the broker may exit once every
     // active broker has applied the metadata up to here (-1: at once, it led nothing).
@@ -84,9 +113,11 @@ class Controller final : public Node {
 
   void on_start() override;
   void on_crash(CrashKind kind) override;
+  void on_shutdown_requested() override;
   void activate();
   void on_message(ConnectionId connection, MessagePtr message) override;
   void on_connection_closed(ConnectionId connection) override;
+  void after_event() override;
 
   void session_tick();
   void handle_heartbeat(ConnectionId connection, const BrokerHeartbeat& heartbeat);
@@ -104,7 +135,35 @@ class Controller final : public Node {
   bool is_usable(BrokerId broker, TopicPartition tp) const;
   void push(const std::vector<PartitionState>& states);
   void push_all_to(BrokerId broker);
+  void send_update(BrokerId broker, std::vector<PartitionState> states);
   void check_partition_state(const PartitionState& state) const;
+  // The metadata offset brokers are compared with: alone, its pushes'; in a
+  // quorum, the end of what is committed (pushes carry it).
+  std::int64_t metadata_offset() const { return in_quorum() ? committed_.end_offset : metadata_offset_; }
+  // A response, sent once everything written so far is committed (at once alone).
+  using PendingResponse = std::variant<std::unique_ptr<BrokerHeartbeatResponse>, std::unique_ptr<AlterPartitionResponse>>;
+  void respond_when_committed(ConnectionId connection, PendingResponse response);
+
+  // The quorum (controller_raft.cpp).
+  class QuorumHost;
+  struct AwaitingCommit {
+    Offset offset = 0;  // sent once the log is committed up to here
+    ConnectionId connection = 0;
+    PendingResponse response;
+  };
+  void start_quorum_member();
+  void stop_quorum_member(CrashKind kind);
+  void handle_raft_message(ConnectionId connection, const Message& message);
+  bool still_leading();
+  void answer_not_controller(ConnectionId connection, const ApiMessage& request);
+  void send_not_controller(ConnectionId connection, PendingResponse response);
+  std::int32_t known_active() const;
+  void write(const std::vector<PartitionState>& states);
+  void replay_committed(Offset from, Offset to);
+  void push_committed(const std::vector<PartitionState>& states, const std::vector<BrokerId>& unfenced);
+  void claim(Epoch epoch);
+  void renounce();
+  void restore_committed_state();
 
   // KIP-966's eligible leader replicas (eligible_leaders.cpp).
   struct EligibleLeader {
@@ -117,12 +176,13 @@ class Controller final : public Node {
   void update_last_known_leader(PartitionState& state, BrokerId leader_before);
   EligibleLeader elect_from_elr(const PartitionState& state) const;
   void forget_unclean_replica(BrokerId broker);
-  std::vector<BrokerId> live_brokers() const;
-  std::vector<BrokerId> shutting_down_brokers() const;
+  std::vector<BrokerId> live_brokers() const { return unfenced_brokers(brokers_); }
+  std::vector<BrokerId> shutting_down_brokers() const { return brokers_shutting_down(brokers_); }
   bool shutdown_granted(BrokerId broker) const;
 
   ControllerConfig config_;
   void publish(const ModelEvent& event) { events_.publish(*this, event); }
+  void queue_elections_for_leaderless();
 
   std::shared_ptr<const ClusterDirectory> directory_;
   ModelEventBus& events_;
@@ -136,7 +196,25 @@ class Controller final : public Node {
   bool loading_ = false;
   std::deque<std::pair<ConnectionId, MessagePtr>> waiting_;
   ControllerStats stats_;
-  std::int64_t metadata_offset_ = 0;  // each push() is one more batch of metadata records
+  std::int64_t metadata_offset_ = 0;  // each push() is one more batch of metadata records (alone)
+  TimerId session_timer_;
+  TimerId election_timer_;
+
+  // The quorum: the metadata log and its Raft replica, and the active controller's writes.
+  RaftNodeId quorum_id_;
+  RaftConfig raft_config_;
+  RaftPersistentState raft_durable_;  // durable: the election state and the metadata log
+  std::unique_ptr<QuorumHost> raft_host_;
+  std::unique_ptr<RaftReplica> raft_;  // process state, as everything below
+  RaftConnections raft_connections_;
+  MetadataImage bootstrap_;  // the topics as the cluster was formatted (no records)
+  MetadataImage committed_;  // bootstrap_ and every committed record replayed
+  ControllerRole role_ = ControllerRole::Standby;
+  Epoch active_epoch_ = 0;
+  Offset written_end_ = 0;   // the log's end after this controller's last write
+  std::vector<BrokerRegistration> logged_;  // the registrations as last written
+  std::vector<std::pair<ConnectionId, PendingResponse>> responding_;  // in this event
+  std::deque<AwaitingCommit> awaiting_commit_;
 };
 
 }  // namespace ksim::models

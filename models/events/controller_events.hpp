@@ -17,6 +17,27 @@ struct ControllerLoading {
   template <class Write> void trace(Write&& write) const { write({{"partitions", partitions}, {"load_ns", load_time}}); }
 };
 
+// With a controller quorum: this controller leads the quorum's epoch and acts
+// (QuorumController.claim, once the log of earlier epochs is replayed).
+struct ControllerActivated {
+  std::int32_t controller;  // its id in the quorum
+  Epoch epoch;
+  std::string_view kind() const { return "controller.activated"; }
+  template <class Write> void trace(Write&& write) const { write({{"controller", controller}, {"epoch", epoch}}); }
+};
+
+// With a controller quorum: this controller no longer leads (QuorumController.renounce):
+// its uncommitted changes are reverted and what waited for them is answered NOT_CONTROLLER.
+struct ControllerRenounced {
+  std::int32_t controller;
+  Epoch epoch;  // the epoch it led
+  std::size_t reverted_records;  // written in its epoch and not committed
+  std::string_view kind() const { return "controller.renounced"; }
+  template <class Write> void trace(Write&& write) const {
+    write({{"controller", controller}, {"epoch", epoch}, {"reverted", reverted_records}});
+  }
+};
+
 // A broker is fenced (its session expired, or it said it lost a log dir): it leaves every ISR.
 struct BrokerFenced {
   BrokerId broker;

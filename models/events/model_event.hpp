@@ -18,7 +18,7 @@ using ModelEvent = std::variant<
     BecameLeader, BecameFollower, HighWatermarkAdvanced, IsrChangeProposed, IsrUpdated, LogTruncated, LogDirWentOffline,
     BrokerShutDown, BatchAppended, DuplicateBatch, TxnMarkerWritten,
     // the controller
-    ControllerLoading, BrokerFenced, ControlledShutdownStarted, BrokerUnfenced, LeaderElected, IsrCommitted,
+    ControllerLoading, ControllerActivated, ControllerRenounced, BrokerFenced, ControlledShutdownStarted, BrokerUnfenced, LeaderElected, IsrCommitted,
     // group and transaction coordinators
     MemberAdded, StaticMemberReplaced, RebalancePrepared, MemberRemoved, JoinCompleted, Rebalanced,
     GroupLoadStarted, GroupLoaded, GroupUnloaded, TxnFenced, TxnPrepared, TxnCompleted, TxnTimedOut, TxnResumed,

@@ -1,6 +1,6 @@
 #pragma once
 // Who is where in a cluster, as every node learns it when the cluster is
-// built: the broker ids' nodes, the controller's node, the topics (user
+// built: the broker ids' nodes, the controllers' nodes, the topics (user
 // topics first, then __consumer_offsets and __transaction_state when the
 // cluster has them). Clients find brokers through it, never through Broker.
 #include <cstdint>
@@ -15,10 +15,12 @@ namespace ksim::models {
 
 class CoordinatorRecordStore;  // models/coordinator/coordinator_records.hpp
 
-// Who is where: broker ids to nodes, the controller's node, the topics.
+// Who is where: broker ids to nodes, the controllers' nodes, the topics.
 struct ClusterDirectory {
   std::vector<NodeId> broker_nodes;  // index: broker id
-  NodeId controller_node = 0;
+  // The controllers' nodes, index: the controller's id in the quorum (one: no
+  // quorum, the single controller of ksim before KRaft's Raft was hosted).
+  std::vector<NodeId> controller_nodes;
   std::vector<TopicSpec> topics;
   // Consumer groups: the __consumer_offsets topic (-1: none) and the content of its batches.
   std::int32_t offsets_topic = -1;

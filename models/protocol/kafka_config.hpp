@@ -58,6 +58,10 @@ struct BrokerConfig {
   SimTime log_flush_interval = kNever;                    // log.flush.interval.ms (flush.ms' default; unset: the scheduler's)
   SimTime log_flush_scheduler_interval = kNever;          // log.flush.scheduler.interval.ms (Long.MAX_VALUE: the flusher never runs)
   SimTime broker_heartbeat_interval = seconds(2);         // broker.heartbeat.interval.ms
+  // With a controller quorum, a heartbeat unanswered this long moves the broker
+  // to another controller: controller.quorum.request.timeout.ms, after which
+  // its metadata log fetch would ask another voter who leads.
+  SimTime controller_request_timeout = seconds(2);
   // The brokers' release's mechanisms (kafka_release.hpp): KIP-101 (without
   // it a follower truncates to its high watermark when it becomes a follower,
   // instead of asking the leader where its epoch ended), KIP-360, KIP-112,

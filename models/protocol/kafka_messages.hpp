@@ -140,6 +140,8 @@ struct BrokerHeartbeatResponse final : KafkaResponse<BrokerHeartbeatResponse, Ap
   static constexpr std::string_view kName = "BrokerHeartbeatResponse";
   bool fenced = false;
   bool shutdown_ready = false;  // controlled shutdown: no leadership left, and the others know (ShouldShutDown)
+  Error error = Error::None;    // NotController: a standby of the controller quorum answered
+  std::int32_t active_controller = -1;  // with NotController: the controller it knows active, or -1
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes; }
 };
 
@@ -156,7 +158,8 @@ struct AlterPartitionRequest final : KafkaRequest<AlterPartitionRequest, ApiKey:
 
 struct AlterPartitionResponse final : KafkaResponse<AlterPartitionResponse, ApiKey::AlterPartition> {
   static constexpr std::string_view kName = "AlterPartitionResponse";
-  Error error = Error::None;  // FencedLeaderEpoch, InvalidUpdateVersion, IneligibleReplica (KIP-841)
+  Error error = Error::None;  // FencedLeaderEpoch, InvalidUpdateVersion, IneligibleReplica (KIP-841), NotController
+  std::int32_t active_controller = -1;  // with NotController: the controller the responder knows active, or -1
   PartitionState state;       // the controller's, after the request (on an error: as the metadata will say)
   // The request answered, echoed (not on the wire: Kafka's callback holds its proposedIsrState).
   Epoch proposed_leader_epoch = 0;

@@ -31,6 +31,7 @@ std::string_view to_string(Error error) {
     case Error::FencedLeaderEpoch: return "FENCED_LEADER_EPOCH";
     case Error::InvalidUpdateVersion: return "INVALID_UPDATE_VERSION";
     case Error::IneligibleReplica: return "INELIGIBLE_REPLICA";
+    case Error::NotController: return "NOT_CONTROLLER";
     case Error::UnknownLeaderEpoch: return "UNKNOWN_LEADER_EPOCH";
     case Error::ConcurrentTransactions: return "CONCURRENT_TRANSACTIONS";
     case Error::ProducerFenced: return "PRODUCER_FENCED";
@@ -61,6 +62,7 @@ bool is_retriable(Error error) {
     case Error::ConcurrentTransactions:
     case Error::UnstableOffsetCommit:
     case Error::OffsetNotAvailable:
+    case Error::NotController:
       return true;
     case Error::None:
     case Error::OffsetOutOfRange:

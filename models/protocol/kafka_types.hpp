@@ -65,6 +65,8 @@ enum class Error {
   // AlterPartition (KIP-497, KIP-841)
   InvalidUpdateVersion,          // the proposal's partition epoch is not the controller's
   IneligibleReplica,             // KIP-841: the proposed ISR adds a fenced or shutting-down broker
+  // the KRaft controller quorum
+  NotController,                 // this controller is not the active one (not the Raft leader)
 };
 std::string_view to_string(Error error);
 bool is_retriable(Error error);

@@ -1,6 +1,7 @@
 #pragma once
 // A fault: what goes wrong, when, for how long and to whom. Targets are
 // already resolved to node and link ids (the scenario loader does that).
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,6 +44,10 @@ struct Fault {
   CrashKind crash_kind = CrashKind::Process;
   std::string extension{};          // extension faults: the handler's name
   std::string target{};             // extension faults: what inside the nodes (a log dir, say)
+  // Targets known only when the fault starts (a role a model assigns at run
+  // time, such as the active controller): when set, called just before the
+  // fault is applied, to fill in `nodes` and `other_nodes`.
+  std::function<void(Fault&)> resolve_at_start{};
 };
 
 }  // namespace ksim

@@ -71,6 +71,7 @@ std::vector<NodeId> FaultInjector::everyone_except(const std::vector<NodeId>& no
 
 void FaultInjector::start(Scheduled& s) {
   s.state = Scheduled::State::Active;
+  if (s.fault.resolve_at_start) s.fault.resolve_at_start(s.fault);
   const Fault& fault = s.fault;
   const std::string_view name = name_of(fault);
   ++started_[std::string(name)];

@@ -45,8 +45,8 @@ class FaultInjector {
     enum class State { Pending, Active, Over };
     Fault fault;
     State state = State::Pending;
-    TimerId start_event;
-    TimerId stop_event;  // none while in force for good (duration 0)
+    TimerId start_event{};
+    TimerId stop_event{};  // none while in force for good (duration 0)
     FaultHandle handle = 0;
   };
   void start(Scheduled& s);

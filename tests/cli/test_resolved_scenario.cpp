@@ -98,6 +98,9 @@ TEST_CASE("the resolved quickstart has the file's values and Kafka's defaults", 
   CHECK(s["brokers"]["names"] == json({"broker-0", "broker-1", "broker-2"}));
   CHECK(s["brokers"]["racks"] == json({"r1", "r2", "r3"}));
   CHECK(s["controller"]["name"] == "controller");
+  CHECK(s["controllers"]["count"] == 1);
+  CHECK(s["controllers"]["names"] == json({"controller"}));
+  CHECK(s["controllers"]["config"]["controller.quorum.fetch.timeout.ms"] == 2000);
   const json& broker = s["brokers"]["config"];
   CHECK(broker["replica.lag.time.max.ms"] == 10000);   // from the file, in Kafka's milliseconds
   CHECK(broker["broker.session.timeout.ms"] == 9000);  // Kafka's default

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "models/client/producer/transaction_manager_state.hpp"
+#include "models/controller/controller_role.hpp"
 #include "models/coordinator/group_state.hpp"
 #include "models/coordinator/txn_state.hpp"
 
@@ -95,4 +96,18 @@ TEST_CASE("producer transaction states: the transitions of Kafka's TransactionMa
   CHECK_FALSE(legal(FatalError, Ready));                           // fenced for good
   CHECK_FALSE(legal(Ready, CommittingTransaction));                // nothing to commit
   CHECK(to_string(AbortableError) == "AbortableError");
+}
+
+TEST_CASE("controller roles: claim, renounce and a clean stop, no others", "[state-machine][quorum]") {
+  using enum ControllerRole;
+  // QuorumController has no state enum: claim() from standby, renounce() back,
+  // and ksim's clean stop of the Raft leader (KafkaRaftClient.shutdown) after it renounced.
+  const ValidPrevious<ControllerRole> expected{
+      {Standby, {Active}},
+      {Active, {Standby}},
+      {Stopping, {Standby}},
+  };
+  check_against_kafka({Standby, Active, Stopping}, expected);
+  CHECK_FALSE(legal(Stopping, Active));  // a stopping controller does not claim again
+  CHECK(to_string(Stopping) == "Stopping");
 }

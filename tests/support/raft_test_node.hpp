@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "models/raft/raft_connections.hpp"
 #include "models/raft/raft_replica.hpp"
 #include "sim/core/simulation.hpp"
 
@@ -72,47 +73,28 @@ class RaftTestNode final : public Node {
   // The process state goes; a power loss also takes what the log had not flushed.
   void on_crash(CrashKind kind) override {
     replica_.reset();
-    outbound_.clear();
-    inbound_.clear();
-    peer_of_.clear();
+    connections_.clear();
     if (kind == CrashKind::Machine) durable_.lose_power();
   }
 
   void on_message(ConnectionId connection, MessagePtr message) override {
     assert(models::is_raft_message(*message));
-    const RaftNodeId source = models::raft_header(*message).source;
-    if (!models::api_message(*message).is_response()) {
-      inbound_[source] = connection;
-      peer_of_[connection] = source;
-    }
+    connections_.received(connection, *message);
     replica_->handle(*message);
   }
 
   void on_connection_closed(ConnectionId connection) override {
-    const auto peer = peer_of_.find(connection);
-    if (peer == peer_of_.end()) return;
-    const RaftNodeId id = peer->second;
-    peer_of_.erase(peer);
-    if (const auto it = outbound_.find(id); it != outbound_.end() && it->second == connection) outbound_.erase(it);
-    if (const auto it = inbound_.find(id); it != inbound_.end() && it->second == connection) inbound_.erase(it);
-    replica_->on_disconnected(id);
+    if (const auto peer = connections_.closed(connection)) replica_->on_disconnected(*peer);
   }
 
  private:
   class Host;
 
   void send_to(RaftNodeId to, MessagePtr message) {
-    if (models::api_message(*message).is_response()) {
-      if (const auto it = inbound_.find(to); it != inbound_.end()) send(it->second, std::move(message));
-      return;
-    }
-    auto it = outbound_.find(to);
-    if (it == outbound_.end()) {
-      const ConnectionId connection = connect(quorum_.nodes.at(static_cast<std::size_t>(to)));
-      it = outbound_.emplace(to, connection).first;
-      peer_of_[connection] = to;
-    }
-    send(it->second, std::move(message));
+    connections_.send(
+        to, std::move(message),
+        [this](RaftNodeId peer) { return connect(quorum_.nodes.at(static_cast<std::size_t>(peer))); },
+        [this](ConnectionId connection, MessagePtr m) { send(connection, std::move(m)); });
   }
 
   // The state machine: committed sequence numbers, replayed in offset order.
@@ -135,9 +117,7 @@ class RaftTestNode final : public Node {
   std::unique_ptr<models::RaftReplica> replica_;
   std::vector<std::uint64_t> applied_;
   std::pair<RaftNodeId, Epoch> told_leader_{models::kNoRaftNode, 0};
-  std::map<RaftNodeId, ConnectionId> outbound_;  // requests go here
-  std::map<RaftNodeId, ConnectionId> inbound_;   // responses go back where the last request came from
-  std::map<ConnectionId, RaftNodeId> peer_of_;
+  models::RaftConnections connections_;
 };
 
 // The replica's host: the node's clock, stream, connections and timers.

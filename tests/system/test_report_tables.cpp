@@ -40,6 +40,7 @@ const std::vector<Run>& runs() {
       run("rpc-faults", {"duration=5s"}),                    // the rpc workload
       run("acks1-leader-crash"),                             // delivery short of exactly-once, a failover
       run("consumer-commit-before-process", {"duration=12s"}),  // a group short of exactly-once
+      run("kraft-quorum-failover"),                          // a controller quorum and its failovers
   };
   return all;
 }
@@ -67,6 +68,7 @@ const nlohmann::ordered_json& figures_json(const Run& r, const Expectation& e) {
   if (e.section == end_to_end_latency_section().name) return r.json.at("end_to_end_latency_ms");
   if (e.section == availability_section().name) return r.json.at("availability");
   if (e.section == partition_costs_section().name) return r.json.at("partition_costs");
+  if (e.section == quorum_section().name) return r.json.at("controller").at("quorum");
   if (e.section == group_section().name) {
     for (const auto& g : r.json.at("groups")) {
       if (g.at("group") == e.group) return g;
@@ -128,6 +130,7 @@ TEST_CASE("every figure table row's name is in the JSON with the value its acces
     check_rows(produce_section(), k, j, produce_section().json, seen);
     check_rows(cluster_section(), k, j, cluster_section().json, seen);
     check_rows(partition_costs_section(), k.partition_costs, j, partition_costs_section().json, seen);
+    check_rows(quorum_section(), k.quorum, j, quorum_section().json, seen);
     const PerformanceFigures& p = k.performance;
     check_rows(consumption_section(), p, j, consumption_section().json, seen);
     check_rows(replication_section(), p, j, replication_section().json, seen);
@@ -150,7 +153,7 @@ TEST_CASE("every figure table row's name is in the JSON with the value its acces
     }
     if (k.transactions) check_rows(transactions_section(), *k.transactions, j, transactions_section().json, seen);
   }
-  CHECK(seen.size() == 19);  // every section; these runs have them all
+  CHECK(seen.size() == 20);  // every section; these runs have them all
   for (const ExpectableSection& s : expectation_catalogue()) CHECK(seen.contains(std::string(s.name)));
 }
 
@@ -198,6 +201,7 @@ TEST_CASE("an expectation on each section of the report can fail the run", "[rep
       {"jbod-skew", {"duration=2s", "drain=1s", "expect.invariant_violations='>0'"}, "invariant_violations"},
       {"quickstart", {"duration=5s", "expect.groups.analytics.processed=0"}, "groups.analytics.processed"},
       {"txn-zombie", {"duration=5s", "expect.transactions.committed=0"}, "transactions.committed"},
+      {"kraft-quorum-failover", {"expect.max_controller_failover=1ms"}, "max_controller_failover"},
   };
   for (const Case& c : cases) {
     INFO(c.scenario << ": " << c.expectation);

@@ -1,0 +1,68 @@
+// The controller sections of a scenario: `controller` (ksim's costs of the
+// controller's work, the cluster features, its rack) and `controllers` (the
+// KRaft controller quorum: how many, and the controller.quorum.* configs).
+#include "app/scenario/kafka_config_names.hpp"
+#include "app/scenario/kafka_entry_readers.hpp"
+
+namespace ksim::app {
+
+using config::Duration;
+using config::MapReader;
+using models::Mechanism;
+
+// The controller's configs: broker.session.timeout.ms, which a KRaft cluster
+// sets in the server properties it shares with the brokers (brokers.config),
+// and ksim's per-partition costs (the profile's, then the controller section's).
+models::ControllerConfig read_controller_config(MapReader controller, MapReader broker_config,
+                                                const std::optional<HardwareProfile>& profile, const models::Mechanisms& m) {
+  models::ControllerConfig c;
+  c.broker_session_timeout = broker_config.get<Duration>("broker.session.timeout.ms", c.broker_session_timeout, {1, kNever});
+  if (profile) {
+    c.election_time_per_partition = profile->leader_election;
+    c.metadata_load_time_per_partition = profile->controller_load;
+  }
+  c.election_time_per_partition = controller.get<Duration>("election_time_per_partition", c.election_time_per_partition);
+  c.metadata_load_time_per_partition =
+      controller.get<Duration>("metadata_load_time_per_partition", c.metadata_load_time_per_partition);
+  // Cluster features (kafka-storage format --feature, kafka-features upgrade), by their Kafka names;
+  // a new cluster of 4.1 or later has eligible.leader.replicas.version=1 (KIP-966).
+  MapReader features = controller.map("features");
+  const std::uint64_t elr = m.has(Mechanism::EligibleLeaderReplicas) ? 1 : 0;
+  c.eligible_leader_replicas = features.get<std::uint64_t>("eligible.leader.replicas.version", elr, {0, 1}) == 1;
+  return c;
+}
+
+// `controllers`: the quorum's size (Kafka allows any number of voters; 3 is
+// the usual production choice, ksim takes 1 to 7) and its Raft configs, by
+// Kafka's names with QuorumConfig's defaults, in a `config:` map of the
+// controllers' server properties. One controller runs without Raft, so the
+// quorum's settings do nothing then (a warning says so).
+void read_controllers(MapReader& root, KafkaSpec& kafka) {
+  MapReader in = root.map("controllers");
+  kafka.controller_count = in.get<int>("count", kafka.controller_count, {1, 7});
+  MapReader config = kafka_config(in, KafkaConfigKind::Broker);
+  models::RaftConfig& r = kafka.quorum;
+  const auto duration = [&](std::string_view key, SimTime& value, SimTime min) {
+    if (kafka.controller_count == 1 && config.has(key)) {
+      config.warn(key, "has no effect with one controller (controllers.count: 1 runs without Raft)");
+    }
+    value = config.get<Duration>(key, value, {min, kNever});
+  };
+  duration("controller.quorum.election.timeout.ms", r.election_timeout, 1);
+  duration("controller.quorum.fetch.timeout.ms", r.fetch_timeout, 1);
+  duration("controller.quorum.election.backoff.max.ms", r.election_backoff_max, 1);
+  duration("controller.quorum.request.timeout.ms", r.request_timeout, 1);
+  duration("controller.quorum.retry.backoff.ms", r.retry_backoff, 0);
+  duration("controller.quorum.append.linger.ms", r.append_linger, 0);
+  kafka.quorum_config = config.resolved();
+  if (kafka.controller_count == 1 && in.has("fsync_latency")) {
+    in.warn("fsync_latency", "has no effect with one controller (controllers.count: 1 runs without Raft)");
+  }
+  r.fsync_latency = in.get<Duration>("fsync_latency", r.fsync_latency);
+  r.followers_always_flush = true;  // RaftManager: a controller's follower flushes before it fetches again
+  // A broker's requests to a controller that does not answer go to another
+  // after this long (its metadata log fetch would ask another voter).
+  kafka.broker.controller_request_timeout = r.request_timeout;
+}
+
+}  // namespace ksim::app

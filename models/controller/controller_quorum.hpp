@@ -1,0 +1,60 @@
+#pragma once
+// The cluster's controllers as the rest of the model and its checks see
+// them: one controller (ksim's default), or a KRaft quorum of them
+// (controllers.count). Its metadata is what was committed: alone, the
+// controller's (durable at once); in a quorum, the replay of the committed
+// metadata log by the controller that has replayed the most. It also
+// measures the periods without an active controller.
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "models/controller/controller.hpp"
+
+namespace ksim::models {
+
+// The quorum's figures (one controller is a quorum of one, without Raft).
+struct QuorumStats {
+  std::uint64_t activations = 0;      // a controller became the active one (QuorumController.claim)
+  std::uint64_t failovers = 0;        // activations after the first
+  std::uint64_t renouncements = 0;    // an active controller stopped leading (renounce, not a crash)
+  std::uint64_t reverted_records = 0; // records it had written and not committed then (reverted)
+  std::uint64_t raft_elections = 0;   // Raft elections started (a voter became a candidate)
+  std::uint64_t inactive_periods = 0; // periods without an active controller after the first activation
+  SimTime first_active_at = kNever;   // when the first controller became active
+  SimTime inactive = 0;               // time without an active controller after the first activation
+  SimTime longest_inactive = 0;       // the longest such period
+};
+
+class ControllerQuorum {
+ public:
+  // `controllers` by their id in the quorum.
+  explicit ControllerQuorum(std::vector<Controller*> controllers);
+
+  const std::vector<Controller*>& controllers() const { return controllers_; }
+  bool is_quorum() const { return controllers_.size() > 1; }
+
+  // The committed metadata.
+  const std::map<TopicPartition, PartitionState>& partitions() const;
+  std::int32_t partition_count(std::int32_t topic) const { return controllers_.front()->partition_count(topic); }
+  // The controllers' figures: alone, the controller's; in a quorum, summed
+  // (and the first elections of all, in time order).
+  ControllerStats stats() const;
+
+  // The controller acting as the active one now (null when none is), and the one that did last.
+  const Controller* active() const;
+  const Controller* last_active() const { return last_active_; }
+
+  // After every event: notes when the cluster has an active controller.
+  void after_event(SimTime now);
+  QuorumStats quorum_stats(SimTime now) const;
+
+ private:
+  std::vector<Controller*> controllers_;
+  const Controller* last_active_ = nullptr;
+  Epoch last_epoch_ = 0;
+  SimTime inactive_since_ = kNever;  // kNever: there is an active controller (or never was one)
+  QuorumStats stats_;
+};
+
+}  // namespace ksim::models

@@ -97,6 +97,7 @@ void Controller::on_message(ConnectionId connection, MessagePtr message) {
     case ApiKey::Vote:
     case ApiKey::BeginQuorumEpoch:
     case ApiKey::EndQuorumEpoch: break;  // the quorum's Raft: not without a quorum
+    case ApiKey::ZooKeeper: break;  // a KRaft controller has no ZooKeeper
   }
   unexpected_message(name(), m);
 }

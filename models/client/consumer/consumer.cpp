@@ -142,7 +142,8 @@ void Consumer::on_message(ConnectionId, MessagePtr message) {
     case ApiKey::BrokerHeartbeat:
     case ApiKey::Vote:
     case ApiKey::BeginQuorumEpoch:
-    case ApiKey::EndQuorumEpoch: break;  // a consumer sends none of these
+    case ApiKey::EndQuorumEpoch:
+    case ApiKey::ZooKeeper: break;  // a consumer sends none of these
   }
   unexpected_message(name(), m);
 }

@@ -121,7 +121,8 @@ void Producer::on_message(ConnectionId connection, MessagePtr message) {
     case ApiKey::BrokerHeartbeat:
     case ApiKey::Vote:
     case ApiKey::BeginQuorumEpoch:
-    case ApiKey::EndQuorumEpoch: break;  // a producer sends none of these
+    case ApiKey::EndQuorumEpoch:
+    case ApiKey::ZooKeeper: break;  // a producer sends none of these
   }
   unexpected_message(name(), m);
 }

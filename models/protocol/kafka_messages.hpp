@@ -176,6 +176,8 @@ struct MetadataUpdate final : KafkaRequest<MetadataUpdate, ApiKey::UpdateMetadat
   std::vector<BrokerId> live_brokers;   // unfenced
   std::vector<BrokerId> shutting_down;  // in controlled shutdown (BrokerRegistration.inControlledShutdown)
   std::int64_t offset = 0;  // the metadata log's offset once this update is applied
+  // ZooKeeper mode: the sending controller's broker id (MetadataCache.getControllerId: where AlterIsr goes).
+  std::int32_t controller = -1;
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 48 * partitions.size(); }
 };
 

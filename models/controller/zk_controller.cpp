@@ -1,0 +1,209 @@
+// A broker's ZooKeeper side: its session and registration, the controller
+// election, and a new controller's failover (KafkaController.elect,
+// onControllerFailover, initializeControllerContext).
+#include "models/controller/zk_controller.hpp"
+
+#include <cassert>
+
+#include "sim/core/simulation.hpp"
+
+namespace ksim::models {
+
+std::string_view to_string(ZkControllerRole role) {
+  switch (role) {
+    case ZkControllerRole::Unregistered: return "unregistered";
+    case ZkControllerRole::Candidate: return "candidate";
+    case ZkControllerRole::Loading: return "loading";
+    case ZkControllerRole::Active: return "active";
+  }
+  return "?";
+}
+
+ZkController::ZkController(Simulation& sim, std::string name, HostId host, BrokerId broker, ZkControllerConfig config,
+                           std::shared_ptr<const ClusterDirectory> directory, NodeId zookeeper, ModelEventBus& events)
+    : Node(sim, std::move(name), host),
+      broker_(broker),
+      config_(config),
+      directory_(std::move(directory)),
+      zookeeper_(zookeeper),
+      events_(events),
+      zk_(*this, config.session_timeout) {
+  zk_.on_session_established = [this] { session_established(); };
+  // KafkaController's session expiration handler: resign; the new session registers and elects again.
+  zk_.on_session_expired = [this] { resign(); };
+  zk_.on_data_change(zk_data::kController, [this](ZkEventType type) {
+    if (type == ZkEventType::NodeDeleted) return elect();
+    watch_controller();
+  });
+  zk_.on_child_change(zk_data::kBrokerIds, [this](ZkEventType) { broker_change(); });
+  zk_.on_child_change(zk_data::kIsrChangeNotifications, [this](ZkEventType) { isr_change_notifications(); });
+}
+
+void ZkController::on_start() {
+  role_ = ZkControllerRole::Unregistered;
+  zk_.start();
+  if (!config_.alter_isr) set_timer(milliseconds(2500), [this] { propagate_isr_changes(); });
+}
+
+void ZkController::on_crash(CrashKind) {
+  zk_.stop();
+  resign();
+  role_ = ZkControllerRole::Unregistered;
+  isr_changed_.clear();
+}
+
+// A clean stop closes the session: the registration and, on the controller, /controller go at once.
+void ZkController::on_shutdown_requested() {
+  zk_.close_session([this] { crash(CrashKind::Shutdown); });
+}
+
+void ZkController::session_established() {
+  register_broker();
+  elect();
+}
+
+// KafkaZkClient.registerBroker (checkedEphemeralCreate).
+void ZkController::register_broker() {
+  zk_.create(zk_data::broker_path(broker_), "{}", true, [this, g = generation_](const ZkResponse& r) {
+    if (r.error == ZkError::Ok) {
+      if (role_ == ZkControllerRole::Unregistered) role_ = ZkControllerRole::Candidate;
+      return;
+    }
+    if (r.error != ZkError::NodeExists) return;
+    ++stats_.registration_conflicts;
+    set_timer(seconds(1), [this] {
+      if (zk_.state() == ZkClientState::Connected) register_broker();
+    });
+    (void)g;
+  });
+}
+
+void ZkController::watch_controller() {
+  zk_.exists(zk_data::kController, true, nullptr);
+}
+
+// KafkaController.elect: create /controller and bump /controller_epoch at its version, or learn who won.
+void ZkController::elect() {
+  zk_.get_data(zk_data::kControllerEpoch, false, [this](const ZkResponse& epoch) {
+    if (epoch.error != ZkError::Ok || !epoch.stat) return;
+    const std::int32_t next = std::stoi(epoch.data.empty() ? "0" : epoch.data) + 1;
+    auto request = std::make_unique<ZkRequest>();
+    request->op = ZkOp::Multi;
+    request->ops = {{ZkOp::Create, zk_data::kController, zk_data::encode_controller(broker_), kAnyZkVersion, true},
+                    {ZkOp::SetData, zk_data::kControllerEpoch, std::to_string(next), epoch.stat->version}};
+    zk_.send(std::move(request), [this, next](const ZkResponse& r) {
+      if (r.error == ZkError::Ok) {
+        epoch_ = next;
+        ++stats_.elections_won;
+        return failover();
+      }
+      if (r.error == ZkError::BadVersion) return elect();  // another won an election in between
+      watch_controller();  // NODEEXISTS: a controller is active; elect again when it goes
+    });
+  });
+  watch_controller();
+}
+
+// onControllerFailover: watch the brokers and ISR notifications, read the
+// brokers and every partition's state, then act.
+void ZkController::failover() {
+  role_ = ZkControllerRole::Loading;
+  const SimTime started = now();
+  zk_.get_children(zk_data::kBrokerIds, true, [this, started, g = generation_](const ZkResponse& ids) {
+    if (g != generation_) return;
+    live_.clear();
+    for (const std::string& id : ids.children) live_[std::stoi(id)] = 0;
+    std::vector<TopicPartition> all;
+    for (std::size_t t = 0; t < directory_->topics.size(); ++t) {
+      for (std::int32_t p = 0; p < directory_->topics[t].partitions; ++p) all.push_back({static_cast<std::int32_t>(t), p});
+    }
+    // The broker epochs: each registration's creating zxid.
+    for (auto& [broker, epoch] : live_) {
+      zk_.exists(zk_data::broker_path(broker), false, [this, broker, g](const ZkResponse& r) {
+        if (g == generation_ && r.stat) live_[broker] = r.stat->czxid;
+      });
+    }
+    load_partitions(std::move(all), started);
+  });
+  zk_.get_children(zk_data::kIsrChangeNotifications, true, nullptr);
+}
+
+// updateLeaderAndIsrCache: every partition's state znode, pipelined (1.1+) or one after another.
+void ZkController::load_partitions(std::vector<TopicPartition> remaining, SimTime started) {
+  if (remaining.empty()) return finish_loading(started);
+  const std::size_t batch = config_.pipelined_reads ? remaining.size() : 1;
+  auto left = std::make_shared<std::size_t>(batch);
+  auto rest = std::make_shared<std::vector<TopicPartition>>(remaining.begin() + static_cast<std::ptrdiff_t>(batch),
+                                                            remaining.end());
+  for (std::size_t i = 0; i < batch; ++i) {
+    const TopicPartition tp = remaining[i];
+    zk_.get_data(zk_data::partition_state_path(tp), false, [this, tp, left, rest, started, g = generation_](const ZkResponse& r) {
+      if (g != generation_) return;
+      if (const auto state = zk_data::decode_leader_and_isr(r.data); state && r.stat) {
+        PartitionState& s = partitions_[tp];
+        s.partition = tp;
+        s.replicas = assignment_.at(static_cast<std::size_t>(tp.topic)).at(static_cast<std::size_t>(tp.partition));
+        s.leader = state->leader;
+        s.leader_epoch = state->leader_epoch;
+        s.isr = state->isr;
+        s.partition_epoch = r.stat->version;
+      }
+      if (--*left == 0) load_partitions(std::move(*rest), started);
+    });
+  }
+}
+
+void ZkController::finish_loading(SimTime started) {
+  role_ = ZkControllerRole::Active;
+  stats_.last_load_time = now() - started;
+  publish(ControllerLoading{partitions_.size(), stats_.last_load_time});
+  publish(ControllerActivated{broker_, epoch_});
+  push_all(live_brokers());  // sendUpdateMetadataRequest to every live broker
+  flush_pushes();
+  // The replica and partition state machines' startup: dead replicas leave ISRs, offline partitions get leaders.
+  std::vector<BrokerId> gone;
+  for (BrokerId b = 0; b < static_cast<BrokerId>(directory_->broker_nodes.size()); ++b) {
+    if (!live(b)) gone.push_back(b);
+  }
+  on_broker_failure(gone);
+}
+
+// onControllerResignation: the context goes; what was started for it is outdated.
+void ZkController::resign() {
+  if (role_ == ZkControllerRole::Active || role_ == ZkControllerRole::Loading) role_ = ZkControllerRole::Candidate;
+  ++generation_;
+  live_.clear();
+  partitions_.clear();
+  pending_push_.clear();
+  writes_in_flight_ = 0;
+  for (const auto& [broker, connection] : connections_) close(connection);
+  connections_.clear();
+}
+
+void ZkController::on_connection_closed(ConnectionId connection) {
+  if (zk_.owns(connection)) return zk_.on_connection_closed(connection);
+  for (auto it = connections_.begin(); it != connections_.end(); ++it) {
+    if (it->second == connection) {
+      connections_.erase(it);
+      return;
+    }
+  }
+}
+
+void ZkController::on_message(ConnectionId connection, MessagePtr message) {
+  const ApiMessage& m = api_message(*message);
+  if (m.api_key() == ApiKey::ZooKeeper) {
+    zk_.handle(message_as<ZkResponse>(m));
+    if (role_ == ZkControllerRole::Active) flush_pushes();
+    return;
+  }
+  if (m.api_key() == ApiKey::AlterPartition && !m.is_response()) {
+    const auto& request = message_as<AlterPartitionRequest>(m);
+    if (!config_.alter_isr) return leader_writes_isr(connection, request);
+    return handle_alter_isr(connection, request);
+  }
+  if (m.api_key() == ApiKey::UpdateMetadata || m.api_key() == ApiKey::AlterPartition) return;  // brokers' answers
+  unexpected_message(name(), m);
+}
+
+}  // namespace ksim::models

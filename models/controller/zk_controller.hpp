@@ -1,0 +1,155 @@
+#pragma once
+// A broker's ZooKeeper side in the releases before KRaft (KafkaZkClient,
+// KafkaController, ZkReplicaStateMachine, ZkPartitionStateMachine): the
+// broker process's one ZooKeeper session, its registration, and the
+// controller it becomes when it wins the election. It runs beside its broker
+// on the same host and shares its fate (the harness crashes, pauses and cuts
+// them together, as the one process they are in Kafka).
+//
+// - Registration: an ephemeral /brokers/ids/N. A process restarted while its
+//   previous session lives finds the znode taken (NODEEXISTS): Kafka's broker
+//   exits and its supervisor starts it again; here it tries again every
+//   second. Until the old session expires the controller sees no change: the
+//   broker stays registered, and in every ISR it was in.
+// - Election: the first to create the ephemeral /controller, bumping
+//   /controller_epoch at its version in the same multi, is the controller;
+//   the others watch /controller and try again when it goes.
+// - Failover (onControllerFailover): the new controller reads the live
+//   brokers and every partition's state from ZooKeeper before it acts (one
+//   read after another before 1.1, pipelined from 1.1, KAFKA-5642), sends
+//   every broker the metadata, then elects leaders for partitions whose
+//   leader is gone and drops dead replicas from ISRs.
+// - Broker changes (the /brokers/ids watch, processBrokerChange): new, dead
+//   and (from 2.2, KIP-380, by broker epoch) bounced brokers; a dead
+//   broker's partitions get new leaders from their live ISR (unclean: any
+//   live replica, when the topic allows), its other ISRs shrink; each change
+//   is written to ZooKeeper at the znode's version before brokers hear it.
+// - ISR changes: from 2.7 (KIP-497, AlterIsr) a leader asks the controller,
+//   which writes ZooKeeper at the partition's version; before, the leader's
+//   own ZooKeeper side writes it (Partition.updateIsr) and records an ISR
+//   change notification every 2.5 s (ReplicaManager.maybePropagateIsrChanges),
+//   which the controller reads to tell every broker.
+#include <deque>
+#include <map>
+#include <memory>
+#include <set>
+#include <vector>
+
+#include "models/controller/zk_data.hpp"
+#include "models/events/model_event_bus.hpp"
+#include "models/protocol/cluster_directory.hpp"
+#include "models/protocol/kafka_messages.hpp"
+#include "models/zookeeper/zk_client.hpp"
+#include "sim/core/node.hpp"
+
+namespace ksim::models {
+
+struct ZkControllerConfig {
+  SimTime session_timeout = seconds(18);  // zookeeper.session.timeout.ms (6 s before 2.5)
+  bool pipelined_reads = true;            // KAFKA-5642 (1.1): the controller's ZooKeeper requests are asynchronous
+  bool broker_epochs = true;              // KIP-380 (2.2): a bounced broker is told from its registration's zxid
+  bool alter_isr = true;                  // KIP-497 (2.7): leaders ask the controller to change an ISR
+};
+
+// Not Kafka's names: whether this broker's side is the active controller.
+enum class ZkControllerRole : std::uint8_t { Unregistered, Candidate, Loading, Active };
+std::string_view to_string(ZkControllerRole role);
+
+struct ZkControllerStats {
+  std::uint64_t elections_won = 0;        // became the controller
+  std::uint64_t registration_conflicts = 0;  // NODEEXISTS: its previous session still held /brokers/ids/N
+  std::uint64_t leader_elections = 0;
+  std::uint64_t unclean_elections = 0;
+  std::uint64_t isr_writes = 0;           // partition states written to ZooKeeper
+  std::uint64_t stale_writes = 0;         // BADVERSION: the znode changed since it was read
+  SimTime last_load_time = 0;             // the last failover's reading of ZooKeeper
+};
+
+class ZkController final : public Node, private ZkClientHost {
+ public:
+  ZkController(Simulation& sim, std::string name, HostId host, BrokerId broker, ZkControllerConfig config,
+               std::shared_ptr<const ClusterDirectory> directory, NodeId zookeeper, ModelEventBus& events);
+
+  // The topics' replica assignments (/brokers/topics/T, written when each was created): replicas[topic][partition].
+  void set_assignment(std::vector<std::vector<std::vector<BrokerId>>> replicas) { assignment_ = std::move(replicas); }
+
+  BrokerId broker_id() const { return broker_; }
+  ZkControllerRole role() const { return role_; }
+  bool is_active() const { return role_ == ZkControllerRole::Active && is_running(); }
+  std::int32_t controller_epoch() const { return epoch_; }
+  const std::map<TopicPartition, PartitionState>& partitions() const { return partitions_; }  // as the controller holds them
+  const ZkControllerStats& stats() const { return stats_; }
+  const ZkClient& zookeeper_client() const { return zk_; }
+
+ private:
+  // Node
+  void on_start() override;
+  void on_crash(CrashKind kind) override;
+  void on_shutdown_requested() override;
+  void on_message(ConnectionId connection, MessagePtr message) override;
+  void on_connection_closed(ConnectionId connection) override;
+  // ZkClientHost
+  SimTime zk_now() const override { return now(); }
+  RandomStream& zk_random() override { return rng(); }
+  ConnectionId zk_connect() override { return connect(zookeeper_); }
+  void zk_send(ConnectionId connection, MessagePtr message) override { send(connection, std::move(message)); }
+  void zk_close(ConnectionId connection) override { close(connection); }
+  TimerId zk_set_timer(SimTime delay, TimerCallback callback) override { return set_timer(delay, std::move(callback)); }
+  void zk_cancel_timer(TimerId id) override { cancel_timer(id); }
+
+  // registration and election (zk_controller.cpp)
+  void session_established();
+  void register_broker();
+  void elect();
+  void watch_controller();
+  void failover();
+  void load_partitions(std::vector<TopicPartition> remaining, SimTime started);
+  void finish_loading(SimTime started);
+  void resign();
+
+  // the controller's work (zk_controller_changes.cpp)
+  void broker_change();
+  void brokers_read(std::map<BrokerId, std::int64_t> current);
+  void on_broker_failure(const std::vector<BrokerId>& dead);
+  void on_broker_startup(const std::vector<BrokerId>& started);
+  void elect_offline_partitions();
+  BrokerId choose_leader(const PartitionState& state) const;
+  void write_state(PartitionState proposed, std::function<void(bool)> done = nullptr);
+  void isr_change_notifications();
+  void handle_alter_isr(ConnectionId connection, const AlterPartitionRequest& request);
+  void leader_writes_isr(ConnectionId connection, const AlterPartitionRequest& request);
+  void propagate_isr_changes();
+  void push(const std::vector<PartitionState>& states, const std::vector<BrokerId>& to);
+  void push_all(const std::vector<BrokerId>& to);
+  void flush_pushes();
+  std::vector<BrokerId> live_brokers() const;
+  ConnectionId broker_connection(BrokerId broker);
+  bool live(BrokerId broker) const { return live_.contains(broker); }
+  void publish(const ModelEvent& event) { events_.publish(*this, event); }
+
+  BrokerId broker_;
+  ZkControllerConfig config_;
+  std::shared_ptr<const ClusterDirectory> directory_;
+  NodeId zookeeper_;
+  ModelEventBus& events_;
+  ZkClient zk_;
+  std::vector<std::vector<std::vector<BrokerId>>> assignment_;
+  ZkControllerRole role_ = ZkControllerRole::Unregistered;
+  std::uint64_t generation_ = 0;  // a resignation outdates what the controller started before
+
+  // The controller's context, read from ZooKeeper at failover (process state).
+  std::int32_t epoch_ = 0;
+  std::map<BrokerId, std::int64_t> live_;  // registered brokers and their epochs (czxid)
+  std::map<TopicPartition, PartitionState> partitions_;  // partition_epoch: the state znode's version
+  std::map<BrokerId, ConnectionId> connections_;
+  std::int64_t update_sequence_ = 0;
+  std::vector<PartitionState> pending_push_;  // changed in this event, sent at its end
+  std::size_t writes_in_flight_ = 0;
+
+  // The leader side before KIP-497: ISR changes waiting to be announced.
+  std::set<TopicPartition> isr_changed_;
+  SimTime last_isr_change_ = 0, last_isr_propagation_ = 0;
+  ZkControllerStats stats_;
+};
+
+}  // namespace ksim::models

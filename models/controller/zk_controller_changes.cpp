@@ -1,0 +1,300 @@
+// The ZooKeeper-era controller's work once active: broker changes, leader
+// elections and ISR changes, each written to ZooKeeper at the partition
+// state's version before brokers hear of it (LeaderAndIsr, UpdateMetadata),
+// and the leader side of ISR changes before KIP-497.
+#include <algorithm>
+
+#include "models/controller/zk_controller.hpp"
+#include "models/protocol/replica_list.hpp"
+
+namespace ksim::models {
+
+// processBrokerChange: the registrations now, with their epochs.
+void ZkController::broker_change() {
+  if (role_ != ZkControllerRole::Active) return;
+  zk_.get_children(zk_data::kBrokerIds, true, [this, g = generation_](const ZkResponse& ids) {
+    if (g != generation_ || ids.error != ZkError::Ok) return;
+    auto current = std::make_shared<std::map<BrokerId, std::int64_t>>();
+    auto left = std::make_shared<std::size_t>(ids.children.size());
+    if (ids.children.empty()) return brokers_read({});
+    for (const std::string& id : ids.children) {
+      const BrokerId b = std::stoi(id);
+      zk_.exists(zk_data::broker_path(b), false, [this, b, current, left, g](const ZkResponse& r) {
+        if (g != generation_) return;
+        if (r.stat) (*current)[b] = r.stat->czxid;
+        if (--*left == 0) brokers_read(std::move(*current));
+      });
+    }
+  });
+}
+
+void ZkController::brokers_read(std::map<BrokerId, std::int64_t> current) {
+  std::vector<BrokerId> added, dead, bounced;
+  for (const auto& [b, epoch] : current) {
+    if (!live_.contains(b)) added.push_back(b);
+    // KIP-380: a registration newer than the one known is a broker that restarted in between.
+    else if (config_.broker_epochs && live_.at(b) != 0 && epoch != live_.at(b)) bounced.push_back(b);
+  }
+  for (const auto& [b, epoch] : live_) {
+    if (!current.contains(b)) dead.push_back(b);
+  }
+  live_ = std::move(current);
+  std::vector<BrokerId> failed = dead;
+  failed.insert(failed.end(), bounced.begin(), bounced.end());
+  if (!failed.empty()) on_broker_failure(failed);
+  std::vector<BrokerId> started = added;
+  started.insert(started.end(), bounced.begin(), bounced.end());
+  if (!started.empty()) on_broker_startup(started);
+}
+
+// onBrokerFailure -> onReplicasBecomeOffline: partitions the brokers led go
+// offline and get leaders where they can; their other ISRs lose them.
+void ZkController::on_broker_failure(const std::vector<BrokerId>& dead) {
+  for (auto& [tp, state] : partitions_) {
+    const bool led = contains(dead, state.leader);
+    std::vector<BrokerId> isr = state.isr;
+    std::erase_if(isr, [&](BrokerId b) { return contains(dead, b); });
+    if (!led && isr == state.isr) continue;
+    PartitionState proposed = state;
+    if (led) {
+      proposed.isr = isr;
+      proposed.leader = kNoBroker;
+      const BrokerId leader = choose_leader(proposed);
+      if (leader == kNoBroker) {
+        // OfflinePartition with no eligible replica: ZooKeeper keeps the last state; brokers hear "no leader".
+        state.leader = kNoBroker;
+        pending_push_.push_back(state);
+        continue;
+      }
+      proposed.leader = leader;
+      if (!contains(proposed.isr, leader)) proposed.isr = {leader};  // unclean
+      ++proposed.leader_epoch;
+    } else {
+      // ReplicaStateMachine's OfflineReplica: removeReplicasFromIsr, a new leader epoch (LeaderAndIsr.newLeaderAndIsr).
+      if (isr.empty()) continue;  // the last member stays
+      proposed.isr = isr;
+      ++proposed.leader_epoch;
+    }
+    write_state(std::move(proposed));
+  }
+  flush_pushes();
+}
+
+// onBrokerStartup: every broker learns the new one; it gets every partition it
+// hosts; partitions without a leader may now have one.
+void ZkController::on_broker_startup(const std::vector<BrokerId>& started) {
+  push_all(started);
+  push({}, live_brokers());
+  elect_offline_partitions();
+  flush_pushes();
+}
+
+void ZkController::elect_offline_partitions() {
+  for (auto& [tp, state] : partitions_) {
+    if (state.leader != kNoBroker && live(state.leader)) continue;
+    PartitionState proposed = state;
+    proposed.leader = choose_leader(state);
+    if (proposed.leader == kNoBroker) continue;
+    if (!contains(proposed.isr, proposed.leader)) proposed.isr = {proposed.leader};
+    ++proposed.leader_epoch;
+    write_state(std::move(proposed));
+  }
+}
+
+// OfflinePartitionLeaderElectionStrategy: the first live replica in assignment
+// order that is in the ISR; with unclean.leader.election.enable, any live one.
+BrokerId ZkController::choose_leader(const PartitionState& state) const {
+  for (const BrokerId b : state.replicas) {
+    if (live(b) && contains(state.isr, b)) return b;
+  }
+  if (!directory_->topics.at(static_cast<std::size_t>(state.partition.topic)).unclean_leader_election_enable) {
+    return kNoBroker;
+  }
+  for (const BrokerId b : state.replicas) {
+    if (live(b)) return b;
+  }
+  return kNoBroker;
+}
+
+// KafkaZkClient.updateLeaderAndIsr: a setData at the version the controller
+// read; a stale version (a leader wrote in between, before KIP-497) is read again.
+void ZkController::write_state(PartitionState proposed, std::function<void(bool)> done) {
+  const TopicPartition tp = proposed.partition;
+  const bool election = proposed.leader != partitions_.at(tp).leader;
+  zk_data::LeaderAndIsr data{proposed.leader, proposed.leader_epoch, proposed.isr, epoch_};
+  ++writes_in_flight_;
+  zk_.set_data(zk_data::partition_state_path(tp), zk_data::encode(data), proposed.partition_epoch,
+               [this, proposed, election, done = std::move(done), g = generation_](const ZkResponse& r) mutable {
+                 if (g != generation_) return;
+                 --writes_in_flight_;
+                 if (r.error != ZkError::Ok) {
+                   ++stats_.stale_writes;
+                   if (done) done(false);
+                   return;
+                 }
+                 ++stats_.isr_writes;
+                 proposed.partition_epoch = r.stat ? r.stat->version : proposed.partition_epoch + 1;
+                 PartitionState& state = partitions_.at(proposed.partition);
+                 const bool unclean = election && !contains(state.isr, proposed.leader);
+                 state = proposed;
+                 if (election) {
+                   ++stats_.leader_elections;
+                   stats_.unclean_elections += unclean ? 1 : 0;
+                   publish(LeaderElected{proposed.partition, proposed.leader, proposed.leader_epoch, unclean,
+                                         proposed.isr.size()});
+                 } else {
+                   publish(IsrCommitted{proposed.partition, proposed.isr.size(), proposed.partition_epoch});
+                 }
+                 pending_push_.push_back(state);
+                 if (done) done(true);
+               });
+}
+
+// AlterIsr (KIP-497, 2.7+) at the controller: checked against its context, written, answered, announced.
+void ZkController::handle_alter_isr(ConnectionId connection, const AlterPartitionRequest& request) {
+  auto response = std::make_unique<AlterPartitionResponse>();
+  response->proposed_leader_epoch = request.leader_epoch;
+  response->proposed_partition_epoch = request.partition_epoch;
+  response->proposed_isr = request.new_isr;
+  const auto it = partitions_.find(request.partition);
+  if (role_ != ZkControllerRole::Active || it == partitions_.end()) {
+    response->error = Error::NotController;
+    send(connection, std::move(response));
+    return;
+  }
+  const PartitionState& state = it->second;
+  response->state = state;
+  if (request.leader_epoch != state.leader_epoch || request.leader != state.leader) {
+    response->error = Error::FencedLeaderEpoch;
+  } else if (request.partition_epoch != state.partition_epoch) {
+    response->error = Error::InvalidUpdateVersion;
+  }
+  if (response->error != Error::None) {
+    send(connection, std::move(response));
+    return;
+  }
+  PartitionState proposed = state;
+  proposed.isr = request.new_isr;
+  auto answer = std::shared_ptr<AlterPartitionResponse>(response.release());
+  write_state(proposed, [this, connection, answer](bool written) {
+    answer->state = partitions_.at(answer->state.partition);
+    if (!written) answer->error = Error::InvalidUpdateVersion;
+    send(connection, std::make_unique<AlterPartitionResponse>(*answer));
+  });
+}
+
+// Before KIP-497 the leader writes its ISR itself (Partition.updateIsr), at
+// the zkVersion it knows, and records the change for the controller.
+void ZkController::leader_writes_isr(ConnectionId connection, const AlterPartitionRequest& request) {
+  zk_data::LeaderAndIsr data{request.leader, request.leader_epoch, request.new_isr, epoch_};
+  auto proposed = std::make_shared<AlterPartitionRequest>(request);
+  zk_.set_data(zk_data::partition_state_path(request.partition), zk_data::encode(data), request.partition_epoch,
+               [this, connection, proposed](const ZkResponse& r) {
+                 auto response = std::make_unique<AlterPartitionResponse>();
+                 response->proposed_leader_epoch = proposed->leader_epoch;
+                 response->proposed_partition_epoch = proposed->partition_epoch;
+                 response->proposed_isr = proposed->new_isr;
+                 response->state.partition = proposed->partition;
+                 response->state.leader = proposed->leader;
+                 response->state.leader_epoch = proposed->leader_epoch;
+                 response->state.isr = proposed->new_isr;
+                 if (r.error == ZkError::Ok && r.stat) {
+                   response->state.partition_epoch = r.stat->version;
+                   isr_changed_.insert(proposed->partition);  // ReplicaManager.recordIsrChange
+                   last_isr_change_ = now();
+                 } else {
+                   // "Cached zkVersion not equal to that in zookeeper, skip updating ISR": wait for LeaderAndIsr.
+                   response->error = Error::InvalidUpdateVersion;
+                   response->state.partition_epoch = proposed->partition_epoch;
+                 }
+                 send(connection, std::move(response));
+               });
+}
+
+// ReplicaManager.maybePropagateIsrChanges, every 2.5 s: when no change came for
+// 5 s, or the last announcement is 60 s old.
+void ZkController::propagate_isr_changes() {
+  if (!isr_changed_.empty() && zk_.state() == ZkClientState::Connected &&
+      (last_isr_change_ + seconds(5) < now() || last_isr_propagation_ + seconds(60) < now())) {
+    const std::vector<TopicPartition> changed(isr_changed_.begin(), isr_changed_.end());
+    zk_.create(zk_data::kIsrChangePrefix, zk_data::encode_isr_changes(changed), false, nullptr, true);
+    isr_changed_.clear();
+    last_isr_propagation_ = now();
+  }
+  set_timer(milliseconds(2500), [this] { propagate_isr_changes(); });
+}
+
+// processIsrChangeNotification: read each notification and the partitions it
+// names, tell every broker, delete the notifications.
+void ZkController::isr_change_notifications() {
+  if (role_ != ZkControllerRole::Active) return;
+  zk_.get_children(zk_data::kIsrChangeNotifications, true, [this, g = generation_](const ZkResponse& list) {
+    if (g != generation_) return;
+    for (const std::string& child : list.children) {
+      const std::string path = zk_data::kIsrChangeNotifications + "/" + child;
+      zk_.get_data(path, false, [this, path, g](const ZkResponse& n) {
+        if (g != generation_) return;
+        for (const TopicPartition tp : zk_data::decode_isr_changes(n.data)) {
+          zk_.get_data(zk_data::partition_state_path(tp), false, [this, tp, g](const ZkResponse& r) {
+            const auto state = zk_data::decode_leader_and_isr(r.data);
+            if (g != generation_ || !state || !r.stat || !partitions_.contains(tp)) return;
+            PartitionState& s = partitions_.at(tp);
+            s.leader = state->leader;
+            s.leader_epoch = state->leader_epoch;
+            s.isr = state->isr;
+            s.partition_epoch = r.stat->version;
+            pending_push_.push_back(s);
+          });
+        }
+        auto remove = std::make_unique<ZkRequest>();
+        remove->op = ZkOp::Delete;
+        remove->path = path;
+        zk_.send(std::move(remove), nullptr);
+      });
+    }
+  });
+}
+
+std::vector<BrokerId> ZkController::live_brokers() const {
+  std::vector<BrokerId> brokers;
+  for (const auto& [b, epoch] : live_) brokers.push_back(b);
+  return brokers;
+}
+
+ConnectionId ZkController::broker_connection(BrokerId broker) {
+  const auto it = connections_.find(broker);
+  if (it != connections_.end()) return it->second;
+  const ConnectionId c = connect(directory_->broker_nodes.at(static_cast<std::size_t>(broker)));
+  connections_[broker] = c;
+  return c;
+}
+
+// LeaderAndIsr and UpdateMetadata as one push (ksim's MetadataUpdate): the
+// states, the live brokers, the controller; its offset orders a controller's
+// pushes, and a later controller's above an earlier's.
+void ZkController::push(const std::vector<PartitionState>& states, const std::vector<BrokerId>& to) {
+  for (const BrokerId b : to) {
+    auto update = std::make_unique<MetadataUpdate>();
+    update->partitions = states;
+    update->live_brokers = live_brokers();
+    update->offset = (static_cast<std::int64_t>(epoch_) << 32) + ++update_sequence_;
+    update->controller = broker_;
+    send(broker_connection(b), std::move(update));
+  }
+}
+
+void ZkController::push_all(const std::vector<BrokerId>& to) {
+  std::vector<PartitionState> states;
+  for (const auto& [tp, state] : partitions_) states.push_back(state);
+  push(states, to);
+}
+
+// What changed in this event goes to every live broker at its end.
+void ZkController::flush_pushes() {
+  if (pending_push_.empty()) return;
+  std::vector<PartitionState> states = std::move(pending_push_);
+  pending_push_.clear();
+  push(states, live_brokers());
+}
+
+}  // namespace ksim::models

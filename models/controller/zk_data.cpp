@@ -1,0 +1,70 @@
+#include "models/controller/zk_data.hpp"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+namespace ksim::models::zk_data {
+
+using nlohmann::json;
+
+std::string broker_path(BrokerId broker) { return fmt::format("{}/{}", kBrokerIds, broker); }
+
+std::string partition_state_path(TopicPartition tp) {
+  return fmt::format("/brokers/topics/topic{}/partitions/{}/state", tp.topic, tp.partition);
+}
+
+std::vector<std::string> persistent_paths(const std::vector<std::int32_t>& partitions_per_topic) {
+  std::vector<std::string> paths{"/brokers", kBrokerIds, "/brokers/topics", kIsrChangeNotifications};
+  for (std::size_t t = 0; t < partitions_per_topic.size(); ++t) {
+    const std::string topic = fmt::format("/brokers/topics/topic{}", t);
+    paths.push_back(topic);
+    paths.push_back(topic + "/partitions");
+    for (std::int32_t p = 0; p < partitions_per_topic[t]; ++p) paths.push_back(fmt::format("{}/partitions/{}", topic, p));
+  }
+  return paths;
+}
+
+std::string encode(const LeaderAndIsr& state) {
+  return json{{"version", 1},
+              {"leader", state.leader},
+              {"leader_epoch", state.leader_epoch},
+              {"controller_epoch", state.controller_epoch},
+              {"isr", state.isr}}
+      .dump();
+}
+
+std::optional<LeaderAndIsr> decode_leader_and_isr(const std::string& data) {
+  const json j = json::parse(data, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return std::nullopt;
+  LeaderAndIsr state;
+  state.leader = j.value("leader", kNoBroker);
+  state.leader_epoch = j.value("leader_epoch", 0);
+  state.controller_epoch = j.value("controller_epoch", 0);
+  state.isr = j.value("isr", std::vector<BrokerId>{});
+  return state;
+}
+
+std::string encode_controller(BrokerId broker) { return json{{"version", 1}, {"brokerid", broker}}.dump(); }
+
+std::optional<BrokerId> decode_controller(const std::string& data) {
+  const json j = json::parse(data, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("brokerid")) return std::nullopt;
+  return j["brokerid"].get<BrokerId>();
+}
+
+std::string encode_isr_changes(const std::vector<TopicPartition>& partitions) {
+  json list = json::array();
+  for (const TopicPartition tp : partitions) list.push_back({{"topic", tp.topic}, {"partition", tp.partition}});
+  return json{{"version", 1}, {"partitions", list}}.dump();
+}
+
+std::vector<TopicPartition> decode_isr_changes(const std::string& data) {
+  std::vector<TopicPartition> partitions;
+  const json j = json::parse(data, nullptr, false);
+  if (j.is_discarded() || !j.contains("partitions")) return partitions;
+  for (const json& p : j["partitions"]) partitions.push_back({p.value("topic", 0), p.value("partition", 0)});
+  return partitions;
+}
+
+}  // namespace ksim::models::zk_data

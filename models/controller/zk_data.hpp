@@ -1,0 +1,44 @@
+#pragma once
+// What Kafka's ZooKeeper mode keeps in ZooKeeper (kafka.zk.ZkData), with the
+// encodings Kafka writes: a partition's leader, leader epoch, ISR and the
+// controller epoch that wrote them (TopicPartitionStateZNode, its znode
+// version standing for the partition's "zkVersion"), the active controller
+// (ControllerZNode) and its epoch (ControllerEpochZNode), each broker's
+// ephemeral registration (BrokerIdZNode, whose creating zxid is its broker
+// epoch, KIP-380) and the ISR change notifications leaders wrote before
+// KIP-497 (IsrChangeNotificationSequenceZNode). Topics are named by index.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/protocol/kafka_messages.hpp"
+
+namespace ksim::models::zk_data {
+
+inline const std::string kBrokerIds = "/brokers/ids";
+inline const std::string kController = "/controller";
+inline const std::string kControllerEpoch = "/controller_epoch";
+inline const std::string kIsrChangeNotifications = "/isr_change_notification";
+inline const std::string kIsrChangePrefix = "/isr_change_notification/isr_change_";
+
+std::string broker_path(BrokerId broker);
+std::string partition_state_path(TopicPartition tp);
+// The znodes a formatted cluster has before any broker starts, parents first.
+std::vector<std::string> persistent_paths(const std::vector<std::int32_t>& partitions_per_topic);
+
+struct LeaderAndIsr {
+  BrokerId leader = kNoBroker;
+  Epoch leader_epoch = 0;
+  std::vector<BrokerId> isr;
+  std::int32_t controller_epoch = 0;
+};
+std::string encode(const LeaderAndIsr& state);
+std::optional<LeaderAndIsr> decode_leader_and_isr(const std::string& data);
+
+std::string encode_controller(BrokerId broker);
+std::optional<BrokerId> decode_controller(const std::string& data);
+
+std::string encode_isr_changes(const std::vector<TopicPartition>& partitions);
+std::vector<TopicPartition> decode_isr_changes(const std::string& data);
+
+}  // namespace ksim::models::zk_data

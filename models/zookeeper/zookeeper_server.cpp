@@ -8,6 +8,18 @@ namespace ksim::models {
 ZooKeeperServer::ZooKeeperServer(Simulation& sim, std::string name, HostId host, ZooKeeperConfig config)
     : Node(sim, std::move(name), host), config_(config) {}
 
+void ZooKeeperServer::seed(const std::vector<std::string>& paths) {
+  for (const std::string& path : paths) {
+    [[maybe_unused]] const auto created = tree_.create(path, "", kNoZkSession, false);
+    assert(created.error == ZkError::Ok && "seeded paths are new, parents first");
+  }
+}
+
+void ZooKeeperServer::seed_data(const std::string& path, std::string data) {
+  if (!tree_.find(path)) seed({path});
+  tree_.set_data(path, std::move(data), kAnyZkVersion);
+}
+
 // A restarted server rebuilds its session tracker from the log: every session gets a full timeout.
 void ZooKeeperServer::on_start() {
   for (auto& [id, session] : sessions_) {

@@ -60,6 +60,9 @@ class ZooKeeperServer final : public Node {
   const ZooKeeperStats& stats() const { return stats_; }
   const ZooKeeperConfig& config() const { return config_; }
   bool has_session(ZkSessionId session) const { return sessions_.contains(session); }
+  // The persistent znodes a formatted cluster has before anything starts (parents first), and their data.
+  void seed(const std::vector<std::string>& paths);
+  void seed_data(const std::string& path, std::string data);
 
  private:
   struct Session {

@@ -48,9 +48,11 @@ Cluster::Cluster(const Scenario& scenario, const RunOptions& options)
   }
   register_disk_faults();
   for (const NodePlacement& p : placements_) placement_nodes_.push_back(sim_->find_node(p.name)->id());
-  assert(placement_nodes_.size() == sim_->node_count() && "every node is placed");
+  assert(placement_nodes_.size() + zookeeper_sides_.size() == sim_->node_count() &&
+         "every node is placed (a broker's ZooKeeper side runs on the broker's host)");
   if (scenario.kafka) track_fault_paths();
   for (models::Controller* c : controllers_) c->start();  // brokers register with it as they start
+  if (zookeeper_) zookeeper_->start();  // as the brokers' ZooKeeper sides connect to it
   std::vector<NodeId> waiting;  // for the cluster to be ready
   for (std::size_t i = 0; i < placements_.size(); ++i) {  // in placement order
     const NodeId n = placement_nodes_[i];
@@ -240,7 +242,7 @@ void Cluster::spawn_kafka() {
                                                             directory, *events_, p.index, kafka.quorum));
     directory->controller_nodes.push_back(controllers_.back()->id());
   }
-  quorum_ = std::make_unique<models::ControllerQuorum>(controllers_);
+  if (kafka.zookeeper) spawn_zookeeper(directory);
   RandomStream assignment_rng = sim_->stream("replica-assignment");
   std::vector<std::vector<std::vector<models::BrokerId>>> replicas;
   for (std::size_t t = 0; t < directory->topics.size(); ++t) {
@@ -255,6 +257,11 @@ void Cluster::spawn_kafka() {
     }
   }
   for (models::Controller* c : controllers_) c->create_partitions(replicas);
+  if (kafka.zookeeper) {
+    seed_zookeeper(replicas);
+  } else {
+    quorum_ = std::make_unique<models::ControllerQuorum>(controllers_);
+  }
   if (offsets_topic_ >= 0) offsets_replicas_ = replicas[static_cast<std::size_t>(offsets_topic_)];
   if (transaction_topic_ >= 0) transaction_replicas_ = replicas[static_cast<std::size_t>(transaction_topic_)];
   std::uint32_t index = 0;
@@ -379,7 +386,7 @@ std::vector<NodeId> Cluster::resolve_nodes(const std::vector<std::string>& names
       }
       continue;
     }
-    if (name == "controller" && quorum_ && quorum_->is_quorum()) {
+    if (name == "controller" && quorum_ && (quorum_->is_quorum() || quorum_->is_zookeeper())) {
       ids.insert(active_controller_node());
       continue;
     }
@@ -420,7 +427,8 @@ void Cluster::schedule_faults() {
     const auto names_active = [](const std::vector<std::string>& names) {
       return std::find(names.begin(), names.end(), "controller") != names.end();
     };
-    if (quorum_ && quorum_->is_quorum() && (names_active(spec.nodes) || names_active(spec.other_nodes))) {
+    if (quorum_ && (quorum_->is_quorum() || quorum_->is_zookeeper()) &&
+        (names_active(spec.nodes) || names_active(spec.other_nodes))) {
       fault.resolve_at_start = [this, nodes = spec.nodes, others = spec.other_nodes](Fault& f) {
         f.nodes = resolve_nodes(nodes);
         f.other_nodes = resolve_nodes(others);
@@ -505,8 +513,13 @@ std::optional<std::string> Cluster::run_until_quiet(SimTime timeout) {
   return reason;
 }
 
-// The active controller's node, else the last active one's, else the first controller's.
+// The active controller's node, else the last active one's, else the first controller's;
+// with ZooKeeper, the node of the broker whose side is the controller (else broker 0).
 NodeId Cluster::active_controller_node() const {
+  if (quorum_->is_zookeeper()) {
+    const models::ZkController* side = quorum_->active_zookeeper_controller();
+    return brokers_[side ? static_cast<std::size_t>(side->broker_id()) : 0]->id();
+  }
   const models::Controller* c = quorum_->active();
   if (!c) c = quorum_->last_active();
   return c ? c->id() : controllers_.front()->id();

@@ -177,6 +177,12 @@ class Cluster {
   std::vector<models::RpcClient*> clients_;
   std::vector<models::Broker*> brokers_;
   std::vector<models::Controller*> controllers_;  // by their id in the quorum
+  // ZooKeeper mode (app/harness/cluster_zookeeper.cpp): the ZooKeeper node and each broker's ZooKeeper side.
+  models::ZooKeeperServer* zookeeper_ = nullptr;
+  std::vector<models::ZkController*> zookeeper_sides_;  // by broker id
+  void spawn_zookeeper(const std::shared_ptr<models::ClusterDirectory>& directory);
+  void seed_zookeeper(const std::vector<std::vector<std::vector<models::BrokerId>>>& replicas);
+  void create_topics_when_registered(std::size_t topics);
   std::unique_ptr<models::ControllerQuorum> quorum_;
   std::vector<models::Producer*> producers_;
   std::vector<models::Producer*> transform_producers_;  // consume-transform-produce applications' producers

@@ -65,4 +65,40 @@ void read_controllers(MapReader& root, KafkaSpec& kafka) {
   kafka.broker.controller_request_timeout = r.request_timeout;
 }
 
+// ZooKeeper mode, the controller before KRaft: the brokers' session timeout
+// (zookeeper.session.timeout.ms: 6 s, 18 s from 2.5, KIP-537) and the
+// release's mechanisms of the ZooKeeper controller (KAFKA-5642's pipelined
+// reads from 1.1, KIP-380's broker epochs from 2.2, KIP-497's AlterIsr from
+// 2.7); the `zookeeper:` section places the ZooKeeper node and times its work.
+void read_zookeeper(MapReader& root, MapReader broker_config, const models::Mechanisms& cluster, KafkaSpec& kafka) {
+  kafka.zookeeper = !cluster.has(Mechanism::KRaft);
+  MapReader zk = root.map("zookeeper");
+  if (!kafka.zookeeper) {
+    if (root.has("zookeeper")) {
+      root.ignore("zookeeper");
+      root.reject("zookeeper", "Kafka " + cluster.release().name() +
+                                   " runs KRaft: ZooKeeper is for releases before 3.3 (or kips: {KIP-500: off})");
+    }
+    if (broker_config.has("zookeeper.session.timeout.ms")) {
+      broker_config.warn("zookeeper.session.timeout.ms", "has no effect: the cluster runs KRaft");
+      broker_config.ignore("zookeeper.session.timeout.ms");
+    }
+    return;
+  }
+  if (kafka.controller_count > 1) {
+    root.reject("controllers", "a controller quorum is KRaft's: Kafka " + cluster.release().name() +
+                                   " runs ZooKeeper (kips: {KIP-500: on} for KRaft)");
+  }
+  kafka.zookeeper_rack = zk.optional<std::string>("rack");
+  models::ZooKeeperConfig& server = kafka.zookeeper_server;
+  server.tick_time = zk.get<Duration>("tick_time", server.tick_time, {milliseconds(1), kNever});
+  server.fsync_latency = zk.get<Duration>("fsync_latency", server.fsync_latency, {0, kNever});
+  models::ZkControllerConfig& client = kafka.zookeeper_client;
+  const SimTime timeout = cluster.has(Mechanism::LongerDefaultTimeouts) ? seconds(18) : seconds(6);
+  client.session_timeout = broker_config.get<Duration>("zookeeper.session.timeout.ms", timeout, {1, kNever});
+  client.pipelined_reads = cluster.release() >= models::KafkaRelease{1, 1};
+  client.broker_epochs = cluster.release() >= models::KafkaRelease{2, 2};
+  client.alter_isr = cluster.has(Mechanism::AlterIsr);
+}
+
 }  // namespace ksim::app

@@ -23,6 +23,9 @@ models::ControllerConfig read_controller_config(config::MapReader controller, co
                                                 const models::Mechanisms& m);
 // The controllers section: the quorum's size and its controller.quorum.* configs.
 void read_controllers(config::MapReader& root, KafkaSpec& kafka);
+// `zookeeper:` and zookeeper.session.timeout.ms, for releases before KRaft (controller_reader.cpp).
+void read_zookeeper(config::MapReader& root, config::MapReader broker_config, const models::Mechanisms& cluster,
+                    KafkaSpec& kafka);
 // A consumers entry, with the defaults and mechanisms of its release.
 KafkaSpec::ConsumerGroup read_consumer(config::MapReader in, const std::vector<models::TopicSpec>& topics,
                                        const std::vector<std::string>& racks, const ReleaseSpec& release);

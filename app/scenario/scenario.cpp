@@ -329,7 +329,9 @@ std::vector<NodePlacement> node_placements(const Scenario& scenario) {
     // One controller is `controller`; a quorum's are controller-0 ... (group `controllers`),
     // round-robin over the racks unless controller.rack puts them all in one.
     const KafkaSpec& k = *scenario.kafka;
-    if (k.controller_count == 1) {
+    if (k.zookeeper) {  // before KRaft: a ZooKeeper node; the controller is one of the brokers
+      nodes.push_back({"zookeeper", "zookeeper", k.zookeeper_rack.value_or(racks.front()), 0});
+    } else if (k.controller_count == 1) {
       nodes.push_back({"controller", "controller", k.controller_rack.value_or(racks.front()), 0});
     } else {
       for (int i = 0; i < k.controller_count; ++i) {
@@ -369,7 +371,8 @@ std::vector<std::string> target_names(const Scenario& scenario) {
   }
   for (const auto& rack : scenario.network.racks) names.push_back("rack:" + rack);
   for (const auto& node : node_placements(scenario)) names.push_back(node.name);
-  if (scenario.kafka && scenario.kafka->controller_count > 1) names.push_back("controller");  // the active one
+  // The active controller (with ZooKeeper, the broker that is).
+  if (scenario.kafka && (scenario.kafka->controller_count > 1 || scenario.kafka->zookeeper)) names.push_back("controller");
   if (scenario.kafka) {
     for (const auto& c : scenario.kafka->consumers) {
       const std::string name = "coordinator:" + c.config.group_id;  // the broker coordinating that group

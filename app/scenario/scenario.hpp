@@ -13,7 +13,9 @@
 #include "models/client/consumer/consumer.hpp"
 #include "models/protocol/kafka_config.hpp"
 #include "models/client/producer/producer.hpp"
+#include "models/controller/zk_controller.hpp"
 #include "models/raft/raft_config.hpp"
+#include "models/zookeeper/zookeeper_server.hpp"
 #include "models/workloads/rpc_client.hpp"
 #include "models/workloads/rpc_server.hpp"
 #include "app/scenario/config_reader.hpp"
@@ -77,6 +79,13 @@ struct KafkaSpec {
   int controller_count = 1;
   models::RaftConfig quorum;               // controllers.config: controller.quorum.*
   config::ResolvedValues quorum_config;    // as read (see broker_config)
+  // ZooKeeper mode: releases before 3.3 (or kips: {KIP-500: off}). A ZooKeeper
+  // node (`zookeeper:`) replaces the controller; each broker's ZooKeeper side
+  // may become the controller (models/controller/zk_controller.hpp).
+  bool zookeeper = false;
+  std::optional<std::string> zookeeper_rack;
+  models::ZooKeeperConfig zookeeper_server;
+  models::ZkControllerConfig zookeeper_client;  // zookeeper.session.timeout.ms and the release's mechanisms
   std::vector<models::TopicSpec> topics;
   struct ProducerGroup {
     std::string name = "producer";

@@ -321,7 +321,8 @@ std::optional<SimTime> read_client_start(MapReader& in) {
 std::optional<KafkaSpec> read_kafka(MapReader& root, const std::vector<std::string>& racks,
                                     const std::optional<HardwareProfile>& profile) {
   if (!root.has("brokers")) {
-    for (const char* key : {"brokers", "controller", "controllers", "topics", "producers", "consumers", "kafka_version", "kips"}) {
+    for (const char* key : {"brokers", "controller", "controllers", "zookeeper", "topics", "producers", "consumers",
+                            "kafka_version", "kips"}) {
       if (root.has(key)) throw root.error(key, "needs a 'brokers' section");
       root.ignore(key);
     }
@@ -338,6 +339,7 @@ std::optional<KafkaSpec> read_kafka(MapReader& root, const std::vector<std::stri
   kafka.controller_rack = controller.optional<std::string>("rack");
   kafka.controller = read_controller_config(controller, brokers.map("config"), profile, cluster);
   read_controllers(root, kafka);
+  read_zookeeper(root, brokers.map("config"), cluster, kafka);
   kafka.broker_config = brokers.map("config").resolved();
   // Kafka accepts any pair (KafkaConfig checks neither against the other), but a broker whose
   // heartbeats come less often than the controller's session timeout is fenced between two of them.

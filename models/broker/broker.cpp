@@ -61,11 +61,11 @@ void Broker::on_start() {
   got_shutdown_answer_ = false;
   metadata_offset_ = -1;  // read again from the controller after a restart
   controller_connected_ = false;
-  controller_index_ = 0;
+  controller_index_ = zookeeper_mode() ? static_cast<std::size_t>(id_) : 0;  // ZooKeeper: its own side until told
   heartbeat_unanswered_since_ = kNever;
   controller_retry_pending_ = false;
   controller_backoff_ = milliseconds(50);
-  heartbeat_tick();
+  if (!zookeeper_mode()) heartbeat_tick();  // with ZooKeeper its session says it lives
   if (config_.log_flush_scheduler_interval != kNever) flush_tick();
   isr_expiration_tick();
   if (txn_coordinator_) txn_coordinator_->start();
@@ -127,6 +127,10 @@ void Broker::on_crash(CrashKind kind) {
 // stops anyway after 30s if the controller never answers.
 void Broker::on_shutdown_requested() {
   shutting_down_ = true;
+  if (zookeeper_mode()) {
+    set_timer(seconds(30), [this] { finish_shutdown(); });
+    return finish_zookeeper_shutdown();
+  }
   send_heartbeat();
   set_timer(seconds(30), [this] { finish_shutdown(); });
 }
@@ -177,9 +181,12 @@ void Broker::dispatch(ConnectionId connection, MessagePtr message) {
       return handle_fetch(connection, take_message<FetchRequest>(std::move(message)));
     case ApiKey::UpdateMetadata: {
       const auto& update = message_as<MetadataUpdate>(m);
+      // From a ZooKeeper-era controller, which connected to the broker: answered, so its channel unmutes.
+      if (accepted(connection)) send(connection, std::make_unique<MetadataUpdateResponse>());
       // From a controller the broker left (a deposed one still pushing what it committed):
       // older than what it has.
-      if (update.offset < metadata_offset_ && has_controller_quorum()) return;
+      if (update.offset < metadata_offset_ && (has_controller_quorum() || zookeeper_mode())) return;
+      if (zookeeper_mode()) zookeeper_controller_moved(update.controller);
       metadata_offset_ = std::max(metadata_offset_, update.offset);
       live_brokers_ = update.live_brokers;
       // Partition.isReplicaIsrEligible (KIP-841): neither fenced nor in controlled shutdown.
@@ -221,6 +228,7 @@ void Broker::dispatch(ConnectionId connection, MessagePtr message) {
     case ApiKey::Vote:
     case ApiKey::BeginQuorumEpoch:
     case ApiKey::EndQuorumEpoch: break;  // the controller quorum's Raft
+    case ApiKey::ZooKeeper: break;        // its ZooKeeper side's (zk_controller.hpp)
   }
   unexpected_message(name(), m);
 }

@@ -156,7 +156,10 @@ class Broker final : public Node, private TxnCoordinatorHost {
   void on_message(ConnectionId connection, MessagePtr message) override;
   void on_connection_closed(ConnectionId connection) override;
   // broker_controller_channel.cpp
-  bool has_controller_quorum() const { return directory_->controller_nodes.size() > 1; }
+  bool has_controller_quorum() const { return directory_->controller_nodes.size() > 1 && !directory_->zookeeper; }
+  bool zookeeper_mode() const { return directory_->zookeeper; }
+  void zookeeper_controller_moved(std::int32_t controller);  // broker_controller_channel.cpp
+  void finish_zookeeper_shutdown();
   ConnectionId controller_connection();
   void send_heartbeat();
   void heartbeat_tick();

@@ -17,6 +17,7 @@
 #include <algorithm>
 
 #include "models/broker/broker.hpp"
+#include "sim/core/simulation.hpp"
 
 namespace ksim::models {
 
@@ -59,6 +60,28 @@ void Broker::heartbeat_tick() {
 }
 
 // Liveness is the controller's business; fencing shows in the metadata it pushes.
+// ZooKeeper mode, AlterIsr (2.7+): the metadata names the controller; pending
+// ISR changes go there. Before 2.7 the broker's own side writes them.
+void Broker::zookeeper_controller_moved(std::int32_t controller) {
+  if (!config_.mechanisms.has(Mechanism::AlterIsr) || controller < 0) return;
+  const auto next = static_cast<std::size_t>(controller);
+  if (next == controller_index_) return;
+  if (controller_connected_) close(controller_connection_);
+  controller_connected_ = false;
+  controller_index_ = next;
+  resend_alter_partitions();
+}
+
+// ZooKeeper mode: a clean stop ends when the broker's ZooKeeper side has
+// closed its session (its registration gone, the controller moving what the
+// broker led). Kafka first asks the controller to move its leaderships
+// (ControlledShutdown), which ksim does not model: they move when the session closes.
+void Broker::finish_zookeeper_shutdown() {
+  const Node& side = sim().node(directory_->controller_nodes.at(static_cast<std::size_t>(id_)));
+  if (side.state() == NodeState::Crashed) return finish_shutdown();
+  set_timer(milliseconds(1), [this] { finish_zookeeper_shutdown(); });
+}
+
 void Broker::handle_heartbeat_response(const BrokerHeartbeatResponse& response) {
   heartbeat_unanswered_since_ = kNever;
   if (response.error == Error::NotController) return try_another_controller(response.active_controller);
@@ -71,6 +94,10 @@ void Broker::handle_heartbeat_response(const BrokerHeartbeatResponse& response) 
 // controller of a quorum), and an AlterPartition lost with the connection is sent again.
 void Broker::controller_channel_closed() {
   controller_connected_ = false;
+  if (zookeeper_mode()) {  // the same controller, or the next the metadata names
+    set_timer(milliseconds(50), [this] { resend_alter_partitions(); });
+    return;
+  }
   if (has_controller_quorum()) return try_another_controller(-1);
   set_timer(milliseconds(50), [this] {  // reconnect.backoff.ms
     send_heartbeat();

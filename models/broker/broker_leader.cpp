@@ -356,7 +356,10 @@ void Broker::handle_alter_partition_response(const AlterPartitionResponse& respo
   if (!r) return;
   const IsrProposal answered{response.proposed_isr, response.proposed_leader_epoch, response.proposed_partition_epoch};
   if (!r->answers_pending(answered)) return;
-  if (response.error == Error::NotController) return try_another_controller(response.active_controller);
+  if (response.error == Error::NotController) {
+    if (zookeeper_mode()) return;  // sent again when the metadata names the controller
+    return try_another_controller(response.active_controller);
+  }
   if (response.error == Error::IneligibleReplica) {
     r->end_isr_change();  // not applied, the controller says: back to the committed ISR
     changed(*r);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cstdio>
 #include <functional>
 
 namespace ksim::models {
@@ -10,7 +11,45 @@ ControllerQuorum::ControllerQuorum(std::vector<Controller*> controllers) : contr
   assert(!controllers_.empty());
 }
 
+ControllerQuorum::ControllerQuorum(std::vector<ZkController*> sides, ZooKeeperServer& zookeeper,
+                                   const std::vector<std::vector<std::vector<BrokerId>>>& assignment)
+    : sides_(std::move(sides)), zookeeper_(&zookeeper) {
+  assert(!sides_.empty());
+  for (std::size_t t = 0; t < assignment.size(); ++t) {
+    for (std::size_t p = 0; p < assignment[t].size(); ++p) {
+      const TopicPartition tp{static_cast<std::int32_t>(t), static_cast<std::int32_t>(p)};
+      PartitionState& state = zookeeper_partitions_[tp];
+      state.partition = tp;
+      state.replicas = assignment[t][p];
+      zookeeper_changed(zk_data::partition_state_path(tp));
+    }
+  }
+  zookeeper.observe_changes([this](const std::string& path) { zookeeper_changed(path); });
+}
+
+void ControllerQuorum::zookeeper_changed(const std::string& path) {
+  TopicPartition tp;
+  if (std::sscanf(path.c_str(), "/brokers/topics/topic%d/partitions/%d/state", &tp.topic, &tp.partition) != 2) return;
+  const Znode* node = zookeeper_->tree().find(path);
+  const auto it = zookeeper_partitions_.find(tp);
+  if (!node || it == zookeeper_partitions_.end()) return;
+  const auto state = zk_data::decode_leader_and_isr(node->data);
+  if (!state) return;
+  it->second.leader = state->leader;
+  it->second.leader_epoch = state->leader_epoch;
+  it->second.isr = state->isr;
+  it->second.partition_epoch = node->stat.version;
+}
+
+const ZkController* ControllerQuorum::active_zookeeper_controller() const {
+  for (const ZkController* side : sides_) {
+    if (side->is_active()) return side;
+  }
+  return nullptr;
+}
+
 const std::map<TopicPartition, PartitionState>& ControllerQuorum::partitions() const {
+  if (is_zookeeper()) return zookeeper_partitions_;
   if (!is_quorum()) return controllers_.front()->partitions();
   const Controller* most = controllers_.front();
   for (const Controller* c : controllers_) {
@@ -20,10 +59,13 @@ const std::map<TopicPartition, PartitionState>& ControllerQuorum::partitions() c
 }
 
 ControllerStats ControllerQuorum::stats() const {
-  if (!is_quorum()) return controllers_.front()->stats();
+  if (!is_quorum() && !is_zookeeper()) return controllers_.front()->stats();
+  std::vector<const ControllerStats*> each;
+  for (const Controller* c : controllers_) each.push_back(&c->stats());
+  for (const ZkController* side : sides_) each.push_back(&side->controller_stats());
   ControllerStats sum;
-  for (const Controller* c : controllers_) {
-    const ControllerStats& s = c->stats();
+  for (const ControllerStats* stats : each) {
+    const ControllerStats& s = *stats;
     sum.first_elections.insert(sum.first_elections.end(), s.first_elections.begin(), s.first_elections.end());
     sum.elections += s.elections;
     sum.unclean_elections += s.unclean_elections;
@@ -49,6 +91,7 @@ ControllerStats ControllerQuorum::stats() const {
 // not know yet that they moved on, no longer counts once they have; one cut
 // off voter raising its epoch alone (there is no pre-vote) does not matter.
 const Controller* ControllerQuorum::active() const {
+  if (is_zookeeper()) return nullptr;
   if (!is_quorum()) return controllers_.front()->is_active() ? controllers_.front() : nullptr;
   std::vector<Epoch> epochs;
   for (const Controller* c : controllers_) epochs.push_back(c->raft_state().election().epoch);
@@ -61,12 +104,11 @@ const Controller* ControllerQuorum::active() const {
 }
 
 void ControllerQuorum::after_event(SimTime now) {
-  const Controller* a = active();
-  if (!a) {
+  if (!any_active()) {
     if (stats_.first_active_at != kNever && inactive_since_ == kNever) inactive_since_ = now;
     return;
   }
-  last_active_ = a;
+  if (const Controller* a = active()) last_active_ = a;
   if (stats_.first_active_at == kNever) stats_.first_active_at = now;
   if (inactive_since_ == kNever) return;
   const SimTime period = now - inactive_since_;
@@ -83,6 +125,7 @@ QuorumStats ControllerQuorum::quorum_stats(SimTime now) const {
     s.longest_inactive = std::max(s.longest_inactive, now - inactive_since_);
     ++s.inactive_periods;
   }
+  for (const ZkController* side : sides_) s.activations += side->stats().elections_won;
   for (const Controller* c : controllers_) {
     s.activations += c->stats().activations;
     s.renouncements += c->stats().renouncements;

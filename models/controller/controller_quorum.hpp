@@ -1,15 +1,19 @@
 #pragma once
 // The cluster's controllers as the rest of the model and its checks see
 // them: one controller (ksim's default), or a KRaft quorum of them
-// (controllers.count). Its metadata is what was committed: alone, the
+// (controllers.count), or, before KRaft, the brokers' ZooKeeper sides, one of
+// which is the controller. Its metadata is what was committed: alone, the
 // controller's (durable at once); in a quorum, the replay of the committed
-// metadata log by the controller that has replayed the most. It also
-// measures the periods without an active controller.
+// metadata log by the controller that has replayed the most; with ZooKeeper,
+// the partition states ZooKeeper holds. It also measures the periods without
+// an active controller.
 #include <cstdint>
 #include <map>
 #include <vector>
 
 #include "models/controller/controller.hpp"
+#include "models/controller/zk_controller.hpp"
+#include "models/zookeeper/zookeeper_server.hpp"
 
 namespace ksim::models {
 
@@ -30,13 +34,21 @@ class ControllerQuorum {
  public:
   // `controllers` by their id in the quorum.
   explicit ControllerQuorum(std::vector<Controller*> controllers);
+  // ZooKeeper mode: every broker's ZooKeeper side (by broker id), and ZooKeeper, whose partition states it follows.
+  ControllerQuorum(std::vector<ZkController*> sides, ZooKeeperServer& zookeeper,
+                   const std::vector<std::vector<std::vector<BrokerId>>>& assignment);
+  bool is_zookeeper() const { return !sides_.empty(); }
+  const std::vector<ZkController*>& zookeeper_sides() const { return sides_; }
+  const ZkController* active_zookeeper_controller() const;
 
   const std::vector<Controller*>& controllers() const { return controllers_; }
   bool is_quorum() const { return controllers_.size() > 1; }
 
   // The committed metadata.
   const std::map<TopicPartition, PartitionState>& partitions() const;
-  std::int32_t partition_count(std::int32_t topic) const { return controllers_.front()->partition_count(topic); }
+  std::int32_t partition_count(std::int32_t topic) const {
+    return is_zookeeper() ? sides_.front()->partition_count(topic) : controllers_.front()->partition_count(topic);
+  }
   // The controllers' figures: alone, the controller's; in a quorum, summed
   // (and the first elections of all, in time order).
   ControllerStats stats() const;
@@ -50,7 +62,13 @@ class ControllerQuorum {
   QuorumStats quorum_stats(SimTime now) const;
 
  private:
+  bool any_active() const { return is_zookeeper() ? active_zookeeper_controller() != nullptr : active() != nullptr; }
+  void zookeeper_changed(const std::string& path);
+
   std::vector<Controller*> controllers_;
+  std::vector<ZkController*> sides_;
+  const ZooKeeperServer* zookeeper_ = nullptr;
+  std::map<TopicPartition, PartitionState> zookeeper_partitions_;  // as ZooKeeper holds them
   const Controller* last_active_ = nullptr;
   Epoch last_epoch_ = 0;
   SimTime inactive_since_ = kNever;  // kNever: there is an active controller (or never was one)

@@ -4,6 +4,7 @@
 #include "models/controller/zk_controller.hpp"
 
 #include <cassert>
+#include <utility>
 
 #include "sim/core/simulation.hpp"
 
@@ -36,6 +37,7 @@ ZkController::ZkController(Simulation& sim, std::string name, HostId host, Broke
     watch_controller();
   });
   zk_.on_child_change(zk_data::kBrokerIds, [this](ZkEventType) { broker_change(); });
+  zk_.on_child_change(zk_data::kTopics, [this](ZkEventType) { topic_change(); });
   zk_.on_child_change(zk_data::kIsrChangeNotifications, [this](ZkEventType) { isr_change_notifications(); });
 }
 
@@ -104,28 +106,36 @@ void ZkController::elect() {
   watch_controller();
 }
 
-// onControllerFailover: watch the brokers and ISR notifications, read the
-// brokers and every partition's state, then act.
+// onControllerFailover: watch the brokers, topics and ISR notifications, read
+// the brokers, the topics and every partition's state, then act.
 void ZkController::failover() {
   role_ = ZkControllerRole::Loading;
   const SimTime started = now();
-  zk_.get_children(zk_data::kBrokerIds, true, [this, started, g = generation_](const ZkResponse& ids) {
+  zk_.get_children(zk_data::kBrokerIds, true, [this, g = generation_](const ZkResponse& ids) {
     if (g != generation_) return;
     live_.clear();
     for (const std::string& id : ids.children) live_[std::stoi(id)] = 0;
-    std::vector<TopicPartition> all;
-    for (std::size_t t = 0; t < directory_->topics.size(); ++t) {
-      for (std::int32_t p = 0; p < directory_->topics[t].partitions; ++p) all.push_back({static_cast<std::int32_t>(t), p});
-    }
-    // The broker epochs: each registration's creating zxid.
-    for (auto& [broker, epoch] : live_) {
+    for (auto& [broker, epoch] : live_) {  // the broker epochs: each registration's creating zxid
       zk_.exists(zk_data::broker_path(broker), false, [this, broker, g](const ZkResponse& r) {
         if (g == generation_ && r.stat) live_[broker] = r.stat->czxid;
       });
     }
-    load_partitions(std::move(all), started);
+  });
+  zk_.get_children(zk_data::kTopics, true, [this, started, g = generation_](const ZkResponse& topics) {
+    if (g == generation_) topics_read(topics.children, started);
   });
   zk_.get_children(zk_data::kIsrChangeNotifications, true, nullptr);
+}
+
+void ZkController::topics_read(const std::vector<std::string>& topics, SimTime started) {
+  topics_.clear();
+  std::vector<TopicPartition> all;
+  for (const std::string& name : topics) {
+    const std::int32_t t = std::stoi(name.substr(5));  // "topicT"
+    topics_.insert(t);
+    for (std::int32_t p = 0; p < partition_count(t); ++p) all.push_back({t, p});
+  }
+  load_partitions(std::move(all), started);
 }
 
 // updateLeaderAndIsrCache: every partition's state znode, pipelined (1.1+) or one after another.
@@ -139,7 +149,7 @@ void ZkController::load_partitions(std::vector<TopicPartition> remaining, SimTim
     const TopicPartition tp = remaining[i];
     zk_.get_data(zk_data::partition_state_path(tp), false, [this, tp, left, rest, started, g = generation_](const ZkResponse& r) {
       if (g != generation_) return;
-      if (const auto state = zk_data::decode_leader_and_isr(r.data); state && r.stat) {
+      if (const auto state = zk_data::decode_leader_and_isr(r.data); r.error == ZkError::Ok && state && r.stat) {
         PartitionState& s = partitions_[tp];
         s.partition = tp;
         s.replicas = assignment_.at(static_cast<std::size_t>(tp.topic)).at(static_cast<std::size_t>(tp.partition));
@@ -166,10 +176,24 @@ void ZkController::finish_loading(SimTime started) {
     if (!live(b)) gone.push_back(b);
   }
   on_broker_failure(gone);
+  // NewPartition -> OnlinePartition: partitions of known topics without a state yet get one.
+  for (const std::int32_t t : topics_) {
+    for (std::int32_t p = 0; p < partition_count(t); ++p) {
+      if (!partitions_.contains({t, p})) {
+        create_partition_states(t);
+        break;
+      }
+    }
+  }
+  // What changed while it loaded, in the order Kafka's handlers were registered.
+  if (std::exchange(brokers_changed_, false)) broker_change();
+  if (std::exchange(topics_changed_, false)) topic_change();
+  if (std::exchange(isr_changes_, false)) isr_change_notifications();
 }
 
 // onControllerResignation: the context goes; what was started for it is outdated.
 void ZkController::resign() {
+  topics_changed_ = brokers_changed_ = isr_changes_ = false;
   if (role_ == ZkControllerRole::Active || role_ == ZkControllerRole::Loading) role_ = ZkControllerRole::Candidate;
   ++generation_;
   live_.clear();

@@ -35,6 +35,7 @@
 #include <set>
 #include <vector>
 
+#include "models/controller/controller.hpp"
 #include "models/controller/zk_data.hpp"
 #include "models/events/model_event_bus.hpp"
 #include "models/protocol/cluster_directory.hpp"
@@ -79,6 +80,11 @@ class ZkController final : public Node, private ZkClientHost {
   std::int32_t controller_epoch() const { return epoch_; }
   const std::map<TopicPartition, PartitionState>& partitions() const { return partitions_; }  // as the controller holds them
   const ZkControllerStats& stats() const { return stats_; }
+  // The figures every controller reports (elections, ISR changes, the longest wait for a leader).
+  const ControllerStats& controller_stats() const { return controller_stats_; }
+  std::int32_t partition_count(std::int32_t topic) const {
+    return directory_->topics[static_cast<std::size_t>(topic)].partitions;
+  }
   const ZkClient& zookeeper_client() const { return zk_; }
 
  private:
@@ -103,11 +109,14 @@ class ZkController final : public Node, private ZkClientHost {
   void elect();
   void watch_controller();
   void failover();
+  void topics_read(const std::vector<std::string>& topics, SimTime started);
   void load_partitions(std::vector<TopicPartition> remaining, SimTime started);
   void finish_loading(SimTime started);
   void resign();
 
   // the controller's work (zk_controller_changes.cpp)
+  void topic_change();
+  void create_partition_states(std::int32_t topic);
   void broker_change();
   void brokers_read(std::map<BrokerId, std::int64_t> current);
   void on_broker_failure(const std::vector<BrokerId>& dead);
@@ -142,6 +151,9 @@ class ZkController final : public Node, private ZkClientHost {
   std::map<BrokerId, std::int64_t> live_;  // registered brokers and their epochs (czxid)
   std::map<TopicPartition, PartitionState> partitions_;  // partition_epoch: the state znode's version
   std::map<BrokerId, ConnectionId> connections_;
+  std::set<std::int32_t> topics_;  // the topics the controller knows
+  // Watches that fired while it loaded: processed once it has (the controller's event queue).
+  bool topics_changed_ = false, brokers_changed_ = false, isr_changes_ = false;
   std::int64_t update_sequence_ = 0;
   std::vector<PartitionState> pending_push_;  // changed in this event, sent at its end
   std::size_t writes_in_flight_ = 0;
@@ -150,6 +162,8 @@ class ZkController final : public Node, private ZkClientHost {
   std::set<TopicPartition> isr_changed_;
   SimTime last_isr_change_ = 0, last_isr_propagation_ = 0;
   ZkControllerStats stats_;
+  ControllerStats controller_stats_;
+  std::map<TopicPartition, SimTime> leaderless_since_;
 };
 
 }  // namespace ksim::models

@@ -9,8 +9,48 @@
 
 namespace ksim::models {
 
+// processTopicChange -> onNewPartitionCreation: a new topic's partitions get
+// their first leader (the first live replica in assignment order) and ISR
+// (its live replicas), created in ZooKeeper, then told to the brokers.
+void ZkController::topic_change() {
+  if (role_ == ZkControllerRole::Loading) topics_changed_ = true;
+  if (role_ != ZkControllerRole::Active) return;
+  zk_.get_children(zk_data::kTopics, true, [this, g = generation_](const ZkResponse& topics) {
+    if (g != generation_) return;
+    for (const std::string& name : topics.children) {
+      const std::int32_t t = std::stoi(name.substr(5));
+      if (topics_.insert(t).second) create_partition_states(t);
+    }
+  });
+}
+
+void ZkController::create_partition_states(std::int32_t topic) {
+  const std::string partitions = zk_data::topic_path(topic) + "/partitions";
+  zk_.create(partitions, "", false, nullptr);
+  for (std::int32_t p = 0; p < partition_count(topic); ++p) {
+    const TopicPartition tp{topic, p};
+    if (partitions_.contains(tp)) continue;  // created before
+    PartitionState state;
+    state.partition = tp;
+    state.replicas = assignment_.at(static_cast<std::size_t>(topic)).at(static_cast<std::size_t>(p));
+    for (const BrokerId b : state.replicas) {
+      if (live(b)) state.isr.push_back(b);
+    }
+    if (state.isr.empty()) state.isr = state.replicas;  // NewPartition: no live replica yet; elected when one comes
+    state.leader = live(state.isr.front()) ? state.isr.front() : kNoBroker;
+    zk_.create(partitions + "/" + std::to_string(p), "", false, nullptr);
+    zk_.create(zk_data::partition_state_path(tp), zk_data::encode({state.leader, 0, state.isr, epoch_}), false,
+               [this, state, g = generation_](const ZkResponse& r) {
+                 if (g != generation_ || r.error != ZkError::Ok) return;
+                 partitions_[state.partition] = state;
+                 pending_push_.push_back(state);
+               });
+  }
+}
+
 // processBrokerChange: the registrations now, with their epochs.
 void ZkController::broker_change() {
+  if (role_ == ZkControllerRole::Loading) brokers_changed_ = true;
   if (role_ != ZkControllerRole::Active) return;
   zk_.get_children(zk_data::kBrokerIds, true, [this, g = generation_](const ZkResponse& ids) {
     if (g != generation_ || ids.error != ZkError::Ok) return;
@@ -57,6 +97,10 @@ void ZkController::on_broker_failure(const std::vector<BrokerId>& dead) {
     if (!led && isr == state.isr) continue;
     PartitionState proposed = state;
     if (led) {
+      if (!leaderless_since_.contains(tp)) {
+        leaderless_since_[tp] = now();
+        ++controller_stats_.offline_transitions;
+      }
       proposed.isr = isr;
       proposed.leader = kNoBroker;
       const BrokerId leader = choose_leader(proposed);
@@ -140,9 +184,20 @@ void ZkController::write_state(PartitionState proposed, std::function<void(bool)
                  if (election) {
                    ++stats_.leader_elections;
                    stats_.unclean_elections += unclean ? 1 : 0;
+                   ControllerStats& cs = controller_stats_;
+                   ++cs.elections;
+                   cs.unclean_elections += unclean ? 1 : 0;
+                   const Election e{now(), proposed.partition, proposed.leader, proposed.leader_epoch,
+                                    unclean ? ElectedFrom::OutOfSyncReplica : ElectedFrom::Isr};
+                   if (cs.first_elections.size() < ControllerStats::kElectionsKept) cs.first_elections.push_back(e);
+                   if (const auto since = leaderless_since_.find(proposed.partition); since != leaderless_since_.end()) {
+                     cs.max_leaderless = std::max(cs.max_leaderless, now() - since->second);
+                     leaderless_since_.erase(since);
+                   }
                    publish(LeaderElected{proposed.partition, proposed.leader, proposed.leader_epoch, unclean,
                                          proposed.isr.size()});
                  } else {
+                   ++controller_stats_.isr_changes;
                    publish(IsrCommitted{proposed.partition, proposed.isr.size(), proposed.partition_epoch});
                  }
                  pending_push_.push_back(state);
@@ -227,6 +282,7 @@ void ZkController::propagate_isr_changes() {
 // processIsrChangeNotification: read each notification and the partitions it
 // names, tell every broker, delete the notifications.
 void ZkController::isr_change_notifications() {
+  if (role_ == ZkControllerRole::Loading) isr_changes_ = true;
   if (role_ != ZkControllerRole::Active) return;
   zk_.get_children(zk_data::kIsrChangeNotifications, true, [this, g = generation_](const ZkResponse& list) {
     if (g != generation_) return;

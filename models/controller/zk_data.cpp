@@ -14,8 +14,14 @@ std::string partition_state_path(TopicPartition tp) {
   return fmt::format("/brokers/topics/topic{}/partitions/{}/state", tp.topic, tp.partition);
 }
 
+std::vector<std::string> cluster_paths() {
+  return {"/brokers", kBrokerIds, kTopics, kIsrChangeNotifications};
+}
+
+std::string topic_path(std::int32_t topic) { return fmt::format("{}/topic{}", kTopics, topic); }
+
 std::vector<std::string> persistent_paths(const std::vector<std::int32_t>& partitions_per_topic) {
-  std::vector<std::string> paths{"/brokers", kBrokerIds, "/brokers/topics", kIsrChangeNotifications};
+  std::vector<std::string> paths = cluster_paths();
   for (std::size_t t = 0; t < partitions_per_topic.size(); ++t) {
     const std::string topic = fmt::format("/brokers/topics/topic{}", t);
     paths.push_back(topic);

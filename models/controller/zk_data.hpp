@@ -16,6 +16,7 @@
 namespace ksim::models::zk_data {
 
 inline const std::string kBrokerIds = "/brokers/ids";
+inline const std::string kTopics = "/brokers/topics";
 inline const std::string kController = "/controller";
 inline const std::string kControllerEpoch = "/controller_epoch";
 inline const std::string kIsrChangeNotifications = "/isr_change_notification";
@@ -23,7 +24,10 @@ inline const std::string kIsrChangePrefix = "/isr_change_notification/isr_change
 
 std::string broker_path(BrokerId broker);
 std::string partition_state_path(TopicPartition tp);
-// The znodes a formatted cluster has before any broker starts, parents first.
+// The znodes of a new cluster, before any topic; a topic's znode (/brokers/topics/topicT).
+std::vector<std::string> cluster_paths();
+std::string topic_path(std::int32_t topic);
+// The znodes of a cluster with its topics (without their partition states), parents first.
 std::vector<std::string> persistent_paths(const std::vector<std::int32_t>& partitions_per_topic);
 
 struct LeaderAndIsr {

@@ -21,6 +21,11 @@ struct ClusterDirectory {
   // The controllers' nodes, index: the controller's id in the quorum (one: no
   // quorum, the single controller of ksim before KRaft's Raft was hosted).
   std::vector<NodeId> controller_nodes;
+  // ZooKeeper mode (releases before KRaft): controller_nodes are the brokers'
+  // ZooKeeper sides, by broker id (models/controller/zk_controller.hpp), one
+  // of which is the controller; a leader's ISR changes go to the controller
+  // the metadata names (AlterIsr, 2.7+) or to its own side (before).
+  bool zookeeper = false;
   std::vector<TopicSpec> topics;
   // Consumer groups: the __consumer_offsets topic (-1: none) and the content of its batches.
   std::int32_t offsets_topic = -1;

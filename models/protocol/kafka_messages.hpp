@@ -181,6 +181,12 @@ struct MetadataUpdate final : KafkaRequest<MetadataUpdate, ApiKey::UpdateMetadat
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 48 * partitions.size(); }
 };
 
+// ZooKeeper mode: a broker answers each push of its controller (LeaderAndIsr's and UpdateMetadata's responses).
+struct MetadataUpdateResponse final : KafkaResponse<MetadataUpdateResponse, ApiKey::UpdateMetadata> {
+  static constexpr std::string_view kName = "MetadataUpdateResponse";
+  std::uint64_t size_bytes() const override { return kRequestHeaderBytes; }
+};
+
 // ---- clients <-> any broker ----
 struct MetadataRequest final : KafkaRequest<MetadataRequest, ApiKey::Metadata> {
   static constexpr std::string_view kName = "Metadata";

@@ -1,5 +1,6 @@
 #include "models/zookeeper/zk_client.hpp"
 
+#include <algorithm>
 #include <cassert>
 
 namespace ksim::models {
@@ -58,6 +59,8 @@ void ZkClient::reconnect_later() {
   });
 }
 
+// ClientCnxn's send thread: a ping once nothing was sent for a third of the
+// timeout; the connection given up once nothing arrived for two thirds of it.
 void ZkClient::liveness_tick() {
   const SimTime now = host_.zk_now();
   const SimTime timeout = session_timeout();
@@ -69,7 +72,8 @@ void ZkClient::liveness_tick() {
     host_.zk_send(connection_, std::move(ping));
     last_sent_ = now;
   }
-  liveness_timer_ = host_.zk_set_timer(timeout / 3, [this, g = generation_] {
+  const SimTime next = std::min(last_sent_ + timeout / 3, last_received_ + timeout * 2 / 3);
+  liveness_timer_ = host_.zk_set_timer(std::max<SimTime>(next - now, 1), [this, g = generation_] {
     if (g == generation_) liveness_tick();
   });
 }

@@ -20,6 +20,13 @@ void ZooKeeperServer::seed_data(const std::string& path, std::string data) {
   tree_.set_data(path, std::move(data), kAnyZkVersion);
 }
 
+void ZooKeeperServer::admin_create(const std::string& path, std::string data) {
+  std::string created;
+  [[maybe_unused]] const ZkError error = apply_write(kNoZkSession, {ZkOp::Create, path, std::move(data)}, &created);
+  assert(error == ZkError::Ok && "an admin creates new znodes under existing parents");
+  ++stats_.writes;
+}
+
 // A restarted server rebuilds its session tracker from the log: every session gets a full timeout.
 void ZooKeeperServer::on_start() {
   for (auto& [id, session] : sessions_) {
@@ -123,6 +130,7 @@ void ZooKeeperServer::expire(ZkSessionId id, bool closed_by_client) {
     fire(path, ZkEventType::NodeDeleted, data_watches_);
     fire(path, ZkEventType::NodeDeleted, child_watches_);
     fire(ZnodeTree::parent_of(path), ZkEventType::NodeChildrenChanged, child_watches_);
+    changed(path);
   }
   for (auto* watches : {&data_watches_, &child_watches_}) {
     for (auto& [path, sessions] : *watches) sessions.erase(id);
@@ -189,6 +197,7 @@ ZkError ZooKeeperServer::apply_write(ZkSessionId session, const ZkMultiOp& op, s
       if (created) *created = result.path;
       fire(result.path, ZkEventType::NodeCreated, data_watches_);
       fire(ZnodeTree::parent_of(result.path), ZkEventType::NodeChildrenChanged, child_watches_);
+      changed(result.path);
       return ZkError::Ok;
     }
     case ZkOp::Delete: {
@@ -197,11 +206,15 @@ ZkError ZooKeeperServer::apply_write(ZkSessionId session, const ZkMultiOp& op, s
       fire(op.path, ZkEventType::NodeDeleted, data_watches_);
       fire(op.path, ZkEventType::NodeDeleted, child_watches_);
       fire(ZnodeTree::parent_of(op.path), ZkEventType::NodeChildrenChanged, child_watches_);
+      changed(op.path);
       return ZkError::Ok;
     }
     case ZkOp::SetData: {
       const ZkError error = tree_.set_data(op.path, op.data, op.version);
-      if (error == ZkError::Ok) fire(op.path, ZkEventType::NodeDataChanged, data_watches_);
+      if (error == ZkError::Ok) {
+        fire(op.path, ZkEventType::NodeDataChanged, data_watches_);
+        changed(op.path);
+      }
       return error;
     }
     default: assert(false && "not a write of one znode"); return ZkError::Ok;

@@ -23,6 +23,7 @@
 // Simplifications (docs/kafka-model.md): one server, not an ensemble (no
 // leader election, no quorum writes); ACLs, quotas and TTL nodes are absent.
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -60,9 +61,15 @@ class ZooKeeperServer final : public Node {
   const ZooKeeperStats& stats() const { return stats_; }
   const ZooKeeperConfig& config() const { return config_; }
   bool has_session(ZkSessionId session) const { return sessions_.contains(session); }
+  // Hears the path of every committed change (a create, setData or delete; an expired session's ephemerals).
+  void observe_changes(std::function<void(const std::string& path)> observer) { observers_.push_back(std::move(observer)); }
+
   // The persistent znodes a formatted cluster has before anything starts (parents first), and their data.
   void seed(const std::vector<std::string>& paths);
   void seed_data(const std::string& path, std::string data);
+  // A persistent znode written now by a tool outside the sessions (kafka-topics.sh
+  // creating a topic), committed at once: its watches fire.
+  void admin_create(const std::string& path, std::string data);
 
  private:
   struct Session {
@@ -104,6 +111,10 @@ class ZooKeeperServer final : public Node {
   SimTime fsync_start_ = -1;    // the fsync that starts last, and when it ends
   SimTime fsync_end_ = 0;
   ZooKeeperStats stats_;
+  std::vector<std::function<void(const std::string&)>> observers_;
+  void changed(const std::string& path) {
+    for (const auto& o : observers_) o(path);
+  }
 };
 
 }  // namespace ksim::models

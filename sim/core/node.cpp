@@ -32,6 +32,7 @@ void Node::start() {
   on_start();
   after_event();
   sim_.node_changed(*this, {NodeChange::Kind::Started});
+  for (Node* c : companions_) c->restart();
 }
 
 std::string_view to_string(CrashKind kind) {
@@ -53,6 +54,7 @@ void Node::crash(CrashKind kind) {
   shutting_down_ = false;
   on_crash(kind);
   sim_.node_changed(*this, {NodeChange::Kind::Crashed, kind});
+  for (Node* c : companions_) c->crash(kind);
   if (restart_after_shutdown_) {
     // The restart was asked for while the shutdown was still under way.
     restart_after_shutdown_ = false;
@@ -70,6 +72,7 @@ void Node::request_shutdown() {
   on_shutdown_requested();
   if (state_ == NodeState::Running) after_event();
   sim_.node_changed(*this, {NodeChange::Kind::ShutdownRequested});
+  for (Node* c : companions_) c->request_shutdown();
 }
 
 void Node::restart() {
@@ -87,6 +90,7 @@ void Node::pause() {
   sim_.trace().record(now(), name_, "node.pause");
   on_pause();
   sim_.node_changed(*this, {NodeChange::Kind::Paused});
+  for (Node* c : companions_) c->pause();
 }
 
 void Node::resume() {
@@ -95,6 +99,7 @@ void Node::resume() {
   sim_.trace().record(now(), name_, "node.resume", {{"queued", deferred_.size()}});
   on_resume();
   sim_.node_changed(*this, {NodeChange::Kind::Resumed});
+  for (Node* c : companions_) c->resume();
   // Replay what queued up, in arrival order, each as its own event now.
   const std::uint32_t incarnation = incarnation_;
   while (!deferred_.empty()) {

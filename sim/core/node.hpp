@@ -7,6 +7,7 @@
 #include <deque>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "sim/events/inline_function.hpp"
 #include "sim/network/message.hpp"
@@ -59,6 +60,12 @@ class Node {
   void restart();
   void pause();
   void resume();
+
+  // One process modelled as two nodes (a broker and its ZooKeeper side):
+  // `companion` starts, crashes, shuts down, pauses and resumes with this
+  // node, and network faults on this node also hold for it (FaultInjector).
+  void share_fate(Node& companion) { companions_.push_back(&companion); }
+  const std::vector<Node*>& companions() const { return companions_; }
 
   // Called by the network (already routed and timed).
   void deliver_message(ConnectionId connection, MessagePtr message);
@@ -114,6 +121,7 @@ class Node {
   std::deque<TimerCallback> deferred_;  // work that arrived while paused, in order
   bool shutting_down_ = false;          // a requested shutdown has not finished yet
   bool restart_after_shutdown_ = false; // restart() came while it was still shutting down
+  std::vector<Node*> companions_;
 };
 
 }  // namespace ksim

@@ -69,6 +69,17 @@ std::vector<NodeId> FaultInjector::everyone_except(const std::vector<NodeId>& no
   return others;
 }
 
+std::vector<NodeId> FaultInjector::with_companions(const std::vector<NodeId>& nodes) const {
+  std::vector<NodeId> all = nodes;
+  for (const NodeId n : nodes) {
+    for (const Node* c : sim_.node(n).companions()) all.push_back(c->id());
+  }
+  if (all.size() == nodes.size()) return all;  // no companions: as given
+  std::sort(all.begin(), all.end());
+  all.erase(std::unique(all.begin(), all.end()), all.end());
+  return all;
+}
+
 void FaultInjector::start(Scheduled& s) {
   s.state = Scheduled::State::Active;
   if (s.fault.resolve_at_start) s.fault.resolve_at_start(s.fault);
@@ -84,12 +95,16 @@ void FaultInjector::start(Scheduled& s) {
   bool for_good = false;  // a crash or shutdown without restart, a permanent extension fault
   switch (fault.kind) {
     case FaultKind::Partition: {
-      auto other = fault.other_nodes.empty() ? everyone_except(fault.nodes) : fault.other_nodes;
-      handle = net.add_cut(fault.nodes, std::move(other), fault.one_way);
+      // A node's companions (Node::share_fate) are on its side of the cut.
+      const std::vector<NodeId> inside = with_companions(fault.nodes);
+      auto other = fault.other_nodes.empty() ? everyone_except(inside) : with_companions(fault.other_nodes);
+      handle = net.add_cut(inside, std::move(other), fault.one_way);
       break;
     }
-    case FaultKind::JitterBurst: handle = net.add_jitter_burst(fault.nodes, fault.jitter); break;
-    case FaultKind::LatencySpike: handle = net.add_latency_spike(fault.nodes, fault.extra_latency); break;
+    case FaultKind::JitterBurst: handle = net.add_jitter_burst(with_companions(fault.nodes), fault.jitter); break;
+    case FaultKind::LatencySpike:
+      handle = net.add_latency_spike(with_companions(fault.nodes), fault.extra_latency);
+      break;
     case FaultKind::LinkSlowdown:
       handle = net.add_link_slowdown(fault.links, fault.bandwidth_factor);
       sim_.network().links_changed();

@@ -51,6 +51,7 @@ class FaultInjector {
   };
   void start(Scheduled& s);
   void stop(Scheduled& s);
+  std::vector<NodeId> with_companions(const std::vector<NodeId>& nodes) const;
   std::vector<NodeId> everyone_except(const std::vector<NodeId>& nodes) const;
 
   Simulation& sim_;

@@ -1,0 +1,45 @@
+// ZooKeeper mode (releases before KRaft): the ZooKeeper node, each broker's
+// ZooKeeper side on the broker's host sharing its fate (one process in
+// Kafka), and ZooKeeper's content as a formatted cluster has it before any
+// broker starts (the topics' partition states, /controller_epoch).
+#include "app/harness/cluster.hpp"
+#include "models/controller/zk_data.hpp"
+
+namespace ksim::app {
+
+void Cluster::spawn_zookeeper(const std::shared_ptr<models::ClusterDirectory>& directory) {
+  const KafkaSpec& kafka = *scenario_.kafka;
+  directory->zookeeper = true;
+  zookeeper_ = &sim_->spawn<models::ZooKeeperServer>("zookeeper", *sim_->topology().find("zookeeper"),
+                                                     kafka.zookeeper_server);
+  for (models::Broker* broker : brokers_) {
+    auto& side = sim_->spawn<models::ZkController>(broker->name() + "-zk", broker->host(), broker->broker_id(),
+                                                   kafka.zookeeper_client, directory, zookeeper_->id(),
+                                                   *events_);
+    broker->share_fate(side);
+    zookeeper_sides_.push_back(&side);
+    directory->controller_nodes.push_back(side.id());
+  }
+}
+
+// A new cluster's ZooKeeper; the topics are created once every broker has
+// registered (or after 10 s), as a script running kafka-topics.sh would: the
+// controller gives each partition its first leader and ISR.
+void Cluster::seed_zookeeper(const std::vector<std::vector<std::vector<models::BrokerId>>>& replicas) {
+  zookeeper_->seed(models::zk_data::cluster_paths());
+  zookeeper_->seed_data(models::zk_data::kControllerEpoch, "0");
+  for (models::ZkController* side : zookeeper_sides_) side->set_assignment(replicas);
+  quorum_ = std::make_unique<models::ControllerQuorum>(zookeeper_sides_, *zookeeper_, replicas);
+  create_topics_when_registered(replicas.size());
+}
+
+void Cluster::create_topics_when_registered(std::size_t topics) {
+  const auto registered = zookeeper_->tree().children(models::zk_data::kBrokerIds);
+  if ((!registered || registered->size() < brokers_.size()) && sim_->now() < seconds(10)) {
+    sim_->events().schedule_after(milliseconds(1), [this, topics] { create_topics_when_registered(topics); });
+    return;
+  }
+  for (std::size_t t = 0; t < topics; ++t) zookeeper_->admin_create(models::zk_data::topic_path(static_cast<std::int32_t>(t)), "");
+}
+
+}  // namespace ksim::app

@@ -230,22 +230,36 @@ void add_kafka_json(const Scenario& s, json& out) {
   brokers["truncate_to_high_watermark"] = !k.broker.mechanisms.has(models::Mechanism::LeaderEpochTruncation);
   brokers["consumer_fetch_completes_on_append"] = k.broker.consumer_fetch_completes_on_append;
   out["brokers"] = std::move(brokers);
-  json controller_names = json::array();
-  json controller_racks = json::array();
-  for (const NodePlacement& p : node_placements(s)) {
-    if (p.group != "controller" && p.group != "controllers") continue;
-    controller_names.push_back(p.name);
-    controller_racks.push_back(p.rack);
+  if (k.zookeeper) {  // before KRaft: ZooKeeper, and the brokers' sessions with it; a broker is the controller
+    const std::vector<NodePlacement> placed = node_placements(s);
+    const NodePlacement zk = *std::find_if(placed.begin(), placed.end(),
+                                           [](const NodePlacement& p) { return p.group == "zookeeper"; });
+    out["zookeeper"] = {{"name", zk.name},
+                        {"rack", zk.rack},
+                        {"tick_time_ns", k.zookeeper_server.tick_time},
+                        {"fsync_latency_ns", k.zookeeper_server.fsync_latency},
+                        {"session_timeout_ns", k.zookeeper_client.session_timeout},
+                        {"pipelined_reads", k.zookeeper_client.pipelined_reads},
+                        {"broker_epochs", k.zookeeper_client.broker_epochs},
+                        {"alter_isr", k.zookeeper_client.alter_isr}};
+  } else {
+    json controller_names = json::array();
+    json controller_racks = json::array();
+    for (const NodePlacement& p : node_placements(s)) {
+      if (p.group != "controller" && p.group != "controllers") continue;
+      controller_names.push_back(p.name);
+      controller_racks.push_back(p.rack);
+    }
+    out["controller"] = {{"name", controller_names.front()},
+                         {"rack", controller_racks.front()},
+                         {"features", {{"eligible.leader.replicas.version", k.controller.eligible_leader_replicas ? 1 : 0}}}};
+    // The quorum: its controllers (controller id i is names[i]) and controller.quorum.* configs.
+    out["controllers"] = {{"count", k.controller_count},
+                          {"names", std::move(controller_names)},
+                          {"racks", std::move(controller_racks)},
+                          {"fsync_latency_ns", k.quorum.fsync_latency},
+                          {"config", kafka_config_json(k.quorum_config)}};
   }
-  out["controller"] = {{"name", controller_names.front()},
-                       {"rack", controller_racks.front()},
-                       {"features", {{"eligible.leader.replicas.version", k.controller.eligible_leader_replicas ? 1 : 0}}}};
-  // The quorum: its controllers (controller id i is names[i]) and controller.quorum.* configs.
-  out["controllers"] = {{"count", k.controller_count},
-                        {"names", std::move(controller_names)},
-                        {"racks", std::move(controller_racks)},
-                        {"fsync_latency_ns", k.quorum.fsync_latency},
-                        {"config", kafka_config_json(k.quorum_config)}};
   json topics = json::array();
   for (std::size_t i = 0; i < k.topics.size(); ++i) {
     const auto& t = k.topics[i];

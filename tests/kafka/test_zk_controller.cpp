@@ -132,7 +132,7 @@ TEST_CASE("zk controller: one broker wins the election and tells every broker", 
   }
 }
 
-TEST_CASE("zk controller: the controller's crash is noticed when its session expires; the next loads every partition",
+TEST_CASE("zk controller: the controller's crash is noticed when its session expires and the next loads every partition",
           "[zookeeper][controller]") {
   for (const bool pipelined : {true, false}) {
     INFO("pipelined reads " << pipelined);

@@ -385,9 +385,9 @@ void Broker::take_log_dir_offline(std::size_t index, std::string_view reason) {
     changed(r);
     coordinator_leadership(r);
   }
-  // With ZooKeeper Kafka writes a log dir event notification the controller
-  // reads (LogDirEventNotification): not modelled yet, the leaderships stay.
-  if (!zookeeper_mode()) send_heartbeat();
+  // With ZooKeeper the broker's own side writes a log dir event notification
+  // (ReplicaManager.handleLogDirFailure), naming the replicas gone offline.
+  send_heartbeat();
 }
 
 std::vector<std::pair<std::string, SimTime>> Broker::disk_busy() const {

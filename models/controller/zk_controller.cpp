@@ -39,6 +39,7 @@ ZkController::ZkController(Simulation& sim, std::string name, HostId host, Broke
   zk_.on_child_change(zk_data::kBrokerIds, [this](ZkEventType) { broker_change(); });
   zk_.on_child_change(zk_data::kTopics, [this](ZkEventType) { topic_change(); });
   zk_.on_child_change(zk_data::kIsrChangeNotifications, [this](ZkEventType) { isr_change_notifications(); });
+  zk_.on_child_change(zk_data::kLogDirEvents, [this](ZkEventType) { log_dir_events(); });
 }
 
 void ZkController::on_start() {
@@ -125,6 +126,7 @@ void ZkController::failover() {
     if (g == generation_) topics_read(topics.children, started);
   });
   zk_.get_children(zk_data::kIsrChangeNotifications, true, nullptr);
+  zk_.get_children(zk_data::kLogDirEvents, true, nullptr);
 }
 
 void ZkController::topics_read(const std::vector<std::string>& topics, SimTime started) {
@@ -189,11 +191,13 @@ void ZkController::finish_loading(SimTime started) {
   if (std::exchange(brokers_changed_, false)) broker_change();
   if (std::exchange(topics_changed_, false)) topic_change();
   if (std::exchange(isr_changes_, false)) isr_change_notifications();
+  if (std::exchange(log_dir_events_, false)) log_dir_events();
 }
 
 // onControllerResignation: the context goes; what was started for it is outdated.
 void ZkController::resign() {
-  topics_changed_ = brokers_changed_ = isr_changes_ = false;
+  topics_changed_ = brokers_changed_ = isr_changes_ = log_dir_events_ = false;
+  offline_replicas_.clear();
   if (role_ == ZkControllerRole::Active || role_ == ZkControllerRole::Loading) role_ = ZkControllerRole::Candidate;
   ++generation_;
   live_.clear();
@@ -225,6 +229,16 @@ void ZkController::on_message(ConnectionId connection, MessagePtr message) {
     const auto& request = message_as<AlterPartitionRequest>(m);
     if (!config_.alter_isr) return leader_writes_isr(connection, request);
     return handle_alter_isr(connection, request);
+  }
+  if (m.api_key() == ApiKey::BrokerHeartbeat && !m.is_response()) {
+    // From its own broker: replicas on a failed log dir (ReplicaManager.handleLogDirFailure ->
+    // KafkaZkClient.propagateLogDirEvent).
+    const auto& report = message_as<BrokerHeartbeat>(m);
+    if (!report.offline_replicas.empty()) {
+      zk_.create(zk_data::kLogDirEventPrefix, zk_data::encode_log_dir_event(broker_, report.offline_replicas), false,
+                 nullptr, true);
+    }
+    return;
   }
   if (m.api_key() == ApiKey::UpdateMetadata || m.api_key() == ApiKey::AlterPartition) return;  // brokers' answers
   unexpected_message(name(), m);

@@ -125,6 +125,11 @@ class ZkController final : public Node, private ZkClientHost {
   BrokerId choose_leader(const PartitionState& state) const;
   void write_state(PartitionState proposed, std::function<void(bool)> done = nullptr);
   void isr_change_notifications();
+  void log_dir_events();
+  void replicas_offline(BrokerId broker, const std::vector<TopicPartition>& partitions);
+  bool usable(BrokerId broker, TopicPartition tp) const {
+    return live(broker) && !offline_replicas_.contains({tp, broker});
+  }
   void handle_alter_isr(ConnectionId connection, const AlterPartitionRequest& request);
   void leader_writes_isr(ConnectionId connection, const AlterPartitionRequest& request);
   void propagate_isr_changes();
@@ -153,7 +158,8 @@ class ZkController final : public Node, private ZkClientHost {
   std::map<BrokerId, ConnectionId> connections_;
   std::set<std::int32_t> topics_;  // the topics the controller knows
   // Watches that fired while it loaded: processed once it has (the controller's event queue).
-  bool topics_changed_ = false, brokers_changed_ = false, isr_changes_ = false;
+  bool topics_changed_ = false, brokers_changed_ = false, isr_changes_ = false, log_dir_events_ = false;
+  std::set<std::pair<TopicPartition, BrokerId>> offline_replicas_;  // replicasOnOfflineDirs
   std::int64_t update_sequence_ = 0;
   std::vector<PartitionState> pending_push_;  // changed in this event, sent at its end
   std::size_t writes_in_flight_ = 0;

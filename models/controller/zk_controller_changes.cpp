@@ -48,6 +48,57 @@ void ZkController::create_partition_states(std::int32_t topic) {
   }
 }
 
+// processLogDirEventNotification: each notification's broker and replicas
+// go offline (onReplicasBecomeOffline), then the notifications are deleted.
+void ZkController::log_dir_events() {
+  if (role_ == ZkControllerRole::Loading) log_dir_events_ = true;
+  if (role_ != ZkControllerRole::Active) return;
+  zk_.get_children(zk_data::kLogDirEvents, true, [this, g = generation_](const ZkResponse& list) {
+    if (g != generation_) return;
+    for (const std::string& child : list.children) {
+      const std::string path = zk_data::kLogDirEvents + "/" + child;
+      zk_.get_data(path, false, [this, path, g](const ZkResponse& n) {
+        if (g != generation_ || n.error != ZkError::Ok) return;
+        const auto [broker, offline] = zk_data::decode_log_dir_event(n.data);
+        replicas_offline(broker, offline);
+        auto remove = std::make_unique<ZkRequest>();
+        remove->op = ZkOp::Delete;
+        remove->path = path;
+        zk_.send(std::move(remove), nullptr);
+      });
+    }
+  });
+}
+
+void ZkController::replicas_offline(BrokerId broker, const std::vector<TopicPartition>& partitions) {
+  for (const TopicPartition tp : partitions) {
+    offline_replicas_.insert({tp, broker});
+    const auto it = partitions_.find(tp);
+    if (it == partitions_.end()) continue;
+    PartitionState& state = it->second;
+    PartitionState proposed = state;
+    std::erase(proposed.isr, broker);
+    if (state.leader == broker) {
+      if (!leaderless_since_.contains(tp)) {
+        leaderless_since_[tp] = now();
+        ++controller_stats_.offline_transitions;
+      }
+      proposed.leader = choose_leader(proposed);
+      if (proposed.leader == kNoBroker) {
+        state.leader = kNoBroker;
+        pending_push_.push_back(state);
+        continue;
+      }
+      if (!contains(proposed.isr, proposed.leader)) proposed.isr = {proposed.leader};
+    } else if (proposed.isr == state.isr || proposed.isr.empty()) {
+      continue;
+    }
+    ++proposed.leader_epoch;
+    write_state(std::move(proposed));
+  }
+  flush_pushes();
+}
+
 // processBrokerChange: the registrations now, with their epochs.
 void ZkController::broker_change() {
   if (role_ == ZkControllerRole::Loading) brokers_changed_ = true;
@@ -127,6 +178,7 @@ void ZkController::on_broker_failure(const std::vector<BrokerId>& dead) {
 // onBrokerStartup: every broker learns the new one; it gets every partition it
 // hosts; partitions without a leader may now have one.
 void ZkController::on_broker_startup(const std::vector<BrokerId>& started) {
+  std::erase_if(offline_replicas_, [&](const auto& r) { return contains(started, r.second); });
   push_all(started);
   push({}, live_brokers());
   elect_offline_partitions();
@@ -149,13 +201,13 @@ void ZkController::elect_offline_partitions() {
 // order that is in the ISR; with unclean.leader.election.enable, any live one.
 BrokerId ZkController::choose_leader(const PartitionState& state) const {
   for (const BrokerId b : state.replicas) {
-    if (live(b) && contains(state.isr, b)) return b;
+    if (usable(b, state.partition) && contains(state.isr, b)) return b;
   }
   if (!directory_->topics.at(static_cast<std::size_t>(state.partition.topic)).unclean_leader_election_enable) {
     return kNoBroker;
   }
   for (const BrokerId b : state.replicas) {
-    if (live(b)) return b;
+    if (usable(b, state.partition)) return b;
   }
   return kNoBroker;
 }

@@ -15,7 +15,7 @@ std::string partition_state_path(TopicPartition tp) {
 }
 
 std::vector<std::string> cluster_paths() {
-  return {"/brokers", kBrokerIds, kTopics, kIsrChangeNotifications};
+  return {"/brokers", kBrokerIds, kTopics, kIsrChangeNotifications, kLogDirEvents};
 }
 
 std::string topic_path(std::int32_t topic) { return fmt::format("{}/topic{}", kTopics, topic); }
@@ -71,6 +71,20 @@ std::vector<TopicPartition> decode_isr_changes(const std::string& data) {
   if (j.is_discarded() || !j.contains("partitions")) return partitions;
   for (const json& p : j["partitions"]) partitions.push_back({p.value("topic", 0), p.value("partition", 0)});
   return partitions;
+}
+
+std::string encode_log_dir_event(BrokerId broker, const std::vector<TopicPartition>& offline) {
+  json list = json::array();
+  for (const TopicPartition tp : offline) list.push_back({{"topic", tp.topic}, {"partition", tp.partition}});
+  return json{{"version", 1}, {"broker", broker}, {"event", 1}, {"partitions", list}}.dump();
+}
+
+std::pair<BrokerId, std::vector<TopicPartition>> decode_log_dir_event(const std::string& data) {
+  const json j = json::parse(data, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return {kNoBroker, {}};
+  std::vector<TopicPartition> offline;
+  for (const json& p : j.value("partitions", json::array())) offline.push_back({p.value("topic", 0), p.value("partition", 0)});
+  return {j.value("broker", kNoBroker), offline};
 }
 
 }  // namespace ksim::models::zk_data

@@ -21,6 +21,8 @@ inline const std::string kController = "/controller";
 inline const std::string kControllerEpoch = "/controller_epoch";
 inline const std::string kIsrChangeNotifications = "/isr_change_notification";
 inline const std::string kIsrChangePrefix = "/isr_change_notification/isr_change_";
+inline const std::string kLogDirEvents = "/log_dir_event_notification";
+inline const std::string kLogDirEventPrefix = "/log_dir_event_notification/log_dir_event_";
 
 std::string broker_path(BrokerId broker);
 std::string partition_state_path(TopicPartition tp);
@@ -44,5 +46,11 @@ std::optional<BrokerId> decode_controller(const std::string& data);
 
 std::string encode_isr_changes(const std::vector<TopicPartition>& partitions);
 std::vector<TopicPartition> decode_isr_changes(const std::string& data);
+
+// LogDirEventNotificationSequenceZNode names the broker; ksim adds its offline
+// replicas, which Kafka's controller learns from the broker's answers to the
+// LeaderAndIsr it then sends (KAFKA_STORAGE_ERROR per partition).
+std::string encode_log_dir_event(BrokerId broker, const std::vector<TopicPartition>& offline);
+std::pair<BrokerId, std::vector<TopicPartition>> decode_log_dir_event(const std::string& data);
 
 }  // namespace ksim::models::zk_data

@@ -320,7 +320,8 @@ Scenario read_all(const config::Document& document, const ExpectationCatalogue& 
   const bool shortened = shortened_by_override(root);
   s.faults = read_faults(root.list("faults"), known, s, shortened);
   s.nemesis = read_nemesis(root.map("nemesis"), known, s, shortened);
-  s.explore = read_explore(root.map("explore"), known.targets, s.duration);
+  const bool disks_given = s.kafka && (root.map("brokers").has("log_dirs") || s.profile);
+  s.explore = read_explore(root.map("explore"), {known.targets, known.log_dirs, disks_given, s.duration});
   s.expect = read_expectations(root.map("expect"), s, expectations);
   MapReader report = root.map("report");
   s.report.sample_interval = report.get<Duration>("sample_interval", s.report.sample_interval, {milliseconds(1), kNever / 2});

@@ -272,6 +272,11 @@ TEST_CASE("a run that failed only on a vacuous verdict tested nothing: not a fin
   f.out = R"j({"expectations": [{"name": "delivery", "held": false, "detail": "required exactly-once, verdict vacuous: x"},
              {"name": "pending", "held": false, "detail": "3 (expected 0)"}]})j";
   CHECK(classify(f).kind == OutcomeKind::Failed);
+  // invariant_violations: 0 broken: the check is the first invariant broken, so a shrink keeps that one.
+  f.out = R"j({"expectations": [{"name": "invariant_violations", "held": false, "detail": "2 (expected 0)"}],
+              "invariants": [{"name": "high_watermark_within_isr"}, {"name": "single_leader_per_epoch"}]})j";
+  CHECK(classify(f).check == "invariant high_watermark_within_isr");
+  CHECK(classify(f).detail == "2 (expected 0)");
   f.exit_status = -1, f.signal = 6;
   CHECK(classify(f).kind == OutcomeKind::Crashed);
   CHECK(classify(f).check == "crash");

@@ -1,7 +1,10 @@
 // `ksim shrink`: a failing run of the chaos nemesis with acks=1 and no
 // idempotence (found by ksim explore) shrinks to at most 3 explicit faults
 // and a few seconds, and the file it writes fails the same way on its own.
-// Disk faults shrink and replay as the other faults do.
+// The historical chaos.yaml failure (seed 100165, an ISR member below the
+// high watermark), brought back by a test-only model mutation, is found by
+// ksim explore and shrunk to a file that breaks the same invariant alone;
+// and disk faults shrink and replay as the other faults do.
 #include <catch2/catch.hpp>
 
 #include <unistd.h>
@@ -28,6 +31,7 @@ namespace {
 
 const std::string kShrunkChaos = std::string(KSIM_SOURCE_DIR) + "/scenarios/chaos.yaml";
 const std::vector<std::string> kShrunkUnsafe{"producers.0.config[acks]=1", "producers.0.config[enable.idempotence]=false"};
+const std::string kStaleAnswerBug = "mutations.stale_alter_partition_answer=true";
 
 // A scratch folder, removed at the end.
 struct ShrinkScratch {
@@ -129,6 +133,52 @@ TEST_CASE("ksim shrink brings a found failure down to a few faults and seconds, 
   std::ostringstream out2, err2;
   CHECK(shrink_command(passing, out2, err2) == kExitExpectationFailed);
   CHECK_THAT(out2.str(), Catch::Contains("nothing to shrink"));
+}
+
+TEST_CASE("chaos.yaml's historical failure, brought back by a model mutation, is found and shrunk to a file that "
+          "breaks the same invariant alone", "[explore][mutations]") {
+  // Before a763d60 chaos.yaml broke high_watermark_within_isr on seed 100165
+  // of 500; the stale_alter_partition_answer mutation brings that bug back
+  // (tests/system/test_invariants.cpp: the same seed breaks it again). It is
+  // as rare under ksim explore's draws: the search is bounded by that rate,
+  // 500 runs (root seed 1 finds it in run 26 today, in about a second).
+  // Shrunk, the file breaks the same invariant alone.
+  ShrinkScratch scratch;
+  const FoundRun found = first_finding(kShrunkChaos, {kStaleAnswerBug}, 500, scratch.dir);
+  CHECK(found.check == "invariant high_watermark_within_isr");
+  const auto original = ksim::testing::run_scenario("chaos", found.seed, found.sets);
+  const std::size_t fired = original.report["fault_schedule"].size();
+  const std::string file = (scratch.dir / "stale-answer.yaml").string();
+  const Shrunk shrunk = shrink_and_rerun(kShrunkChaos, found.seed, found.sets, file);
+  INFO(shrunk.out);
+  REQUIRE(shrunk.status == kExitOk);
+  CHECK_THAT(shrunk.out, Catch::Contains("fails invariant high_watermark_within_isr"));
+
+  // Only explicit faults, fewer than fired, in a shorter run; the mutation written in the file.
+  CHECK(shrunk.scenario.nemesis.rules.empty());
+  CHECK(shrunk.scenario.faults.size() < fired);
+  CHECK(shrunk.scenario.duration < ksim::seconds(30));
+  CHECK(shrunk.scenario.kafka->broker.mutations.stale_alter_partition_answer);
+  // The header says where: the invariant, at a time within the run.
+  std::ifstream in(file);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string said = "# invariant high_watermark_within_isr broken at ";
+  const auto at = text.find(said);
+  REQUIRE(at != std::string::npos);
+  const std::int64_t broken_ns = std::stoll(text.substr(at + said.size()));
+  CHECK((broken_ns > 0 && broken_ns <= shrunk.scenario.duration + shrunk.scenario.drain));
+  // Alone, it fails the same way: that invariant, and no other.
+  CHECK(shrunk.run_status == kExitExpectationFailed);
+  REQUIRE_FALSE(shrunk.report["invariants"].empty());
+  for (const auto& v : shrunk.report["invariants"]) CHECK(v["name"] == "high_watermark_within_isr");
+  // Without the mutation, the same file breaks no invariant: the fix holds on it.
+  RunArgs fixed;
+  fixed.scenario = file;
+  fixed.json = true;
+  fixed.overrides = {"mutations.stale_alter_partition_answer=false"};
+  std::ostringstream report, err;
+  run_command(fixed, report, err);
+  CHECK(nlohmann::json::parse(report.str())["invariants"].empty());
 }
 
 TEST_CASE("a nemesis's disk faults replay as explicit faults, and shrink as the others do", "[explore][disks]") {

@@ -111,7 +111,8 @@ std::string shrunk_header(const ShrinkArgs& args, std::uint64_t seed, const RunO
   if (r.is_object() && r.contains("invariants")) {
     for (const auto& v : r["invariants"]) {
       h += fmt::format("# invariant {} broken at {}ns on partition {}, broker {}: {}\n", v.value("name", ""),
-                       v.value("at_ns", 0), v.value("partition", ""), v.value("broker", -1), v.value("detail", ""));
+                       v.value("at_ns", std::int64_t{0}), v.value("partition", ""), v.value("broker", -1),
+                       v.value("detail", ""));
       break;
     }
   }

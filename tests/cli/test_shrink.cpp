@@ -11,6 +11,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 
@@ -107,11 +108,15 @@ TEST_CASE("ksim shrink brings a found failure down to a few faults and seconds, 
   ShrinkScratch scratch;
   const FoundRun found = first_finding(kShrunkChaos, kShrunkUnsafe, 50, scratch.dir);
   const std::string file = (scratch.dir / "shrunk.yaml").string();
-  const Shrunk shrunk = shrink_and_rerun(kShrunkChaos, found.seed, found.sets, file);
+  // With an override the failure does not need: shrink drops it.
+  std::vector<std::string> sets = found.sets;
+  sets.push_back("description=\"an override the failure does not need\"");
+  const Shrunk shrunk = shrink_and_rerun(kShrunkChaos, found.seed, sets, file);
   INFO(shrunk.out);
   REQUIRE(shrunk.status == kExitOk);
   CHECK_THAT(shrunk.out, Catch::Contains("step 0: "));
   CHECK_THAT(shrunk.out, Catch::Contains("fails delivery"));
+  CHECK_THAT(shrunk.out, Catch::Contains("without --set 'description="));
 
   // Alone: only explicit faults, few of them, a short run, the same check failing.
   CHECK(shrunk.scenario.nemesis.rules.empty());
@@ -123,6 +128,8 @@ TEST_CASE("ksim shrink brings a found failure down to a few faults and seconds, 
   std::string first_line;
   std::getline(in, first_line);
   CHECK_THAT(first_line, Catch::StartsWith("# Shrunk by `ksim shrink "));
+  std::string header((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK_THAT(header, Catch::Contains("overrides it keeps"));
 
   // A run that passes has nothing to shrink.
   ShrinkArgs passing;

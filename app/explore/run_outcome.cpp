@@ -23,13 +23,15 @@ std::string stderr_tail(const std::string& text, std::size_t lines = 6) {
   return start < end ? text.substr(start, end - start) : std::string();
 }
 
-// The first expectation that did not hold; for "invariants", the invariant's own name.
+// The first expectation that did not hold; for "invariants" and a broken
+// "invariant_violations: 0", the first invariant broken, by name (a shrink
+// then keeps that invariant broken, not just any).
 void first_failed_check(RunOutcome& o) {
   for (const auto& e : o.report.value("expectations", nlohmann::json::array())) {
     if (e.value("held", true)) continue;
     o.check = e.value("name", "?");
     o.detail = e.value("detail", "");
-    if (o.check != "invariants") return;
+    if (o.check != "invariants" && o.check != "invariant_violations") return;
     const auto& broken = o.report.value("invariants", nlohmann::json::array());
     if (!broken.empty() && broken.front().contains("name")) o.check = "invariant " + broken.front()["name"].get<std::string>();
     return;

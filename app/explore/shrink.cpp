@@ -32,15 +32,13 @@ class Shrinker {
   std::uint64_t seed() const { return seed_; }
   std::size_t runs() const { return runs_; }
 
-  // Runs each candidate (its overrides after the user's), `jobs` at a time, in order.
+  // Runs each candidate (its overrides, the user's it keeps among them), `jobs` at a time, in order.
   std::vector<RunOutcome> run(const std::vector<std::vector<std::string>>& candidates) {
     std::vector<sweep::Job> jobs;
     for (std::size_t i = 0; i < candidates.size(); ++i) {
       sweep::Job job{i, run_arguments(scenario_)};
       job.arguments.insert(job.arguments.end(), {"--seed", std::to_string(seed_)});
-      for (const auto& sets : {args_.overrides, candidates[i]}) {
-        for (const auto& s : sets) job.arguments.insert(job.arguments.end(), {"--set", s});
-      }
+      for (const auto& s : candidates[i]) job.arguments.insert(job.arguments.end(), {"--set", s});
       jobs.push_back(std::move(job));
     }
     return run_jobs(std::move(jobs));
@@ -106,12 +104,17 @@ std::string shrunk_header(const ShrinkArgs& args, std::uint64_t seed, const RunO
   for (const auto& o : args.overrides) h += fmt::format(" --set '{}'", o);
   h += fmt::format("` in {} runs:\n# {} faults and {} of run, from {} faults and {}.\n", runs, c.faults.size(),
                    units::format_duration(c.duration), original_faults, units::format_duration(original_duration));
+  if (c.user_sets.size() < args.overrides.size()) {
+    h += fmt::format("# Of its --set overrides it keeps {} of {}: the others are not needed for the failure.\n",
+                     c.user_sets.size(), args.overrides.size());
+  }
   h += fmt::format("# It fails {}: {}\n", failed.check, failed.detail);
   const nlohmann::json& r = failed.report;
   if (r.is_object() && r.contains("invariants")) {
     for (const auto& v : r["invariants"]) {
       h += fmt::format("# invariant {} broken at {}ns on partition {}, broker {}: {}\n", v.value("name", ""),
-                       v.value("at_ns", 0), v.value("partition", ""), v.value("broker", -1), v.value("detail", ""));
+                       v.value("at_ns", std::int64_t{0}), v.value("partition", ""), v.value("broker", -1),
+                       v.value("detail", ""));
       break;
     }
   }
@@ -125,8 +128,7 @@ std::string shrunk_header(const ShrinkArgs& args, std::uint64_t seed, const RunO
 
 void write_shrunk_scenario(const ShrinkArgs& args, std::uint64_t seed, const ShrinkCandidate& c, const std::string& header) {
   config::Document document = config::Document::load_file(args.scenario.empty() ? default_scenario_path() : args.scenario);
-  for (const auto& o : args.overrides) document.apply_override(o);
-  for (const auto& o : c.overrides()) document.apply_override(o);
+  for (const auto& o : c.overrides()) document.apply_override(o);  // the user's it kept, then its own
   document.apply_override("seed=" + std::to_string(seed));
   document.apply_override("explore={}");
   document.apply_override("description=" + nlohmann::json("shrunk by ksim shrink: see the comment above").dump());
@@ -141,7 +143,7 @@ int shrink_run(const ShrinkArgs& args, std::ostream& out, std::ostream& err) {
     return kExitUsage;
   }
   Shrinker shrinker(args, out);
-  RunOutcome original = shrinker.run({{}}).front();
+  RunOutcome original = shrinker.run({args.overrides}).front();
   if (original.kind == OutcomeKind::Invalid) {
     fmt::print(err, "ksim shrink: the run does not start: {}\n", original.detail);
     return kExitUsage;
@@ -153,7 +155,7 @@ int shrink_run(const ShrinkArgs& args, std::ostream& out, std::ostream& err) {
   fmt::print(out, "the run fails {}: {}\n", original.check, original.detail);
   const nlohmann::json schedule = original.report.is_object() ? original.report.value("fault_schedule", nlohmann::json::array())
                                                                : nlohmann::json::array();
-  ShrinkCandidate start = initial_candidate(shrinker.base(), schedule);
+  ShrinkCandidate start = initial_candidate(shrinker.base(), schedule, args.overrides);
   RunOutcome last = shrinker.run({start.overrides()}).front();
   if (!last.is_failure() || last.check != original.check) {
     fmt::print(err, "ksim shrink: with its {} faults explicit the run no longer fails {} ({}): not shrunk\n",

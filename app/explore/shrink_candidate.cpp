@@ -26,7 +26,11 @@ std::string format_shrunk_size(double value) {
 }  // namespace
 
 std::vector<std::string> ShrinkCandidate::overrides() const {
-  std::vector<std::string> sets{"nemesis={}", "faults=" + faults.dump(), "duration=" + units::format_exact_duration(duration)};
+  std::vector<std::string> sets = user_sets;
+  for (const std::string& own : {std::string("nemesis={}"), "faults=" + faults.dump(),
+                                 "duration=" + units::format_exact_duration(duration)}) {
+    sets.push_back(own);
+  }
   for (const Size& s : sizes) sets.push_back(s.path + "=" + format_shrunk_size(s.value) + (s.path.ends_with(".rate") ? "/s" : ""));
   return sets;
 }
@@ -88,6 +92,13 @@ std::vector<ShrinkCandidate> ShrinkCandidate::smaller() const {
     c.step = fmt::format("{} = {}", s.path, format_shrunk_size(lower));
     out.push_back(std::move(c));
   }
+  // Each of the user's overrides dropped: is it needed for the failure?
+  for (std::size_t i = 0; i < user_sets.size(); ++i) {
+    ShrinkCandidate c = *this;
+    c.user_sets.erase(c.user_sets.begin() + static_cast<std::ptrdiff_t>(i));
+    c.step = fmt::format("without --set '{}'", user_sets[i]);
+    out.push_back(std::move(c));
+  }
   // A shorter run: halfway down to the end of the last fault (or a second).
   const SimTime shortest = std::max(faults_end(), kShortestRun);
   if (duration > shortest + milliseconds(100)) {
@@ -100,8 +111,10 @@ std::vector<ShrinkCandidate> ShrinkCandidate::smaller() const {
   return out;
 }
 
-ShrinkCandidate initial_candidate(const Scenario& s, const nlohmann::json& fault_schedule) {
+ShrinkCandidate initial_candidate(const Scenario& s, const nlohmann::json& fault_schedule,
+                                  std::vector<std::string> user_sets) {
   ShrinkCandidate c;
+  c.user_sets = std::move(user_sets);
   c.faults = fault_schedule;
   c.duration = s.duration;
   c.step = "the run with its faults explicit";

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "app/scenario/units.hpp"
 #include "sim/random/random.hpp"
@@ -23,17 +24,34 @@ std::string flow_list(const std::vector<std::string>& names) {
   return out + "]";
 }
 
+// Log-uniform: as many runs with rare values (faults, slow disks) as with frequent ones.
+double draw_log_uniform(RandomStream& rng, double min, double max) {
+  return std::exp(rng.uniform(std::log(min), std::log(max) + 1e-12));
+}
+
+// Log dirs as a flow list of quoted paths (a path may hold what YAML reads otherwise).
+std::string quoted_list(const std::vector<std::string>& paths) {
+  std::vector<std::string> quoted;
+  for (const auto& p : paths) quoted.push_back(nlohmann::json(p).dump());
+  return flow_list(quoted);
+}
+
 // One kind's nemesis rule, as a YAML flow mapping.
 std::string draw_rule(const std::string& kind, const ExploreNemesis& n, RandomStream& rng) {
-  // Log-uniform: as many runs with rare faults as with frequent ones.
-  const double rate = std::exp(rng.uniform(std::log(n.rate_min_per_s), std::log(n.rate_max_per_s) + 1e-12));
+  const double rate = draw_log_uniform(rng, n.rate_min_per_s, n.rate_max_per_s);
   const SimTime longest = draw_between(rng, n.duration_min, n.duration_max);
-  std::string rule = fmt::format("{{rate: {:.9f}/s, duration: {{distribution: uniform, min: {}, max: {}}}", rate,
-                                 exact_time(n.duration_min), exact_time(longest));
+  std::string rule = fmt::format("{{rate: {:.9f}/s", rate);
+  // A failed disk stays failed (docs/scenarios.md): it has no duration.
+  if (kind != "disk_failure") {
+    rule += fmt::format(", duration: {{distribution: uniform, min: {}, max: {}}}", exact_time(n.duration_min),
+                        exact_time(longest));
+  }
   if (kind == "latency_spike") rule += ", extra: " + exact_time(draw_between(rng, n.extra_min, n.extra_max));
   if (kind == "jitter_burst") rule += ", jitter: {distribution: pareto, scale: 100us, shape: 1.2}";
   if (kind == "crash" && n.power_loss && rng.bernoulli(0.5)) rule += ", power_loss: true";
+  if (kind == "disk_slow") rule += fmt::format(", factor: {:.9f}", draw_log_uniform(rng, n.factor_min, n.factor_max));
   if (kind != "jitter_burst" && kind != "latency_spike") rule += ", targets: " + flow_list(n.targets);
+  if (kind.starts_with("disk_")) rule += ", log_dirs: " + quoted_list(n.log_dirs);
   return rule + "}";
 }
 

@@ -453,7 +453,16 @@ void Cluster::plan_nemesis() {
     for (const LinkId l : resolve_links(spec.links)) {
       if (l % 2 == 0) rule.candidate_links.push_back(l);
     }
-    const std::string stream = "nemesis/" + std::string(to_string(spec.shape.kind));
+    const bool disk = spec.shape.kind == FaultKind::Extension;  // a disk fault: a log dir of a broker
+    if (disk) {
+      std::erase_if(rule.candidates, [this](NodeId n) {
+        return std::none_of(brokers_.begin(), brokers_.end(), [n](const models::Broker* b) { return b->id() == n; });
+      });
+      if (rule.candidates.empty()) continue;
+      rule.candidate_targets = spec.log_dirs;
+      rule.for_good = spec.shape.extension == "disk_failure";
+    }
+    const std::string stream = "nemesis/" + (disk ? spec.shape.extension : std::string(to_string(spec.shape.kind)));
     faults_->schedule_all(plan_rule(rule, nemesis.start, end, sim_->stream(stream)));
   }
 }

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 
 #include "app/scenario/explore_spec.hpp"
@@ -7,15 +8,20 @@
 namespace ksim::app {
 
 using config::Duration;
+using config::Fraction;
 using config::MapReader;
 using config::Rate;
 
 namespace {
 
-constexpr std::string_view kKinds[] = {"crash", "pause", "partition", "latency_spike", "jitter_burst", "shutdown"};
+constexpr std::string_view kKinds[] = {"crash",        "pause",    "partition", "latency_spike", "jitter_burst",
+                                       "shutdown",     "disk_slow", "disk_full", "disk_failure"};
+constexpr std::string_view kExploredDiskKinds[] = {"disk_slow", "disk_full", "disk_failure"};
 
+// key: {min: A, max: B}, each read as a T (Duration, Fraction) within [low, high].
 template <class T>
-void read_range(MapReader& in, std::string_view key, T& min, T& max, T low, T high) {
+void read_range(MapReader& in, std::string_view key, config::Value<T>& min, config::Value<T>& max, config::Value<T> low,
+                config::Value<T> high) {
   if (!in.has(key)) {
     in.ignore(key);
     return;
@@ -27,19 +33,33 @@ void read_range(MapReader& in, std::string_view key, T& min, T& max, T low, T hi
   range.finish_keys();
 }
 
-ExploreNemesis read_nemesis_ranges(MapReader in, const std::vector<std::string>& targets, SimTime duration) {
+bool is_disk_kind(const std::string& kind) {
+  return std::find(std::begin(kExploredDiskKinds), std::end(kExploredDiskKinds), kind) != std::end(kExploredDiskKinds);
+}
+
+ExploreNemesis read_nemesis_ranges(MapReader in, const ExploreScope& scope) {
   ExploreNemesis n;
   const std::vector<std::string> kinds(std::begin(kKinds), std::end(kKinds));
+  if (scope.disks_given) n.kinds.insert(n.kinds.end(), std::begin(kExploredDiskKinds), std::end(kExploredDiskKinds));
   n.kinds = read_names(in, "kinds", n.kinds, &kinds);
-  n.targets = read_names(in, "targets", n.targets, &targets);
+  if (scope.log_dirs.empty() && std::any_of(n.kinds.begin(), n.kinds.end(), is_disk_kind)) {
+    in.reject("kinds", "names a disk fault, which needs a 'brokers' section (a disk fault hits a broker's log dir)");
+  }
+  n.targets = read_names(in, "targets", n.targets, &scope.targets);
+  if (scope.log_dirs.empty()) {
+    if (in.has("log_dirs")) in.reject("log_dirs", "needs a 'brokers' section");
+  } else {
+    n.log_dirs = read_names(in, "log_dirs", scope.log_dirs, &scope.log_dirs);
+  }
+  read_range<Fraction>(in, "factor", n.factor_min, n.factor_max, 1e-6, 1.0);
   MapReader rate = in.map("rate");
   n.rate_min_per_s = rate.get<Rate>("min", n.rate_min_per_s, {1e-6, 1e6});
   n.rate_max_per_s = rate.get<Rate>("max", n.rate_max_per_s, {1e-6, 1e6});
   if (n.rate_max_per_s < n.rate_min_per_s) rate.reject("max", "must not be less than min");
-  read_range<SimTime>(in, "duration", n.duration_min, n.duration_max, 1, kNever / 4);
-  read_range<SimTime>(in, "extra", n.extra_min, n.extra_max, 0, kNever / 4);
+  read_range<Duration>(in, "duration", n.duration_min, n.duration_max, 1, kNever / 4);
+  read_range<Duration>(in, "extra", n.extra_min, n.extra_max, 0, kNever / 4);
   n.power_loss = in.get<bool>("power_loss", n.power_loss);
-  n.start = in.get<Duration>("start", n.start, {0, duration});
+  n.start = in.get<Duration>("start", n.start, {0, scope.duration});
   n.end = in.optional<Duration>("end");
   if (n.end && *n.end <= n.start) in.reject("end", "must be after start (" + units::format_duration(n.start) + ")");
   return n;
@@ -71,10 +91,10 @@ std::vector<ExploreVary> read_vary(MapReader in) {
 
 }  // namespace
 
-ExploreSpec read_explore(MapReader in, const std::vector<std::string>& targets, SimTime duration) {
+ExploreSpec read_explore(MapReader in, const ExploreScope& scope) {
   ExploreSpec spec;
   spec.given = !in.keys().empty();
-  spec.nemesis = read_nemesis_ranges(in.map("nemesis"), targets, duration);
+  spec.nemesis = read_nemesis_ranges(in.map("nemesis"), scope);
   spec.vary = read_vary(in.map("vary"));
   return spec;
 }

@@ -70,6 +70,10 @@ json nemesis_json(const Scenario& scenario) {
     r["count"] = rule.count;
     r["links"] = rule.links;
     kind_specific(rule.shape, r);
+    if (rule.shape.kind == FaultKind::Extension) {  // a disk fault: a log dir drawn per fault
+      r.erase("log_dir");
+      r["log_dirs"] = rule.log_dirs;
+    }
     rules.push_back(std::move(r));
   }
   out["rules"] = std::move(rules);

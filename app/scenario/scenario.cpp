@@ -175,6 +175,28 @@ std::vector<FaultSpec> read_faults(ListReader list, const KnownNames& known, con
   return faults;
 }
 
+// A disk fault's rule: each fault hits one log dir, drawn from `log_dirs`
+// (default: every log dir the brokers have), of `count` brokers drawn from
+// `targets` (default: the brokers). A disk failure is for good: no duration.
+NemesisRuleSpec read_disk_rule(MapReader rule_in, std::string_view name, const KnownNames& known) {
+  NemesisRuleSpec rule;
+  rule.location = rule_in.location();
+  rule.shape.kind = FaultKind::Extension;
+  rule.shape.extension = std::string(name);
+  rule.rate_per_s = rule_in.required<Rate>("rate", {0.0, 1e6});
+  if (name != "disk_failure") {
+    rule.duration = config::read_distribution(rule_in, "duration", Distribution::constant(seconds(1)));
+  } else {
+    rule.duration = Distribution::constant(0);  // for good
+    if (rule_in.has("duration")) rule_in.reject("duration", "a disk_failure is for good: it has no duration");
+  }
+  if (name == "disk_slow") rule.shape.bandwidth_factor = rule_in.get<Fraction>("factor", 0.1, {1e-6, 1.0});
+  rule.targets = read_names(rule_in, "targets", {"brokers"}, &known.targets);
+  rule.log_dirs = read_names(rule_in, "log_dirs", known.log_dirs, &known.log_dirs);
+  rule.count = rule_in.get<int>("count", 1, {1, 100000});
+  return rule;
+}
+
 NemesisSpec read_nemesis(MapReader in, const KnownNames& known, const Scenario& s, bool shortened) {
   NemesisSpec nemesis;
   nemesis.start = in.get<Duration>("start", 0);
@@ -211,6 +233,15 @@ NemesisSpec read_nemesis(MapReader in, const KnownNames& known, const Scenario& 
       rule.count = rule_in.get<int>("count", 1, {1, 100000});
     }
     nemesis.rules.push_back(std::move(rule));
+  }
+  for (const std::string_view name : kDiskFaults) {
+    if (!in.has(name)) {
+      in.ignore(name);
+    } else if (!s.kafka) {
+      throw in.error(name, "needs a 'brokers' section: a disk fault hits a broker's log dir");
+    } else {
+      nemesis.rules.push_back(read_disk_rule(in.map(name), name, known));
+    }
   }
   return nemesis;
 }
@@ -289,7 +320,8 @@ Scenario read_all(const config::Document& document, const ExpectationCatalogue& 
   const bool shortened = shortened_by_override(root);
   s.faults = read_faults(root.list("faults"), known, s, shortened);
   s.nemesis = read_nemesis(root.map("nemesis"), known, s, shortened);
-  s.explore = read_explore(root.map("explore"), known.targets, s.duration);
+  const bool disks_given = s.kafka && (root.map("brokers").has("log_dirs") || s.profile);
+  s.explore = read_explore(root.map("explore"), {known.targets, known.log_dirs, disks_given, s.duration});
   s.expect = read_expectations(root.map("expect"), s, expectations);
   MapReader report = root.map("report");
   s.report.sample_interval = report.get<Duration>("sample_interval", s.report.sample_interval, {milliseconds(1), kNever / 2});

@@ -141,6 +141,7 @@ struct NemesisRuleSpec {
   std::vector<std::string> targets{"all"};
   int count = 1;
   std::vector<std::string> links;
+  std::vector<std::string> log_dirs;  // disk faults: one drawn per fault
   Fault shape;
   config::Location location;
 };

@@ -296,6 +296,20 @@ models::ProducerWorkload read_workload(MapReader& in, const std::vector<models::
   return w;
 }
 
+// mutations: test-only model mutations, bugs brought back on purpose to test the
+// checkers, ksim explore and ksim shrink (docs/explore.md#model-mutations). Each
+// one on is a warning: the run models that bug, not Kafka.
+models::ModelMutations read_model_mutations(MapReader in) {
+  models::ModelMutations m;
+  m.stale_alter_partition_answer = in.get<bool>("stale_alter_partition_answer", false);
+  if (m.stale_alter_partition_answer) {
+    in.warn("stale_alter_partition_answer",
+            "a test-only model mutation: leaders act on stale AlterPartition answers, the bug fixed by a763d60; "
+            "the run models that bug, not Kafka (docs/explore.md#model-mutations)");
+  }
+  return m;
+}
+
 }  // namespace
 
 // The `topic` key (default: the first topic), as an index into `topics`.
@@ -322,7 +336,7 @@ std::optional<KafkaSpec> read_kafka(MapReader& root, const std::vector<std::stri
                                     const std::optional<HardwareProfile>& profile) {
   if (!root.has("brokers")) {
     for (const char* key : {"brokers", "controller", "controllers", "zookeeper", "topics", "producers", "consumers",
-                            "kafka_version", "kips"}) {
+                            "kafka_version", "kips", "mutations"}) {
       if (root.has(key)) throw root.error(key, "needs a 'brokers' section");
       root.ignore(key);
     }
@@ -334,6 +348,7 @@ std::optional<KafkaSpec> read_kafka(MapReader& root, const std::vector<std::stri
   MapReader brokers = root.map("brokers");
   kafka.brokers = read_group(brokers, kafka.brokers, racks);
   kafka.broker = read_broker_config(brokers, profile, cluster);
+  kafka.broker.mutations = read_model_mutations(root.map("mutations"));
   kafka.topic_defaults = read_topic_defaults(brokers.map("config"), cluster);
   MapReader controller = root.map("controller");
   kafka.controller_rack = controller.optional<std::string>("rack");

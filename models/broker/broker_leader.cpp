@@ -355,7 +355,17 @@ void Broker::handle_alter_partition_response(const AlterPartitionResponse& respo
   Replica* r = replica(response.state.partition);
   if (!r) return;
   const IsrProposal answered{response.proposed_isr, response.proposed_leader_epoch, response.proposed_partition_epoch};
-  if (!r->answers_pending(answered)) return;
+  if (!r->answers_pending(answered)) {
+    if (config_.mutations.stale_alter_partition_answer && r->isr_change_pending()) {
+      // A test-only mutation (ModelMutations): the bug a763d60 fixed. The stale
+      // answer ends the change pending, which stops holding the high watermark.
+      r->end_isr_change();
+      changed(*r);
+      maybe_advance_high_watermark(*r);
+      complete_produces(r->tp());
+    }
+    return;
+  }
   if (response.error == Error::NotController) {
     if (zookeeper_mode()) return;  // sent again when the metadata names the controller
     return try_another_controller(response.active_controller);

@@ -45,6 +45,19 @@ struct TxnCoordinatorConfig {
   SimTime append_timeout = seconds(30);                  // request.timeout.ms of its own appends
 };
 
+// Test-only model mutations (docs/explore.md#model-mutations): bugs ksim once
+// had, brought back on purpose so that tests can check that the invariants,
+// ksim explore and ksim shrink find them. Never Kafka's behaviour: all off
+// unless a scenario's `mutations:` section turns one on, with a warning.
+struct ModelMutations {
+  // Before a763d60 a leader acted on any AlterPartition answer: one answering a
+  // change no longer pending (superseded by newer metadata) ended the change
+  // then pending, so a pending ISR addition stopped holding back the high
+  // watermark while the controller went on to commit it (chaos.yaml seed
+  // 100165, high_watermark_within_isr). Stale states are still not applied.
+  bool stale_alter_partition_answer = false;
+};
+
 struct BrokerConfig {
   SimTime replica_lag_time_max = seconds(30);             // replica.lag.time.max.ms
   int num_replica_fetchers = 1;                           // num.replica.fetchers
@@ -85,6 +98,7 @@ struct BrokerConfig {
   BrokerThreading threading;
   BrokerCpuCosts cpu_costs;
   std::uint64_t page_cache_bytes = 0;  // memory left to the page cache (0: every read is served from it)
+  ModelMutations mutations;            // test-only, all off (above)
 };
 
 struct ControllerConfig {

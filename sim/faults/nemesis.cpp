@@ -26,13 +26,16 @@ std::vector<Fault> plan_rule(const NemesisRule& rule, SimTime start, SimTime end
     if (at >= end) break;
     Fault fault = rule.shape;
     fault.at = at;
-    fault.duration = rule.duration.sample(rng);
-    if (fault.kind == FaultKind::NodeCrash && fault.duration == 0) fault.duration = 1;  // always restart
+    fault.duration = rule.for_good ? 0 : rule.duration.sample(rng);
+    // Always restart, always end: an extension fault of duration 0 would stay in force.
+    const bool ends = fault.kind == FaultKind::NodeCrash || fault.kind == FaultKind::Extension;
+    if (ends && !rule.for_good && fault.duration == 0) fault.duration = 1;
     fault.nodes = draw_distinct(rule.candidates, rule.targets_per_fault, rng);
     if (!rule.candidate_links.empty()) {
       const LinkId link = rule.candidate_links[rng.below(rule.candidate_links.size())];
       fault.links = {link, link ^ 1u};  // both directions of one physical link
     }
+    if (!rule.candidate_targets.empty()) fault.target = rule.candidate_targets[rng.below(rule.candidate_targets.size())];
     faults.push_back(std::move(fault));
   }
   return faults;

@@ -3,6 +3,7 @@
 // one fault kind over [start, end), drawing its targets and durations from a
 // random stream of its own, so the whole plan follows from the seed and
 // adding a rule leaves the others' faults unchanged.
+#include <string>
 #include <vector>
 
 #include "sim/faults/fault.hpp"
@@ -16,6 +17,8 @@ struct NemesisRule {
   std::vector<NodeId> candidates;   // targets are drawn from these
   int targets_per_fault = 1;        // distinct nodes per fault (capped at the candidates)
   std::vector<LinkId> candidate_links;  // link slowdowns: one link (both directions) drawn per fault
+  std::vector<std::string> candidate_targets;  // extension faults: one `target` (a log dir) drawn per fault
+  bool for_good = false;            // faults stay in force (duration 0: a failed disk), no duration drawn
   Fault shape;                      // kind and kind-specific values (extra latency, jitter, factor)
 };
 

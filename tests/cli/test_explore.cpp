@@ -12,11 +12,14 @@
 #include <string>
 
 #include <nlohmann/json.hpp>
+#include <yaml-cpp/yaml.h>
 
 #include "app/commands/commands.hpp"
 #include "app/explore/explore.hpp"
 #include "app/explore/run_outcome.hpp"
 #include "app/explore/swarm_draw.hpp"
+#include "app/report/report_expectations.hpp"
+#include "app/scenario/config_reader.hpp"
 #include "tests/support/scenario_runner.hpp"
 
 using namespace ksim::app;
@@ -99,6 +102,97 @@ explore:
              Catch::Contains("did you mean 'crash'"));
 }
 
+TEST_CASE("where the brokers' log dirs are given, a run also draws disk faults on them", "[explore]") {
+  const std::string jbod = "brokers: {count: 3, log_dirs: [{path: /a}, {path: /b}]}\ntopics: [{name: t}]\nduration: 20s\n";
+  const Scenario s = ksim::testing::parse_scenario(jbod);
+  std::map<std::string, int> drawn;
+  for (std::size_t i = 0; i < 400; ++i) {
+    const SwarmDraw d = draw_run(s.explore, s.duration, 1, i);
+    for (const auto& k : d.kinds) ++drawn[k];
+    const YAML::Node nemesis = YAML::Load(d.sets[0].substr(d.sets[0].find('=') + 1));
+    for (const char* kind : {"disk_slow", "disk_full", "disk_failure"}) {
+      if (!nemesis[kind]) continue;
+      CHECK(nemesis[kind]["log_dirs"].as<std::vector<std::string>>() == std::vector<std::string>{"/a", "/b"});
+      CHECK(nemesis[kind]["targets"].as<std::vector<std::string>>() == std::vector<std::string>{"brokers"});
+      CHECK(static_cast<bool>(nemesis[kind]["duration"]) == (std::string(kind) != "disk_failure"));  // for good
+    }
+    if (nemesis["disk_slow"]) {
+      const double factor = nemesis["disk_slow"]["factor"].as<double>();
+      CHECK((factor >= 0.01 && factor <= 0.5));
+    }
+    if (i < 20) {  // the draw reads as a scenario, a rule per kind drawn
+      ksim::config::Document document = ksim::config::Document::from_string(jbod, "test.yaml");
+      document.apply_override(d.sets[0]);
+      CHECK(read_scenario(document, expectation_catalogue()).nemesis.rules.size() == d.kinds.size());
+    }
+  }
+  CHECK(drawn.size() == 9);
+  for (const auto& [kind, n] : drawn) CHECK((n > 150 && n < 260));
+}
+
+TEST_CASE("an explore: section turns disk faults on and bounds their log dirs and slowness", "[explore]") {
+  const std::string jbod = "brokers: {count: 3, log_dirs: [{path: /a}, {path: /b}]}\ntopics: [{name: t}]\n";
+  const Scenario s = ksim::testing::parse_scenario(
+      jbod + "explore:\n  nemesis: {kinds: [disk_slow, pause], log_dirs: [/b], factor: {min: 0.2, max: 0.3}, "
+             "duration: {min: 200ms, max: 2s}}\n");
+  CHECK(s.explore.nemesis.duration_min == ksim::milliseconds(200));
+  for (std::size_t i = 0; i < 40; ++i) {
+    const SwarmDraw d = draw_run(s.explore, s.duration, 3, i);
+    const YAML::Node nemesis = YAML::Load(d.sets[0].substr(d.sets[0].find('=') + 1));
+    CHECK_FALSE(nemesis["disk_full"]);
+    if (!nemesis["disk_slow"]) continue;
+    CHECK(nemesis["disk_slow"]["log_dirs"].as<std::vector<std::string>>() == std::vector<std::string>{"/b"});
+    const double factor = nemesis["disk_slow"]["factor"].as<double>();
+    CHECK((factor >= 0.2 && factor <= 0.3));
+    CHECK(nemesis["disk_slow"]["duration"]["min"].as<std::string>() == "200ms");
+  }
+  // Without brokers there is no disk; a log dir must be one of the brokers'; ranges go up.
+  CHECK_THAT(ksim::testing::scenario_error("rpc: {}\nexplore: {nemesis: {kinds: [pause, disk_full]}}\n"),
+             Catch::Contains("explore.nemesis.kinds") && Catch::Contains("needs a 'brokers' section"));
+  CHECK_THAT(ksim::testing::scenario_error(jbod + "explore: {nemesis: {log_dirs: [/c]}}\n"),
+             Catch::Contains("explore.nemesis.log_dirs"));
+  CHECK_THAT(ksim::testing::scenario_error(jbod + "explore: {nemesis: {factor: {min: 0.5, max: 0.1}}}\n"),
+             Catch::Contains("explore.nemesis.factor.max: must not be less than min"));
+  // Without log dirs given, disk faults are drawn only when named.
+  CHECK(ksim::testing::parse_scenario("brokers: {count: 1}\n").explore.nemesis.kinds.size() == 6);
+  CHECK(ksim::testing::parse_scenario("brokers: {count: 1}\nexplore: {nemesis: {kinds: [disk_full]}}\n")
+            .explore.nemesis.log_dirs == std::vector<std::string>{"/data/0"});
+}
+
+TEST_CASE("ksim explore of a scenario with disks fires disk faults, in its coverage, the same with any -j", "[explore]") {
+  const auto file = std::filesystem::temp_directory_path() / ("ksim-explore-jbod-" + std::to_string(::getpid()) + ".yaml");
+  std::ofstream(file) << R"(
+duration: 15s
+drain: 15s
+network: {racks: [r1, r2, r3]}
+brokers: {count: 3, log_dirs: [{path: /a}, {path: /b}]}
+topics: [{name: t, partitions: 6, replication_factor: 3, config: {min.insync.replicas: 2}}]
+producers: [{name: app, topic: t, rate: 500/s, record_size: 100B}]
+expect: {lost: 0}
+)";
+  ExploreArgs args;
+  args.scenario = file.string();
+  args.runs = 8;
+  args.jobs = 2;
+  args.max_failures = 8;
+  args.out = file.string() + ".json";
+  const Explored e = explore(args);
+  INFO(e.out << e.err);
+  std::ifstream in(args.out);
+  const auto summary = nlohmann::json::parse(in);
+  for (const char* kind : {"disk_slow", "disk_full", "disk_failure"}) {
+    CHECK(summary["drawn"][kind].get<int>() > 0);
+    CHECK(summary["fired"][kind].get<int>() > 0);
+    CHECK(summary["paths"][kind]["on a partition leader"].get<int>() > 0);
+  }
+  CHECK_THAT(e.out, Catch::Contains("disk_failure: drawn in"));
+  args.jobs = 1;
+  args.out.clear();
+  CHECK(explore(args).out == e.out);
+  std::filesystem::remove(file);
+  std::filesystem::remove(file.string() + ".json");
+}
+
 TEST_CASE("ksim explore finds nothing on the safe chaos scenario and reports its coverage", "[explore]") {
   const Explored e = explore(chaos(6));
   INFO(e.out << e.err);
@@ -178,6 +272,11 @@ TEST_CASE("a run that failed only on a vacuous verdict tested nothing: not a fin
   f.out = R"j({"expectations": [{"name": "delivery", "held": false, "detail": "required exactly-once, verdict vacuous: x"},
              {"name": "pending", "held": false, "detail": "3 (expected 0)"}]})j";
   CHECK(classify(f).kind == OutcomeKind::Failed);
+  // invariant_violations: 0 broken: the check is the first invariant broken, so a shrink keeps that one.
+  f.out = R"j({"expectations": [{"name": "invariant_violations", "held": false, "detail": "2 (expected 0)"}],
+              "invariants": [{"name": "high_watermark_within_isr"}, {"name": "single_leader_per_epoch"}]})j";
+  CHECK(classify(f).check == "invariant high_watermark_within_isr");
+  CHECK(classify(f).detail == "2 (expected 0)");
   f.exit_status = -1, f.signal = 6;
   CHECK(classify(f).kind == OutcomeKind::Crashed);
   CHECK(classify(f).check == "crash");

@@ -16,7 +16,7 @@ using ksim::testing::scenario_error;
 
 namespace {
 
-const std::string kCluster = "network: {racks: [r1, r2, r3]}\nbrokers: {count: 3}\ntopics: [{name: t}]\n";
+const std::string kQuorumCluster = "network: {racks: [r1, r2, r3]}\nbrokers: {count: 3}\ntopics: [{name: t}]\n";
 
 std::vector<NodePlacement> controllers_of(const Scenario& s) {
   std::vector<NodePlacement> out;
@@ -30,13 +30,13 @@ std::vector<NodePlacement> controllers_of(const Scenario& s) {
 
 TEST_CASE("one controller by default, named controller, and a quorum of controller-0 ... over the racks",
           "[input][quorum]") {
-  const Scenario one = parse_scenario(kCluster);
+  const Scenario one = parse_scenario(kQuorumCluster);
   CHECK(one.kafka->controller_count == 1);
   REQUIRE(controllers_of(one).size() == 1);
   CHECK(controllers_of(one)[0].name == "controller");
   CHECK(controllers_of(one)[0].group == "controller");
 
-  const Scenario three = parse_scenario(kCluster + "controllers: {count: 3}\n");
+  const Scenario three = parse_scenario(kQuorumCluster + "controllers: {count: 3}\n");
   const auto placed = controllers_of(three);
   REQUIRE(placed.size() == 3);
   for (int i = 0; i < 3; ++i) {
@@ -47,22 +47,22 @@ TEST_CASE("one controller by default, named controller, and a quorum of controll
   CHECK(placed[0].rack == "r1");
   CHECK(placed[1].rack == "r2");
   CHECK(placed[2].rack == "r3");
-  const Scenario one_rack = parse_scenario(kCluster + "controller: {rack: r2}\ncontrollers: {count: 3}\n");
+  const Scenario one_rack = parse_scenario(kQuorumCluster + "controller: {rack: r2}\ncontrollers: {count: 3}\n");
   for (const NodePlacement& p : controllers_of(one_rack)) CHECK(p.rack == "r2");
 }
 
 TEST_CASE("controllers.count takes 1 to 7", "[input][quorum]") {
-  CHECK(scenario_error(kCluster + "controllers: {count: 2}\n") == "no error");  // Kafka allows any number
-  CHECK(scenario_error(kCluster + "controllers: {count: 7}\n") == "no error");
-  CHECK_THAT(scenario_error(kCluster + "controllers: {count: 0}\n"), Catch::Contains("test.yaml:4:22: controllers.count: must be between 1 and 7, got 0"));
-  CHECK_THAT(scenario_error(kCluster + "controllers: {count: 8}\n"), Catch::Contains("controllers.count:"));
-  CHECK_THAT(scenario_error(kCluster + "controllers: {cout: 3}\n"),
+  CHECK(scenario_error(kQuorumCluster + "controllers: {count: 2}\n") == "no error");  // Kafka allows any number
+  CHECK(scenario_error(kQuorumCluster + "controllers: {count: 7}\n") == "no error");
+  CHECK_THAT(scenario_error(kQuorumCluster + "controllers: {count: 0}\n"), Catch::Contains("test.yaml:4:22: controllers.count: must be between 1 and 7, got 0"));
+  CHECK_THAT(scenario_error(kQuorumCluster + "controllers: {count: 8}\n"), Catch::Contains("controllers.count:"));
+  CHECK_THAT(scenario_error(kQuorumCluster + "controllers: {cout: 3}\n"),
              Catch::Contains("unknown key 'cout' (did you mean 'count'?)"));
   CHECK_THAT(scenario_error("controllers: {count: 3}\nrpc: {}\n"), Catch::Contains("needs a 'brokers' section"));
 }
 
 TEST_CASE("the quorum's Raft configs are Kafka's, with QuorumConfig's defaults", "[input][quorum]") {
-  const models::RaftConfig defaults = parse_scenario(kCluster + "controllers: {count: 3}\n").kafka->quorum;
+  const models::RaftConfig defaults = parse_scenario(kQuorumCluster + "controllers: {count: 3}\n").kafka->quorum;
   CHECK(defaults.election_timeout == milliseconds(1000));
   CHECK(defaults.fetch_timeout == milliseconds(2000));
   CHECK(defaults.election_backoff_max == milliseconds(1000));
@@ -72,7 +72,7 @@ TEST_CASE("the quorum's Raft configs are Kafka's, with QuorumConfig's defaults",
   CHECK(defaults.fsync_latency == milliseconds(1));
   CHECK(defaults.followers_always_flush);  // RaftManager on a controller
 
-  const Scenario s = parse_scenario(kCluster +
+  const Scenario s = parse_scenario(kQuorumCluster +
                                     "controllers:\n  count: 5\n  fsync_latency: 5ms\n  config:\n"
                                     "    controller.quorum.election.timeout.ms: 500\n"
                                     "    controller.quorum.fetch.timeout.ms: 1s\n"
@@ -92,17 +92,17 @@ TEST_CASE("the quorum's Raft configs are Kafka's, with QuorumConfig's defaults",
   CHECK(s.kafka->broker.controller_request_timeout == milliseconds(1500));  // brokers move on after it
   CHECK(s.warnings.empty());
 
-  CHECK_THAT(scenario_error(kCluster + "controllers: {count: 3, config: {controller.quorum.election.timeout.ms: 0}}\n"),
+  CHECK_THAT(scenario_error(kQuorumCluster + "controllers: {count: 3, config: {controller.quorum.election.timeout.ms: 0}}\n"),
              Catch::Contains("controllers.config.controller.quorum.election.timeout.ms:"));
-  CHECK_THAT(scenario_error(kCluster + "controllers: {count: 3, config: {controller.quorum.fetch.timeot.ms: 1}}\n"),
+  CHECK_THAT(scenario_error(kQuorumCluster + "controllers: {count: 3, config: {controller.quorum.fetch.timeot.ms: 1}}\n"),
              Catch::Contains("did you mean 'controller.quorum.fetch.timeout.ms'?"));
   // Kafka's names ksim does not read: the voters are the controllers themselves.
-  CHECK_THAT(scenario_error(kCluster + "controllers: {count: 3, config: {controller.quorum.voters: '0@a:9093'}}\n"),
+  CHECK_THAT(scenario_error(kQuorumCluster + "controllers: {count: 3, config: {controller.quorum.voters: '0@a:9093'}}\n"),
              Catch::Contains("is a Kafka broker config that ksim does not model"));
 }
 
 TEST_CASE("a quorum setting with one controller is a warning: one controller runs without Raft", "[input][quorum]") {
-  const Scenario s = parse_scenario(kCluster + "controllers: {config: {controller.quorum.fetch.timeout.ms: 1s}, "
+  const Scenario s = parse_scenario(kQuorumCluster + "controllers: {config: {controller.quorum.fetch.timeout.ms: 1s}, "
                                                "fsync_latency: 2ms}\n");
   REQUIRE(s.warnings.size() == 2);
   CHECK_THAT(s.warnings[0].text(), Catch::Contains("controllers.config.controller.quorum.fetch.timeout.ms: has no "
@@ -112,7 +112,7 @@ TEST_CASE("a quorum setting with one controller is a warning: one controller run
 
 TEST_CASE("fault targets with a quorum: controller is the active one, controllers all, controller-K one",
           "[input][quorum]") {
-  const std::string quorum = kCluster + "controllers: {count: 3}\n";
+  const std::string quorum = kQuorumCluster + "controllers: {count: 3}\n";
   for (const char* target : {"controller", "controllers", "controller-2"}) {
     INFO(target);
     const Scenario s = parse_scenario(quorum + "faults: [{kind: crash, at: 1s, nodes: [" + target + "]}]\n");
@@ -121,11 +121,11 @@ TEST_CASE("fault targets with a quorum: controller is the active one, controller
   }
   CHECK_THAT(scenario_error(quorum + "faults: [{kind: crash, at: 1s, nodes: [controller-3]}]\n"),
              Catch::Contains("unknown name 'controller-3'"));
-  CHECK_THAT(scenario_error(kCluster + "faults: [{kind: crash, at: 1s, nodes: [controller-0]}]\n"),
+  CHECK_THAT(scenario_error(kQuorumCluster + "faults: [{kind: crash, at: 1s, nodes: [controller-0]}]\n"),
              Catch::Contains("unknown name 'controller-0'"));  // one controller is `controller`
   // A nemesis plans its targets before the run: the active controller is not known then.
   CHECK_THAT(scenario_error(quorum + "nemesis: {crash: {rate: 1/s, targets: [brokers, controller]}}\n"),
              Catch::Contains("nemesis.crash.targets: names 'controller', the active controller of the quorum"));
   CHECK(scenario_error(quorum + "nemesis: {crash: {rate: 1/s, targets: [brokers, controllers]}}\n") == "no error");
-  CHECK(scenario_error(kCluster + "nemesis: {crash: {rate: 1/s, targets: [brokers, controller]}}\n") == "no error");
+  CHECK(scenario_error(kQuorumCluster + "nemesis: {crash: {rate: 1/s, targets: [brokers, controller]}}\n") == "no error");
 }

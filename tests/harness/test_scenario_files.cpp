@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <set>
 #include <sstream>
 
 #include "app/commands/commands.hpp"
@@ -137,6 +138,47 @@ TEST_CASE("a disk fault must name a log dir the brokers have", "[scenario]") {
   CHECK_THAT(scenario_error("brokers: {count: 1}\nfaults: [{kind: disk_full, at: 1s, duration: 1s, nodes: [broker-0], "
                       "log_dir: /data/1}]\n"),
              Catch::Contains("faults.0.log_dir") && Catch::Contains("did you mean '/data/0'"));
+}
+
+TEST_CASE("a nemesis draws disk faults on log dirs of the brokers, and a disk failure is for good", "[scenario][disks]") {
+  const std::string jbod = R"(
+duration: 20s
+brokers: {count: 3, log_dirs: [{path: /a}, {path: /b}]}
+topics: [{name: t, partitions: 4}]
+producers: [{name: p, topic: t, rate: 200/s}]
+nemesis:
+  disk_slow: {rate: 0.5/s, duration: 1s, factor: 0.2, targets: [all]}
+  disk_full: {rate: 0.2/s, duration: {distribution: uniform, min: 1s, max: 2s}, log_dirs: [/b]}
+  disk_failure: {rate: 0.1/s, targets: [broker-1]}
+)";
+  const RunReport report = ksim::testing::run_inline(jbod);
+  CHECK(report.faults_fired.at("disk_slow") > 2);
+  CHECK(report.faults_fired.at("disk_full") > 0);
+  CHECK(report.faults_fired.at("disk_failure") > 0);
+  std::set<std::string> slowed;
+  for (const auto& f : report.fault_schedule) {
+    const std::string kind = f["kind"];
+    if (!kind.starts_with("disk_")) continue;
+    REQUIRE(f["nodes"].size() == 1);
+    CHECK(f["nodes"][0].get<std::string>().starts_with("broker-"));  // `all`: only brokers have disks
+    if (kind == "disk_slow") {
+      slowed.insert(f["log_dir"].get<std::string>());
+      CHECK(f["factor"] == 0.2);
+    }
+    if (kind == "disk_full") CHECK(f["log_dir"] == "/b");
+    if (kind == "disk_failure") {
+      CHECK(f["nodes"][0] == "broker-1");
+      CHECK_FALSE(f.contains("duration"));  // for good
+    }
+  }
+  CHECK(slowed == std::set<std::string>{"/a", "/b"});  // default: every log dir
+  CHECK_THAT(scenario_error(jbod + "  partition: {rate: 1/s}\n" + "  crash: {rate: 1/s, log_dirs: [/a]}\n"),
+             Catch::Contains("nemesis.crash.log_dirs"));
+  CHECK_THAT(scenario_error("brokers: {count: 1}\nnemesis: {disk_failure: {rate: 1/s, duration: 1s}}\n"),
+             Catch::Contains("a disk_failure is for good"));
+  CHECK_THAT(scenario_error("brokers: {count: 1}\nnemesis: {disk_full: {rate: 1/s, log_dirs: [/data/1]}}\n"),
+             Catch::Contains("nemesis.disk_full.log_dirs") && Catch::Contains("did you mean '/data/0'"));
+  CHECK_THAT(scenario_error("rpc: {}\nnemesis: {disk_slow: {rate: 1/s}}\n"), Catch::Contains("needs a 'brokers' section"));
 }
 
 TEST_CASE("consumer group settings are checked: assignors, static ids, expectations", "[scenario][groups]") {

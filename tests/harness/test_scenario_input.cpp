@@ -176,6 +176,28 @@ TEST_CASE("a broker heartbeat longer than the session timeout is a warning, in t
   CHECK(report["ignored_configs"].empty());
 }
 
+TEST_CASE("a test-only model mutation is off by default, named, and a warning when on", "[input][mutations]") {
+  CHECK_FALSE(parse_scenario(kCluster).kafka->broker.mutations.stale_alter_partition_answer);
+  const Scenario on = parse_scenario(kCluster + "mutations: {stale_alter_partition_answer: true}\n");
+  CHECK(on.kafka->broker.mutations.stale_alter_partition_answer);
+  REQUIRE(on.warnings.size() == 1);
+  CHECK_THAT(on.warnings[0].text(), Catch::StartsWith("test.yaml:3:43: mutations.stale_alter_partition_answer: a "
+                                                      "test-only model mutation"));
+  CHECK(parse_scenario(kCluster + "mutations: {stale_alter_partition_answer: false}\n").warnings.empty());
+  CHECK_THAT(scenario_error(kCluster + "mutations: {stale_alter_partition_answers: true}\n"),
+             Catch::Contains("did you mean 'stale_alter_partition_answer'"));
+  CHECK_THAT(scenario_error("rpc: {}\nmutations: {stale_alter_partition_answer: true}\n"),
+             Catch::Contains("mutations: needs a 'brokers' section"));
+  Scratch scratch;
+  const Outcome resolved = validate(scratch.write("m.yaml", kCluster + "mutations: {stale_alter_partition_answer: true}\n"));
+  CHECK(resolved.status == kExitOk);
+  RunArgs args;
+  args.scenario = scratch.write("r.yaml", kCluster + "mutations: {stale_alter_partition_answer: true}\n");
+  args.resolved = true;
+  const Outcome json = run(args, true);
+  CHECK(nlohmann::json::parse(json.out)["brokers"]["mutations"]["stale_alter_partition_answer"] == true);
+}
+
 TEST_CASE("min.insync.replicas over the replication factor is a warning: every acks=all write needs all replicas", "[input]") {
   const Scenario own = parse_scenario("brokers: {count: 3}\ntopics: [{name: t, config: {min.insync.replicas: 4}}]\n");
   REQUIRE(own.warnings.size() == 1);

@@ -185,6 +185,29 @@ TEST_CASE("chaos seed 100165: an answer to a superseded AlterPartition leaves th
   CHECK(report.expectations_held());
 }
 
+TEST_CASE("chaos seed 100165 with the stale_alter_partition_answer mutation breaks high_watermark_within_isr again",
+          "[invariants][isr][mutations]") {
+  // The test-only mutation (docs/explore.md#model-mutations) brings back the
+  // bug a763d60 fixed: the same seed breaks the same invariant, on the same
+  // partition and broker, at the same instant as before the fix (12.000 s).
+  const Scenario s = scenario_of("chaos.yaml", {"seed=100165", "mutations.stale_alter_partition_answer=true"});
+  REQUIRE(s.kafka->broker.mutations.stale_alter_partition_answer);
+  REQUIRE(s.warnings.size() == 1);
+  CHECK_THAT(s.warnings.front().message, Catch::Contains("test-only model mutation"));
+  Cluster cluster(s, RunOptions{});
+  cluster.run();
+  const auto& violations = cluster.invariant_violations();
+  REQUIRE_FALSE(violations.empty());
+  const auto& first = violations.front();
+  INFO(models::to_string(first));
+  CHECK(first.invariant == "high_watermark_within_isr");
+  CHECK(first.partition == models::TopicPartition{0, 1});
+  CHECK(first.broker == 2);
+  CHECK((first.at >= seconds(12) && first.at < milliseconds(12001)));
+  for (const auto& v : violations) CHECK(v.invariant == "high_watermark_within_isr");
+  CHECK_FALSE(make_report(cluster, 0).expectations_held());
+}
+
 TEST_CASE("pre-kip101-divergence: replicas that truncate to the high watermark diverge on committed records, "
           "with KIP-101 they agree", "[invariants][divergence]") {
   const Scenario pre = scenario_of("pre-kip101-divergence.yaml", {});  // the cluster keeps a reference

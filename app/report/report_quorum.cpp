@@ -46,12 +46,23 @@ const Section<QuorumFigures>& quorum_section() { return kQuorumSection; }
 
 QuorumFigures quorum_figures(const Cluster& cluster) {
   const models::ControllerQuorum& quorum = *cluster.controller();
+  if (quorum.is_zookeeper()) {
+    return QuorumFigures{static_cast<int>(quorum.zookeeper_sides().size()), quorum.quorum_stats(cluster.sim().now()), true};
+  }
   return QuorumFigures{static_cast<int>(quorum.controllers().size()), quorum.quorum_stats(cluster.sim().now())};
 }
 
 void add_quorum_json(const QuorumFigures& q, nlohmann::ordered_json& j) { add_json(kQuorumSection, q, j); }
 
 void print_quorum(const QuorumFigures& q, std::ostream& out) {
+  if (q.zookeeper) {  // no Raft: the figures that hold for a controller elected through ZooKeeper
+    const models::QuorumStats& s = q.stats;
+    fmt::print(out, "  controller, ZooKeeper-era: elected among {} brokers  first active at {:.3f}ms  failovers {}\n",
+               q.controllers, s.first_active_at == kNever ? -1.0 : ms(s.first_active_at), s.failovers);
+    fmt::print(out, "  periods without an active controller {}  for {:.3f}ms  longest {:.3f}ms\n", s.inactive_periods,
+               ms(s.inactive), ms(s.longest_inactive));
+    return;
+  }
   fmt::print(out, "  controller quorum{}\n", q.controllers == 1 ? " (one controller: no Raft)" : ", Raft");
   print_figures(kQuorumSection, q, out);
 }

@@ -14,8 +14,9 @@
 namespace ksim::app {
 
 struct QuorumFigures {
-  int controllers = 0;
+  int controllers = 0;  // with ZooKeeper: the brokers, each a candidate
   models::QuorumStats stats;
+  bool zookeeper = false;
 };
 
 const Section<QuorumFigures>& quorum_section();

@@ -85,9 +85,10 @@ void read_zookeeper(MapReader& root, MapReader broker_config, const models::Mech
     }
     return;
   }
-  if (kafka.controller_count > 1) {
-    root.reject("controllers", "a controller quorum is KRaft's: Kafka " + cluster.release().name() +
-                                   " runs ZooKeeper (kips: {KIP-500: on} for KRaft)");
+  if (kafka.controller_count > 1) {  // so that one scenario runs on both sides of 3.3 with the version alone
+    root.warn("controllers", "has no effect: Kafka " + cluster.release().name() +
+                                 " runs ZooKeeper, where a broker is the controller (kips: {KIP-500: on} for KRaft)");
+    kafka.controller_count = 1;
   }
   kafka.zookeeper_rack = zk.optional<std::string>("rack");
   models::ZooKeeperConfig& server = kafka.zookeeper_server;

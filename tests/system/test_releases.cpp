@@ -165,3 +165,25 @@ TEST_CASE("a run says which Kafka it modelled, and what of that release ksim doe
   REQUIRE(txn.report["release"]["not_modelled"].size() == 1);
   CHECK_THAT(txn.report["release"]["not_modelled"][0].get<std::string>(), Catch::Contains("transactions run as v1"));
 }
+
+// Controller failover at 10,000 partitions: with ZooKeeper (2.8) nothing acts
+// until the dead controller's 18 s session expires, then the next reads every
+// partition state; a KRaft standby (3.9) takes over within seconds.
+TEST_CASE("the active controller dies with 10,000 partitions: ZooKeeper fails over after its session expires, KRaft "
+          "within seconds (KIP-500)",
+          "[releases][kip-500]") {
+  const auto zookeeper = run_scenario("releases/controller-failover-10k", 1, {"kafka_version=2.8"});
+  const auto kraft = run_scenario("releases/controller-failover-10k", 1);
+  const auto longest = [](const ksim::testing::ScenarioRun& run) {
+    return run.report["controller"]["quorum"]["longest_leaderless_ms"].get<double>();
+  };
+  for (const auto* run : {&zookeeper, &kraft}) {
+    CHECK(run->report["controller"]["quorum"]["failovers"] == 1);
+    CHECK(run->report["invariant_violations"] == 0);
+  }
+  CHECK(longest(kraft) < 5000);
+  CHECK(longest(zookeeper) > 10000);
+  CHECK(longest(zookeeper) < 20000);  // the session timeout, a tick, the reading of 10,000 states
+  // With ZooKeeper the controller was a broker: its partitions waited for the new controller.
+  CHECK(figure(zookeeper, "controller", "elections") > 1000);
+}

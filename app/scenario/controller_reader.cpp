@@ -79,9 +79,11 @@ void read_zookeeper(MapReader& root, MapReader broker_config, const models::Mech
       root.reject("zookeeper", "Kafka " + cluster.release().name() +
                                    " runs KRaft: ZooKeeper is for releases before 3.3 (or kips: {KIP-500: off})");
     }
-    if (broker_config.has("zookeeper.session.timeout.ms")) {
-      broker_config.warn("zookeeper.session.timeout.ms", "has no effect: the cluster runs KRaft");
-      broker_config.ignore("zookeeper.session.timeout.ms");
+    for (const char* key : {"zookeeper.session.timeout.ms", "controlled.shutdown.max.retries",
+                            "controlled.shutdown.retry.backoff.ms"}) {
+      if (!broker_config.has(key)) continue;
+      broker_config.warn(key, "has no effect: the cluster runs KRaft");
+      broker_config.ignore(key);
     }
     return;
   }
@@ -100,6 +102,11 @@ void read_zookeeper(MapReader& root, MapReader broker_config, const models::Mech
   client.pipelined_reads = cluster.release() >= models::KafkaRelease{1, 1};
   client.broker_epochs = cluster.release() >= models::KafkaRelease{2, 2};
   client.alter_isr = cluster.has(Mechanism::AlterIsr);
+  // KafkaServer.controlledShutdown: its tries and the sleep after each failed one.
+  client.controlled_shutdown_max_retries =
+      broker_config.get<int>("controlled.shutdown.max.retries", client.controlled_shutdown_max_retries, {0, 1000});
+  client.controlled_shutdown_retry_backoff =
+      broker_config.get<Duration>("controlled.shutdown.retry.backoff.ms", client.controlled_shutdown_retry_backoff);
 }
 
 }  // namespace ksim::app

@@ -119,6 +119,7 @@ models::BrokerConfig read_broker_config(MapReader& brokers, const std::optional<
   MapReader in = kafka_config(brokers, KafkaConfigKind::Broker);
   read_broker_machine(in, profile, c);
   c.replica_lag_time_max = in.get<Duration>("replica.lag.time.max.ms", c.replica_lag_time_max, {1, kNever});
+  c.controlled_shutdown_enable = in.get<bool>("controlled.shutdown.enable", c.controlled_shutdown_enable);
   c.num_replica_fetchers = in.get<int>("num.replica.fetchers", c.num_replica_fetchers, {1, 64});
   c.replica_fetch_max_bytes = in.get<Bytes>("replica.fetch.max.bytes", c.replica_fetch_max_bytes, {1, 1ULL << 31});
   c.replica_fetch_response_max_bytes =
@@ -355,6 +356,7 @@ std::optional<KafkaSpec> read_kafka(MapReader& root, const std::vector<std::stri
   kafka.controller = read_controller_config(controller, brokers.map("config"), profile, cluster);
   read_controllers(root, kafka);
   read_zookeeper(root, brokers.map("config"), cluster, kafka);
+  kafka.zookeeper_client.controlled_shutdown = kafka.broker.controlled_shutdown_enable;
   kafka.broker_config = brokers.map("config").resolved();
   // Kafka accepts any pair (KafkaConfig checks neither against the other), but a broker whose
   // heartbeats come less often than the controller's session timeout is fenced between two of them.

@@ -58,6 +58,7 @@ void Broker::on_start() {
   live_brokers_.clear();
   isr_eligible_.clear();
   shutting_down_ = false;
+  fetching_while_shutting_down_.clear();
   got_shutdown_answer_ = false;
   metadata_offset_ = -1;  // read again from the controller after a restart
   controller_connected_ = false;
@@ -124,13 +125,14 @@ void Broker::on_crash(CrashKind kind) {
 // Controlled shutdown: the broker tells the controller in its heartbeats,
 // the controller moves its leaderships and takes it out of every ISR, and
 // says when none is left; then the broker flushes its logs and exits. It
-// stops anyway after 30s if the controller never answers.
+// stops anyway after 30s if the controller never answers. With
+// controlled.shutdown.enable=false it stops at once.
 void Broker::on_shutdown_requested() {
   shutting_down_ = true;
-  if (zookeeper_mode()) {
-    set_timer(seconds(30), [this] { finish_shutdown(); });
-    return finish_zookeeper_shutdown();
-  }
+  // With ZooKeeper the broker's side asks the controller (its tries bound the
+  // wait) and closes the session; the broker stops after it (on_companion_stopped).
+  if (zookeeper_mode()) return;
+  if (!config_.controlled_shutdown_enable) return finish_shutdown();  // straight to the clean stop
   send_heartbeat();
   set_timer(seconds(30), [this] { finish_shutdown(); });
 }
@@ -249,6 +251,7 @@ void Broker::apply_partition_state(Replica& r, const PartitionState& state) {
   if (r.is_stale(state)) return;
   changed(r);
   const bool new_epoch = r.is_new_epoch(state);
+  const bool was_leader = r.is_leader();
   if (!replica_online(r)) {
     r.update_state(state);
     return;
@@ -270,8 +273,16 @@ void Broker::apply_partition_state(Replica& r, const PartitionState& state) {
     r.update_state(state);
   }
   // ReplicaManager.applyLocalFollowersDelta: in controlled shutdown a broker
-  // stops fetching the partitions whose ISR it has left.
-  if (shutting_down_ && r.is_follower() && !contains(state.isr, id_)) remove_from_fetchers(r.tp());
+  // stops fetching the partitions whose ISR it has left. With ZooKeeper only
+  // those it followed (StopReplica): one it led becomes a follower of the new
+  // leader and fetches until the broker stops (the leader may even take it
+  // back into the ISR, which KIP-841 ended).
+  if (!shutting_down_ || !r.is_follower() || contains(state.isr, id_)) return;
+  if (zookeeper_mode() && (was_leader || fetching_while_shutting_down_.contains(r.tp()))) {
+    fetching_while_shutting_down_.insert(r.tp());
+    return;
+  }
+  remove_from_fetchers(r.tp());
 }
 
 void Broker::become_leader(Replica& r, const PartitionState& state) {

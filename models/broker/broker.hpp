@@ -159,7 +159,7 @@ class Broker final : public Node, private TxnCoordinatorHost {
   bool has_controller_quorum() const { return directory_->controller_nodes.size() > 1 && !directory_->zookeeper; }
   bool zookeeper_mode() const { return directory_->zookeeper; }
   void zookeeper_controller_moved(std::int32_t controller);  // broker_controller_channel.cpp
-  void finish_zookeeper_shutdown();
+  void on_companion_stopped(Node& side, CrashKind kind) override;
   ConnectionId controller_connection();
   void send_heartbeat();
   void heartbeat_tick();
@@ -363,6 +363,7 @@ class Broker final : public Node, private TxnCoordinatorHost {
   bool controller_retry_pending_ = false;  // a retry on another controller is scheduled
   SimTime controller_backoff_ = 50'000'000;  // when no controller knows the active one: doubling to 200 ms
   bool shutting_down_ = false;  // controlled shutdown: waiting for the controller to move leaderships
+  std::set<TopicPartition> fetching_while_shutting_down_;  // ZooKeeper mode: led when the shutdown began
   bool got_shutdown_answer_ = false;  // BrokerLifecycleManager.gotControlledShutdownResponse
   SimTime last_heartbeat_sent_ = 0;
   std::int64_t metadata_offset_ = -1;  // of the last metadata update applied

@@ -73,13 +73,10 @@ void Broker::zookeeper_controller_moved(std::int32_t controller) {
 }
 
 // ZooKeeper mode: a clean stop ends when the broker's ZooKeeper side has
-// closed its session (its registration gone, the controller moving what the
-// broker led). Kafka first asks the controller to move its leaderships
-// (ControlledShutdown), which ksim does not model: they move when the session closes.
-void Broker::finish_zookeeper_shutdown() {
-  const Node& side = sim().node(directory_->controller_nodes.at(static_cast<std::size_t>(id_)));
-  if (side.state() == NodeState::Crashed) return finish_shutdown();
-  set_timer(milliseconds(1), [this] { finish_zookeeper_shutdown(); });
+// closed its session, after its controlled shutdown (zk_controlled_shutdown.cpp):
+// the broker serves meanwhile, as Kafka's does until KafkaServer.shutdown goes on.
+void Broker::on_companion_stopped(Node& /*side*/, CrashKind kind) {
+  if (zookeeper_mode() && shutting_down_ && kind == CrashKind::Shutdown) finish_shutdown();
 }
 
 void Broker::handle_heartbeat_response(const BrokerHeartbeatResponse& response) {

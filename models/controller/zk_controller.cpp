@@ -52,12 +52,10 @@ void ZkController::on_crash(CrashKind) {
   zk_.stop();
   resign();
   role_ = ZkControllerRole::Unregistered;
+  ++shutdown_attempt_;
+  shutdown_timeout_ = {};
+  shutdown_connection_.reset();
   isr_changed_.clear();
-}
-
-// A clean stop closes the session: the registration and, on the controller, /controller go at once.
-void ZkController::on_shutdown_requested() {
-  zk_.close_session([this] { crash(CrashKind::Shutdown); });
 }
 
 void ZkController::session_established() {
@@ -198,6 +196,7 @@ void ZkController::finish_loading(SimTime started) {
 void ZkController::resign() {
   topics_changed_ = brokers_changed_ = isr_changes_ = log_dir_events_ = false;
   offline_replicas_.clear();
+  shutting_down_.clear();
   if (role_ == ZkControllerRole::Active || role_ == ZkControllerRole::Loading) role_ = ZkControllerRole::Candidate;
   ++generation_;
   live_.clear();
@@ -210,6 +209,10 @@ void ZkController::resign() {
 
 void ZkController::on_connection_closed(ConnectionId connection) {
   if (zk_.owns(connection)) return zk_.on_connection_closed(connection);
+  if (shutdown_connection_ == connection) {  // the controller went while it was asked
+    shutdown_connection_.reset();
+    return controlled_shutdown_failed();
+  }
   for (auto it = connections_.begin(); it != connections_.end(); ++it) {
     if (it->second == connection) {
       connections_.erase(it);
@@ -230,12 +233,18 @@ void ZkController::on_message(ConnectionId connection, MessagePtr message) {
     if (!config_.alter_isr) return leader_writes_isr(connection, request);
     return handle_alter_isr(connection, request);
   }
+  if (m.api_key() == ApiKey::ControlledShutdown) {
+    if (!m.is_response()) return handle_controlled_shutdown(connection, message_as<ControlledShutdownRequest>(m));
+    if (connection != shutdown_connection_) return;  // a try given up
+    const auto& answer = message_as<ControlledShutdownResponse>(m);
+    return controlled_shutdown_answered(answer.error, answer.remaining_partitions.size());
+  }
   if (m.api_key() == ApiKey::BrokerHeartbeat && !m.is_response()) {
     // From its own broker: replicas on a failed log dir (ReplicaManager.handleLogDirFailure ->
     // KafkaZkClient.propagateLogDirEvent).
     const auto& report = message_as<BrokerHeartbeat>(m);
     if (!report.offline_replicas.empty()) {
-      zk_.create(zk_data::kLogDirEventPrefix, zk_data::encode_log_dir_event(broker_, report.offline_replicas), false,
+      zk_.create(zk_data::kLogDirEventPrefix, zk_data::encode_log_dir_event(report.broker, report.offline_replicas), false,
                  nullptr, true);
     }
     return;

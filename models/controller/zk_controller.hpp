@@ -29,9 +29,12 @@
 //   own ZooKeeper side writes it (Partition.updateIsr) and records an ISR
 //   change notification every 2.5 s (ReplicaManager.maybePropagateIsrChanges),
 //   which the controller reads to tell every broker.
+// - Controlled shutdown (zk_controlled_shutdown.cpp): a clean stop first asks
+//   the controller to move the broker's leaderships, then closes the session.
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -50,6 +53,10 @@ struct ZkControllerConfig {
   bool pipelined_reads = true;            // KAFKA-5642 (1.1): the controller's ZooKeeper requests are asynchronous
   bool broker_epochs = true;              // KIP-380 (2.2): a bounced broker is told from its registration's zxid
   bool alter_isr = true;                  // KIP-497 (2.7): leaders ask the controller to change an ISR
+  bool controlled_shutdown = true;        // controlled.shutdown.enable
+  std::int32_t controlled_shutdown_max_retries = 3;        // controlled.shutdown.max.retries
+  SimTime controlled_shutdown_retry_backoff = seconds(5);  // controlled.shutdown.retry.backoff.ms
+  SimTime request_timeout = seconds(30);  // request.timeout.ms (the broker's, for its ControlledShutdown)
 };
 
 // Not Kafka's names: whether this broker's side is the active controller.
@@ -114,6 +121,16 @@ class ZkController final : public Node, private ZkClientHost {
   void finish_loading(SimTime started);
   void resign();
 
+  // controlled shutdown (zk_controlled_shutdown.cpp): the stopping broker's side, and the controller's
+  using ShutdownReply = std::function<void(Error, const std::vector<TopicPartition>& remaining)>;
+  void try_controlled_shutdown();
+  void controlled_shutdown_answered(Error error, std::size_t remaining);
+  void controlled_shutdown_failed();
+  void end_shutdown_attempt();
+  void close_session_and_stop();
+  void controlled_shutdown(BrokerId broker, ShutdownReply reply);
+  void handle_controlled_shutdown(ConnectionId connection, const ControlledShutdownRequest& request);
+
   // the controller's work (zk_controller_changes.cpp)
   void topic_change();
   void create_partition_states(std::int32_t topic);
@@ -127,8 +144,9 @@ class ZkController final : public Node, private ZkClientHost {
   void isr_change_notifications();
   void log_dir_events();
   void replicas_offline(BrokerId broker, const std::vector<TopicPartition>& partitions);
+  // ControllerContext.isReplicaOnline: registered, not shutting down, its log dir online.
   bool usable(BrokerId broker, TopicPartition tp) const {
-    return live(broker) && !offline_replicas_.contains({tp, broker});
+    return live(broker) && !shutting_down_.contains(broker) && !offline_replicas_.contains({tp, broker});
   }
   void handle_alter_isr(ConnectionId connection, const AlterPartitionRequest& request);
   void leader_writes_isr(ConnectionId connection, const AlterPartitionRequest& request);
@@ -160,9 +178,16 @@ class ZkController final : public Node, private ZkClientHost {
   // Watches that fired while it loaded: processed once it has (the controller's event queue).
   bool topics_changed_ = false, brokers_changed_ = false, isr_changes_ = false, log_dir_events_ = false;
   std::set<std::pair<TopicPartition, BrokerId>> offline_replicas_;  // replicasOnOfflineDirs
+  std::set<BrokerId> shutting_down_;  // shuttingDownBrokerIds: registered, but not elected or kept in ISRs
   std::int64_t update_sequence_ = 0;
   std::vector<PartitionState> pending_push_;  // changed in this event, sent at its end
   std::size_t writes_in_flight_ = 0;
+
+  // Its own controlled shutdown: the tries left, and the one in flight.
+  std::int32_t shutdown_tries_left_ = 0;
+  std::uint64_t shutdown_attempt_ = 0;
+  std::optional<ConnectionId> shutdown_connection_;
+  TimerId shutdown_timeout_{};
 
   // The leader side before KIP-497: ISR changes waiting to be announced.
   std::set<TopicPartition> isr_changed_;

@@ -141,6 +141,7 @@ void ZkController::brokers_read(std::map<BrokerId, std::int64_t> current) {
 // onBrokerFailure -> onReplicasBecomeOffline: partitions the brokers led go
 // offline and get leaders where they can; their other ISRs lose them.
 void ZkController::on_broker_failure(const std::vector<BrokerId>& dead) {
+  for (const BrokerId b : dead) shutting_down_.erase(b);
   for (auto& [tp, state] : partitions_) {
     const bool led = contains(dead, state.leader);
     std::vector<BrokerId> isr = state.isr;

@@ -9,6 +9,7 @@ std::string_view to_string(ApiKey key) {
     case ApiKey::ListOffsets: return "ListOffsets";
     case ApiKey::Metadata: return "Metadata";
     case ApiKey::UpdateMetadata: return "UpdateMetadata";
+    case ApiKey::ControlledShutdown: return "ControlledShutdown";
     case ApiKey::OffsetCommit: return "OffsetCommit";
     case ApiKey::OffsetFetch: return "OffsetFetch";
     case ApiKey::FindCoordinator: return "FindCoordinator";

@@ -19,6 +19,7 @@ enum class ApiKey : std::int16_t {
   // (a Fetch of __cluster_metadata); the push has the fields, the direction
   // (controller to broker) and so the key of ZooKeeper mode's UpdateMetadata.
   UpdateMetadata = 6,
+  ControlledShutdown = 7,  // ZooKeeper mode: a broker asks the controller to move its leaderships first
   OffsetCommit = 8,
   OffsetFetch = 9,
   FindCoordinator = 10,

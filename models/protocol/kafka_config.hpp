@@ -71,6 +71,7 @@ struct BrokerConfig {
   SimTime log_flush_interval = kNever;                    // log.flush.interval.ms (flush.ms' default; unset: the scheduler's)
   SimTime log_flush_scheduler_interval = kNever;          // log.flush.scheduler.interval.ms (Long.MAX_VALUE: the flusher never runs)
   SimTime broker_heartbeat_interval = seconds(2);         // broker.heartbeat.interval.ms
+  bool controlled_shutdown_enable = true;                 // controlled.shutdown.enable: move leaderships before stopping
   // With a controller quorum, a heartbeat unanswered this long moves the broker
   // to another controller: controller.quorum.request.timeout.ms, after which
   // its metadata log fetch would ask another voter who leads.

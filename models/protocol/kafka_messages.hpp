@@ -145,6 +145,22 @@ struct BrokerHeartbeatResponse final : KafkaResponse<BrokerHeartbeatResponse, Ap
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes; }
 };
 
+// ZooKeeper mode (KafkaServer.controlledShutdown, KafkaController.doControlledShutdown):
+// a broker about to stop asks the controller to move its leaderships and take
+// it out of the ISRs it follows; the answer names the partitions it still leads.
+struct ControlledShutdownRequest final : KafkaRequest<ControlledShutdownRequest, ApiKey::ControlledShutdown> {
+  static constexpr std::string_view kName = "ControlledShutdown";
+  BrokerId broker = kNoBroker;
+  std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 12; }
+};
+
+struct ControlledShutdownResponse final : KafkaResponse<ControlledShutdownResponse, ApiKey::ControlledShutdown> {
+  static constexpr std::string_view kName = "ControlledShutdownResponse";
+  Error error = Error::None;  // NotController, BrokerNotAvailable
+  std::vector<TopicPartition> remaining_partitions;  // still led by the broker: no other ISR member could take them
+  std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 8 * remaining_partitions.size(); }
+};
+
 // KIP-497: the leader asks the controller to change the ISR.
 struct AlterPartitionRequest final : KafkaRequest<AlterPartitionRequest, ApiKey::AlterPartition> {
   static constexpr std::string_view kName = "AlterPartition";

@@ -32,6 +32,7 @@ std::string_view to_string(Error error) {
     case Error::InvalidUpdateVersion: return "INVALID_UPDATE_VERSION";
     case Error::IneligibleReplica: return "INELIGIBLE_REPLICA";
     case Error::NotController: return "NOT_CONTROLLER";
+    case Error::BrokerNotAvailable: return "BROKER_NOT_AVAILABLE";
     case Error::UnknownLeaderEpoch: return "UNKNOWN_LEADER_EPOCH";
     case Error::ConcurrentTransactions: return "CONCURRENT_TRANSACTIONS";
     case Error::ProducerFenced: return "PRODUCER_FENCED";
@@ -65,6 +66,7 @@ bool is_retriable(Error error) {
     case Error::NotController:
       return true;
     case Error::None:
+    case Error::BrokerNotAvailable:
     case Error::OffsetOutOfRange:
     case Error::OutOfOrderSequenceNumber:
     case Error::DuplicateSequenceNumber:

@@ -67,6 +67,7 @@ enum class Error {
   IneligibleReplica,             // KIP-841: the proposed ISR adds a fenced or shutting-down broker
   // the KRaft controller quorum
   NotController,                 // this controller is not the active one (not the Raft leader)
+  BrokerNotAvailable,            // ZooKeeper mode's ControlledShutdown from a broker the controller does not know live
 };
 std::string_view to_string(Error error);
 bool is_retriable(Error error);

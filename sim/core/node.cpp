@@ -55,6 +55,15 @@ void Node::crash(CrashKind kind) {
   on_crash(kind);
   sim_.node_changed(*this, {NodeChange::Kind::Crashed, kind});
   for (Node* c : companions_) c->crash(kind);
+  if (fate_owner_ != nullptr && fate_owner_->state_ == NodeState::Running) {
+    Node* owner = fate_owner_;
+    sim_.events().schedule_after(0, [owner, companion = this, kind, incarnation = owner->incarnation_] {
+      if (owner->incarnation_ != incarnation || owner->state_ != NodeState::Running) return;
+      owner->before_event();
+      owner->on_companion_stopped(*companion, kind);
+      if (owner->state_ == NodeState::Running) owner->after_event();
+    });
+  }
   if (restart_after_shutdown_) {
     // The restart was asked for while the shutdown was still under way.
     restart_after_shutdown_ = false;

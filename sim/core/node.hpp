@@ -64,7 +64,12 @@ class Node {
   // One process modelled as two nodes (a broker and its ZooKeeper side):
   // `companion` starts, crashes, shuts down, pauses and resumes with this
   // node, and network faults on this node also hold for it (FaultInjector).
-  void share_fate(Node& companion) { companions_.push_back(&companion); }
+  // Once the companion has stopped on its own (a graceful stop it finished),
+  // this node hears it in on_companion_stopped.
+  void share_fate(Node& companion) {
+    companions_.push_back(&companion);
+    companion.fate_owner_ = this;
+  }
   const std::vector<Node*>& companions() const { return companions_; }
 
   // Called by the network (already routed and timed).
@@ -96,6 +101,8 @@ class Node {
   virtual void on_start() {}     // first start and every restart
   virtual void on_crash(CrashKind /*kind*/) {}  // drop volatile state here; durable state stays
   virtual void on_shutdown_requested() { crash(CrashKind::Shutdown); }
+  // A companion (share_fate) crashed or finished its shutdown while this node runs.
+  virtual void on_companion_stopped(Node& /*companion*/, CrashKind /*kind*/) {}
   virtual void on_pause() {}
   virtual void on_resume() {}
   virtual void on_message(ConnectionId /*connection*/, MessagePtr /*message*/) {}
@@ -122,6 +129,7 @@ class Node {
   bool shutting_down_ = false;          // a requested shutdown has not finished yet
   bool restart_after_shutdown_ = false; // restart() came while it was still shutting down
   std::vector<Node*> companions_;
+  Node* fate_owner_ = nullptr;  // the node this one is a companion of
 };
 
 }  // namespace ksim

@@ -76,6 +76,8 @@ TEST_CASE("every message type reports the API key Kafka gives its API", "[protoc
       {keyed<WriteTxnMarkersResponse>(), 27, true},
       {keyed<TxnOffsetCommitRequest>(), 28, false},
       {keyed<TxnOffsetCommitResponse>(), 28, true},
+      {keyed<ControlledShutdownRequest>(), 7, false},
+      {keyed<ControlledShutdownResponse>(), 7, true},
       {keyed<AlterPartitionRequest>(), 56, false},
       {keyed<AlterPartitionResponse>(), 56, true},
       {keyed<BrokerHeartbeat>(), 63, false},

@@ -62,6 +62,7 @@ struct ZkCluster {
       sides.push_back(&sim.spawn<ZkController>("broker-" + std::to_string(b) + ".zk", host, b, config, directory,
                                                zookeeper.id(), events));
       sides.back()->set_assignment(assignment);
+      directory->controller_nodes.push_back(sides.back()->id());  // where a broker's ControlledShutdown goes
     }
     zookeeper.seed(zk_data::persistent_paths({partitions}));
     zookeeper.seed_data(zk_data::kControllerEpoch, "0");
@@ -185,4 +186,69 @@ TEST_CASE("zk controller: a broker restarted within its session stays registered
   c.run_for(seconds(20));
   CHECK(c.sides[static_cast<std::size_t>(victim)]->role() == ZkControllerRole::Candidate);
   CHECK(c.active()->stats().leader_elections > 0);
+}
+
+TEST_CASE("zk controller: a controlled shutdown moves the broker's leaderships before its session closes",
+          "[zookeeper][controller]") {
+  for (const bool itself : {false, true}) {
+    INFO("the controller shuts down itself: " << itself);
+    ZkCluster c(30, zk_controller_test::zk_2_8());
+    c.run_for(seconds(2));
+    const BrokerId controller = c.active()->broker_id();
+    const BrokerId victim = itself ? controller : (controller + 1) % ZkCluster::kBrokers;
+    const BrokerId other = (victim + 1) % ZkCluster::kBrokers == controller && !itself
+                               ? (victim + 2) % ZkCluster::kBrokers
+                               : (victim + 1) % ZkCluster::kBrokers;
+    auto& side = *c.sides[static_cast<std::size_t>(victim)];
+    c.act([&] { side.request_shutdown(); });
+    c.run_for(milliseconds(500));
+    // Asked, the controller moved its ten leaderships and took it out of every ISR it followed, then the
+    // session closed (not expired): the broker is gone from ZooKeeper at once.
+    CHECK(side.state() == NodeState::Crashed);
+    CHECK(c.zookeeper.tree().find(zk_data::broker_path(victim)) == nullptr);
+    c.run_for(seconds(2));
+    ZkController* active = c.active();
+    REQUIRE(active != nullptr);
+    const ZkController& asked = *c.sides[static_cast<std::size_t>(controller)];
+    CHECK(asked.controller_stats().controlled_shutdowns == 1);
+    if (!itself) CHECK(asked.stats().leader_elections == 10);
+    for (const auto& [tp, state] : active->partitions()) {
+      CHECK(state.leader != victim);
+      CHECK(std::find(state.isr.begin(), state.isr.end(), victim) == state.isr.end());
+    }
+    CHECK(c.brokers[static_cast<std::size_t>(other)]->partitions.size() == 30);
+  }
+}
+
+TEST_CASE("zk controller: a controlled shutdown without an answering controller tries three times, then stops",
+          "[zookeeper][controller]") {
+  ZkCluster c(30, zk_controller_test::zk_2_8());
+  c.run_for(seconds(2));
+  const BrokerId controller = c.active()->broker_id();
+  const BrokerId victim = (controller + 1) % ZkCluster::kBrokers;
+  c.crash(controller);  // its session, and /controller, live on for 18 s
+  auto& side = *c.sides[static_cast<std::size_t>(victim)];
+  const SimTime asked_at = c.sim.now();
+  c.act([&] { side.request_shutdown(); });
+  c.run_for(seconds(14));
+  CHECK(side.state() == NodeState::Running);  // three tries, each failed and followed by 5 s of backoff
+  c.run_for(seconds(2));
+  CHECK(side.state() == NodeState::Crashed);
+  CHECK(c.sim.now() - asked_at < seconds(18));
+  CHECK(c.zookeeper.tree().find(zk_data::broker_path(victim)) == nullptr);
+}
+
+TEST_CASE("zk controller: with controlled.shutdown.enable=false the session closes at once", "[zookeeper][controller]") {
+  auto config = zk_controller_test::zk_2_8();
+  config.controlled_shutdown = false;
+  ZkCluster c(30, config);
+  c.run_for(seconds(2));
+  const BrokerId victim = (c.active()->broker_id() + 1) % ZkCluster::kBrokers;
+  auto& side = *c.sides[static_cast<std::size_t>(victim)];
+  c.act([&] { side.request_shutdown(); });
+  c.run_for(milliseconds(100));
+  CHECK(side.state() == NodeState::Crashed);
+  c.run_for(seconds(1));
+  CHECK(c.active()->controller_stats().controlled_shutdowns == 0);
+  CHECK(c.active()->stats().leader_elections == 10);  // the broker change moved them
 }

@@ -165,6 +165,7 @@ void Broker::on_connection_closed(ConnectionId connection) {
     if (fetcher->connected && fetcher->connection == connection) {
       fetcher->connected = false;
       fetcher->in_flight = false;
+      fetcher->readded_in_flight.clear();
       cancel_timer(fetcher->request_timeout);
       fetch_failed(*fetcher);
     }

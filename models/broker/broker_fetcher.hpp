@@ -3,6 +3,7 @@
 // broker, fetcher index), num.replica.fetchers of them per source; each
 // fetches all its partitions from that leader in one request at a time.
 #include <map>
+#include <set>
 #include <vector>
 
 #include "models/broker/broker.hpp"
@@ -31,6 +32,10 @@ struct Broker::Fetcher {
     bool left_out = false;  // a request went without it: the session forgot it (KIP-227)
   };
   std::map<TopicPartition, Delay> delayed;
+  // Partitions added again (a new fetch state) while a request was in flight:
+  // its answer for them is stale (AbstractFetcherThread.processFetchRequest
+  // processes a partition only while its fetch state is the one requested).
+  std::set<TopicPartition> readded_in_flight;
   SimTime wake_at = kNever;  // a timer sends the next request when the first delay ends
   TimerId wake;
   // Its thread is still in the last response's appends (a write held by the

@@ -27,6 +27,7 @@ Broker::Fetcher& Broker::fetcher_for(BrokerId leader, TopicPartition tp) {
 void Broker::add_to_fetcher(Replica& r) {
   Fetcher& f = fetcher_for(r.state().leader, r.tp());
   f.delayed.erase(r.tp());  // a new fetch state (addPartitions), ready at once, sent whole
+  if (f.in_flight) f.readded_in_flight.insert(r.tp());
   f.partitions.push_back(fetch_position(r));
   f.same_partitions = false;
   ++f.altered;  // sent whole in the next request
@@ -132,6 +133,7 @@ void Broker::send_fetch(Fetcher& f) {
     // (A timer of an earlier request, failed with its connection, must not cut a newer one.)
     if (!fp->in_flight || fp->correlation_id != correlation) return;
     fp->in_flight = false;
+    fp->readded_in_flight.clear();
     if (fp->connected) close(fp->connection);
     fp->connected = false;
     fetch_failed(*fp);
@@ -148,6 +150,8 @@ void Broker::handle_fetch_response(ConnectionId connection, const FetchResponse&
   }
   if (!f || !f->in_flight) return;  // a stale response
   f->in_flight = false;
+  const std::set<TopicPartition> readded = std::move(f->readded_in_flight);
+  f->readded_in_flight.clear();
   cancel_timer(f->request_timeout);
   // Partitions left out of the response had nothing new (KIP-227).
   std::size_t cursor = 0;
@@ -160,6 +164,7 @@ void Broker::handle_fetch_response(ConnectionId connection, const FetchResponse&
     const auto& data = partitions[i];
     Replica* r = replica(data.partition);
     if (!r || !r->is_follower() || r->state().leader != f->leader || !replica_online(*r)) continue;
+    if (readded.contains(data.partition)) continue;  // asked for in an earlier fetch state
     if (data.error != Error::None) {
       delay_after_error(*f, *r);
       continue;

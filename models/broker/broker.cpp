@@ -148,6 +148,22 @@ void Broker::shutdown_heartbeat_answered(bool ready) {
   set_timer(next, [this] { send_heartbeat(); });
 }
 
+// KafkaServer.shutdown once the controlled shutdown is over (or given up):
+// ReplicaManager.shutdown stops the fetchers, LogManager.shutdown flushes every
+// log; then the side resigns and closes the session (on_companion_stopped).
+void Broker::on_handed_over(Node& /*side*/) {
+  if (!zookeeper_mode() || !shutting_down_) return;
+  for (auto& f : fetchers_) {
+    if (f->connected) close(f->connection);
+  }
+  fetchers_.clear();
+  SimTime flushed = now();
+  for (auto& [tp, r] : replicas_) {
+    if (replica_online(r) && r.log().unflushed_records() > 0) flushed = std::max(flushed, flush(r));
+  }
+  set_timer(flushed - now(), [this] { hand_over(); });
+}
+
 void Broker::finish_shutdown() {
   for (auto& [tp, r] : replicas_) {
     if (replica_online(r)) r.mark_flushed(r.log().log_end_offset());  // a clean shutdown flushes every log

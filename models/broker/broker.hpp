@@ -160,6 +160,7 @@ class Broker final : public Node, private TxnCoordinatorHost {
   bool zookeeper_mode() const { return directory_->zookeeper; }
   void zookeeper_controller_moved(std::int32_t controller);  // broker_controller_channel.cpp
   void on_companion_stopped(Node& side, CrashKind kind) override;
+  void on_handed_over(Node& side) override;
   ConnectionId controller_connection();
   void send_heartbeat();
   void heartbeat_tick();

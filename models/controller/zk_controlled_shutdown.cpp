@@ -26,6 +26,22 @@ void ZkController::close_session_and_stop() {
   zk_.close_session([this] { crash(CrashKind::Shutdown); });
 }
 
+// KafkaServer.shutdown after the controlled shutdown: the broker stops its
+// fetchers and flushes every log (ReplicaManager and LogManager shutdown)
+// before the controller resigns and the session closes; meanwhile this side
+// goes on as the controller if it is. Alone (no broker), it closes at once.
+void ZkController::stop_broker_then_close() {
+  if (hand_over()) {
+    awaiting_broker_stop_ = true;
+    return;
+  }
+  close_session_and_stop();
+}
+
+void ZkController::on_handed_over(Node& /*broker*/) {
+  if (std::exchange(awaiting_broker_stop_, false)) close_session_and_stop();
+}
+
 // One try: find the controller in /controller, ask it, wait for its answer
 // (request.timeout.ms); on anything but "nothing left", sleep
 // controlled.shutdown.retry.backoff.ms and try again while tries are left.
@@ -55,7 +71,7 @@ void ZkController::try_controlled_shutdown() {
 void ZkController::controlled_shutdown_answered(Error error, std::size_t remaining) {
   if (error == Error::None && remaining == 0) {
     end_shutdown_attempt();
-    return close_session_and_stop();
+    return stop_broker_then_close();
   }
   controlled_shutdown_failed();
 }
@@ -64,7 +80,7 @@ void ZkController::controlled_shutdown_failed() {
   end_shutdown_attempt();
   set_timer(config_.controlled_shutdown_retry_backoff, [this] {
     if (shutdown_tries_left_ > 0) return try_controlled_shutdown();
-    close_session_and_stop();  // "Proceeding to do an unclean shutdown as all the controlled shutdown attempts failed"
+    stop_broker_then_close();  // "Proceeding to do an unclean shutdown as all the controlled shutdown attempts failed"
   });
 }
 

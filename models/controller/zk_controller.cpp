@@ -53,6 +53,7 @@ void ZkController::on_crash(CrashKind) {
   resign();
   role_ = ZkControllerRole::Unregistered;
   ++shutdown_attempt_;
+  awaiting_broker_stop_ = false;
   shutdown_timeout_ = {};
   shutdown_connection_.reset();
   isr_changed_.clear();

@@ -128,6 +128,8 @@ class ZkController final : public Node, private ZkClientHost {
   void controlled_shutdown_failed();
   void end_shutdown_attempt();
   void close_session_and_stop();
+  void stop_broker_then_close();
+  void on_handed_over(Node& broker) override;
   void controlled_shutdown(BrokerId broker, ShutdownReply reply);
   void handle_controlled_shutdown(ConnectionId connection, const ControlledShutdownRequest& request);
 
@@ -188,6 +190,7 @@ class ZkController final : public Node, private ZkClientHost {
   std::uint64_t shutdown_attempt_ = 0;
   std::optional<ConnectionId> shutdown_connection_;
   TimerId shutdown_timeout_{};
+  bool awaiting_broker_stop_ = false;  // the broker stops its fetchers and flushes its logs first
 
   // The leader side before KIP-497: ISR changes waiting to be announced.
   std::set<TopicPartition> isr_changed_;

@@ -57,12 +57,7 @@ void Node::crash(CrashKind kind) {
   for (Node* c : companions_) c->crash(kind);
   if (fate_owner_ != nullptr && fate_owner_->state_ == NodeState::Running) {
     Node* owner = fate_owner_;
-    sim_.events().schedule_after(0, [owner, companion = this, kind, incarnation = owner->incarnation_] {
-      if (owner->incarnation_ != incarnation || owner->state_ != NodeState::Running) return;
-      owner->before_event();
-      owner->on_companion_stopped(*companion, kind);
-      if (owner->state_ == NodeState::Running) owner->after_event();
-    });
+    owner->run_soon([owner, companion = this, kind] { owner->on_companion_stopped(*companion, kind); });
   }
   if (restart_after_shutdown_) {
     // The restart was asked for while the shutdown was still under way.
@@ -71,6 +66,15 @@ void Node::crash(CrashKind kind) {
       if (incarnation == incarnation_) restart();
     });
   }
+}
+
+void Node::sim_events_schedule_now(InlineFunction<64> event) { sim_.events().schedule_after(0, std::move(event)); }
+
+bool Node::hand_over() {
+  Node* partner = fate_owner_ != nullptr ? fate_owner_ : (companions_.empty() ? nullptr : companions_.front());
+  if (partner == nullptr) return false;
+  partner->run_soon([partner, from = this] { partner->on_handed_over(*from); });
+  return true;
 }
 
 void Node::request_shutdown() {

@@ -65,7 +65,8 @@ class Node {
   // `companion` starts, crashes, shuts down, pauses and resumes with this
   // node, and network faults on this node also hold for it (FaultInjector).
   // Once the companion has stopped on its own (a graceful stop it finished),
-  // this node hears it in on_companion_stopped.
+  // this node hears it in on_companion_stopped; either may hand the other the
+  // next step of a shutdown they do together (hand_over, on_handed_over).
   void share_fate(Node& companion) {
     companions_.push_back(&companion);
     companion.fate_owner_ = this;
@@ -103,6 +104,11 @@ class Node {
   virtual void on_shutdown_requested() { crash(CrashKind::Shutdown); }
   // A companion (share_fate) crashed or finished its shutdown while this node runs.
   virtual void on_companion_stopped(Node& /*companion*/, CrashKind /*kind*/) {}
+  // One process as two nodes: this node's part of a step is done and the
+  // other goes on (an in-process call, in an event of its own at once).
+  // False when it has no partner (it runs alone, as in unit tests).
+  bool hand_over();
+  virtual void on_handed_over(Node& /*from*/) {}
   virtual void on_pause() {}
   virtual void on_resume() {}
   virtual void on_message(ConnectionId /*connection*/, MessagePtr /*message*/) {}
@@ -130,6 +136,17 @@ class Node {
   bool restart_after_shutdown_ = false; // restart() came while it was still shutting down
   std::vector<Node*> companions_;
   Node* fate_owner_ = nullptr;  // the node this one is a companion of
+  // `step` runs in an event of this node's own, now, if it still runs in this incarnation.
+  template <class Step>
+  void run_soon(Step step) {
+    sim_events_schedule_now([this, step = std::move(step), incarnation = incarnation_]() mutable {
+      if (incarnation != incarnation_ || state_ != NodeState::Running) return;
+      before_event();
+      step();
+      if (state_ == NodeState::Running) after_event();
+    });
+  }
+  void sim_events_schedule_now(InlineFunction<64> event);
 };
 
 }  // namespace ksim

@@ -187,3 +187,23 @@ TEST_CASE("the active controller dies with 10,000 partitions: ZooKeeper fails ov
   // With ZooKeeper the controller was a broker: its partitions waited for the new controller.
   CHECK(figure(zookeeper, "controller", "elections") > 1000);
 }
+
+TEST_CASE("a rolling restart of the brokers on 2.8: controlled shutdown moves each broker's leaderships before it "
+          "stops, without it they move after and its partitions are leaderless meanwhile",
+          "[releases][zookeeper]") {
+  for (const std::uint64_t seed : {1, 2, 3}) {
+    INFO("seed " << seed);
+    const auto controlled = run_scenario("releases/broker-rolling-restart", seed);
+    const auto abrupt = run_scenario("releases/broker-rolling-restart", seed,
+                                     {"brokers.config[controlled.shutdown.enable]=false"});
+    for (const auto* run : {&controlled, &abrupt}) {
+      CHECK(run->report["delivery"]["verdict"] == "exactly-once");
+      CHECK(run->report["invariant_violations"] == 0);
+      CHECK(figure(*run, "controller", "elections") == 45);  // each broker's ten leaderships, and back
+    }
+    CHECK(figure(controlled, "controller", "controlled_shutdowns") == 3);
+    CHECK(controlled.report["controller"]["max_leaderless_ms"].get<double>() == 0.0);
+    CHECK(figure(abrupt, "controller", "controlled_shutdowns") == 0);
+    CHECK(abrupt.report["controller"]["max_leaderless_ms"].get<double>() > 1.0);
+  }
+}

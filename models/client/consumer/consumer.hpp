@@ -36,6 +36,7 @@
 #include "models/protocol/cluster_directory.hpp"
 #include "models/history/consumption_history.hpp"
 #include "models/client/consumer/fetch_session_handler.hpp"
+#include "models/protocol/consumer_group_messages.hpp"
 #include "models/protocol/group_messages.hpp"
 #include "models/client/kafka_client.hpp"
 #include "models/client/producer/producer.hpp"
@@ -55,6 +56,10 @@ struct ConsumerConfig {
   bool enable_auto_commit = true;                    // enable.auto.commit
   SimTime auto_commit_interval = seconds(5);         // auto.commit.interval.ms
   std::vector<std::string> partition_assignment_strategy{"range", "cooperative-sticky"};  // partition.assignment.strategy
+  // group.protocol: consumer (KIP-848, 4.0+) joins with ConsumerGroupHeartbeat
+  // and the broker assigns; classic (the default) with JoinGroup and SyncGroup.
+  bool consumer_protocol = false;
+  std::string remote_assignor;                       // group.remote.assignor ("": the broker's default)
   std::uint64_t fetch_min_bytes = 1;                 // fetch.min.bytes
   SimTime fetch_max_wait = milliseconds(500);        // fetch.max.wait.ms
   std::uint64_t max_partition_fetch_bytes = 1048576; // max.partition.fetch.bytes
@@ -80,6 +85,13 @@ enum class CommitStrategy {
   Transactional,      // consume-transform-produce: outputs and offsets in one transaction (KIP-447)
 };
 std::string_view to_string(CommitStrategy strategy);
+
+// KIP-848's member states on the client (MemberState.java of the consumer;
+// PREPARE_LEAVING is folded into Leaving), and the transitions its
+// getPreviousValidStates allows.
+enum class ConsumerMembership { Unsubscribed, Joining, Reconciling, Acknowledging, Stable, Fenced, Leaving, Stale };
+std::string_view to_string(ConsumerMembership state);
+bool legal(ConsumerMembership from, ConsumerMembership to);
 
 struct ConsumerWorkload {
   std::int32_t topic = 0;
@@ -139,6 +151,7 @@ class Consumer final : public KafkaClient {
   enum class AppState { Polling, Committing, Processing, Closing, Stopped };
   enum class MemberState { Unjoined, Joining, Syncing, Stable };
   enum class AfterCommit { Poll, Process, Rejoin, Revoke, Close };
+  using Membership = ConsumerMembership;
   struct Buffered {
     Offset offset;
     Epoch epoch;
@@ -237,6 +250,21 @@ class Consumer final : public KafkaClient {
   // sendOffsetsToTransaction (KIP-447); kept when the generation is reset.
   MemberIdentity group_metadata() const { return group_metadata_; }
   bool is_dynamic_member() const { return !config_.group_instance_id.has_value(); }
+
+  // consumer_membership.cpp: KIP-848's protocol (ConsumerMembershipManager,
+  // HeartbeatRequestManager): heartbeats, reconciliation, leaving
+  void membership_to(Membership next);
+  void start_membership();
+  void schedule_consumer_heartbeat(SimTime delay);
+  void send_consumer_heartbeat();
+  void handle_consumer_heartbeat(const ConsumerGroupHeartbeatResponse& response);
+  void consumer_fenced(std::string_view reason);
+  bool reconcile();  // in poll(): true when the application is now blocked (the revocation's commit)
+  void finish_reconciliation();
+  bool consumer_leave(std::string_view reason);
+  void consumer_poll_timeout();
+  void forget_membership();
+  std::vector<TopicPartition> owned_partitions() const;
 
   // consumer_commit.cpp: offset commits and committed offsets
   bool can_commit() const { return !config_.group_id.empty(); }
@@ -350,6 +378,13 @@ class Consumer final : public KafkaClient {
   std::int64_t group_correlation_ = -1;  // the JoinGroup or SyncGroup in flight
   std::optional<std::vector<TopicPartition>> new_assignment_;  // from SyncGroup; applied inside poll()
   std::int64_t heartbeat_correlation_ = -1;
+  // KIP-848 (group.protocol=consumer); generation_ holds the member epoch
+  Membership membership_ = Membership::Unsubscribed;
+  std::set<std::int32_t> target_;  // the partitions the coordinator last assigned
+  bool reconciling_ = false;       // a reconciliation waits for its revocation's commit
+  std::int64_t cg_heartbeat_correlation_ = -1;
+  std::uint64_t cg_heartbeat_token_ = 0;  // the armed heartbeat timer (older ones are void)
+  SimTime cg_heartbeat_interval_ = seconds(5);  // as the coordinator last said
   bool heartbeat_retrying_ = false;  // a retry.backoff.ms check is armed (Heartbeat.failHeartbeat)
   std::int32_t heartbeat_generation_ = -1;
   SimTime last_heartbeat_response_ = 0;

@@ -1,0 +1,114 @@
+// KIP-848's consumer group protocol end to end (scenarios/kip848-*.yaml),
+// over several seeds: a member crash loses nothing; a scale-out and a
+// rolling restart of a 50-member group on 500 partitions beside classic
+// eager and cooperative groups, each group's stop-the-world and time to a
+// stable assignment from the same checker and report.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "tests/support/scenario_runner.hpp"
+
+using ksim::testing::run_scenario;
+using ksim::testing::ScenarioRun;
+
+namespace {
+
+const nlohmann::json& kip848_group(const ScenarioRun& run, const std::string& name) {
+  for (const auto& g : run.report["groups"]) {
+    if (g["group"] == name) return g;
+  }
+  FAIL("no group " << name);
+  return run.report["groups"][0];
+}
+
+// From the first rebalance started at or after `from` to the last one's completion.
+double kip848_time_to_stable(const nlohmann::json& group, double from) {
+  double first = -1, last = -1;
+  for (const auto& r : group["rebalance_log"]) {
+    const double started = r["started_s"].get<double>();
+    if (started < from) continue;
+    REQUIRE_FALSE(r["duration_s"].is_null());  // every rebalance finished
+    if (first < 0) first = started;
+    last = std::max(last, started + r["duration_s"].get<double>());
+  }
+  return last - first;
+}
+
+int kip848_rebalances_from(const nlohmann::json& group, double from) {
+  int n = 0;
+  for (const auto& r : group["rebalance_log"]) n += r["started_s"].get<double>() >= from ? 1 : 0;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("a KIP-848 member crash under commit-after-process leaves nothing unprocessed", "[kip848][consumer]") {
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+    INFO("seed " << seed);
+    const auto run = run_scenario("kip848-member-crash", seed);
+    CHECK(run.status == ksim::app::kExitOk);
+    const auto& g = kip848_group(run, "billing");
+    CHECK(g["unprocessed"] == 0);
+    CHECK(g["crashes"] == 1);
+    // The crash is noticed when its session expires (10 s), and the member's return is a rebalance of its own.
+    bool session_timeout = false;
+    for (const auto& r : g["rebalance_log"]) {
+      if (r["trigger"].get<std::string>().find("session timeout of billing-2") == 0) {
+        session_timeout = true;
+        CHECK(r["started_s"].get<double>() >= 20.0);
+        CHECK(r["started_s"].get<double>() <= 22.5);
+      }
+      CHECK(r["protocol"] == "consumer (uniform)");
+      CHECK_FALSE(r["duration_s"].is_null());
+    }
+    CHECK(session_timeout);
+  }
+}
+
+TEST_CASE("scaling out 40 to 50 members: KIP-848 settles in one rebalance without a group-wide barrier",
+          "[kip848][consumer]") {
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    INFO("seed " << seed);
+    const auto run = run_scenario("kip848-scale-out", seed);
+    CHECK(run.status == ksim::app::kExitOk);
+    const auto& eager = kip848_group(run, "eager");
+    const auto& coop = kip848_group(run, "coop");
+    const auto& kip848 = kip848_group(run, "kip848");
+    for (const auto* g : {&eager, &coop, &kip848}) {
+      CHECK((*g)["unprocessed"] == 0);
+      CHECK((*g)["members"].size() == 50);
+    }
+    CHECK(kip848_rebalances_from(eager, 25.0) == 1);
+    CHECK(kip848_rebalances_from(coop, 25.0) == 2);  // KIP-429's second round hands over what was revoked
+    CHECK(kip848_rebalances_from(kip848, 25.0) == 1);
+    // Revocations on the owners' next heartbeats, acquisitions on the new members' next ones:
+    // about two group.consumer.heartbeat.interval.ms (5 s) at most.
+    const double settle = kip848_time_to_stable(kip848, 25.0);
+    CHECK(settle > 0.0);
+    CHECK(settle <= 10.5);
+    CHECK(kip848["rebalance_log"].back()["partitions_moved"] == 100);  // uniform and sticky: only the new members' share
+    CHECK(coop["rebalance_log"].back()["partitions_moved"] == 100);
+    CHECK(eager["rebalance_log"].back()["partitions_moved"] > 100);  // range moves nearly everything
+  }
+}
+
+TEST_CASE("a rolling restart of 50 members: the three protocols side by side", "[kip848][consumer]") {
+  for (std::uint64_t seed = 1; seed <= 2; ++seed) {
+    INFO("seed " << seed);
+    const auto run = run_scenario("kip848-rolling-restart", seed);
+    CHECK(run.status == ksim::app::kExitOk);
+    const auto& eager = kip848_group(run, "eager");
+    const auto& coop = kip848_group(run, "coop");
+    const auto& kip848 = kip848_group(run, "kip848");
+    for (const auto* g : {&eager, &coop, &kip848}) {
+      CHECK((*g)["unprocessed"] == 0);
+      CHECK((*g)["rebalance_log"].back()["duration_s"].is_number());  // stable again by the end
+    }
+    // Eager revokes everything at each rebalance: the most stop-the-world.
+    CHECK(eager["stop_the_world_partition_s"].get<double>() > coop["stop_the_world_partition_s"].get<double>());
+    CHECK(eager["stop_the_world_partition_s"].get<double>() > kip848["stop_the_world_partition_s"].get<double>());
+    // KIP-848's group epochs follow each other into few long reconciliations, not one rebalance per change.
+    CHECK(kip848["rebalances"].get<int>() < coop["rebalances"].get<int>());
+  }
+}

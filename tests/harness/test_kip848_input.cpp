@@ -11,12 +11,8 @@ using ksim::testing::scenario_error;
 
 namespace {
 
-const std::string kKip848Base = R"(
-brokers: {count: 3}
-topics: [{name: t, partitions: 3}]
-)";
-
-std::string kip848_with(const std::string& extra) { return kKip848Base + extra; }
+// A cluster with one topic, and `extra` after it.
+std::string kip848_with(const std::string& extra) { return "brokers: {count: 3}\ntopics: [{name: t, partitions: 3}]\n" + extra; }
 
 std::string kip848_consumer(const std::string& config) {
   return kip848_with("consumers: [{name: c, topic: t, config: {" + config + "}}]\n");

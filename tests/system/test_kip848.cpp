@@ -5,6 +5,7 @@
 // stable assignment from the same checker and report.
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <string>
 
 #include "tests/support/scenario_runner.hpp"
@@ -33,6 +34,14 @@ double kip848_time_to_stable(const nlohmann::json& group, double from) {
     last = std::max(last, started + r["duration_s"].get<double>());
   }
   return last - first;
+}
+
+// The eager, cooperative and KIP-848 groups of a side-by-side run, each having processed every record.
+std::array<nlohmann::json, 3> kip848_three_groups(const ScenarioRun& run) {
+  CHECK(run.status == ksim::app::kExitOk);
+  std::array<nlohmann::json, 3> groups{kip848_group(run, "eager"), kip848_group(run, "coop"), kip848_group(run, "kip848")};
+  for (const auto& g : groups) CHECK(g["unprocessed"] == 0);
+  return groups;
 }
 
 int kip848_rebalances_from(const nlohmann::json& group, double from) {
@@ -71,14 +80,8 @@ TEST_CASE("scaling out 40 to 50 members: KIP-848 settles in one rebalance withou
   for (std::uint64_t seed = 1; seed <= 3; ++seed) {
     INFO("seed " << seed);
     const auto run = run_scenario("kip848-scale-out", seed);
-    CHECK(run.status == ksim::app::kExitOk);
-    const auto& eager = kip848_group(run, "eager");
-    const auto& coop = kip848_group(run, "coop");
-    const auto& kip848 = kip848_group(run, "kip848");
-    for (const auto* g : {&eager, &coop, &kip848}) {
-      CHECK((*g)["unprocessed"] == 0);
-      CHECK((*g)["members"].size() == 50);
-    }
+    const auto [eager, coop, kip848] = kip848_three_groups(run);
+    for (const auto* g : {&eager, &coop, &kip848}) CHECK((*g)["members"].size() == 50);
     CHECK(kip848_rebalances_from(eager, 25.0) == 1);
     CHECK(kip848_rebalances_from(coop, 25.0) == 2);  // KIP-429's second round hands over what was revoked
     CHECK(kip848_rebalances_from(kip848, 25.0) == 1);
@@ -97,12 +100,8 @@ TEST_CASE("a rolling restart of 50 members: the three protocols side by side", "
   for (std::uint64_t seed = 1; seed <= 2; ++seed) {
     INFO("seed " << seed);
     const auto run = run_scenario("kip848-rolling-restart", seed);
-    CHECK(run.status == ksim::app::kExitOk);
-    const auto& eager = kip848_group(run, "eager");
-    const auto& coop = kip848_group(run, "coop");
-    const auto& kip848 = kip848_group(run, "kip848");
+    const auto [eager, coop, kip848] = kip848_three_groups(run);
     for (const auto* g : {&eager, &coop, &kip848}) {
-      CHECK((*g)["unprocessed"] == 0);
       CHECK((*g)["rebalance_log"].back()["duration_s"].is_number());  // stable again by the end
     }
     // Eager revokes everything at each rebalance: the most stop-the-world.

@@ -6,8 +6,10 @@
 #include <catch2/catch.hpp>
 
 #include <array>
+#include <map>
 #include <string>
 
+#include "app/harness/cluster.hpp"
 #include "tests/support/scenario_runner.hpp"
 
 using ksim::testing::run_scenario;
@@ -42,6 +44,34 @@ std::array<nlohmann::json, 3> kip848_three_groups(const ScenarioRun& run) {
   std::array<nlohmann::json, 3> groups{kip848_group(run, "eager"), kip848_group(run, "coop"), kip848_group(run, "kip848")};
   for (const auto& g : groups) CHECK(g["unprocessed"] == 0);
   return groups;
+}
+
+// Runs a scenario file and checks, from the ownership history, that no
+// partition ever has two owners of one group at once: KIP-848 hands a
+// partition over only once its owner revoked it (and a crashed owner
+// owns nothing). Returns how many hand-overs it saw.
+int kip848_single_owner(const std::string& name, std::uint64_t seed, const std::string& group) {
+  auto document = ksim::config::Document::load_file(std::string(KSIM_SOURCE_DIR) + "/scenarios/" + name + ".yaml");
+  document.apply_override("seed=" + std::to_string(seed));
+  const auto scenario = ksim::app::read_scenario(document, ksim::app::expectation_catalogue());
+  ksim::app::Cluster cluster(scenario, ksim::app::RunOptions{});
+  cluster.run();
+  std::map<std::uint32_t, bool> in_group;
+  for (const auto* c : cluster.consumers()) in_group[c->index()] = c->config().group_id == group;
+  std::map<std::int32_t, std::uint32_t> owners;  // by partition: how many members own it
+  int handovers = 0;
+  for (const auto& e : cluster.consumption().ownership) {
+    if (!in_group.at(e.consumer)) continue;
+    std::uint32_t& n = owners[e.partition.partition];
+    if (e.owned) {
+      ++n;
+      CHECK(n == 1);
+    } else {
+      --n;
+      ++handovers;
+    }
+  }
+  return handovers;
 }
 
 int kip848_rebalances_from(const nlohmann::json& group, double from) {
@@ -110,4 +140,13 @@ TEST_CASE("a rolling restart of 50 members: the three protocols side by side", "
     // KIP-848's group epochs follow each other into few long reconciliations, not one rebalance per change.
     CHECK(kip848["rebalances"].get<int>() < coop["rebalances"].get<int>());
   }
+}
+
+TEST_CASE("KIP-848 never gives a partition to a member before its owner revoked it", "[kip848][consumer]") {
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    INFO("seed " << seed);
+    CHECK(kip848_single_owner("kip848-scale-out", seed, "kip848") > 100);
+    CHECK(kip848_single_owner("kip848-member-crash", seed, "billing") > 0);
+  }
+  CHECK(kip848_single_owner("kip848-rolling-restart", 1, "kip848") > 500);
 }

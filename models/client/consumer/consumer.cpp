@@ -87,6 +87,7 @@ void Consumer::on_crash(CrashKind kind) {
   heartbeat_correlation_ = -1;
   heartbeat_retrying_ = false;  // its timers are gone
   forget_membership();
+  in_member_rebalance_ = false;
 }
 
 // KafkaConsumer.close(): the application finishes the records of its last
@@ -227,6 +228,7 @@ void Consumer::poll() {
       lose_all_partitions();
       generation_ = kJoinMemberEpoch;
       membership_to(Membership::Joining);
+      member_rebalance(true);
       schedule_consumer_heartbeat(0);
     }
     if (!coordinator_ready()) find_coordinator();
@@ -239,6 +241,7 @@ void Consumer::poll() {
       next_auto_commit_ = now() + config_.auto_commit_interval;
       group_metadata_ = identity();
       apply_assignment(assignment);
+      member_rebalance(false);
       if (app_ != AppState::Polling) return;  // blocked in the revocation's commitSync
     }
     if (!coordinator_ready()) find_coordinator();

@@ -119,6 +119,7 @@ class Consumer final : public KafkaClient {
            ConsumerWorkload workload, std::shared_ptr<const ClusterDirectory> directory, ModelEventBus& events,
            ConsumptionHistory& history);
 
+  std::uint32_t index() const { return index_; }  // in the consumption history
   std::uint64_t records_processed() const { return processed_; }
   SimTime cpu_ns() const { return cpu_ns_; }  // poll()'s work with client CPU costs
   // From the producer's batch to poll() returning the record (kafka-e2e-latency's measure).
@@ -250,6 +251,8 @@ class Consumer final : public KafkaClient {
   // sendOffsetsToTransaction (KIP-447); kept when the generation is reset.
   MemberIdentity group_metadata() const { return group_metadata_; }
   bool is_dynamic_member() const { return !config_.group_instance_id.has_value(); }
+  // The member's own part in a rebalance begins or ends (the history's per-member rebalance time).
+  void member_rebalance(bool in);
 
   // consumer_membership.cpp: KIP-848's protocol (ConsumerMembershipManager,
   // HeartbeatRequestManager): heartbeats, reconciliation, leaving
@@ -372,6 +375,7 @@ class Consumer final : public KafkaClient {
   MemberIdentity group_metadata_;  // see group_metadata()
   std::string protocol_;
   bool rejoin_needed_ = true;
+  bool in_member_rebalance_ = false;  // between RebalanceJoined and AssignmentSettled
   std::string rejoin_reason_ = "initial join";
   SimTime join_backoff_until_ = 0;
   std::vector<TopicPartition> last_assignment_;  // the sticky assignors' memory of the previous assignment

@@ -25,6 +25,13 @@ void Consumer::fenced() {
   stop("fenced: another member has this group.instance.id");
 }
 
+void Consumer::member_rebalance(bool in) {
+  if (in == in_member_rebalance_) return;
+  in_member_rebalance_ = in;
+  history_.consumer_events.push_back(
+      {index_, in ? ConsumerEventKind::RebalanceJoined : ConsumerEventKind::AssignmentSettled, now()});
+}
+
 // ---- the coordinator ----
 
 void Consumer::find_coordinator() {
@@ -183,6 +190,7 @@ void Consumer::send_join_group() {
   request->reason = rejoin_reason_;
   member_ = MemberState::Joining;
   rejoin_needed_ = false;
+  member_rebalance(true);
   publish(JoinSent{rejoin_reason_});
   send_to_coordinator(std::move(request));
 }

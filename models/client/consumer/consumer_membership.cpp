@@ -54,6 +54,7 @@ void Consumer::start_membership() {
   member_id_ = name() + "-" + std::to_string(incarnation());
   generation_ = kJoinMemberEpoch;
   membership_to(Membership::Joining);
+  member_rebalance(true);
   schedule_consumer_heartbeat(0);
 }
 
@@ -142,7 +143,10 @@ void Consumer::handle_consumer_heartbeat(const ConsumerGroupHeartbeatResponse& r
   if (differs && membership_ == Membership::Stable) {
     publish(AssignmentReceived{generation_, target_.size()});
     membership_to(Membership::Reconciling);
+    member_rebalance(true);
     wake_app();
+  } else if (membership_ == Membership::Stable) {
+    member_rebalance(false);  // its assignment is the coordinator's (a join with nothing to take, an acknowledgement)
   }
   schedule_consumer_heartbeat(cg_heartbeat_interval_);
 }
@@ -157,6 +161,7 @@ void Consumer::consumer_fenced(std::string_view reason) {
   reconciling_ = false;
   generation_ = kJoinMemberEpoch;
   membership_to(Membership::Joining);
+  member_rebalance(true);
   schedule_consumer_heartbeat(0);
 }
 

@@ -150,3 +150,22 @@ TEST_CASE("KIP-848 never gives a partition to a member before its owner revoked 
   }
   CHECK(kip848_single_owner("kip848-rolling-restart", 1, "kip848") > 500);
 }
+
+TEST_CASE("a KIP-848 group committing after processing: nothing unprocessed over 100 seeds of consumer faults",
+          "[kip848][consumer]") {
+  int session_timeouts = 0;
+  std::uint64_t duplicates = 0;
+  for (std::uint64_t seed = 1; seed <= 100; ++seed) {
+    INFO("seed " << seed);
+    const auto run = run_scenario("kip848-commit-after-process", seed);
+    CHECK(run.status == ksim::app::kExitOk);
+    const auto& g = kip848_group(run, "fulfil");
+    CHECK(g["unprocessed"] == 0);
+    duplicates += g["duplicates"].get<std::uint64_t>();
+    for (const auto& r : g["rebalance_log"]) {
+      session_timeouts += r["trigger"].get<std::string>().find("session timeout") == 0 ? 1 : 0;
+    }
+  }
+  CHECK(session_timeouts > 0);  // long pauses: members removed by the coordinator, back with UNKNOWN_MEMBER_ID
+  CHECK(duplicates > 0);        // the price of at-least-once
+}

@@ -74,6 +74,15 @@ int kip848_single_owner(const std::string& name, std::uint64_t seed, const std::
   return handovers;
 }
 
+// A run of `name` whose expectations held, and its group `group`, which processed every record.
+nlohmann::json kip848_complete_run(const std::string& name, std::uint64_t seed, const std::string& group) {
+  const auto run = run_scenario(name, seed);
+  CHECK(run.status == ksim::app::kExitOk);
+  nlohmann::json g = kip848_group(run, group);
+  CHECK(g["unprocessed"] == 0);
+  return g;
+}
+
 int kip848_rebalances_from(const nlohmann::json& group, double from) {
   int n = 0;
   for (const auto& r : group["rebalance_log"]) n += r["started_s"].get<double>() >= from ? 1 : 0;
@@ -85,10 +94,7 @@ int kip848_rebalances_from(const nlohmann::json& group, double from) {
 TEST_CASE("a KIP-848 member crash under commit-after-process leaves nothing unprocessed", "[kip848][consumer]") {
   for (std::uint64_t seed = 1; seed <= 8; ++seed) {
     INFO("seed " << seed);
-    const auto run = run_scenario("kip848-member-crash", seed);
-    CHECK(run.status == ksim::app::kExitOk);
-    const auto& g = kip848_group(run, "billing");
-    CHECK(g["unprocessed"] == 0);
+    const nlohmann::json g = kip848_complete_run("kip848-member-crash", seed, "billing");
     CHECK(g["crashes"] == 1);
     // The crash is noticed when its session expires (10 s), and the member's return is a rebalance of its own.
     bool session_timeout = false;
@@ -157,10 +163,7 @@ TEST_CASE("a KIP-848 group committing after processing: nothing unprocessed over
   std::uint64_t duplicates = 0;
   for (std::uint64_t seed = 1; seed <= 100; ++seed) {
     INFO("seed " << seed);
-    const auto run = run_scenario("kip848-commit-after-process", seed);
-    CHECK(run.status == ksim::app::kExitOk);
-    const auto& g = kip848_group(run, "fulfil");
-    CHECK(g["unprocessed"] == 0);
+    const nlohmann::json g = kip848_complete_run("kip848-commit-after-process", seed, "fulfil");
     duplicates += g["duplicates"].get<std::uint64_t>();
     for (const auto& r : g["rebalance_log"]) {
       session_timeouts += r["trigger"].get<std::string>().find("session timeout") == 0 ? 1 : 0;

@@ -172,3 +172,21 @@ TEST_CASE("a KIP-848 group committing after processing: nothing unprocessed over
   CHECK(session_timeouts > 0);  // long pauses: members removed by the coordinator, back with UNKNOWN_MEMBER_ID
   CHECK(duplicates > 0);        // the price of at-least-once
 }
+
+TEST_CASE("KIP-848 static members restarted within the session keep their place: no rebalance", "[kip848][consumer]") {
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    INFO("seed " << seed);
+    // rolling-restart.yaml: four consumers shut down for 5 s one after another.
+    const auto dynamic = run_scenario("rolling-restart", seed, {"consumers.0.config[group.protocol]=consumer"});
+    const auto statics = run_scenario("rolling-restart", seed, {"consumers.0.config[group.protocol]=consumer",
+                                                                "consumers.0.config[group.instance.id]=static-{name}"});
+    const auto& d = kip848_group(dynamic, "api");
+    const auto& s = kip848_group(statics, "api");
+    CHECK(d["unprocessed"] == 0);
+    CHECK(s["unprocessed"] == 0);
+    // Dynamic: a leave (epoch -1) and a join per restart. Static: a leave with epoch -2 keeps the
+    // member and its partitions; back within the session it takes them without a new group epoch.
+    CHECK(kip848_rebalances_from(d, 10.0) >= 4);
+    CHECK(kip848_rebalances_from(s, 10.0) == 0);
+  }
+}

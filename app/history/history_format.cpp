@@ -12,10 +12,12 @@ constexpr std::array kConsumerEvents{
     std::pair{models::ConsumerEventKind::PollTimeout, std::string_view("poll_timeout")},
     std::pair{models::ConsumerEventKind::LeftGroup, std::string_view("left_group")},
     std::pair{models::ConsumerEventKind::Fenced, std::string_view("fenced")},
+    std::pair{models::ConsumerEventKind::RebalanceJoined, std::string_view("rebalance_joined")},
+    std::pair{models::ConsumerEventKind::AssignmentSettled, std::string_view("assignment_settled")},
 };
 
 // Every ksim error, from None to the last of the enum.
-constexpr auto kLastError = models::Error::IneligibleReplica;
+constexpr auto kLastError = models::Error::UnsupportedAssignor;
 
 }  // namespace
 

@@ -83,7 +83,7 @@ class Reader {
       const std::uint32_t consumer = consumer_of(f);
       const std::string name = f.text("kind");
       const auto k = history::consumer_event_kind(name);
-      if (!k) f.fail("kind", "unknown kind '" + config::excerpt(name) + "' (crashed, restarted, poll_timeout, left_group, fenced)");
+      if (!k) f.fail("kind", "unknown kind '" + config::excerpt(name) + "' (crashed, restarted, poll_timeout, left_group, fenced, rebalance_joined, assignment_settled)");
       events_.consumer_events.push_back({consumer, *k, t});
       return;
     }

@@ -8,6 +8,7 @@
 #include "app/scenario/kafka_entry_readers.hpp"
 #include "app/scenario/producer_config_reader.hpp"
 #include "models/client/consumer/assignors/assignor.hpp"
+#include "models/coordinator/consumer_group_assignor.hpp"
 
 namespace ksim::app {
 
@@ -62,6 +63,39 @@ std::vector<std::string> read_assignors(MapReader& in, std::vector<std::string> 
   return names;
 }
 
+// group.protocol (KIP-848, 4.0): `consumer` has the broker assign and time
+// the group, so the classic protocol's client configs are refused with it,
+// as Kafka's ConsumerConfig does; group.remote.assignor picks a broker
+// assignor. `classic` stays the default.
+void read_group_protocol(MapReader& in, models::ConsumerConfig& c, const models::Mechanisms& m) {
+  reject_absent(in, "group.protocol", m, Mechanism::ConsumerGroupProtocol);
+  c.consumer_protocol = in.get_choice("group.protocol", {"classic", "consumer"}, "classic") == "consumer";
+  if (!c.consumer_protocol) {
+    if (in.has("group.remote.assignor")) {
+      in.reject("group.remote.assignor", "is for group.protocol: consumer (the classic protocol assigns in the client)");
+    }
+    in.ignore("group.remote.assignor");
+    return;
+  }
+  for (const char* key : {"session.timeout.ms", "heartbeat.interval.ms", "partition.assignment.strategy"}) {
+    if (!in.has(key)) continue;
+    in.reject(key, "not supported with group.protocol: consumer (the broker's group.consumer.* configs and "
+                   "group.remote.assignor set it)");
+    in.ignore(key);
+  }
+  const std::string assignor = in.get<std::string>("group.remote.assignor", "");
+  if (!assignor.empty()) {
+    const auto known = models::make_server_assignor(assignor);
+    if (!known) {
+      const auto suggestion = config::closest_name(assignor, models::server_assignor_names());
+      throw in.error("group.remote.assignor", "unknown assignor '" + config::excerpt(assignor) + "'" +
+                                                  (suggestion ? " (did you mean '" + *suggestion + "'?)" : "") +
+                                                  "; known: uniform, range");
+    }
+    c.remote_assignor = std::string(known->name());
+  }
+}
+
 // The defaults of the consumer's release (ConsumerConfig of each):
 // session.timeout.ms 45 s from 3.0 (KIP-735), 10 s before;
 // partition.assignment.strategy [range, cooperative-sticky] from 3.0, [range] before.
@@ -73,6 +107,7 @@ models::ConsumerConfig read_consumer_config(MapReader& in, const models::Mechani
   c.group_id = in.get<std::string>("group.id", c.group_id);
   reject_absent(in, "group.instance.id", m, Mechanism::StaticMembership);
   c.group_instance_id = in.optional<std::string>("group.instance.id");
+  read_group_protocol(in, c, m);
   c.session_timeout = in.get<Duration>("session.timeout.ms", c.session_timeout, {1, kNever});
   c.heartbeat_interval = in.get<Duration>("heartbeat.interval.ms", c.heartbeat_interval, {1, kNever});
   if (c.heartbeat_interval >= c.session_timeout) {
@@ -154,6 +189,9 @@ KafkaSpec::ConsumerGroup read_consumer(MapReader in, const std::vector<models::T
     group.transform = read_producer_config(transform, client.mechanisms);
     check_record_format(transform, *group.transform, topics[static_cast<std::size_t>(group.workload.output_topic)]);
     group.transform_kafka_config = transform.map("config").resolved();
+    if (group.workload.commit == models::CommitStrategy::Transactional && group.config.consumer_protocol) {
+      throw in.error("commit", "transactional with group.protocol: consumer is not modelled (issue 18)");
+    }
     if (group.workload.commit == models::CommitStrategy::Transactional && group.transform->transactional_id.empty()) {
       throw transform.error("config", "commit: transactional needs a transactional.id for the producer");
     }

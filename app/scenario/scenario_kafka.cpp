@@ -1,6 +1,7 @@
 // The Kafka sections of a scenario: brokers, controller, topics, producers.
 // Kafka settings are read under Kafka's own names inside `config:` maps.
 #include <algorithm>
+#include <utility>
 
 #include "app/scenario/scenario.hpp"
 #include "app/scenario/distribution_reader.hpp"
@@ -9,6 +10,7 @@
 #include "app/scenario/producer_config_reader.hpp"
 #include "app/scenario/release_reader.hpp"
 #include "models/client/consumer/assignors/assignor.hpp"
+#include "models/coordinator/consumer_group_assignor.hpp"
 
 namespace ksim::app {
 
@@ -68,6 +70,63 @@ std::vector<models::LogDirSpec> read_log_dirs(MapReader& brokers, const std::opt
   return dirs;
 }
 
+// group.protocol: consumer needs brokers that have KIP-848, and one group
+// speaks one protocol (ksim does not model mixed groups or their online
+// migration from classic).
+void check_group_protocol(ListReader& consumers, std::size_t i, const KafkaSpec& kafka) {
+  const auto& added = kafka.consumers.back();
+  if (added.config.consumer_protocol &&
+      !kafka.release.mechanisms(kafka.release.release, {}).has(Mechanism::ConsumerGroupProtocol)) {
+    throw consumers.error(i, "group.protocol: consumer needs brokers with KIP-848 (4.0+); the cluster runs " +
+                                 kafka.release.release.name());
+  }
+  for (std::size_t j = 0; j + 1 < kafka.consumers.size(); ++j) {
+    const auto& other = kafka.consumers[j];
+    if (other.config.group_id == added.config.group_id && other.config.consumer_protocol != added.config.consumer_protocol) {
+      throw consumers.error(i, "group '" + added.config.group_id + "' mixes group.protocol classic and consumer "
+                               "(mixed groups and their online migration are not modelled)");
+    }
+  }
+}
+
+// KIP-848's consumer groups (4.0+): the broker times and assigns them.
+void read_consumer_group_config(MapReader& in, models::GroupCoordinatorConfig& g, const models::Mechanisms& m) {
+  for (const char* key : {"group.consumer.heartbeat.interval.ms", "group.consumer.session.timeout.ms", "group.consumer.assignors"}) {
+    reject_absent(in, key, m, Mechanism::ConsumerGroupProtocol);
+  }
+  g.consumer_heartbeat_interval =
+      in.get<Duration>("group.consumer.heartbeat.interval.ms", g.consumer_heartbeat_interval, {1, kNever});
+  g.consumer_session_timeout = in.get<Duration>("group.consumer.session.timeout.ms", g.consumer_session_timeout, {1, kNever});
+  if (g.consumer_heartbeat_interval >= g.consumer_session_timeout) {
+    in.reject("group.consumer.heartbeat.interval.ms", "must be lower than group.consumer.session.timeout.ms");
+  }
+  std::vector<std::string> names;
+  if (in.has_list("group.consumer.assignors")) {
+    config::ListReader list = in.list("group.consumer.assignors");
+    for (std::size_t i = 0; i < list.size(); ++i) names.push_back(list.at<std::string>(i));
+  } else if (const auto text = in.optional<std::string>("group.consumer.assignors")) {
+    std::string name;
+    for (const char ch : *text + ",") {
+      if (ch != ',' && ch != ' ') {
+        name += ch;
+      } else if (!name.empty()) {
+        names.push_back(std::exchange(name, {}));
+      }
+    }
+  } else {
+    return;
+  }
+  if (names.empty()) throw in.error("group.consumer.assignors", "needs at least one assignor");
+  g.consumer_assignors.clear();
+  for (const std::string& name : names) {
+    const auto assignor = models::make_server_assignor(name);
+    if (!assignor) {
+      throw in.error("group.consumer.assignors", "unknown assignor '" + config::excerpt(name) + "'; known: uniform, range");
+    }
+    g.consumer_assignors.emplace_back(assignor->name());
+  }
+}
+
 void read_group_coordinator_config(MapReader& in, models::GroupCoordinatorConfig& g, const models::Mechanisms& m) {
   // KIP-134 (0.11): a new group's first rebalance waits 3 s for more members; before, it did not.
   if (!m.has(Mechanism::InitialRebalanceDelay)) g.group_initial_rebalance_delay = 0;
@@ -80,6 +139,7 @@ void read_group_coordinator_config(MapReader& in, models::GroupCoordinatorConfig
       in.get<Duration>("group.initial.rebalance.delay.ms", g.group_initial_rebalance_delay);
   g.group_min_session_timeout = in.get<Duration>("group.min.session.timeout.ms", g.group_min_session_timeout);
   g.group_max_session_timeout = in.get<Duration>("group.max.session.timeout.ms", g.group_max_session_timeout);
+  read_consumer_group_config(in, g, m);
 }
 
 void read_txn_coordinator_config(MapReader& in, models::BrokerConfig& c) {
@@ -415,6 +475,7 @@ std::optional<KafkaSpec> read_kafka(MapReader& root, const std::vector<std::stri
     for (const auto& p : kafka.producers) {
       if (p.name == kafka.consumers.back().name) throw consumers.error(i, "a producer group has this name");
     }
+    check_group_protocol(consumers, i, kafka);
   }
   check_paced_producers(producers, kafka);
   return kafka;

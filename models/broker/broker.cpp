@@ -244,6 +244,8 @@ void Broker::dispatch(ConnectionId connection, MessagePtr message) {
     case ApiKey::OffsetCommit: return group_coordinator().handle(connection, message_as<OffsetCommitRequest>(m));
     case ApiKey::OffsetFetch: return group_coordinator().handle(connection, message_as<OffsetFetchRequest>(m));
     case ApiKey::TxnOffsetCommit: return group_coordinator().handle(connection, message_as<TxnOffsetCommitRequest>(m));
+    case ApiKey::ConsumerGroupHeartbeat:  // KIP-848
+      return group_coordinator().handle(connection, message_as<ConsumerGroupHeartbeatRequest>(m));
     case ApiKey::Vote:
     case ApiKey::BeginQuorumEpoch:
     case ApiKey::EndQuorumEpoch: break;  // the controller quorum's Raft

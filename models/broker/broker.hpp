@@ -328,6 +328,9 @@ class Broker final : public Node, private TxnCoordinatorHost {
   RandomStream& coordinator_rng() override { return rng(); }
   BrokerId coordinator_id() const override { return id_; }
   void coordinator_publish(const ModelEvent& event) override { publish(event); }
+  std::int32_t coordinator_partition_count(std::int32_t topic) const override {
+    return directory_->topics[static_cast<std::size_t>(topic)].partitions;
+  }
 
   // broker_follower.cpp
   Fetcher& fetcher_for(BrokerId leader, TopicPartition tp);

@@ -71,6 +71,7 @@ class ConsumptionWalk {
       report_.poll_timeouts += e.kind == ConsumerEventKind::PollTimeout ? 1 : 0;
       report_.crashes += e.kind == ConsumerEventKind::Crashed ? 1 : 0;
     }
+    check_member_rebalances();
     for (const auto& [cause, count] : causes_) report_.duplicate_causes.push_back({cause, count});
     for (const auto& [cause, count] : unprocessed_causes_) {
       report_.unprocessed_causes.push_back({cause, count, kafka_behaviour_.count(cause) > 0});
@@ -239,6 +240,30 @@ class ConsumptionWalk {
       const Offset from = it == last_commit.end() ? 0 : it->second;
       const auto size = static_cast<Offset>(records.size());
       report_.lag += static_cast<std::uint64_t>(std::max<Offset>(0, size - from));
+    }
+  }
+
+  // Each member's own time in rebalances, whatever the protocol: from its
+  // RebalanceJoined to its AssignmentSettled (or the end of the run); a crash
+  // ends it (the process is gone). Mean over the members that took part, and the longest.
+  void check_member_rebalances() {
+    std::map<std::uint32_t, SimTime> since;
+    std::map<std::uint32_t, SimTime> total;
+    for (const ConsumerEvent& e : history_.consumer_events) {
+      if (member(e.consumer) < 0) continue;
+      if (e.kind == ConsumerEventKind::RebalanceJoined) {
+        since.try_emplace(e.consumer, e.at);
+      } else if (e.kind == ConsumerEventKind::AssignmentSettled || e.kind == ConsumerEventKind::Crashed) {
+        const auto it = since.find(e.consumer);
+        if (it == since.end()) continue;
+        total[e.consumer] += e.at - it->second;
+        since.erase(it);
+      }
+    }
+    for (const auto& [consumer, at] : since) total[consumer] += std::max<SimTime>(0, group_.end - at);
+    for (const auto& [consumer, t] : total) {
+      report_.member_rebalance_mean_s += to_seconds(t) / static_cast<double>(total.size());
+      report_.member_rebalance_max_s = std::max(report_.member_rebalance_max_s, to_seconds(t));
     }
   }
 

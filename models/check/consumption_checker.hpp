@@ -62,6 +62,8 @@ struct ConsumptionReport {
   double rebalance_time_s = 0;              // summed over rebalances
   double longest_rebalance_s = 0;
   double stop_the_world_partition_s = 0;    // partition-seconds with no live owner, after the first assignment
+  double member_rebalance_mean_s = 0;       // a member's own time in rebalances (joined to settled), mean over members
+  double member_rebalance_max_s = 0;        // the same, the member with the most
   // "nothing committed to the topic", "nothing consumed": the guarantees
   // were checked over nothing; "" when they were not.
   std::string vacuous;

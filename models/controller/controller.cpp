@@ -87,6 +87,7 @@ void Controller::on_message(ConnectionId connection, MessagePtr message) {
     case ApiKey::Heartbeat:
     case ApiKey::LeaveGroup:
     case ApiKey::SyncGroup:
+    case ApiKey::ConsumerGroupHeartbeat:
     case ApiKey::InitProducerId:
     case ApiKey::OffsetForLeaderEpoch:
     case ApiKey::AddPartitionsToTxn:

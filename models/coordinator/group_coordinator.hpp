@@ -24,9 +24,11 @@
 #include <string>
 
 #include "models/history/consumption_history.hpp"
+#include "models/coordinator/consumer_group.hpp"
 #include "models/coordinator/coordinator_records.hpp"
 #include "models/coordinator/group_state.hpp"
 #include "models/events/model_event.hpp"
+#include "models/protocol/consumer_group_messages.hpp"
 #include "models/protocol/group_messages.hpp"
 #include "models/protocol/kafka_config.hpp"
 #include "models/log/partition_log.hpp"
@@ -51,6 +53,7 @@ class CoordinatorHost {
   virtual RandomStream& coordinator_rng() = 0;
   virtual BrokerId coordinator_id() const = 0;
   virtual void coordinator_publish(const ModelEvent& event) = 0;  // to the trace and the model's subscribers
+  virtual std::int32_t coordinator_partition_count(std::int32_t topic) const = 0;  // from its metadata (KIP-848's assignors)
 };
 
 // Kafka's Utils.abs(groupId.hashCode()) % partitions, with Java's String.hashCode.
@@ -75,6 +78,7 @@ class GroupCoordinator {
   void handle(ConnectionId c, const OffsetCommitRequest& request);
   void handle(ConnectionId c, const OffsetFetchRequest& request);
   void handle(ConnectionId c, const TxnOffsetCommitRequest& request);
+  void handle(ConnectionId c, const ConsumerGroupHeartbeatRequest& request);  // KIP-848
   // A transaction marker was written on one of its partitions: the producer's
   // pending transactional offsets take effect (commit) or are dropped (abort).
   void complete_transaction(std::int32_t partition, ProducerId producer, bool commit);
@@ -140,6 +144,29 @@ class GroupCoordinator {
   void reply_join_error(ConnectionId c, std::int64_t correlation, Error error, std::string member_id = {});
   void reply_sync(const Reply& to, Error error, std::vector<TopicPartition> assignment = {});
 
+  // group_coordinator_consumer.cpp: KIP-848's consumer groups
+  struct ConsumerGroupEntry {
+    ConsumerGroup group;
+    std::int32_t partition = 0;
+    std::map<std::string, TimerId> session_timers;     // group.consumer.session.timeout.ms, by member
+    std::map<std::string, TimerId> revocation_timers;  // the member's rebalance timeout while it revokes
+    std::map<TopicPartition, std::string> stable_owners;  // client id per partition when last Stable
+    bool rebalancing = false;                         // a rebalance is open in the history
+  };
+  ConsumerGroupEntry& consumer_group(const std::string& group);
+  Error consumer_join(ConsumerGroupEntry& entry, const ConsumerGroupHeartbeatRequest& request);
+  void consumer_leave(ConsumerGroupEntry& entry, const ConsumerGroupHeartbeatRequest& request);
+  void consumer_epoch_bumped(ConsumerGroupEntry& entry, const std::string& trigger);
+  void consumer_remove(ConsumerGroupEntry& entry, const std::string& member_id, const std::string& reason,
+                       const std::string& trigger);
+  void consumer_forget_timers(ConsumerGroupEntry& entry, const std::string& member_id);
+  void consumer_schedule_session(ConsumerGroupEntry& entry, const std::string& member_id);
+  void consumer_schedule_revocation(ConsumerGroupEntry& entry, const std::string& member_id);
+  void consumer_maybe_stable(ConsumerGroupEntry& entry);
+  // OffsetCommit and TxnOffsetCommit of a consumer group's member: nullopt when `group` is not one.
+  std::optional<Error> check_consumer_commit(const std::string& group, const MemberIdentity& member) const;
+  void unload_consumer_groups(std::int32_t partition);
+
   // group_coordinator_offsets.cpp
   Error check_coordinator(const std::string& group) const;
   Group* find(const std::string& group);
@@ -157,6 +184,7 @@ class GroupCoordinator {
   ConsumptionHistory* history_;
   std::map<std::int32_t, PartitionLoad> partitions_;  // the offsets partitions this broker leads
   std::map<std::string, Group> groups_;
+  std::map<std::string, ConsumerGroupEntry> consumer_groups_;  // KIP-848's; their offsets live in groups_
   std::uint64_t next_load_generation_ = 0;
 };
 

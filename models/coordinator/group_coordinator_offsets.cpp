@@ -105,6 +105,7 @@ void GroupCoordinator::finish_load(std::int32_t partition, std::uint64_t generat
 
 void GroupCoordinator::unload(std::int32_t partition) {
   if (partitions_.erase(partition) == 0) return;
+  unload_consumer_groups(partition);
   for (auto it = groups_.begin(); it != groups_.end();) {
     Group& g = it->second;
     if (g.partition != partition) {
@@ -125,6 +126,7 @@ void GroupCoordinator::unload(std::int32_t partition) {
 void GroupCoordinator::reset() {
   partitions_.clear();
   groups_.clear();
+  consumer_groups_.clear();
 }
 
 // ---- storing ----
@@ -165,7 +167,8 @@ Error GroupCoordinator::check_commit(const Group* g, const MemberIdentity& membe
 void GroupCoordinator::handle(ConnectionId c, const OffsetCommitRequest& request) {
   Error error = check_coordinator(request.group);
   Group* g = error == Error::None ? find(request.group) : nullptr;
-  if (error == Error::None) error = check_commit(g, request.member, false);
+  if (error == Error::None) error = check_consumer_commit(request.group, request.member).value_or(Error::None);
+  if (error == Error::None && !consumer_groups_.contains(request.group)) error = check_commit(g, request.member, false);
   const std::int64_t correlation = request.correlation_id;
   if (error != Error::None) {
     auto response = std::make_unique<OffsetCommitResponse>();
@@ -214,7 +217,10 @@ void GroupCoordinator::handle(ConnectionId c, const TxnOffsetCommitRequest& requ
   Error error = check_coordinator(request.group);
   Group* g = error == Error::None ? find(request.group) : nullptr;
   // Without group metadata (the API before KIP-447) there is nothing to check the sender against.
-  if (error == Error::None && request.member.generation >= 0) error = check_commit(g, request.member, true);
+  if (error == Error::None && request.member.generation >= 0) {
+    error = consumer_groups_.contains(request.group) ? *check_consumer_commit(request.group, request.member)
+                                                     : check_commit(g, request.member, true);
+  }
   const std::int64_t correlation = request.correlation_id;
   if (error != Error::None) {
     auto response = std::make_unique<TxnOffsetCommitResponse>();

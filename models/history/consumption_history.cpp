@@ -11,6 +11,8 @@ std::string_view to_string(ConsumerEventKind kind) {
     case ConsumerEventKind::PollTimeout: return "poll timeout";
     case ConsumerEventKind::LeftGroup: return "left the group";
     case ConsumerEventKind::Fenced: return "fenced";
+    case ConsumerEventKind::RebalanceJoined: return "rebalance joined";
+    case ConsumerEventKind::AssignmentSettled: return "assignment settled";
   }
   return "?";
 }

@@ -63,7 +63,11 @@ struct PositionResetRecord {
   SimTime at = 0;
 };
 
-enum class ConsumerEventKind { Crashed, Restarted, PollTimeout, LeftGroup, Fenced };
+// RebalanceJoined and AssignmentSettled bound a member's own part in a
+// rebalance: classic, from its JoinGroup to its new assignment in place
+// (after SyncGroup, in poll()); KIP-848, from its join or a new target to
+// its acknowledgement of the reconciled assignment.
+enum class ConsumerEventKind { Crashed, Restarted, PollTimeout, LeftGroup, Fenced, RebalanceJoined, AssignmentSettled };
 std::string_view to_string(ConsumerEventKind kind);
 
 struct ConsumerEvent {

@@ -29,6 +29,7 @@ std::string_view to_string(ApiKey key) {
     case ApiKey::EndQuorumEpoch: return "EndQuorumEpoch";
     case ApiKey::AlterPartition: return "AlterPartition";
     case ApiKey::BrokerHeartbeat: return "BrokerHeartbeat";
+    case ApiKey::ConsumerGroupHeartbeat: return "ConsumerGroupHeartbeat";
     case ApiKey::ZooKeeper: return "ZooKeeper";
   }
   return "?";

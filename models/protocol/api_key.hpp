@@ -41,6 +41,7 @@ enum class ApiKey : std::int16_t {
   EndQuorumEpoch = 54,
   AlterPartition = 56,   // KIP-497: a leader asks the controller to change the ISR
   BrokerHeartbeat = 63,  // KIP-631 (a new incarnation also stands for BrokerRegistration)
+  ConsumerGroupHeartbeat = 68,  // KIP-848: the consumer group protocol (group.protocol=consumer)
   // Not Kafka's: ZooKeeper's own protocol (models/zookeeper/zk_messages.hpp),
   // its operation in the message, between brokers and the ZooKeeper ensemble
   // of releases before KRaft. A key outside Kafka's numbers.

@@ -29,6 +29,10 @@ struct GroupCoordinatorConfig {
   SimTime group_initial_rebalance_delay = seconds(3);      // group.initial.rebalance.delay.ms
   SimTime group_min_session_timeout = seconds(6);          // group.min.session.timeout.ms
   SimTime group_max_session_timeout = minutes(30);         // group.max.session.timeout.ms
+  // KIP-848's consumer groups (group.protocol=consumer): the broker decides their timing.
+  SimTime consumer_heartbeat_interval = seconds(5);        // group.consumer.heartbeat.interval.ms
+  SimTime consumer_session_timeout = seconds(45);          // group.consumer.session.timeout.ms
+  std::vector<std::string> consumer_assignors{"uniform", "range"};  // group.consumer.assignors (the first: default)
   // Time to replay one record of a __consumer_offsets partition when a broker
   // becomes its leader (Kafka's loadGroupsAndOffsets). Not a Kafka config.
   SimTime load_time_per_record = microseconds(2);

@@ -40,6 +40,10 @@ std::string_view to_string(Error error) {
     case Error::InvalidProducerIdMapping: return "INVALID_PRODUCER_ID_MAPPING";
     case Error::TransactionAborted: return "TRANSACTION_ABORTED";
     case Error::UnstableOffsetCommit: return "UNSTABLE_OFFSET_COMMIT";
+    case Error::FencedMemberEpoch: return "FENCED_MEMBER_EPOCH";
+    case Error::StaleMemberEpoch: return "STALE_MEMBER_EPOCH";
+    case Error::UnreleasedInstanceId: return "UNRELEASED_INSTANCE_ID";
+    case Error::UnsupportedAssignor: return "UNSUPPORTED_ASSIGNOR";
   }
   return "?";
 }
@@ -64,7 +68,11 @@ bool is_retriable(Error error) {
     case Error::UnstableOffsetCommit:
     case Error::OffsetNotAvailable:
     case Error::NotController:
+    case Error::StaleMemberEpoch:
       return true;
+    case Error::FencedMemberEpoch:
+    case Error::UnreleasedInstanceId:
+    case Error::UnsupportedAssignor:
     case Error::None:
     case Error::BrokerNotAvailable:
     case Error::OffsetOutOfRange:

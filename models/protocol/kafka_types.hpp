@@ -68,6 +68,11 @@ enum class Error {
   // the KRaft controller quorum
   NotController,                 // this controller is not the active one (not the Raft leader)
   BrokerNotAvailable,            // ZooKeeper mode's ControlledShutdown from a broker the controller does not know live
+  // KIP-848's consumer group protocol
+  FencedMemberEpoch,             // the member's epoch is not the coordinator's: it must rejoin with epoch 0
+  StaleMemberEpoch,              // an offset commit with an older member epoch than the member's (retriable)
+  UnreleasedInstanceId,          // a static member's group.instance.id is still held by a live member
+  UnsupportedAssignor,           // group.remote.assignor names no assignor of group.consumer.assignors
 };
 std::string_view to_string(Error error);
 bool is_retriable(Error error);

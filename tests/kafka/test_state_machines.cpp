@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "models/client/consumer/consumer.hpp"
 #include "models/client/producer/transaction_manager_state.hpp"
 #include "models/controller/controller_role.hpp"
 #include "models/coordinator/group_state.hpp"
@@ -110,4 +111,24 @@ TEST_CASE("controller roles: claim, renounce and a clean stop, no others", "[sta
   check_against_kafka({Standby, Active, Stopping}, expected);
   CHECK_FALSE(legal(Stopping, Active));  // a stopping controller does not claim again
   CHECK(to_string(Stopping) == "Stopping");
+}
+
+TEST_CASE("KIP-848 consumer member states: MemberState.java's previous valid states", "[state-machine][kip848]") {
+  using enum ConsumerMembership;
+  // Kafka's table (clients/.../internals/MemberState.java), PREPARE_LEAVING folded into
+  // Leaving (its previous states are Leaving's; LEAVING's only previous state is it) and
+  // FATAL not a state (the consumer stops).
+  const ValidPrevious<ConsumerMembership> kafka{
+      {Stable, {Joining, Acknowledging, Reconciling}},
+      {Reconciling, {Stable, Joining, Acknowledging, Reconciling}},
+      {Acknowledging, {Reconciling}},
+      {Fenced, {Joining, Stable, Reconciling, Acknowledging, Leaving}},
+      {Joining, {Fenced, Unsubscribed, Stale}},
+      {Leaving, {Joining, Stable, Reconciling, Acknowledging, Unsubscribed}},
+      {Unsubscribed, {Leaving, Fenced}},
+      {Stale, {Leaving}},
+  };
+  check_against_kafka({Unsubscribed, Joining, Reconciling, Acknowledging, Stable, Fenced, Leaving, Stale}, kafka);
+  CHECK_FALSE(legal(Stable, Acknowledging));  // only a reconciliation acknowledges
+  CHECK(to_string(Acknowledging) == "ACKNOWLEDGING");
 }

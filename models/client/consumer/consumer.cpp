@@ -44,7 +44,11 @@ void Consumer::on_start() {
   next_auto_commit_ = now() + config_.auto_commit_interval;
   for (const std::int32_t p : workload_.partitions) own(p);
   refresh_metadata();
-  if (group_mode_) heartbeat_tick();
+  if (group_mode_ && config_.consumer_protocol) {
+    start_membership();
+  } else if (group_mode_) {
+    heartbeat_tick();
+  }
   wake_app();
 }
 
@@ -82,6 +86,8 @@ void Consumer::on_crash(CrashKind kind) {
   new_assignment_.reset();
   heartbeat_correlation_ = -1;
   heartbeat_retrying_ = false;  // its timers are gone
+  forget_membership();
+  in_member_rebalance_ = false;
 }
 
 // KafkaConsumer.close(): the application finishes the records of its last
@@ -124,6 +130,8 @@ void Consumer::on_message(ConnectionId, MessagePtr message) {
     case ApiKey::JoinGroup: return handle_join_group(message_as<JoinGroupResponse>(m));
     case ApiKey::SyncGroup: return handle_sync_group(message_as<SyncGroupResponse>(m));
     case ApiKey::Heartbeat: return handle_heartbeat(message_as<HeartbeatResponse>(m));
+    case ApiKey::ConsumerGroupHeartbeat:
+      return handle_consumer_heartbeat(message_as<ConsumerGroupHeartbeatResponse>(m));
     case ApiKey::OffsetCommit: return handle_offset_commit(message_as<OffsetCommitResponse>(m));
     case ApiKey::OffsetFetch: return handle_offset_fetch(message_as<OffsetFetchResponse>(m));
     case ApiKey::LeaveGroup:
@@ -215,7 +223,17 @@ void Consumer::poll() {
       (new_assignment_ || rejoin_needed_)) {
     return end_transform_batch();  // partitions may move: the open transaction ends first
   }
-  if (group_mode_) {
+  if (group_mode_ && config_.consumer_protocol) {
+    if (membership_ == Membership::Stale || membership_ == Membership::Fenced) {  // after a poll timeout: onPartitionsLost, then join again
+      lose_all_partitions();
+      generation_ = kJoinMemberEpoch;
+      membership_to(Membership::Joining);
+      member_rebalance(true);
+      schedule_consumer_heartbeat(0);
+    }
+    if (!coordinator_ready()) find_coordinator();
+    if (reconcile()) return;
+  } else if (group_mode_) {
     if (new_assignment_) {  // onJoinComplete: the rebalance callbacks run in the application's thread
       const std::vector<TopicPartition> assignment = std::move(*new_assignment_);
       new_assignment_.reset();
@@ -223,6 +241,7 @@ void Consumer::poll() {
       next_auto_commit_ = now() + config_.auto_commit_interval;
       group_metadata_ = identity();
       apply_assignment(assignment);
+      member_rebalance(false);
       if (app_ != AppState::Polling) return;  // blocked in the revocation's commitSync
     }
     if (!coordinator_ready()) find_coordinator();

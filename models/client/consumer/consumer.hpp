@@ -36,6 +36,7 @@
 #include "models/protocol/cluster_directory.hpp"
 #include "models/history/consumption_history.hpp"
 #include "models/client/consumer/fetch_session_handler.hpp"
+#include "models/protocol/consumer_group_messages.hpp"
 #include "models/protocol/group_messages.hpp"
 #include "models/client/kafka_client.hpp"
 #include "models/client/producer/producer.hpp"
@@ -55,6 +56,10 @@ struct ConsumerConfig {
   bool enable_auto_commit = true;                    // enable.auto.commit
   SimTime auto_commit_interval = seconds(5);         // auto.commit.interval.ms
   std::vector<std::string> partition_assignment_strategy{"range", "cooperative-sticky"};  // partition.assignment.strategy
+  // group.protocol: consumer (KIP-848, 4.0+) joins with ConsumerGroupHeartbeat
+  // and the broker assigns; classic (the default) with JoinGroup and SyncGroup.
+  bool consumer_protocol = false;
+  std::string remote_assignor;                       // group.remote.assignor ("": the broker's default)
   std::uint64_t fetch_min_bytes = 1;                 // fetch.min.bytes
   SimTime fetch_max_wait = milliseconds(500);        // fetch.max.wait.ms
   std::uint64_t max_partition_fetch_bytes = 1048576; // max.partition.fetch.bytes
@@ -80,6 +85,13 @@ enum class CommitStrategy {
   Transactional,      // consume-transform-produce: outputs and offsets in one transaction (KIP-447)
 };
 std::string_view to_string(CommitStrategy strategy);
+
+// KIP-848's member states on the client (MemberState.java of the consumer;
+// PREPARE_LEAVING is folded into Leaving), and the transitions its
+// getPreviousValidStates allows.
+enum class ConsumerMembership { Unsubscribed, Joining, Reconciling, Acknowledging, Stable, Fenced, Leaving, Stale };
+std::string_view to_string(ConsumerMembership state);
+bool legal(ConsumerMembership from, ConsumerMembership to);
 
 struct ConsumerWorkload {
   std::int32_t topic = 0;
@@ -107,6 +119,7 @@ class Consumer final : public KafkaClient {
            ConsumerWorkload workload, std::shared_ptr<const ClusterDirectory> directory, ModelEventBus& events,
            ConsumptionHistory& history);
 
+  std::uint32_t index() const { return index_; }  // in the consumption history
   std::uint64_t records_processed() const { return processed_; }
   SimTime cpu_ns() const { return cpu_ns_; }  // poll()'s work with client CPU costs
   // From the producer's batch to poll() returning the record (kafka-e2e-latency's measure).
@@ -139,6 +152,7 @@ class Consumer final : public KafkaClient {
   enum class AppState { Polling, Committing, Processing, Closing, Stopped };
   enum class MemberState { Unjoined, Joining, Syncing, Stable };
   enum class AfterCommit { Poll, Process, Rejoin, Revoke, Close };
+  using Membership = ConsumerMembership;
   struct Buffered {
     Offset offset;
     Epoch epoch;
@@ -237,6 +251,23 @@ class Consumer final : public KafkaClient {
   // sendOffsetsToTransaction (KIP-447); kept when the generation is reset.
   MemberIdentity group_metadata() const { return group_metadata_; }
   bool is_dynamic_member() const { return !config_.group_instance_id.has_value(); }
+  // The member's own part in a rebalance begins or ends (the history's per-member rebalance time).
+  void member_rebalance(bool in);
+
+  // consumer_membership.cpp: KIP-848's protocol (ConsumerMembershipManager,
+  // HeartbeatRequestManager): heartbeats, reconciliation, leaving
+  void membership_to(Membership next);
+  void start_membership();
+  void schedule_consumer_heartbeat(SimTime delay);
+  void send_consumer_heartbeat();
+  void handle_consumer_heartbeat(const ConsumerGroupHeartbeatResponse& response);
+  void consumer_fenced(std::string_view reason);
+  bool reconcile();  // in poll(): true when the application is now blocked (the revocation's commit)
+  void finish_reconciliation();
+  bool consumer_leave(std::string_view reason);
+  void consumer_poll_timeout();
+  void forget_membership();
+  std::vector<TopicPartition> owned_partitions() const;
 
   // consumer_commit.cpp: offset commits and committed offsets
   bool can_commit() const { return !config_.group_id.empty(); }
@@ -344,12 +375,20 @@ class Consumer final : public KafkaClient {
   MemberIdentity group_metadata_;  // see group_metadata()
   std::string protocol_;
   bool rejoin_needed_ = true;
+  bool in_member_rebalance_ = false;  // between RebalanceJoined and AssignmentSettled
   std::string rejoin_reason_ = "initial join";
   SimTime join_backoff_until_ = 0;
   std::vector<TopicPartition> last_assignment_;  // the sticky assignors' memory of the previous assignment
   std::int64_t group_correlation_ = -1;  // the JoinGroup or SyncGroup in flight
   std::optional<std::vector<TopicPartition>> new_assignment_;  // from SyncGroup; applied inside poll()
   std::int64_t heartbeat_correlation_ = -1;
+  // KIP-848 (group.protocol=consumer); generation_ holds the member epoch
+  Membership membership_ = Membership::Unsubscribed;
+  std::set<std::int32_t> target_;  // the partitions the coordinator last assigned
+  bool reconciling_ = false;       // a reconciliation waits for its revocation's commit
+  std::int64_t cg_heartbeat_correlation_ = -1;
+  std::uint64_t cg_heartbeat_token_ = 0;  // the armed heartbeat timer (older ones are void)
+  SimTime cg_heartbeat_interval_ = seconds(5);  // as the coordinator last said
   bool heartbeat_retrying_ = false;  // a retry.backoff.ms check is armed (Heartbeat.failHeartbeat)
   std::int32_t heartbeat_generation_ = -1;
   SimTime last_heartbeat_response_ = 0;

@@ -58,6 +58,8 @@ void Consumer::commit_async(std::vector<CommittedOffset> offsets, bool auto_comm
 // A group member commits only with a stable generation; otherwise the client
 // fails the commit without sending it (Kafka's generationIfStable()).
 Error Consumer::commit_precheck() const {
+  // KIP-848: a commit carries the member epoch; none before the first heartbeat's answer.
+  if (group_mode_ && config_.consumer_protocol) return generation_ > 0 ? Error::None : Error::UnknownMemberId;
   if (!group_mode_ || member_ == MemberState::Stable) return Error::None;
   return member_ == MemberState::Unjoined && !rejoin_needed_ ? Error::IllegalGeneration : Error::RebalanceInProgress;
 }
@@ -103,6 +105,7 @@ void Consumer::handle_offset_commit(const OffsetCommitResponse& response) {
       retriable = true;
       break;
     case Error::CoordinatorLoadInProgress:
+    case Error::StaleMemberEpoch:  // KIP-848: sent again with the member's latest epoch
     case Error::RequestTimedOut: retriable = true; break;
     case Error::RebalanceInProgress: request_rejoin("a commit found the group rebalancing"); break;
     case Error::IllegalGeneration:
@@ -149,7 +152,11 @@ void Consumer::commit_done(bool ok) {
     case AfterCommit::Revoke:
       revoke(revoking_);
       revoking_.clear();
-      if (protocol_kind_ == RebalanceProtocol::Cooperative) request_rejoin("partitions revoked, to be reassigned");
+      if (group_mode_ && config_.consumer_protocol) {
+        finish_reconciliation();
+      } else if (protocol_kind_ == RebalanceProtocol::Cooperative) {
+        request_rejoin("partitions revoked, to be reassigned");
+      }
       return wake_app();
     case AfterCommit::Close: return finish_close();
   }

@@ -25,6 +25,13 @@ void Consumer::fenced() {
   stop("fenced: another member has this group.instance.id");
 }
 
+void Consumer::member_rebalance(bool in) {
+  if (in == in_member_rebalance_) return;
+  in_member_rebalance_ = in;
+  history_.consumer_events.push_back(
+      {index_, in ? ConsumerEventKind::RebalanceJoined : ConsumerEventKind::AssignmentSettled, now()});
+}
+
 // ---- the coordinator ----
 
 void Consumer::find_coordinator() {
@@ -65,6 +72,7 @@ void Consumer::handle_find_coordinator(const FindCoordinatorResponse& response) 
   coordinator_connected_ = true;
   last_heartbeat_response_ = now();  // Kafka's heartbeat.resetSessionTimeout() on discovery
   publish(CoordinatorFound{coordinator_});
+  if (config_.consumer_protocol && membership_ != Membership::Unsubscribed) schedule_consumer_heartbeat(0);
   for (auto& [correlation, commit] : commits_) {
     if (!commit.sent) send_commit(correlation);
   }
@@ -84,6 +92,7 @@ void Consumer::coordinator_unknown(std::string_view why) {
     rejoin_needed_ = true;
   }
   if (heartbeat_correlation_ >= 0) heartbeat_failed();  // the one in flight failed with the connection
+  cg_heartbeat_correlation_ = -1;  // KIP-848's: sent again once the coordinator is found
   heartbeat_correlation_ = -1;
   group_correlation_ = -1;
   offset_fetch_correlation_ = -1;
@@ -181,6 +190,7 @@ void Consumer::send_join_group() {
   request->reason = rejoin_reason_;
   member_ = MemberState::Joining;
   rejoin_needed_ = false;
+  member_rebalance(true);
   publish(JoinSent{rejoin_reason_});
   send_to_coordinator(std::move(request));
 }
@@ -351,6 +361,7 @@ void Consumer::handle_heartbeat(const HeartbeatResponse& response) {
 // session time out); the next poll() joins again, its partitions lost.
 void Consumer::poll_timeout_expired(SimTime polled_at) {
   if (last_poll_ != polled_at || app_ == AppState::Polling || stopped() || generation_ < 0) return;
+  if (config_.consumer_protocol) return consumer_poll_timeout();
   history_.consumer_events.push_back({index_, ConsumerEventKind::PollTimeout, now()});
   publish(PollTimedOut{});
   leave_group("consumer poll timeout has expired");
@@ -358,6 +369,7 @@ void Consumer::poll_timeout_expired(SimTime polled_at) {
 }
 
 bool Consumer::leave_group(std::string_view reason) {
+  if (config_.consumer_protocol) return consumer_leave(reason);
   if (!is_dynamic_member() || !coordinator_ready() || member_id_.empty()) return false;
   auto request = std::make_unique<LeaveGroupRequest>();
   request->correlation_id = next_correlation_id();

@@ -115,6 +115,7 @@ void Producer::on_message(ConnectionId connection, MessagePtr message) {
     case ApiKey::Heartbeat:
     case ApiKey::LeaveGroup:
     case ApiKey::SyncGroup:
+    case ApiKey::ConsumerGroupHeartbeat:
     case ApiKey::OffsetForLeaderEpoch:
     case ApiKey::WriteTxnMarkers:
     case ApiKey::AlterPartition:

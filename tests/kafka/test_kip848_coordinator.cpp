@@ -1,0 +1,155 @@
+// KIP-848 at the GroupCoordinator, through ConsumerGroupHeartbeat with a
+// fake broker around it: joins and the member epoch, a revocation and the
+// hand-over, the session and rebalance (revocation) timeouts, leaving, a
+// static member's return, and the member epoch on OffsetCommit.
+#include <catch2/catch.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/coordinator/group_coordinator.hpp"
+#include "sim/events/event_queue.hpp"
+
+using namespace ksim;
+using namespace ksim::models;
+
+namespace {
+
+// The broker around the coordinator: a clock, timers, and the answers it sends.
+class Kip848Host final : public CoordinatorHost {
+ public:
+  SimTime coordinator_now() const override { return queue.now(); }
+  TimerId coordinator_timer(SimTime delay, std::function<void()> callback) override {
+    auto shared = std::make_shared<std::function<void()>>(std::move(callback));
+    return queue.schedule_after(delay, [shared] { (*shared)(); });
+  }
+  void coordinator_cancel(TimerId timer) override { queue.cancel(timer); }
+  void coordinator_send(ConnectionId, MessagePtr message) override { sent.push_back(std::move(message)); }
+  void coordinator_append(std::int32_t, std::uint64_t, std::function<void(Error)> done) override { done(Error::None); }
+  RandomStream& coordinator_rng() override { return rng; }
+  BrokerId coordinator_id() const override { return 0; }
+  void coordinator_publish(const ModelEvent&) override {}
+  std::int32_t coordinator_partition_count(std::int32_t) const override { return 6; }
+
+  EventQueue queue;
+  RandomStream rng{1};
+  std::vector<MessagePtr> sent;
+};
+
+struct Kip848Fixture {
+  Kip848Fixture() : coordinator(host, config(), records, nullptr) {
+    coordinator.load(0, log);
+    host.queue.run_until(0);
+  }
+  static GroupCoordinatorConfig config() {
+    GroupCoordinatorConfig c;
+    c.offsets_topic_num_partitions = 1;
+    c.consumer_session_timeout = seconds(45);
+    c.consumer_heartbeat_interval = seconds(5);
+    return c;
+  }
+  // A heartbeat and its answer.
+  ConsumerGroupHeartbeatResponse heartbeat(const std::string& member, std::int32_t epoch,
+                                           std::vector<std::int32_t> owned = {}, std::optional<std::string> instance = {}) {
+    ConsumerGroupHeartbeatRequest r;
+    r.correlation_id = ++correlation;
+    r.group = "g";
+    r.member_id = member;
+    r.member_epoch = epoch;
+    r.instance_id = std::move(instance);
+    r.client_id = member;
+    r.rebalance_timeout = seconds(30);
+    r.topics = {0};
+    for (const std::int32_t p : owned) r.owned.push_back({0, p});
+    coordinator.handle(1, r);
+    REQUIRE_FALSE(host.sent.empty());
+    const auto& response = dynamic_cast<const ConsumerGroupHeartbeatResponse&>(*host.sent.back());
+    CHECK(response.correlation_id == correlation);
+    return response;
+  }
+  Error commit(const std::string& member, std::int32_t epoch) {
+    OffsetCommitRequest r;
+    r.correlation_id = ++correlation;
+    r.group = "g";
+    r.member = MemberIdentity{epoch, member, std::nullopt};
+    r.offsets = {{{0, 0}, 10, 0}};
+    coordinator.handle(1, r);
+    return dynamic_cast<const OffsetCommitResponse&>(*host.sent.back()).error;
+  }
+
+  Kip848Host host;
+  CoordinatorRecordStore records;
+  PartitionLog log;
+  GroupCoordinator coordinator;
+  std::int64_t correlation = 0;
+};
+
+std::vector<std::int32_t> kip848_owned(const ConsumerGroupHeartbeatResponse& r) {
+  std::vector<std::int32_t> out;
+  for (const TopicPartition tp : *r.assignment) out.push_back(tp.partition);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("KIP-848 heartbeats: join, revoke before the hand-over, acknowledge", "[kip848][coordinator]") {
+  Kip848Fixture f;
+  const auto a1 = f.heartbeat("a", 0);
+  CHECK(a1.error == Error::None);
+  CHECK(a1.heartbeat_interval == seconds(5));
+  CHECK(a1.member_epoch > 0);
+  CHECK(kip848_owned(a1) == std::vector<std::int32_t>{0, 1, 2, 3, 4, 5});
+  const auto b1 = f.heartbeat("b", 0);
+  CHECK(b1.assignment->empty());  // its share is still a's
+  // a is asked to give up three, keeping its epoch until it has.
+  const auto a2 = f.heartbeat("a", a1.member_epoch, kip848_owned(a1));
+  CHECK(a2.member_epoch == a1.member_epoch);
+  CHECK(a2.assignment->size() == 3);
+  CHECK(f.heartbeat("b", b1.member_epoch).assignment->empty());
+  const auto a3 = f.heartbeat("a", a2.member_epoch, kip848_owned(a2));  // revoked
+  CHECK(a3.member_epoch == b1.member_epoch);
+  const auto b2 = f.heartbeat("b", b1.member_epoch);
+  CHECK(b2.assignment->size() == 3);
+  // A stale epoch is fenced; an unknown member is told so.
+  CHECK(f.heartbeat("a", a3.member_epoch + 1).error == Error::FencedMemberEpoch);
+  CHECK(f.heartbeat("zz", 4).error == Error::UnknownMemberId);
+}
+
+TEST_CASE("KIP-848 offset commits carry the member epoch", "[kip848][coordinator]") {
+  Kip848Fixture f;
+  const auto a = f.heartbeat("a", 0);
+  CHECK(f.commit("a", a.member_epoch) == Error::None);
+  CHECK(f.commit("a", a.member_epoch - 1) == Error::StaleMemberEpoch);
+  CHECK(f.commit("a", a.member_epoch + 1) == Error::FencedMemberEpoch);
+  CHECK(f.commit("b", 1) == Error::UnknownMemberId);
+}
+
+TEST_CASE("KIP-848 timeouts: a silent member is removed, one that does not revoke is fenced", "[kip848][coordinator]") {
+  Kip848Fixture f;
+  const auto a = f.heartbeat("a", 0);
+  const auto b = f.heartbeat("b", 0);
+  // b stays silent, a is asked to revoke but does not.
+  const auto a2 = f.heartbeat("a", a.member_epoch, kip848_owned(a));
+  CHECK(a2.assignment->size() == 3);
+  f.host.queue.run_until(seconds(31));  // a's rebalance timeout (30 s)
+  CHECK(f.heartbeat("a", a2.member_epoch, kip848_owned(a)).error == Error::UnknownMemberId);
+  f.host.queue.run_until(seconds(46));  // b's session (45 s)
+  CHECK(f.heartbeat("b", b.member_epoch).error == Error::UnknownMemberId);
+}
+
+TEST_CASE("KIP-848 leaving: dynamic at once, static kept until it is back", "[kip848][coordinator]") {
+  Kip848Fixture f;
+  const auto s = f.heartbeat("s-1", 0, {}, "s");
+  CHECK(f.heartbeat("s-1", kStaticLeaveMemberEpoch, kip848_owned(s), "s").error == Error::None);
+  // Back with a new member id: its place and partitions, no rebalance.
+  const auto back = f.heartbeat("s-2", 0, {}, "s");
+  CHECK(back.error == Error::None);
+  CHECK(kip848_owned(back) == kip848_owned(s));
+  CHECK(back.member_epoch == s.member_epoch);
+  // A second instance while the first is there: UNRELEASED_INSTANCE_ID.
+  CHECK(f.heartbeat("s-3", 0, {}, "s").error == Error::UnreleasedInstanceId);
+  const auto d = f.heartbeat("d", 0);
+  CHECK(f.heartbeat("d", kLeaveMemberEpoch).member_epoch == kLeaveMemberEpoch);
+  CHECK(f.heartbeat("d", d.member_epoch).error == Error::UnknownMemberId);
+}

@@ -72,7 +72,9 @@ void ZkClient::liveness_tick() {
     host_.zk_send(connection_, std::move(ping));
     last_sent_ = now;
   }
-  const SimTime next = std::min(last_sent_ + timeout / 3, last_received_ + timeout * 2 / 3);
+  // While connecting nothing is pinged: only the connect's own deadline counts.
+  const SimTime give_up = last_received_ + timeout * 2 / 3;
+  const SimTime next = state_ == ZkClientState::Connected ? std::min(last_sent_ + timeout / 3, give_up) : give_up;
   liveness_timer_ = host_.zk_set_timer(std::max<SimTime>(next - now, 1), [this, g = generation_] {
     if (g == generation_) liveness_tick();
   });

@@ -190,3 +190,21 @@ TEST_CASE("KIP-848 static members restarted within the session keep their place:
     CHECK(kip848_rebalances_from(s, 10.0) == 0);
   }
 }
+
+// Explore found it (one run in 46): a refused connection attempt to a crashed broker failed every fetch
+// in flight, also to healthy brokers, so the consumer sent another behind each on its muted channel, 52
+// deep by the end; a validation queued there never came back and 67 records of partition 20 stayed unread.
+TEST_CASE("a consumer's lost connection fails only what was in flight on it (explore's unread partition)",
+          "[kip848][consumer]") {
+  const auto run = run_scenario(
+      "kip848-member-crash", 7367645243558678987ULL,
+      {"nemesis={start: 1s, end: 45s, crash: {rate: 0.090662139/s, duration: {distribution: uniform, min: 100ms, "
+       "max: 7998391447ns}, targets: [brokers]}, latency_spike: {rate: 0.191059609/s, duration: {distribution: "
+       "uniform, min: 100ms, max: 2631245886ns}, extra: 4470709758ns}, jitter_burst: {rate: 0.087570745/s, "
+       "duration: {distribution: uniform, min: 100ms, max: 5777894007ns}, jitter: {distribution: pareto, scale: "
+       "100us, shape: 1.2}}}"});
+  CHECK(run.status == ksim::app::kExitOk);
+  const nlohmann::json g = kip848_group(run, "billing");
+  CHECK(g["unprocessed"] == 0);
+  CHECK(g["processed"].get<std::uint64_t>() > 27000);
+}

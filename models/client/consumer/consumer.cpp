@@ -162,13 +162,17 @@ void Consumer::on_connection_closed(ConnectionId connection) {
     coordinator_connected_ = false;
     return coordinator_unknown("connection to the coordinator closed");
   }
-  connection_lost(connection);
+  // NetworkClient fails the requests in flight to that broker only: a fetch
+  // or a position request to another broker still waits for its answer (it
+  // used to be failed too, and sent again behind itself on its muted channel).
+  const std::vector<BrokerId> lost = connection_lost(connection);
   if (find_correlation_ >= 0 && connection == find_connection_) {
     find_correlation_ = -1;  // the FindCoordinator in flight failed with it
     set_timer(config_.retry_backoff, [this] { find_coordinator(); });
   }
-  fetch_in_flight_.clear();
+  for (const BrokerId broker : lost) fetch_in_flight_.erase(broker);
   for (auto& [p, state] : partitions_) {
+    if (std::find(lost.begin(), lost.end(), state.asked) == lost.end()) continue;  // asked elsewhere
     if (state.position_state == PositionState::Resetting) set_position_state(state, PositionState::NeedsReset);
     if (state.position_state == PositionState::Validating) set_position_state(state, PositionState::NeedsValidation);
   }
@@ -455,6 +459,7 @@ void Consumer::reset_positions() {
     request->partitions.push_back({workload_.topic, p});
     set_position_state(state, PositionState::Resetting);
     state.request_correlation = request->correlation_id;  // a fetch in flight is answered for the old position: ignored
+    state.asked = leader;
   }
   for (auto& [broker, request] : requests) {
     const std::vector<TopicPartition> asked = request->partitions;
@@ -552,6 +557,7 @@ void Consumer::validate_positions() {
     publish(PositionValidating{p, current, state.consumed});
     set_position_state(state, PositionState::Validating);
     state.request_correlation = request->correlation_id;  // a fetch in flight is answered for the old position: ignored
+    state.asked = leader;
   }
   for (auto& [broker, request] : requests) {
     std::vector<std::int32_t> asked;

@@ -170,6 +170,7 @@ class Consumer final : public KafkaClient {
     std::deque<Buffered> buffer;
     std::uint64_t buffered_bytes = 0;  // of the records in `buffer`
     std::int64_t request_correlation = -1;  // the last fetch, ListOffsets or validation asked for it
+    BrokerId asked = kNoBroker;  // where the last ListOffsets or validation for it went
     PositionResetCause reset_cause = PositionResetCause::NoCommittedOffset;  // why it needs auto.offset.reset
   };
   struct CommitInFlight {

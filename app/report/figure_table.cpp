@@ -42,7 +42,7 @@ std::string Guarantees::verdict() const {
   if (!vacuous.empty()) return exactly_once ? "vacuous" : "none";  // what did not hold was checked over something
   if (exactly_once) return "exactly-once";
   if (at_least_once) return "at-least-once";
-  if (at_most_once) return "at-most-once";
+  if (at_most_once) return incomplete.empty() ? "at-most-once" : "incomplete";
   return "none";
 }
 

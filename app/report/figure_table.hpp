@@ -38,7 +38,10 @@ struct Guarantees {
   bool at_least_once = false;
   bool exactly_once = false;
   std::string vacuous;
-  std::string verdict() const;  // "exactly-once", "at-least-once", "at-most-once", "none" or "vacuous"
+  // At-least-once could not be decided (records not reached by the end): the
+  // verdict is "incomplete" where it would have been "at-most-once".
+  std::string incomplete;
+  std::string verdict() const;  // "exactly-once", "at-least-once", "at-most-once", "incomplete", "none" or "vacuous"
   bool meets(std::string_view required) const;  // one of the first four ("none" always holds)
 };
 

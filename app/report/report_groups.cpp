@@ -31,6 +31,11 @@ constexpr Figure<G> kGroup[] = {
      .expect = ExpectAs::Count, .description = "extra processings of a committed record"},
     {.name = "unprocessed", .value = of_report<&C::unprocessed>, .label = "unprocessed",
      .expect = ExpectAs::Count, .description = "committed records never processed: lost for the group"},
+    {.name = "unreached", .value = of_report<&C::unreached>, .label = "not reached by the end",
+     .expect = ExpectAs::Count,
+     .description = "unprocessed records past the furthest offset the group processed of their partition, skipped "
+                    "by no reset: the run ended first (all unprocessed records being such, the verdict is "
+                    "\"incomplete\", not \"at-most-once\")"},
     {.name = "uncommitted_seen", .value = of_report<&C::uncommitted_seen>,
      .label = "uncommitted seen", .expect = ExpectAs::Count,
      .description = "processed records not in the committed log (read past the high watermark, or truncated since)"},
@@ -73,12 +78,14 @@ constexpr Figure<G> kGroup[] = {
     {.name = "at_least_once", .value = held_of_report<&C::at_least_once>, .unit = U::Held},
     {.name = "exactly_once", .value = held_of_report<&C::exactly_once>, .unit = U::Held},
     {.name = "verdict", .value = of<&G::consumption>, .unit = U::Verdict, .expect = ExpectAs::Guarantee,
-     .description = "the guarantee the group's processing of the committed log must meet",
+     .description = "the guarantee the group's processing of the committed log must meet (a verdict of "
+                    "`incomplete` meets `at-most-once` and `none` only)",
      .expect_key = "consumption"},
     {.name = "end_to_end.at_most_once", .value = held_end_to_end<&G::end_to_end_at_most_once>, .unit = U::Held},
     {.name = "end_to_end.at_least_once", .value = held_end_to_end<&G::end_to_end_at_least_once>, .unit = U::Held},
     {.name = "end_to_end.exactly_once", .value = held_end_to_end<&G::end_to_end_exactly_once>, .unit = U::Held},
     {.name = "vacuous", .value = of<&G::vacuous>, .unit = U::Text},
+    {.name = "incomplete", .value = [](const G& g) { return figure_value(g.report.incomplete()); }, .unit = U::Text},
     {.name = "end_to_end.vacuous", .value = of<&G::end_to_end_vacuous>, .unit = U::Text},
     {.name = "end_to_end.verdict", .value = of<&G::end_to_end>, .unit = U::Verdict, .expect = ExpectAs::Guarantee,
      .description = "the guarantee the producers' records must meet once processed by the group (or, for a "

@@ -37,10 +37,11 @@ struct GroupFigures {
   // end to end also the producers' ("nothing acknowledged").
   std::string vacuous, end_to_end_vacuous;
   Guarantees consumption() const {
-    return {report.at_most_once(), report.at_least_once(), report.exactly_once(), vacuous};
+    return {report.at_most_once(), report.at_least_once(), report.exactly_once(), vacuous, report.incomplete()};
   }
   Guarantees end_to_end() const {
-    return {end_to_end_at_most_once, end_to_end_at_least_once, end_to_end_exactly_once(), end_to_end_vacuous};
+    const std::string incomplete = transform ? "" : report.incomplete();
+    return {end_to_end_at_most_once, end_to_end_at_least_once, end_to_end_exactly_once(), end_to_end_vacuous, incomplete};
   }
 };
 

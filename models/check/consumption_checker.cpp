@@ -111,9 +111,10 @@ class ConsumptionWalk {
       cause = fmt_reset(*skip);
     } else {
       const auto furthest = furthest_processed_.find(partition);
-      cause = furthest == furthest_processed_.end() || furthest->second < offset
-                  ? "not read: no consumer of the group reached it by the end"
-                  : "not read, though later offsets were, and no auto.offset.reset skipped it";
+      const bool unreached = furthest == furthest_processed_.end() || furthest->second < offset;
+      report_.unreached += unreached ? 1 : 0;
+      cause = unreached ? "not read: no consumer of the group reached it by the end"
+                        : "not read, though later offsets were, and no auto.offset.reset skipped it";
     }
     const auto [it, fresh] = unprocessed_causes_.try_emplace(cause, 0);
     ++it->second;
@@ -335,6 +336,12 @@ class ConsumptionWalk {
 };
 
 }  // namespace
+
+std::string ConsumptionReport::incomplete() const {
+  if (unprocessed == 0 || unprocessed != unreached) return "";
+  return std::to_string(unreached) + " committed records not reached by the end (the group was behind or stuck: a "
+         "longer drain, or why it stopped)";
+}
 
 ConsumptionReport check_consumption(const ConsumptionHistory& history, const FinalLogs& logs,
                                     const ConsumerGroupSpec& group) {

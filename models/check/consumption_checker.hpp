@@ -43,6 +43,9 @@ struct ConsumptionReport {
   std::uint64_t processed = 0;         // records processed, every time
   std::uint64_t committed = 0;         // records in the committed logs of the topic
   std::uint64_t unprocessed = 0;       // committed, never processed: lost for the group
+  // Of those, past the furthest offset any member processed of their partition,
+  // and skipped by no reset: the run ended before the group got there.
+  std::uint64_t unreached = 0;
   std::uint64_t duplicated = 0;        // extra processings of a committed record
   std::uint64_t uncommitted_seen = 0;  // processed but not in the committed log (read past the HW, or truncated since)
   std::uint64_t aborted_reads = 0;     // processed records of aborted transactions (read_uncommitted)
@@ -71,6 +74,10 @@ struct ConsumptionReport {
   bool at_most_once() const { return duplicated == 0 && uncommitted_seen == 0 && aborted_reads == 0; }
   bool at_least_once() const { return unprocessed == 0 && uncommitted_seen == 0 && aborted_reads == 0; }
   bool exactly_once() const { return at_most_once() && at_least_once() && out_of_order == 0; }
+  // At-least-once could not be decided: every unprocessed record is one the
+  // group had not reached by the end (it was still behind, or stuck), none it
+  // skipped. "" when it could be; else why, for the verdict to say "incomplete".
+  std::string incomplete() const;
 };
 
 // One application's consumers: a consumer group, or consumers sharing a group.id.

@@ -187,6 +187,7 @@ KafkaSpec::ConsumerGroup read_consumer(MapReader in, const std::vector<models::T
     group.workload.records_per_transaction = transform.get<std::uint64_t>("records_per_transaction", 0, {0, 100000000});
     group.workload.commit_interval = transform.get<Duration>("commit_interval", 0);
     group.transform = read_producer_config(transform, client.mechanisms);
+    group.transform->transaction_v2 = client.mechanisms.has(Mechanism::TransactionsV2);  // and the cluster's feature (read_kafka)
     check_record_format(transform, *group.transform, topics[static_cast<std::size_t>(group.workload.output_topic)]);
     group.transform_kafka_config = transform.map("config").resolved();
     if (group.workload.commit == models::CommitStrategy::Transactional && group.config.consumer_protocol) {

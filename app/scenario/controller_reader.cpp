@@ -29,6 +29,13 @@ models::ControllerConfig read_controller_config(MapReader controller, MapReader 
   MapReader features = controller.map("features");
   const std::uint64_t elr = m.has(Mechanism::EligibleLeaderReplicas) ? 1 : 0;
   c.eligible_leader_replicas = features.get<std::uint64_t>("eligible.leader.replicas.version", elr, {0, 1}) == 1;
+  // transaction.version=2 (KIP-890 part 2) for a new cluster from 4.0 (TV_2's bootstrap metadata version, IBP_4_0_IV2).
+  const int tv = m.has(Mechanism::TransactionsV2) ? 2 : 0;
+  if (features.has("transaction.version") && m.release() < models::KafkaRelease{4, 0}) {
+    features.ignore("transaction.version");
+    features.reject("transaction.version", "not in Kafka " + m.release().name() + ": the feature came in 4.0 (KIP-890)");
+  }
+  c.transaction_version = static_cast<int>(features.get<std::uint64_t>("transaction.version", tv, {0, 2}));
   return c;
 }
 

@@ -58,9 +58,10 @@ reconnect.backoff.ms request.timeout.ms retry.backoff.max.ms retry.backoff.ms se
 send.buffer.bytes session.timeout.ms socket.connection.setup.timeout.max.ms socket.connection.setup.timeout.ms
 value.deserializer
 )";
-// The broker's own SSL and SASL configs are among them (BrokerSecurityConfigs).
+// The broker's own SSL and SASL configs are among them (BrokerSecurityConfigs),
+// and 4.0.0's AddPartitionsToTxnConfig (KAFKA-18654, after that commit).
 constexpr const char* kBroker = R"(
-advertised.listeners alter.config.policy.class.name alter.log.dirs.replication.quota.window.num
+add.partitions.to.txn.retry.backoff.max.ms add.partitions.to.txn.retry.backoff.ms advertised.listeners alter.config.policy.class.name alter.log.dirs.replication.quota.window.num
 alter.log.dirs.replication.quota.window.size.seconds authorizer.class.name auto.create.topics.enable
 auto.leader.rebalance.enable background.threads broker.heartbeat.interval.ms broker.id
 broker.id.generation.enable broker.rack broker.session.timeout.ms cleanup.policy client.quota.callback.class

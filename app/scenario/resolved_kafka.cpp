@@ -253,7 +253,8 @@ void add_kafka_json(const Scenario& s, json& out) {
     }
     out["controller"] = {{"name", controller_names.front()},
                          {"rack", controller_racks.front()},
-                         {"features", {{"eligible.leader.replicas.version", k.controller.eligible_leader_replicas ? 1 : 0}}}};
+                         {"features", {{"eligible.leader.replicas.version", k.controller.eligible_leader_replicas ? 1 : 0},
+                                       {"transaction.version", k.controller.transaction_version}}}};
     // The quorum: its controllers (controller id i is names[i]) and controller.quorum.* configs.
     out["controllers"] = {{"count", k.controller_count},
                           {"names", std::move(controller_names)},

@@ -152,6 +152,17 @@ void read_txn_coordinator_config(MapReader& in, models::BrokerConfig& c) {
                                             t.abort_check_interval, {1, kNever});
   c.transaction_partition_verification_enable =
       in.get<bool>("transaction.partition.verification.enable", c.transaction_partition_verification_enable);
+  // KAFKA-18654 (4.0): the leader's retries of a transactions-v2 add.
+  for (const char* key : {"add.partitions.to.txn.retry.backoff.ms", "add.partitions.to.txn.retry.backoff.max.ms"}) {
+    if (in.has(key) && c.mechanisms.release() < models::KafkaRelease{4, 0}) {
+      in.ignore(key);
+      in.reject(key, "not in Kafka " + c.mechanisms.release().name() + ": it came in 4.0 (KAFKA-18654)");
+    }
+  }
+  c.add_partitions_to_txn_retry_backoff =
+      in.get<Duration>("add.partitions.to.txn.retry.backoff.ms", c.add_partitions_to_txn_retry_backoff, {milliseconds(1), kNever});
+  c.add_partitions_to_txn_retry_backoff_max =
+      in.get<Duration>("add.partitions.to.txn.retry.backoff.max.ms", c.add_partitions_to_txn_retry_backoff_max, {0, kNever});
 }
 
 // The machine: threads and CPU costs, page cache (Kafka's num.network.threads
@@ -414,6 +425,7 @@ std::optional<KafkaSpec> read_kafka(MapReader& root, const std::vector<std::stri
   MapReader controller = root.map("controller");
   kafka.controller_rack = controller.optional<std::string>("rack");
   kafka.controller = read_controller_config(controller, brokers.map("config"), profile, cluster);
+  kafka.broker.transaction_coordinator.transaction_v2 = kafka.controller.transaction_version >= 2;
   read_controllers(root, kafka);
   read_zookeeper(root, brokers.map("config"), cluster, kafka);
   kafka.zookeeper_client.controlled_shutdown = kafka.broker.controlled_shutdown_enable;
@@ -446,6 +458,8 @@ std::optional<KafkaSpec> read_kafka(MapReader& root, const std::vector<std::stri
     group.own_release = client.own_release;
     group.switches = client.switches;
     group.config = read_producer_config(in, client.mechanisms);
+    group.config.transaction_v2 = client.mechanisms.has(Mechanism::TransactionsV2) &&  // the client's release, and
+                                  kafka.broker.transaction_coordinator.transaction_v2;  // the cluster's feature
     check_transaction_timeout(in.map("config"), group.config, kafka.broker);
     group.kafka_config = in.map("config").resolved();
     group.workload = read_workload(in, kafka.topics);
@@ -465,6 +479,9 @@ std::optional<KafkaSpec> read_kafka(MapReader& root, const std::vector<std::stri
   if (!consumers.empty() && kafka.topics.empty()) throw root.error("consumers", "need a topic to consume from");
   for (std::size_t i = 0; i < consumers.size(); ++i) {
     kafka.consumers.push_back(read_consumer(consumers.map_at(i), kafka.topics, racks, kafka.release));
+    if (auto& transform = kafka.consumers.back().transform) {
+      transform->transaction_v2 = transform->transaction_v2 && kafka.broker.transaction_coordinator.transaction_v2;
+    }
     if (const auto& transform = kafka.consumers.back().transform) {
       check_transaction_timeout(consumers.map_at(i).map("transform").map("config"), *transform, kafka.broker);
     }

@@ -243,7 +243,7 @@ void Broker::dispatch(ConnectionId connection, MessagePtr message) {
     case ApiKey::LeaveGroup: return group_coordinator().handle(connection, message_as<LeaveGroupRequest>(m));
     case ApiKey::OffsetCommit: return group_coordinator().handle(connection, message_as<OffsetCommitRequest>(m));
     case ApiKey::OffsetFetch: return group_coordinator().handle(connection, message_as<OffsetFetchRequest>(m));
-    case ApiKey::TxnOffsetCommit: return group_coordinator().handle(connection, message_as<TxnOffsetCommitRequest>(m));
+    case ApiKey::TxnOffsetCommit: return handle_txn_offset_commit(connection, message_as<TxnOffsetCommitRequest>(m));
     case ApiKey::ConsumerGroupHeartbeat:  // KIP-848
       return group_coordinator().handle(connection, message_as<ConsumerGroupHeartbeatRequest>(m));
     case ApiKey::Vote:

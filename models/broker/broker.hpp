@@ -302,6 +302,13 @@ class Broker final : public Node, private TxnCoordinatorHost {
   void handle_write_txn_markers(ConnectionId connection, const WriteTxnMarkersRequest& request);
   void write_marker(TopicPartition tp, ProducerId producer, ProducerEpoch epoch, bool commit, std::function<void(Error)> done);
   bool verify_transactional_writes(ConnectionId connection, std::unique_ptr<ProduceRequest>& request);
+  void check_transactional_writes(ConnectionId connection, std::shared_ptr<ProduceRequest> held,
+                                  std::vector<TopicPartition> partitions, ProducerId producer, ProducerEpoch epoch,
+                                  SimTime started);
+  void add_to_transaction(const std::string& transactional_id, ProducerId producer, ProducerEpoch epoch,
+                          const std::vector<TopicPartition>& partitions, bool add, std::function<void(Verdicts)> done);
+  // KIP-890 part 2: TxnOffsetCommit v5+ adds the group's offsets partition to the transaction first.
+  void handle_txn_offset_commit(ConnectionId connection, const TxnOffsetCommitRequest& request);
   void txn_append(std::int32_t partition, std::uint64_t record_id, std::function<void(Error)> done) override;
   void write_markers(ProducerId producer, ProducerEpoch epoch, bool commit, const std::vector<TopicPartition>& partitions,
                      std::function<void(const std::vector<std::pair<TopicPartition, Error>>&)> done) override;

@@ -185,15 +185,20 @@ void Broker::txn_append(std::int32_t partition, std::uint64_t record_id, std::fu
                   config_.transaction_coordinator.append_timeout, std::move(done));
 }
 
-// ---- KIP-890 part 1: verification ----
+// ---- KIP-890: verification (part 1), implicit adds (part 2) ----
 
 // The first transactional write of a producer to a partition opens a
 // transaction there; with verification, the leader first asks the
 // transaction coordinator whether the partition is part of the producer's
-// ongoing transaction, and holds the request until it knows. True when
+// ongoing transaction, and holds the request until it knows. A
+// transactions-v2 producer (Produce v12+) never added the partition itself:
+// the leader adds it (AddPartitionsToTxnManager's addPartition), whatever
+// transaction.partition.verification.enable says
+// (ReplicaManager.maybeSendPartitionsToTransactionCoordinator, 4.0). True when
 // the request was taken over (it comes back through handle_produce).
 bool Broker::verify_transactional_writes(ConnectionId connection, std::unique_ptr<ProduceRequest>& request) {
-  if (!config_.transaction_partition_verification_enable || request->transactional_id.empty() ||
+  const bool add = request->transaction_v2;
+  if ((!config_.transaction_partition_verification_enable && !add) || request->transactional_id.empty() ||
       directory_->transaction_topic < 0) {
     return false;
   }
@@ -211,42 +216,115 @@ bool Broker::verify_transactional_writes(ConnectionId connection, std::unique_pt
     epoch = b.producer_epoch;
   }
   if (unverified.empty()) return false;
-  const std::int32_t p = group_partition(request->transactional_id, topic({directory_->transaction_topic, 0}).partitions);
-  const BrokerId coordinator = leader_of({directory_->transaction_topic, p});
-  auto verify = std::make_unique<AddPartitionsToTxnRequest>();
-  const std::int64_t correlation = verify->correlation_id = next_correlation_id_++;
-  verify->transactional_id = request->transactional_id;
-  verify->producer_id = producer;
-  verify->producer_epoch = epoch;
-  verify->partitions = unverified;
-  verify->verify_only = true;
   auto held = std::shared_ptr<ProduceRequest>(request.release());
-  // Not in the transaction: INVALID_TXN_STATE. No answer from the coordinator
-  // (unreachable, moving, loading): NOT_ENOUGH_REPLICAS, which the producer retries.
-  auto resume = [this, connection, held, unverified, producer, epoch](Message* m) {
+  check_transactional_writes(connection, held, unverified, producer, epoch, now());
+  return true;
+}
+
+// One try; an add answered CONCURRENT_TRANSACTIONS (the previous transaction's
+// markers are still being written) is tried again every
+// add.partitions.to.txn.retry.backoff.ms until
+// add.partitions.to.txn.retry.backoff.max.ms has passed since the first, then
+// answered as is (KAFKA-18654, 4.0: ReplicaManager.maybeRetryOnConcurrentTransactions).
+void Broker::check_transactional_writes(ConnectionId connection, std::shared_ptr<ProduceRequest> held,
+                                        std::vector<TopicPartition> partitions, ProducerId producer,
+                                        ProducerEpoch epoch, SimTime started) {
+  const bool add = held->transaction_v2;
+  add_to_transaction(held->transactional_id, producer, epoch, partitions, add,
+                     [this, connection, held, partitions, producer, epoch, started, add](Verdicts verdicts) {
+                       const bool concurrent = std::any_of(verdicts.begin(), verdicts.end(), [](const auto& v) {
+                         return v.second == Error::ConcurrentTransactions;
+                       });
+                       // (Kafka also caps it at the broker's request.timeout.ms, 30 s, which ksim does not read.)
+                       if (add && concurrent && now() - started < config_.add_partitions_to_txn_retry_backoff_max) {
+                         coordinator_timer(config_.add_partitions_to_txn_retry_backoff,
+                                           [this, connection, held, partitions, producer, epoch, started] {
+                                             check_transactional_writes(connection, held, partitions, producer, epoch,
+                                                                        started);
+                                           });
+                         return;
+                       }
+                       handle_produce(connection, std::make_unique<ProduceRequest>(*held), &verdicts);
+                     });
+}
+
+// Asks the producer's transaction coordinator to verify (`add` false) or add
+// the partitions; `done` gets the error of each partition that may not be
+// written. Not in the transaction: INVALID_TXN_STATE; fenced:
+// INVALID_PRODUCER_EPOCH; no answer from the coordinator (unreachable, moving,
+// loading): NOT_ENOUGH_REPLICAS, which the producer retries. Still completing
+// the previous transaction: CONCURRENT_TRANSACTIONS for an add (retriable too),
+// NOT_ENOUGH_REPLICAS for a verification (ReplicaManager's postVerificationCallback).
+void Broker::add_to_transaction(const std::string& transactional_id, ProducerId producer, ProducerEpoch epoch,
+                                const std::vector<TopicPartition>& partitions, bool add,
+                                std::function<void(Verdicts)> done) {
+  const std::int32_t p = group_partition(transactional_id, topic({directory_->transaction_topic, 0}).partitions);
+  const BrokerId coordinator = leader_of({directory_->transaction_topic, p});
+  auto ask = std::make_unique<AddPartitionsToTxnRequest>();
+  const std::int64_t correlation = ask->correlation_id = next_correlation_id_++;
+  ask->transactional_id = transactional_id;
+  ask->producer_id = producer;
+  ask->producer_epoch = epoch;
+  ask->partitions = partitions;
+  ask->verify_only = !add;
+  auto resume = [this, partitions, producer, epoch, add, done = std::move(done)](Message* m) {
     Verdicts verdicts;
-    for (const TopicPartition tp : unverified) verdicts[tp] = Error::NotEnoughReplicas;
+    for (const TopicPartition tp : partitions) verdicts[tp] = Error::NotEnoughReplicas;
     if (const auto* answer = message_if<AddPartitionsToTxnResponse>(m)) {
-      for (const auto& [tp, error] : answer->partitions) {
+      std::vector<std::pair<TopicPartition, Error>> results = answer->partitions;
+      if (results.empty()) {  // an add: one error for all
+        for (const TopicPartition tp : partitions) results.emplace_back(tp, answer->error);
+      }
+      for (const auto& [tp, error] : results) {
         if (error == Error::None) {
           verdicts.erase(tp);
           if (Replica* r = replica(tp)) r->verified[producer] = epoch;
         } else if (error == Error::InvalidTxnState || error == Error::ProducerFenced) {
           verdicts[tp] = error == Error::ProducerFenced ? Error::InvalidProducerEpoch : Error::InvalidTxnState;
+        } else if (error == Error::ConcurrentTransactions && add) {
+          verdicts[tp] = error;
         }
       }
     }
-    handle_produce(connection, std::make_unique<ProduceRequest>(*held), &verdicts);
+    done(std::move(verdicts));
   };
   if (coordinator == kNoBroker) {
     coordinator_timer(0, [resume] { resume(nullptr); });
+  } else if (coordinator == id_ && txn_coordinator_ && add) {
+    auto request = std::shared_ptr<AddPartitionsToTxnRequest>(ask.release());
+    txn_coordinator_->add_for_leader(*request, [this, request, resume](Error error) {
+      auto answer = std::make_shared<AddPartitionsToTxnResponse>();
+      answer->correlation_id = request->correlation_id;
+      answer->error = error;
+      coordinator_timer(0, [resume, answer] { resume(answer.get()); });
+    });
   } else if (coordinator == id_ && txn_coordinator_) {
-    auto answer = std::make_shared<AddPartitionsToTxnResponse>(txn_coordinator_->verify(*verify));
+    auto answer = std::make_shared<AddPartitionsToTxnResponse>(txn_coordinator_->verify(*ask));
     coordinator_timer(0, [resume, answer] { resume(answer.get()); });
   } else {
-    send_to_broker(coordinator, std::move(verify), correlation, resume);
+    send_to_broker(coordinator, std::move(ask), correlation, resume);
   }
-  return true;
+}
+
+// TxnOffsetCommit v5+ (transactions v2) comes without AddOffsetsToTxn: the
+// group's __consumer_offsets partition joins the transaction here first, as
+// the group coordinator's transactional writes verify with addPartition.
+void Broker::handle_txn_offset_commit(ConnectionId connection, const TxnOffsetCommitRequest& request) {
+  if (!request.transaction_v2 || directory_->transaction_topic < 0 || directory_->offsets_topic < 0) {
+    return group_coordinator().handle(connection, request);
+  }
+  const TopicPartition offsets{directory_->offsets_topic,
+                               group_partition(request.group, topic({directory_->offsets_topic, 0}).partitions)};
+  auto held = std::make_shared<TxnOffsetCommitRequest>(request);
+  add_to_transaction(request.transactional_id, request.producer_id, request.producer_epoch, {offsets}, /*add=*/true,
+                     [this, connection, held](Verdicts verdicts) {
+                       if (verdicts.empty()) return group_coordinator().handle(connection, *held);
+                       auto response = std::make_unique<TxnOffsetCommitResponse>();
+                       response->correlation_id = held->correlation_id;
+                       const Error error = verdicts.begin()->second;
+                       response->error = error == Error::NotEnoughReplicas ? Error::CoordinatorLoadInProgress : error;
+                       send(connection, std::move(response));
+                     });
 }
 
 // ---- inspection ----

@@ -49,6 +49,12 @@ struct TransactionRecord {
   TxnState state = TxnState::Empty;
   std::vector<TopicPartition> partitions;
   SimTime started = 0;  // when the transaction became Ongoing
+  // TransactionMetadata.clientTransactionVersion: 2 when the producer runs
+  // transactions v2 (KIP-890 part 2), whose every EndTxn bumps the epoch.
+  bool transaction_v2 = false;
+  // An epoch bump that exhausted the epochs (transactions v2): the producer id
+  // the transaction continues with, at epoch 0, once complete (nextProducerId).
+  ProducerId next_producer_id = kNoProducerId;
 };
 
 struct CoordinatorRecord {

@@ -1,6 +1,7 @@
 #include "models/coordinator/txn_coordinator.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "sim/core/state_machine.hpp"
 
@@ -94,7 +95,7 @@ void TxnCoordinator::handle(ConnectionId c, const InitProducerIdRequest& request
       // A new instance of the producer: fence the old one and abort its transaction; the client retries.
       host_.coordinator_publish(TxnFenced{txn->id, txn->state.producer_epoch + 1});
       const std::string id = txn->id;
-      prepare_end(*txn, /*commit=*/false, /*bump_epoch=*/true, [](Error) {});
+      prepare_end(*txn, /*commit=*/false, /*fence=*/true, config_.transaction_v2, [](Error) {});
       return answer(Error::ConcurrentTransactions, -1, -1);
     }
     case TxnState::PrepareCommit:
@@ -135,6 +136,10 @@ AddPartitionsToTxnResponse TxnCoordinator::verify(const AddPartitionsToTxnReques
     response.partitions.emplace_back(tp, verdict);
   }
   return response;
+}
+
+void TxnCoordinator::add_for_leader(const AddPartitionsToTxnRequest& request, std::function<void(Error)> done) {
+  add_partitions(request, std::move(done));
 }
 
 void TxnCoordinator::handle(ConnectionId c, const AddPartitionsToTxnRequest& request) {
@@ -185,38 +190,91 @@ void TxnCoordinator::handle(ConnectionId c, const AddOffsetsToTxnRequest& reques
 
 // ---- EndTxn: commit or abort ----
 
+// TransactionCoordinator.endTransaction (4.0) for an EndTxn of transactions
+// v2, whose epoch the ending transaction bumped: a retry of that EndTxn
+// carries the epoch one lower ("retry"), the next transaction's the current
+// one. Ongoing and Empty take only the current epoch, a prepared transaction
+// only a retry, a complete one either.
+Error TxnCoordinator::check_end_txn_v2(const Txn& txn, const EndTxnRequest& request) const {
+  if (request.producer_id != txn.state.producer_id) return Error::InvalidProducerIdMapping;
+  const bool retry = txn.state.producer_epoch == request.producer_epoch + 1;
+  const bool current = txn.state.producer_epoch == request.producer_epoch;
+  switch (txn.state.state) {
+    case TxnState::Ongoing:
+    case TxnState::Empty: return current ? Error::None : Error::ProducerFenced;
+    case TxnState::PrepareCommit:
+    case TxnState::PrepareAbort: return retry ? Error::None : Error::ProducerFenced;
+    case TxnState::CompleteCommit:
+    case TxnState::CompleteAbort: return retry || current ? Error::None : Error::ProducerFenced;
+  }
+  return Error::ProducerFenced;
+}
+
+// EndTxn v5+ answers with the producer id and epoch the next transaction uses.
+void TxnCoordinator::reply_end_txn(ConnectionId c, std::int64_t correlation, Error error, const Txn* txn, bool v2) {
+  auto response = std::make_unique<EndTxnResponse>();
+  response->correlation_id = correlation;
+  response->error = error;
+  if (v2 && error == Error::None && txn) {
+    const bool renewed = txn->state.next_producer_id != kNoProducerId;
+    response->producer_id = renewed ? txn->state.next_producer_id : txn->state.producer_id;
+    response->producer_epoch = renewed ? ProducerEpoch{0} : txn->state.producer_epoch;
+  }
+  host_.coordinator_send(c, std::move(response));
+}
+
 void TxnCoordinator::handle(ConnectionId c, const EndTxnRequest& request) {
+  const bool v2 = request.transaction_v2;
+  const std::int64_t correlation = request.correlation_id;
   Error error = check_coordinator(request.transactional_id);
   Txn* txn = error == Error::None ? find(request.transactional_id) : nullptr;
+  if (error == Error::None && !txn) error = Error::InvalidProducerIdMapping;
   if (error == Error::None) {
-    error = txn ? check_producer(*txn, request.producer_id, request.producer_epoch) : Error::InvalidProducerIdMapping;
+    error = v2 ? check_end_txn_v2(*txn, request) : check_producer(*txn, request.producer_id, request.producer_epoch);
   }
   if (error == Error::None && txn->writing) error = Error::ConcurrentTransactions;
-  if (error != Error::None) return reply<EndTxnResponse>(c, request.correlation_id, error);
+  if (error != Error::None) return reply_end_txn(c, correlation, error, txn, v2);
   const bool commit = request.commit;
+  const bool retry = txn->state.producer_epoch == request.producer_epoch + 1;  // v2 only
+  // The table of TransactionCoordinator.endTransaction (4.0): v1 answers a
+  // complete transaction's retry as done; v2 tells a retry (done) from the
+  // next transaction's abort, which ends it with nothing added (an epoch bump).
+  Error answer = Error::InvalidTxnState;
+  bool end = false;
   switch (txn->state.state) {
-    case TxnState::Ongoing: break;
-    case TxnState::PrepareCommit:
-      return reply<EndTxnResponse>(c, request.correlation_id, commit ? Error::ConcurrentTransactions : Error::InvalidTxnState);
-    case TxnState::PrepareAbort:
-      return reply<EndTxnResponse>(c, request.correlation_id, commit ? Error::InvalidTxnState : Error::ConcurrentTransactions);
-    case TxnState::CompleteCommit:  // a retry of an EndTxn that succeeded
-      return reply<EndTxnResponse>(c, request.correlation_id, commit ? Error::None : Error::InvalidTxnState);
+    case TxnState::Ongoing: end = true; break;
+    case TxnState::PrepareCommit: answer = commit ? Error::ConcurrentTransactions : Error::InvalidTxnState; break;
+    case TxnState::PrepareAbort: answer = commit ? Error::InvalidTxnState : Error::ConcurrentTransactions; break;
+    case TxnState::CompleteCommit:
+      if (!v2) answer = commit ? Error::None : Error::InvalidTxnState;
+      else if (commit) answer = retry ? Error::None : Error::InvalidTxnState;
+      else end = !retry;
+      break;
     case TxnState::CompleteAbort:
-      return reply<EndTxnResponse>(c, request.correlation_id, commit ? Error::InvalidTxnState : Error::None);
-    case TxnState::Empty: return reply<EndTxnResponse>(c, request.correlation_id, Error::InvalidTxnState);
+      if (!v2 || retry) answer = commit ? Error::InvalidTxnState : Error::None;
+      else end = !commit;
+      break;
+    case TxnState::Empty: end = v2 && !commit; break;
   }
-  prepare_end(*txn, commit, /*bump_epoch=*/false, [this, c, correlation = request.correlation_id](Error e) {
-    reply<EndTxnResponse>(c, correlation, coordinator_error(e));
+  if (!end) return reply_end_txn(c, correlation, answer, txn, v2);
+  const std::string id = txn->id;
+  prepare_end(*txn, commit, /*fence=*/false, v2, [this, c, correlation, id, v2](Error e) {
+    reply_end_txn(c, correlation, coordinator_error(e), find(id), v2);
   });
 }
 
-// PrepareCommit or PrepareAbort is written first; once it is, the outcome is
-// decided: the markers follow, then the Complete state.
-void TxnCoordinator::prepare_end(Txn& txn, bool commit, bool bump_epoch, std::function<void(Error)> done) {
+// TransactionMetadata.prepareFenceProducerEpoch (`fence`) and
+// prepareAbortOrCommit, which bumps the epoch again with transactions v2: the
+// markers carry the new epoch, so a late write of the ended transaction is
+// fenced on the partition itself.
+void TxnCoordinator::prepare_end(Txn& txn, bool commit, bool fence, bool v2, std::function<void(Error)> done) {
   TransactionRecord next = txn.state;
+  if (next.state != TxnState::Ongoing) next.partitions.clear();  // an abort with nothing added (noPartitionAdded)
   next.state = commit ? TxnState::PrepareCommit : TxnState::PrepareAbort;
-  if (bump_epoch) next.producer_epoch = static_cast<ProducerEpoch>(next.producer_epoch + 1);
+  next.producer_epoch = static_cast<ProducerEpoch>(next.producer_epoch + (fence ? 1 : 0) + (v2 ? 1 : 0));
+  next.transaction_v2 = v2;
+  // TransactionMetadata.isEpochExhausted: Short.MaxValue - 1 and up.
+  if (v2 && !fence && next.producer_epoch >= kMaxProducerEpoch - 1) next.next_producer_id = host_.allocate_producer_id();
   const std::string id = txn.id;
   write(txn, next, [this, id, done = std::move(done)](Error error) {
     done(error);
@@ -255,6 +313,10 @@ void TxnCoordinator::complete(const std::string& id) {
   TransactionRecord next = txn->state;
   next.state = next.state == TxnState::PrepareCommit ? TxnState::CompleteCommit : TxnState::CompleteAbort;
   next.partitions.clear();
+  if (next.next_producer_id != kNoProducerId) {  // TransactionMetadata.prepareComplete
+    next.producer_id = std::exchange(next.next_producer_id, kNoProducerId);
+    next.producer_epoch = 0;
+  }
   write(*txn, next, [this, id](Error error) {
     if (error != Error::None) {
       host_.coordinator_timer(milliseconds(100), [this, id] { complete(id); });
@@ -276,7 +338,7 @@ void TxnCoordinator::abort_timed_out() {
   }
   for (const std::string& id : expired) {
     host_.coordinator_publish(TxnTimedOut{id});
-    prepare_end(txns_.at(id), /*commit=*/false, /*bump_epoch=*/true, [](Error) {});
+    prepare_end(txns_.at(id), /*commit=*/false, /*fence=*/true, config_.transaction_v2, [](Error) {});
   }
 }
 

@@ -51,6 +51,9 @@ class TxnCoordinator {
   void handle(ConnectionId c, const AddOffsetsToTxnRequest& request);
   // KIP-890: is each partition part of the producer's ongoing transaction?
   AddPartitionsToTxnResponse verify(const AddPartitionsToTxnRequest& request);
+  // KIP-890 part 2: a partition leader adds the partitions of a transactions-v2
+  // producer's first write to them (AddPartitionsToTxnManager's addPartition).
+  void add_for_leader(const AddPartitionsToTxnRequest& request, std::function<void(Error)> done);
 
  private:
   enum class LoadState { Loading, Loaded };
@@ -65,10 +68,14 @@ class TxnCoordinator {
   Error check_coordinator(const std::string& id) const;
   Txn* find(const std::string& id);
   Error check_producer(const Txn& txn, ProducerId producer, ProducerEpoch epoch) const;
+  Error check_end_txn_v2(const Txn& txn, const EndTxnRequest& request) const;
   void add_partitions(const AddPartitionsToTxnRequest& request, std::function<void(Error)> done);
   // Writes `next` for the transaction; it becomes its state once replicated, then `done` runs.
   void write(Txn& txn, TransactionRecord next, std::function<void(Error)> done);
-  void prepare_end(Txn& txn, bool commit, bool bump_epoch, std::function<void(Error)> done);
+  // `fence`: the coordinator's own abort (a timeout, a new instance), which bumps
+  // the epoch; `v2`: transactions v2, whose every end bumps it (once more).
+  void prepare_end(Txn& txn, bool commit, bool fence, bool v2, std::function<void(Error)> done);
+  void reply_end_txn(ConnectionId c, std::int64_t correlation, Error error, const Txn* txn, bool v2);
   void send_markers(const std::string& id);
   void complete(const std::string& id);
   void abort_timed_out();

@@ -21,7 +21,9 @@ bool legal(TxnState from, TxnState to) {
     case Empty: return from == Empty || from == CompleteCommit || from == CompleteAbort;
     case Ongoing: return from == Ongoing || from == Empty || from == CompleteCommit || from == CompleteAbort;
     case PrepareCommit: return from == Ongoing;
-    case PrepareAbort: return from == Ongoing;  // and PrepareEpochFence, not modelled
+    // and PrepareEpochFence, not modelled; from Empty and Complete*: a transactions-v2
+    // abort of a transaction no partition was added to (KIP-890 part 2, 4.0).
+    case PrepareAbort: return from == Ongoing || from == Empty || from == CompleteCommit || from == CompleteAbort;
     case CompleteCommit: return from == PrepareCommit;
     case CompleteAbort: return from == PrepareAbort;
   }

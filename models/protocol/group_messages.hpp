@@ -129,6 +129,7 @@ struct TxnOffsetCommitRequest final : KafkaRequest<TxnOffsetCommitRequest, ApiKe
   ProducerEpoch producer_epoch = -1;
   MemberIdentity member;
   std::vector<CommittedOffset> offsets;
+  bool transaction_v2 = false;  // KIP-890 part 2 (v5+): no AddOffsetsToTxn before it; the broker adds the partition
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 64 + 24 * offsets.size(); }
 };
 

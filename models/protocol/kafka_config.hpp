@@ -47,6 +47,9 @@ struct TxnCoordinatorConfig {
   SimTime max_timeout = minutes(15);                     // transaction.max.timeout.ms
   SimTime load_time_per_record = microseconds(2);        // replaying the log (not a Kafka config)
   SimTime append_timeout = seconds(30);                  // request.timeout.ms of its own appends
+  // The cluster's finalized transaction.version is 2 (KIP-890 part 2, 4.0+): the
+  // coordinator's own aborts (timeouts, fencing) bump the epoch as an EndTxn v5 would.
+  bool transaction_v2 = false;
 };
 
 // Test-only model mutations (docs/explore.md#model-mutations): bugs ksim once
@@ -100,6 +103,9 @@ struct BrokerConfig {
   // KIP-890 part 1: a partition leader checks with the transaction
   // coordinator before it lets a transactional write open a transaction.
   bool transaction_partition_verification_enable = true;  // transaction.partition.verification.enable
+  // KAFKA-18654 (4.0): a transactions-v2 add answered CONCURRENT_TRANSACTIONS is retried by the leader.
+  SimTime add_partitions_to_txn_retry_backoff = milliseconds(20);       // add.partitions.to.txn.retry.backoff.ms
+  SimTime add_partitions_to_txn_retry_backoff_max = milliseconds(100);  // add.partitions.to.txn.retry.backoff.max.ms
   BrokerThreading threading;
   BrokerCpuCosts cpu_costs;
   std::uint64_t page_cache_bytes = 0;  // memory left to the page cache (0: every read is served from it)
@@ -122,6 +128,9 @@ struct ControllerConfig {
   // eligible leaders (ELR), and the ISR may become empty. Kafka's default for
   // a new cluster is 1 since 4.1, 0 before (and for clusters upgraded to 4.1).
   bool eligible_leader_replicas = false;
+  // The cluster feature transaction.version (TransactionVersion): 2 is KIP-890
+  // part 2's transactions v2, a new cluster's default from 4.0; 0 before 4.0.
+  int transaction_version = 0;
 };
 
 struct TopicSpec {
@@ -167,6 +176,9 @@ struct ProducerConfig {
   SimTime metadata_max_age = minutes(5);              // metadata.max.age.ms
   SimTime reconnect_backoff = milliseconds(50);       // reconnect.backoff.ms
   std::string transactional_id;                       // transactional.id (empty: not transactional)
+  // Transactions v2 (KIP-890 part 2): the client (4.0+) and the cluster's
+  // finalized transaction.version (2 from 4.0) both have it.
+  bool transaction_v2 = false;
   SimTime transaction_timeout = seconds(60);          // transaction.timeout.ms
   // The producer's release's mechanisms: KIP-91 (delivery.timeout.ms; before
   // it a batch expires after request.timeout.ms in the accumulator), KIP-360,

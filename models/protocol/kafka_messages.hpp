@@ -41,6 +41,9 @@ struct ProduceRequest final : KafkaRequest<ProduceRequest, ApiKey::Produce> {
   Acks acks = Acks::All;
   SimTime timeout = seconds(30);
   std::string transactional_id;  // set by a transactional producer (KIP-890 verification needs it)
+  // KIP-890 part 2: Produce v12+ from a transactions-v2 producer; the leader adds
+  // the partition to the transaction itself (AddPartitionsToTxnManager's addPartition).
+  bool transaction_v2 = false;
   std::vector<PartitionData> partitions;
   std::uint64_t size_bytes() const override;
 };

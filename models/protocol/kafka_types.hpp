@@ -15,6 +15,7 @@ using Epoch = std::int32_t;        // leader epoch (KIP-101) or partition epoch
 using BrokerId = std::int32_t;
 using ProducerId = std::int64_t;
 using ProducerEpoch = std::int16_t;
+inline constexpr int kMaxProducerEpoch = 32767;  // Short.MaxValue
 
 constexpr ProducerId kNoProducerId = -1;
 constexpr BrokerId kNoBroker = -1;

@@ -49,6 +49,7 @@ struct AddOffsetsToTxnResponse final : KafkaResponse<AddOffsetsToTxnResponse, Ap
 struct EndTxnRequest final : KafkaRequest<EndTxnRequest, ApiKey::EndTxn>, TxnRequestBase {
   static constexpr std::string_view kName = "EndTxn";
   bool commit = true;
+  bool transaction_v2 = false;  // EndTxn v5+ (KIP-890 part 2): the coordinator bumps the epoch and returns it
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes + transactional_id.size(); }
 };
 
@@ -56,7 +57,10 @@ struct EndTxnResponse final : KafkaResponse<EndTxnResponse, ApiKey::EndTxn> {
   static constexpr std::string_view kName = "EndTxnResponse";
   std::int64_t correlation_id = 0;
   Error error = Error::None;
-  std::uint64_t size_bytes() const override { return kRequestHeaderBytes; }
+  // v5+ (KIP-890 part 2): the producer id and epoch the next transaction uses; none before.
+  ProducerId producer_id = kNoProducerId;
+  ProducerEpoch producer_epoch = -1;
+  std::uint64_t size_bytes() const override { return kRequestHeaderBytes + (producer_id != kNoProducerId ? 10 : 0); }
 };
 
 // From a transaction coordinator to a partition leader: write a commit or

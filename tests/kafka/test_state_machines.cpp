@@ -58,12 +58,13 @@ TEST_CASE("group states: the transitions of Kafka's GroupMetadata, no others", "
 
 TEST_CASE("transaction states: the transitions of Kafka's TransactionMetadata, no others", "[state-machine]") {
   using enum TxnState;
-  // TransactionMetadata.scala (Dead and PrepareEpochFence, not modelled, left out).
+  // TransactionState (4.0; Dead and PrepareEpochFence, not modelled, left out).
+  // PrepareAbort from Empty and Complete*: a transactions-v2 abort with no partition added.
   const ValidPrevious<TxnState> kafka{
       {Empty, {Empty, CompleteCommit, CompleteAbort}},
       {Ongoing, {Ongoing, Empty, CompleteCommit, CompleteAbort}},
       {PrepareCommit, {Ongoing}},
-      {PrepareAbort, {Ongoing}},
+      {PrepareAbort, {Ongoing, Empty, CompleteCommit, CompleteAbort}},
       {CompleteCommit, {PrepareCommit}},
       {CompleteAbort, {PrepareAbort}},
   };

@@ -375,36 +375,3 @@ consumers:
     CHECK(report.kafka->groups[0].transform->exactly_once());
   }
 }
-
-// KIP-360 for transactional producers (TransactionManager.epochBumpRequired):
-// a batch that failed unwritten leaves a gap in its partition's sequences, so
-// the abort that follows ends with InitProducerId bumping the epoch, and the
-// sequences start again at 0. Here the producer is cut from broker-0 for 15 s,
-// past delivery.timeout.ms (3 s) and the connection's reset: a few
-// transactions abort, then they commit again. Before, every later transaction
-// writing to that partition failed with OUT_OF_ORDER_SEQUENCE_NUMBER and
-// aborted (27 aborts to the end of the run, 2,549 records failed).
-TEST_CASE("after a batch fails unwritten, the abort bumps the epoch and later transactions commit", "[transactions]") {
-  const ksim::app::RunReport report = ksim::testing::run_inline(R"(
-duration: 40s
-drain: 10s
-brokers: {count: 3}
-topics: [{name: t, partitions: 3, replication_factor: 3, config: {min.insync.replicas: 2}}]
-producers:
-  - name: loader
-    topic: t
-    rate: 300/s
-    record_size: 100B
-    records_per_transaction: 100
-    config: {transactional.id: loader, delivery.timeout.ms: 3s, request.timeout.ms: 1s, linger.ms: 0}
-faults:
-  - {kind: partition, at: 10s, duration: 15s, nodes: [loader], other_nodes: [broker-0]}
-)");
-  REQUIRE(report.kafka->transactions);
-  CHECK(report.kafka->delivery.failed > 0);  // the outage did fail batches
-  CHECK(report.kafka->epoch_bumps >= 1);
-  CHECK(report.kafka->transactions->aborted >= 1);
-  CHECK(report.kafka->transactions->aborted <= 6);
-  CHECK(report.kafka->transactions->committed >= 75);
-  CHECK(report.kafka->transactions->exactly_once());
-}

@@ -150,7 +150,9 @@ void Producer::fail(const BatchPtr& b, Error error) {
   if (transactional()) {
     txn_abortable_ = true;
     // The client's own abort of undrained batches never touched their sequences.
-    if (error != Error::TransactionAborted) txn_epoch_bump_required_ = true;
+    // Transactions v2 bumps the epoch with every EndTxn, so the client never
+    // asks for a bump itself (TransactionManager.needToTriggerEpochBumpFromClient).
+    if (error != Error::TransactionAborted && !config_.transaction_v2) txn_epoch_bump_required_ = true;
   }
   publish(BatchFailed{b->partition, b->records.record_count, error});
   finish(b);

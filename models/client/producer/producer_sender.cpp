@@ -252,6 +252,7 @@ bool Producer::send_to(BrokerId broker, const std::vector<BatchPtr>& batches) {
   request->acks = config_.acks;
   request->timeout = config_.request_timeout;
   request->transactional_id = config_.transactional_id;
+  request->transaction_v2 = config_.transaction_v2;  // Produce v12+
   request->partitions.reserve(batches.size());
   std::uint64_t size = kRequestHeaderBytes;
   std::vector<BatchPtr> sent;

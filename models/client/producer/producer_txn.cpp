@@ -50,9 +50,12 @@ bool Producer::accepting() const {
   return txn_state_ == TxnState::Ready || txn_state_ == TxnState::InTransaction;
 }
 
-// A batch may go once its partition is in the transaction; asking for it is queued here.
+// A batch may go once its partition is in the transaction; asking for it is
+// queued here. With transactions v2 the partition's leader adds it on the
+// first write (TransactionManager.maybeAddPartition: no AddPartitionsToTxn).
 bool Producer::partition_in_txn(TopicPartition tp) {
   if (txn_added_.contains(tp)) return true;
+  if (config_.transaction_v2) return txn_added_.insert(tp), true;
   if (!txn_adding_.contains(tp) && txn_to_add_.insert(tp).second) txn_step();
   return false;
 }
@@ -76,7 +79,9 @@ void Producer::send_output(TopicPartition tp, std::uint64_t bytes, const Deliver
 void Producer::send_offsets_to_transaction(std::string group, MemberIdentity member, std::vector<CommittedOffset> offsets) {
   if (!transactional() || offsets.empty()) return;
   if (txn_state_ == TxnState::Ready) transition_to(TxnState::InTransaction);
-  txn_offsets_ = TxnOffsets{std::move(group), std::move(member), std::move(offsets), TxnOffsetsStage::ToAdd};
+  // Transactions v2 sends TxnOffsetCommit without AddOffsetsToTxn: the group coordinator's broker adds the partition.
+  const TxnOffsetsStage first = config_.transaction_v2 ? TxnOffsetsStage::ToCommit : TxnOffsetsStage::ToAdd;
+  txn_offsets_ = TxnOffsets{std::move(group), std::move(member), std::move(offsets), first};
   txn_step();
 }
 
@@ -215,6 +220,7 @@ void Producer::txn_step() {
     commit->producer_epoch = producer_epoch_;
     commit->member = txn_offsets_->member;
     commit->offsets = txn_offsets_->offsets;
+    commit->transaction_v2 = config_.transaction_v2;
     txn_correlation_ = correlation;
     send(link(group_coordinator_).connection, std::move(commit));
     set_timer(config_.request_timeout, [this, correlation] {
@@ -223,7 +229,7 @@ void Producer::txn_step() {
     return;
   } else if (ending && (!txn_offsets_ || txn_offsets_->stage == TxnOffsetsStage::Done) && in_flight_.empty() &&
              std::all_of(queues_.begin(), queues_.end(), [](const auto& q) { return q.empty(); })) {
-    if (txn_added_.empty()) {  // nothing was written
+    if (txn_added_.empty() && !txn_offsets_) {  // nothing was written (transactionStarted)
       return txn_completed(txn_state_ == TxnState::CommittingTransaction && !txn_abortable_);
     }
     auto end = std::make_unique<EndTxnRequest>();
@@ -232,6 +238,7 @@ void Producer::txn_step() {
     end->producer_id = producer_id_;
     end->producer_epoch = producer_epoch_;
     end->commit = txn_state_ == TxnState::CommittingTransaction && !txn_abortable_;
+    end->transaction_v2 = config_.transaction_v2;
     request = std::move(end);
   } else {
     return;
@@ -292,6 +299,7 @@ void Producer::handle_txn_offset_commit(const TxnOffsetCommitResponse& response)
     case Error::None: break;
     case Error::CoordinatorLoadInProgress:
     case Error::RequestTimedOut:
+    case Error::ConcurrentTransactions:  // transactions v2: the previous transaction's markers are being written
       return txn_retry(config_.retry_backoff);
     case Error::NotCoordinator:
     case Error::CoordinatorNotAvailable:
@@ -371,12 +379,20 @@ void Producer::handle_end_txn(const EndTxnResponse& response) {
   if (response.correlation_id != txn_correlation_) return;
   txn_correlation_ = -1;
   switch (txn_error_action(response.error)) {
-    case TxnErrorAction::Proceed: return txn_completed(txn_state_ == TxnState::CommittingTransaction && !txn_abortable_);
+    case TxnErrorAction::Proceed: break;
     case TxnErrorAction::Retry: return txn_retry(milliseconds(20));
     case TxnErrorAction::Rediscover: return txn_coordinator_lost();
     case TxnErrorAction::Fatal: return txn_fatal(response.error);
     case TxnErrorAction::Other: return txn_retry(config_.retry_backoff);
   }
+  if (response.producer_id != kNoProducerId) {
+    // EndTxn v5 (transactions v2): the epoch was bumped with the transaction's
+    // end, so every sequence starts again at 0 (EndTxnHandler.handleResponse).
+    producer_id_ = response.producer_id;
+    producer_epoch_ = response.producer_epoch;
+    sequences_.reset_all();
+  }
+  txn_completed(txn_state_ == TxnState::CommittingTransaction && !txn_abortable_);
 }
 
 // The outcome is known: the records of a committed transaction are

@@ -57,7 +57,7 @@ constexpr Figure<D> kDelivery[] = {
     {.name = "verdict",
      .value =
          [](const D& d) {
-           return figure_value(Guarantees{d.at_most_once(), d.at_least_once(), d.exactly_once(), d.vacuous});
+           return figure_value(Guarantees{d.at_most_once(), d.at_least_once(), d.exactly_once(), d.vacuous, {}});
          },
      .unit = U::Verdict, .expect = ExpectAs::Guarantee,
      .description = "the guarantee the producers' records must meet: at-most-once (none duplicated), at-least-once "

@@ -96,10 +96,17 @@ class Broker final : public Node, private TxnCoordinatorHost {
   std::vector<TopicPartition> hosted_partitions() const;
   std::size_t hosted_partition_count() const { return replicas_.size(); }
   std::size_t parked_fetches_listing(TopicPartition tp) const;  // fetches in the purgatory that ask for tp
+  struct SharePartitionEntry {  // KIP-932: a share-partition this broker leads
+    SharePartition partition;
+    Epoch leader_epoch = -1;  // the leadership it was loaded in
+  };
   // KIP-932: the share groups' persisted state (shared by the brokers) and what they did.
   void attach_share_groups(ShareStateStore* store, ShareHistory* history);
-  // The share-partitions this broker leads, checked against their invariants: the first broken, if any.
-  std::optional<std::string> check_share_partitions() const;
+  // The share-partitions this broker leads changed since the last call (and it runs): for the invariants.
+  bool take_share_changes();
+  const std::map<std::pair<std::string, TopicPartition>, SharePartitionEntry>& share_partitions() const {
+    return share_partitions_;
+  }
 
  private:
   // A hosted partition (Kafka's HostedPartition): the partition unit, and
@@ -338,10 +345,6 @@ class Broker final : public Node, private TxnCoordinatorHost {
   }
 
   // broker_share.cpp: KIP-932's share-partition leader (SharePartitionManager)
-  struct SharePartitionEntry {
-    SharePartition partition;
-    Epoch leader_epoch = -1;  // the leadership it was loaded in
-  };
   struct ParkedShareFetch {
     ConnectionId connection = 0;
     std::unique_ptr<ShareFetchRequest> request;
@@ -363,6 +366,7 @@ class Broker final : public Node, private TxnCoordinatorHost {
   ShareStateStore* share_store_ = nullptr;
   std::vector<std::string> share_group_names_;  // the share groups seen, for lock timers (kept across crashes)
   ShareHistory* share_history_ = nullptr;
+  bool share_changed_ = false;  // a share-partition changed since take_share_changes()
 
   // broker_follower.cpp
   Fetcher& fetcher_for(BrokerId leader, TopicPartition tp);

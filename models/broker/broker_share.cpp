@@ -50,6 +50,7 @@ SharePartition* Broker::share_partition(const std::string& group, TopicPartition
 }
 
 void Broker::persist_share_partition(const std::string& group, TopicPartition tp) {
+  share_changed_ = true;
   const auto it = share_partitions_.find({group, tp});
   if (it == share_partitions_.end()) return;
   share_store_->write({group, tp}, it->second.partition.persisted());
@@ -162,6 +163,7 @@ void Broker::handle_share_acknowledge(ConnectionId connection, const ShareAcknow
       if (entry.partition.release_member(request.member_id, now()) == 0) continue;
       share_store_->write(key, entry.partition.persisted());
       if (share_history_) ++share_history_->persister_writes;
+      share_changed_ = true;
     }
     std::set<TopicPartition> partitions;
     for (const auto& [key, entry] : share_partitions_) partitions.insert(key.second);
@@ -170,11 +172,10 @@ void Broker::handle_share_acknowledge(ConnectionId connection, const ShareAcknow
   send(connection, std::move(response));
 }
 
-std::optional<std::string> Broker::check_share_partitions() const {
-  for (const auto& [key, entry] : share_partitions_) {
-    if (auto broken = entry.partition.check(now())) return broken;
-  }
-  return std::nullopt;
+bool Broker::take_share_changes() {
+  const bool changed = share_changed_ && state() == NodeState::Running;  // a paused broker's timers wait
+  share_changed_ = false;
+  return changed;
 }
 
 }  // namespace ksim::models

@@ -74,6 +74,7 @@ void SharePartition::emit(Offset offset, const InFlight& record, ShareOutcome ou
 
 std::vector<AcquiredRecord> SharePartition::acquire(const std::string& member, const PartitionLog& log, Offset upper,
                                                     std::int32_t max_records, SimTime now) {
+  expire_locks(now);  // a lock whose timer has not fired yet (its broker was paused) has ended all the same
   std::vector<AcquiredRecord> acquired;
   const auto take = [&](Offset offset, InFlight& record, const RecordBatch& batch) {
     transition(record, ShareRecordState::Acquired);
@@ -121,6 +122,7 @@ void SharePartition::release(Offset offset, InFlight& record, ShareRelease why, 
 }
 
 Error SharePartition::acknowledge(const std::string& member, Offset offset, AcknowledgeType type, SimTime now) {
+  expire_locks(now);
   const auto it = records_.find(offset);
   if (it == records_.end() || it->second.state != ShareRecordState::Acquired || it->second.member != member) {
     return Error::InvalidRecordState;  // its lock expired (and maybe someone else has it), or never held
@@ -199,21 +201,24 @@ PersistedSharePartition SharePartition::persisted() const {
   return p;
 }
 
-std::optional<std::string> SharePartition::check(SimTime now) const {
-  const std::string where = group_ + " " + std::to_string(tp_.topic) + "-" + std::to_string(tp_.partition) + ": ";
-  if (start_ > end_) return where + "SPSO " + std::to_string(start_) + " > SPEO " + std::to_string(end_);
-  if (static_cast<Offset>(records_.size()) != end_ - start_) return where + "in-flight records do not cover [SPSO, SPEO)";
+std::optional<SharePartition::Broken> SharePartition::check(SimTime now) const {
+  const std::string where = group_ + ": ";
+  if (start_ > end_) {
+    return Broken{"share_start_within_end", where + "SPSO " + std::to_string(start_) + " > SPEO " + std::to_string(end_)};
+  }
+  if (static_cast<Offset>(records_.size()) != end_ - start_) {
+    return Broken{"share_start_within_end", where + "the in-flight records do not cover [SPSO, SPEO)"};
+  }
   for (const auto& [offset, record] : records_) {
     const std::string at = where + "offset " + std::to_string(offset) + " ";
     if (record.state == ShareRecordState::Acquired && (record.member.empty() || record.lock_until < now)) {
-      return at + "is ACQUIRED without a live acquisition lock";
+      return Broken{"share_acquired_records_locked", at + "is ACQUIRED without a live acquisition lock"};
     }
-    if (record.delivery_count > config_.delivery_count_limit) {
-      return at + "was delivered " + std::to_string(record.delivery_count) + " times, over the limit " +
-             std::to_string(config_.delivery_count_limit);
-    }
-    if (record.state == ShareRecordState::Available && record.delivery_count >= config_.delivery_count_limit) {
-      return at + "is AVAILABLE at the delivery count limit (it should be ARCHIVED)";
+    if (record.delivery_count > config_.delivery_count_limit ||
+        (record.state == ShareRecordState::Available && record.delivery_count >= config_.delivery_count_limit)) {
+      return Broken{"share_delivery_count_within_limit",
+                    at + to_string(record.state).data() + " after " + std::to_string(record.delivery_count) +
+                        " deliveries (limit " + std::to_string(config_.delivery_count_limit) + ")"};
     }
   }
   return std::nullopt;

@@ -66,8 +66,13 @@ class SharePartition {
   Offset start_offset() const { return start_; }
   Offset end_offset() const { return end_; }
   std::size_t in_flight() const { return records_.size(); }
-  // Named invariants (models/check/cluster_invariants): a description of the first broken, if any.
-  std::optional<std::string> check(SimTime now) const;
+  // Its invariants (models/check/cluster_invariants.cpp): the first broken, by name, with what was seen.
+  struct Broken {
+    std::string_view invariant;
+    std::string detail;
+  };
+  std::optional<Broken> check(SimTime now) const;
+  TopicPartition partition() const { return tp_; }
 
  private:
   struct InFlight {

@@ -67,7 +67,7 @@ TEST_CASE("an expired lock makes the record available again, delivered with a hi
   CHECK(f.partition.acknowledge("a", 3, AcknowledgeType::Accept, seconds(31)) == Error::InvalidRecordState);
 }
 
-TEST_CASE("RELEASE makes a record available until the delivery count limit archives it; REJECT archives it",
+TEST_CASE("RELEASE makes a record available until the delivery count limit archives it, and REJECT archives it",
           "[share]") {
   ShareFixture f;
   const PartitionLog log = share_test_log(10);

@@ -367,6 +367,7 @@ class Broker final : public Node, private TxnCoordinatorHost {
   std::vector<std::string> share_group_names_;  // the share groups seen, for lock timers (kept across crashes)
   ShareHistory* share_history_ = nullptr;
   bool share_changed_ = false;  // a share-partition changed since take_share_changes()
+  std::uint64_t share_fetch_rotation_ = 0;  // where the next ShareFetch starts among its partitions
 
   // broker_follower.cpp
   Fetcher& fetcher_for(BrokerId leader, TopicPartition tp);

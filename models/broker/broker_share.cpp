@@ -84,7 +84,13 @@ std::unique_ptr<ShareFetchResponse> Broker::try_share_fetch(const ShareFetchRequ
   auto response = std::make_unique<ShareFetchResponse>();
   response->correlation_id = request.correlation_id;
   const SimTime lock_duration = config_.group_coordinator.share_record_lock_duration;
-  for (const TopicPartition tp : request.partitions) {
+  // The partitions in turn, one further each fetch, so that a busy first
+  // partition cannot take every fetch's max_records (as Kafka's share fetch
+  // rotates its partitions).
+  const std::size_t count = request.partitions.size();
+  const std::size_t first = count == 0 ? 0 : static_cast<std::size_t>(share_fetch_rotation_++ % count);
+  for (std::size_t i = 0; i < count; ++i) {
+    const TopicPartition tp = request.partitions[(first + i) % count];
     SharePartition* sp = share_partition(request.group, tp);
     if (!sp) {
       response->partition_errors.emplace_back(tp, Error::NotLeaderOrFollower);

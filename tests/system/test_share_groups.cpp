@@ -104,3 +104,30 @@ TEST_CASE("the share state survives a leader change: the new leader loads it", "
     CHECK(g["archived_delivery_limit"].get<int>() > 0);
   }
 }
+
+TEST_CASE("a share group that got nothing: its verdict is vacuous, and expecting it fails", "[share][verdicts]") {
+  const auto expectation_held = [](const ScenarioRun& run, const std::string& name) {
+    for (const auto& e : run.report["expectations"]) {
+      if (e["name"] == name) return e["held"].get<bool>();
+    }
+    FAIL("no expectation " << name);
+    return true;
+  };
+  // Nothing produced: nothing to deliver.
+  const auto idle = run_scenario("share-slow-consumer", 1, {"producers.0.start=100s"});
+  CHECK(idle.status == 1);
+  const nlohmann::json& g = share_group_of(idle, "orders");
+  CHECK(g["committed"] == 0);
+  CHECK(g["vacuous"] == "nothing committed to the topic");
+  CHECK(g["delivered_until_done"] == false);
+  CHECK_FALSE(expectation_held(idle, "share_groups.orders.delivered_until_done"));
+  // Members that start after the run: everything committed is undelivered.
+  const auto late = run_scenario("share-slow-consumer", 1, {"consumers.0.start=100s", "consumers.1.start=100s"});
+  CHECK(late.status == 1);
+  const nlohmann::json& l = share_group_of(late, "orders");
+  CHECK(l["committed"].get<int>() > 1000);
+  CHECK(l["undelivered"] == l["committed"]);
+  CHECK(l["vacuous"] == "nothing delivered");
+  CHECK_FALSE(expectation_held(late, "share_groups.orders.delivered_until_done"));
+  CHECK_FALSE(expectation_held(late, "share_groups.orders.unprocessed"));
+}

@@ -171,6 +171,9 @@ SimTime Cluster::start_time(const NodePlacement& placement) const {
     if (group.producer_per_partition) return kNever;
     return group.start_when_ready ? kWhenReady : 0;
   }
+  for (const auto& group : scenario_.kafka->share_consumers) {
+    if (placement.group == group.name) return group.start_when_ready ? kWhenReady : group.start;
+  }
   for (const auto& group : scenario_.kafka->producers) {
     if (placement.group != group.name) continue;
     if (group.start_when_ready) return kWhenReady;
@@ -210,7 +213,7 @@ void Cluster::spawn_kafka() {
   const KafkaSpec& kafka = *scenario_.kafka;
   auto directory = std::make_shared<models::ClusterDirectory>();
   directory->topics = kafka.topics;
-  if (!kafka.consumers.empty()) {
+  if (!kafka.consumers.empty() || !kafka.share_consumers.empty()) {
     directory->offsets_topic = static_cast<std::int32_t>(directory->topics.size());
     directory->topics.push_back(offsets_topic());
   }
@@ -333,6 +336,7 @@ void Cluster::spawn_kafka() {
       consumers_[first_consumer[g] + static_cast<std::size_t>(p.index)]->set_output(&producer);
     }
   }
+  spawn_share_consumers(directory);  // app/harness/cluster_share.cpp: last, as node_placements lists them
 }
 
 void Cluster::spawn_rpc() {

@@ -21,6 +21,7 @@
 #include "app/scenario/scenario.hpp"
 #include "models/broker/broker.hpp"
 #include "models/client/consumer/consumer.hpp"
+#include "models/client/share_consumer/share_consumer.hpp"
 #include "models/controller/controller_quorum.hpp"
 #include "models/check/delivery_checker.hpp"
 #include "models/client/producer/producer.hpp"
@@ -96,6 +97,10 @@ class Cluster {
   // What the faults hit, by kind (app/harness/fault_paths.hpp); empty without Kafka.
   FaultPathCounts fault_paths() const { return fault_paths_ ? fault_paths_->counts() : FaultPathCounts{}; }
   const std::vector<models::Consumer*>& consumers() const { return consumers_; }
+  // KIP-932's share consumers, and what share groups did (app/harness/cluster_share.cpp).
+  const std::vector<models::ShareConsumer*>& share_consumers() const { return share_consumers_; }
+  const models::ShareHistory& share_history() const { return share_history_; }
+  const models::ShareStateStore& share_state() const { return share_store_; }
   // Every invariant violation (models/check/cluster_invariants.hpp), in the order they began.
   const std::vector<models::InvariantViolation>& invariant_violations() const;
   // Replicas still diverged from their leader on committed records at the end (0 without invariants).
@@ -155,6 +160,7 @@ class Cluster {
   void spawn_task_producers(const KafkaSpec::ConsumerGroup& group, std::size_t first_consumer, std::uint32_t& index,
                             const std::shared_ptr<models::ClusterDirectory>& directory);
   void spawn_kafka();
+  void spawn_share_consumers(const std::shared_ptr<models::ClusterDirectory>& directory);
   void spawn_rpc();
   void register_disk_faults();
   void schedule_faults();
@@ -189,6 +195,9 @@ class Cluster {
   models::DeliveryHistory history_;
   std::vector<models::Consumer*> consumers_;
   models::ConsumptionHistory consumption_;
+  std::vector<models::ShareConsumer*> share_consumers_;
+  models::ShareHistory share_history_;
+  models::ShareStateStore share_store_;  // durable: the brokers' persisted share state (__share_group_state)
   std::vector<FiredFault> fired_faults_;
   std::unique_ptr<FaultPaths> fault_paths_;
   std::unique_ptr<models::ClusterInvariants> invariants_;

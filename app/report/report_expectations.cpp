@@ -64,6 +64,13 @@ const std::vector<BoundSection>& bound_sections() {
              const auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.group == group; });
              return it == groups.end() ? nullptr : &*it;
            }),
+      bind(share_group_section(),
+           [](const RunReport& r, const std::string& group) -> const ShareGroupFigures* {
+             if (!r.kafka) return nullptr;
+             const auto& groups = r.kafka->share_groups;
+             const auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.group == group; });
+             return it == groups.end() ? nullptr : &*it;
+           }),
       bind(transactions_section(),
            [](const RunReport& r, const std::string&) {
              return r.kafka && r.kafka->transactions ? &*r.kafka->transactions : nullptr;

@@ -285,6 +285,7 @@ KafkaFigures kafka_figures(const Cluster& cluster) {
       k.invariants.begin(), k.invariants.end(),
       [](const models::InvariantViolation& v) { return v.invariant == models::kReplicaDivergence; }));
   k.groups = group_figures(group_inputs(cluster), cluster.consumption(), cluster.history(), logs, k.delivery, vacuous);
+  k.share_groups = share_group_figures(cluster, logs);
   if (cluster.has_transactions()) k.transactions = transaction_figures(cluster, k.delivery, k.groups, vacuous);
   k.performance = performance_figures(cluster);
   k.availability = cluster.availability();
@@ -315,6 +316,7 @@ void add_kafka_json(const KafkaFigures& k, nlohmann::ordered_json& j) {
   add_json(partition_costs_section(), k.partition_costs, j);
   j["invariants"] = invariants_json(k.invariants);
   j["groups"] = groups_json(k.groups);
+  if (!k.share_groups.empty()) j["share_groups"] = share_groups_json(k.share_groups);
   if (k.transactions) j["transactions"] = transactions_json(*k.transactions);
   add_performance_json(k.performance, j);
   add_availability_json(k.availability, j);
@@ -335,6 +337,7 @@ void print_kafka(const KafkaFigures& k, std::ostream& out) {
   print_invariants(k.invariants, out);
   print_log_dirs(k.log_dirs, out);
   print_groups(k.groups, out);
+  print_share_groups(k.share_groups, out);
   if (k.transactions) print_transactions(*k.transactions, out);
 }
 

@@ -15,6 +15,7 @@
 #include "app/report/report_partition_costs.hpp"
 #include "app/report/report_quorum.hpp"
 #include "app/report/report_resources.hpp"
+#include "app/report/report_share_groups.hpp"
 #include "app/report/report_startup.hpp"
 #include "app/report/report_transactions.hpp"
 #include "models/check/delivery_checker.hpp"
@@ -43,6 +44,7 @@ struct KafkaFigures {
   std::uint64_t replica_divergences_at_end = 0;  // those nothing repaired by the end of the run
   std::vector<models::InvariantViolation> invariants;  // each violation, by invariant name
   std::vector<GroupFigures> groups;
+  std::vector<ShareGroupFigures> share_groups;  // KIP-932
   std::optional<TransactionFigures> transactions;  // when a producer is transactional
   PerformanceFigures performance;
   models::AvailabilityFigures availability;

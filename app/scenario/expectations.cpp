@@ -52,7 +52,8 @@ std::vector<Candidate> keys_of(const ExpectationCatalogue& catalogue, std::initi
 std::string missing_section(SectionScope scope, const Scenario& scenario) {
   switch (scope) {
     case SectionScope::Run:
-    case SectionScope::Group: return "";  // a group's expectations name the group, checked before its keys
+    case SectionScope::Group:
+    case SectionScope::ShareGroup: return "";  // a group's expectations name the group, checked before its keys
     case SectionScope::Rpc: return scenario.rpc ? "" : "no rpc workload (no rpc: section)";
     case SectionScope::Kafka: return scenario.kafka ? "" : "no Kafka cluster (no brokers: section)";
     case SectionScope::Transactions:
@@ -135,6 +136,16 @@ std::vector<std::string> group_ids(const Scenario& scenario) {
   return groups;
 }
 
+// The share groups of the scenario's share consumers (KIP-932), in order.
+std::vector<std::string> share_group_ids(const Scenario& scenario) {
+  std::vector<std::string> groups;
+  if (!scenario.kafka) return groups;
+  for (const auto& c : scenario.kafka->share_consumers) {
+    if (std::find(groups.begin(), groups.end(), c.config.group_id) == groups.end()) groups.push_back(c.config.group_id);
+  }
+  return groups;
+}
+
 class ExpectationReader {
  public:
   ExpectationReader(const Scenario& scenario, const ExpectationCatalogue& catalogue)
@@ -142,7 +153,9 @@ class ExpectationReader {
         top_(keys_of(catalogue, {SectionScope::Run, SectionScope::Rpc, SectionScope::Kafka})),
         transactions_(keys_of(catalogue, {SectionScope::Transactions})),
         group_(keys_of(catalogue, {SectionScope::Group})),
-        groups_(group_ids(scenario)) {}
+        share_group_(keys_of(catalogue, {SectionScope::ShareGroup})),
+        groups_(group_ids(scenario)),
+        share_groups_(share_group_ids(scenario)) {}
 
   std::vector<Expectation> read(MapReader in) {
     for (const std::string& key : in.keys()) {
@@ -150,11 +163,13 @@ class ExpectationReader {
         read_figures(in.map(key), transactions_, "transactions.", "");
       } else if (key == "groups") {
         read_groups(in.map(key));
+      } else if (key == "share_groups") {
+        read_share_groups(in.map(key));
       } else {
         read_figure(in, key, top_, "", "");
       }
     }
-    for (const char* key : {"transactions", "groups"}) in.ignore(key);
+    for (const char* key : {"transactions", "groups", "share_groups"}) in.ignore(key);
     asked_about(in, top_);
     in.finish_keys();
     return std::move(read_);
@@ -169,6 +184,17 @@ class ExpectationReader {
                                        (suggestion ? " (did you mean '" + config::excerpt(*suggestion) + "'?)" : ""));
       }
       read_figures(by_group.map(name), group_, "groups." + name + ".", name);
+    }
+  }
+
+  void read_share_groups(MapReader by_group) {
+    for (const std::string& name : by_group.keys()) {
+      if (std::find(share_groups_.begin(), share_groups_.end(), name) == share_groups_.end()) {
+        const auto suggestion = config::closest_name(name, share_groups_);
+        throw by_group.error(name, "no share group '" + config::excerpt(name) + "'" +
+                                       (suggestion ? " (did you mean '" + config::excerpt(*suggestion) + "'?)" : ""));
+      }
+      read_figures(by_group.map(name), share_group_, "share_groups." + name + ".", name);
     }
   }
 
@@ -197,8 +223,8 @@ class ExpectationReader {
   }
 
   const Scenario& scenario_;
-  std::vector<Candidate> top_, transactions_, group_;
-  std::vector<std::string> groups_;
+  std::vector<Candidate> top_, transactions_, group_, share_group_;
+  std::vector<std::string> groups_, share_groups_;
   std::vector<Expectation> read_;
 };
 

@@ -29,5 +29,8 @@ void read_zookeeper(config::MapReader& root, config::MapReader broker_config, co
 // A consumers entry, with the defaults and mechanisms of its release.
 KafkaSpec::ConsumerGroup read_consumer(config::MapReader in, const std::vector<models::TopicSpec>& topics,
                                        const std::vector<std::string>& racks, const ReleaseSpec& release);
+// A consumers entry with share_group (KIP-932, share_consumer_reader.cpp).
+KafkaSpec::ShareConsumerGroup read_share_consumer(config::MapReader in, const std::vector<models::TopicSpec>& topics,
+                                                  const std::vector<std::string>& racks, const ReleaseSpec& release);
 
 }  // namespace ksim::app

@@ -389,6 +389,9 @@ std::vector<NodePlacement> node_placements(const Scenario& scenario) {
       }
     }
   }
+  if (scenario.kafka) {  // after every other Kafka node: share consumers leave the others' placements as they were
+    for (const auto& c : scenario.kafka->share_consumers) add_group(c.nodes, c.name, c.name + "-");
+  }
   if (scenario.rpc) {
     add_group(scenario.rpc->servers, "servers", "server-");
     add_group(scenario.rpc->clients, "clients", "client-");

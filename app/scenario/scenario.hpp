@@ -11,6 +11,7 @@
 #include "app/scenario/profile.hpp"
 #include "app/scenario/release_reader.hpp"
 #include "models/client/consumer/consumer.hpp"
+#include "models/client/share_consumer/share_consumer.hpp"
 #include "models/protocol/kafka_config.hpp"
 #include "models/client/producer/producer.hpp"
 #include "models/controller/zk_controller.hpp"
@@ -120,6 +121,19 @@ struct KafkaSpec {
     MechanismSwitches switches;    // its own kips:
   };
   std::vector<ConsumerGroup> consumers;
+  // Consumers entries with `share_group: NAME` (KIP-932): members of a share
+  // group, kept apart from the consumer groups above (nodes NAME-i as theirs).
+  struct ShareConsumerGroup {
+    std::string name = "consumer";
+    NodeGroupSpec nodes{1, {}};
+    models::ShareConsumerConfig config;  // config.group_id: the share group
+    models::ShareConsumerWorkload workload;
+    SimTime start = 0;
+    bool start_when_ready = true;
+    config::ResolvedValues kafka_config;
+    models::KafkaRelease release;
+  };
+  std::vector<ShareConsumerGroup> share_consumers;
 
   // A producer, or a transform's producer, has a transactional.id: the
   // cluster has __transaction_state and the report a transactions section.

@@ -89,6 +89,49 @@ void check_group_protocol(ListReader& consumers, std::size_t i, const KafkaSpec&
   }
 }
 
+// A consumers entry with share_group (KIP-932): brokers with share groups
+// (4.1+), a name of its own, and a group that is not a consumer group's.
+void read_share_consumers(ListReader& consumers, std::size_t i, const std::vector<std::string>& racks, KafkaSpec& kafka) {
+  if (!kafka.release.mechanisms(kafka.release.release, {}).has(Mechanism::ShareGroups)) {
+    throw consumers.error(i, "share_group needs brokers with share groups (KIP-932, 4.1+); the cluster runs " +
+                                 kafka.release.release.name());
+  }
+  KafkaSpec::ShareConsumerGroup group = read_share_consumer(consumers.map_at(i), kafka.topics, racks, kafka.release);
+  for (const auto& c : kafka.consumers) {
+    if (c.name == group.name) throw consumers.error(i, "duplicate consumer name");
+    if (c.config.group_id == group.config.group_id) {
+      throw consumers.error(i, "'" + group.config.group_id + "' is a consumer group's group.id: a group is one kind");
+    }
+  }
+  for (const auto& c : kafka.share_consumers) {
+    if (c.name == group.name) throw consumers.error(i, "duplicate consumer name");
+  }
+  for (const auto& p : kafka.producers) {
+    if (p.name == group.name) throw consumers.error(i, "a producer group has this name");
+  }
+  kafka.share_consumers.push_back(std::move(group));
+}
+
+// KIP-932's share groups (group.share.*: GroupCoordinatorConfig and ShareGroupConfig).
+void read_share_group_config(MapReader& in, models::GroupCoordinatorConfig& g, const models::Mechanisms& m) {
+  for (const char* key : {"group.share.heartbeat.interval.ms", "group.share.session.timeout.ms",
+                          "group.share.record.lock.duration.ms", "group.share.delivery.count.limit",
+                          "group.share.partition.max.record.locks"}) {
+    reject_absent(in, key, m, Mechanism::ShareGroups);
+  }
+  g.share_heartbeat_interval = in.get<Duration>("group.share.heartbeat.interval.ms", g.share_heartbeat_interval, {1, kNever});
+  g.share_session_timeout = in.get<Duration>("group.share.session.timeout.ms", g.share_session_timeout, {1, kNever});
+  if (g.share_heartbeat_interval >= g.share_session_timeout) {
+    in.reject("group.share.heartbeat.interval.ms", "must be lower than group.share.session.timeout.ms");
+  }
+  // ShareGroupConfig's ranges: the lock 1 s to 1 h, the delivery limit 2 to 10, the locks 100 to 10000.
+  g.share_record_lock_duration = in.get<Duration>("group.share.record.lock.duration.ms", g.share_record_lock_duration,
+                                                  {seconds(1), minutes(60)});
+  g.share_delivery_count_limit = in.get<int>("group.share.delivery.count.limit", g.share_delivery_count_limit, {2, 10});
+  g.share_partition_max_record_locks =
+      in.get<int>("group.share.partition.max.record.locks", g.share_partition_max_record_locks, {100, 10000});
+}
+
 // KIP-848's consumer groups (4.0+): the broker times and assigns them.
 void read_consumer_group_config(MapReader& in, models::GroupCoordinatorConfig& g, const models::Mechanisms& m) {
   for (const char* key : {"group.consumer.heartbeat.interval.ms", "group.consumer.session.timeout.ms", "group.consumer.assignors"}) {
@@ -140,6 +183,7 @@ void read_group_coordinator_config(MapReader& in, models::GroupCoordinatorConfig
   g.group_min_session_timeout = in.get<Duration>("group.min.session.timeout.ms", g.group_min_session_timeout);
   g.group_max_session_timeout = in.get<Duration>("group.max.session.timeout.ms", g.group_max_session_timeout);
   read_consumer_group_config(in, g, m);
+  read_share_group_config(in, g, m);
 }
 
 void read_txn_coordinator_config(MapReader& in, models::BrokerConfig& c) {
@@ -478,6 +522,10 @@ std::optional<KafkaSpec> read_kafka(MapReader& root, const std::vector<std::stri
   ListReader consumers = root.list("consumers");
   if (!consumers.empty() && kafka.topics.empty()) throw root.error("consumers", "need a topic to consume from");
   for (std::size_t i = 0; i < consumers.size(); ++i) {
+    if (consumers.map_at(i).has("share_group")) {
+      read_share_consumers(consumers, i, racks, kafka);
+      continue;
+    }
     kafka.consumers.push_back(read_consumer(consumers.map_at(i), kafka.topics, racks, kafka.release));
     if (auto& transform = kafka.consumers.back().transform) {
       transform->transaction_v2 = transform->transaction_v2 && kafka.broker.transaction_coordinator.transaction_v2;
@@ -491,6 +539,9 @@ std::optional<KafkaSpec> read_kafka(MapReader& root, const std::vector<std::stri
     }
     for (const auto& p : kafka.producers) {
       if (p.name == kafka.consumers.back().name) throw consumers.error(i, "a producer group has this name");
+    }
+    for (const auto& c : kafka.share_consumers) {
+      if (c.name == kafka.consumers.back().name) throw consumers.error(i, "duplicate consumer name");
     }
     check_group_protocol(consumers, i, kafka);
   }

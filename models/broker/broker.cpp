@@ -110,6 +110,8 @@ void Broker::on_crash(CrashKind kind) {
   fetch_purgatory_.clear();
   fetch_sessions_.clear();
   consumer_fetches_waiting_ = 0;
+  share_partitions_.clear();
+  parked_share_fetches_.clear();
   fetchers_.clear();
   controller_connected_ = false;
   if (coordinator_) coordinator_->reset();
@@ -246,6 +248,10 @@ void Broker::dispatch(ConnectionId connection, MessagePtr message) {
     case ApiKey::TxnOffsetCommit: return handle_txn_offset_commit(connection, message_as<TxnOffsetCommitRequest>(m));
     case ApiKey::ConsumerGroupHeartbeat:  // KIP-848
       return group_coordinator().handle(connection, message_as<ConsumerGroupHeartbeatRequest>(m));
+    case ApiKey::ShareGroupHeartbeat:  // KIP-932
+      return group_coordinator().handle(connection, message_as<ShareGroupHeartbeatRequest>(m));
+    case ApiKey::ShareFetch: return handle_share_fetch(connection, take_message<ShareFetchRequest>(std::move(message)));
+    case ApiKey::ShareAcknowledge: return handle_share_acknowledge(connection, message_as<ShareAcknowledgeRequest>(m));
     case ApiKey::Vote:
     case ApiKey::BeginQuorumEpoch:
     case ApiKey::EndQuorumEpoch: break;  // the controller quorum's Raft

@@ -22,6 +22,7 @@
 #include "models/broker/broker_footprint.hpp"
 #include "models/broker/partition.hpp"
 #include "models/coordinator/group_coordinator.hpp"
+#include "models/coordinator/share_partition.hpp"
 #include "models/coordinator/txn_coordinator.hpp"
 #include "models/events/model_event_bus.hpp"
 #include "models/protocol/cluster_directory.hpp"
@@ -95,6 +96,17 @@ class Broker final : public Node, private TxnCoordinatorHost {
   std::vector<TopicPartition> hosted_partitions() const;
   std::size_t hosted_partition_count() const { return replicas_.size(); }
   std::size_t parked_fetches_listing(TopicPartition tp) const;  // fetches in the purgatory that ask for tp
+  struct SharePartitionEntry {  // KIP-932: a share-partition this broker leads
+    SharePartition partition;
+    Epoch leader_epoch = -1;  // the leadership it was loaded in
+  };
+  // KIP-932: the share groups' persisted state (shared by the brokers) and what they did.
+  void attach_share_groups(ShareStateStore* store, ShareHistory* history);
+  // The share-partitions this broker leads changed since the last call (and it runs): for the invariants.
+  bool take_share_changes();
+  const std::map<std::pair<std::string, TopicPartition>, SharePartitionEntry>& share_partitions() const {
+    return share_partitions_;
+  }
 
  private:
   // A hosted partition (Kafka's HostedPartition): the partition unit, and
@@ -338,6 +350,31 @@ class Broker final : public Node, private TxnCoordinatorHost {
   std::int32_t coordinator_partition_count(std::int32_t topic) const override {
     return directory_->topics[static_cast<std::size_t>(topic)].partitions;
   }
+
+  // broker_share.cpp: KIP-932's share-partition leader (SharePartitionManager)
+  struct ParkedShareFetch {
+    ConnectionId connection = 0;
+    std::unique_ptr<ShareFetchRequest> request;
+    TimerId timer;
+  };
+  void handle_share_fetch(ConnectionId connection, std::unique_ptr<ShareFetchRequest> request);
+  void handle_share_acknowledge(ConnectionId connection, const ShareAcknowledgeRequest& request);
+  SharePartition* share_partition(const std::string& group, TopicPartition tp);  // null: not the leader
+  void persist_share_partition(const std::string& group, TopicPartition tp);
+  std::vector<std::pair<RecordAcknowledgement, Error>> apply_acknowledgements(
+      const std::string& group, const std::string& member, const std::vector<RecordAcknowledgement>& acks);
+  // Acquires for a ShareFetch; null when nothing could be (the fetch waits).
+  std::unique_ptr<ShareFetchResponse> try_share_fetch(const ShareFetchRequest& request, bool must_answer);
+  void answer_parked_share_fetch(std::uint64_t id, bool must_answer);
+  void wake_share_fetches(TopicPartition tp);
+  void expire_share_locks(const std::string& group, TopicPartition tp);
+  std::map<std::pair<std::string, TopicPartition>, SharePartitionEntry> share_partitions_;
+  std::map<std::uint64_t, ParkedShareFetch> parked_share_fetches_;
+  ShareStateStore* share_store_ = nullptr;
+  std::vector<std::string> share_group_names_;  // the share groups seen, for lock timers (kept across crashes)
+  ShareHistory* share_history_ = nullptr;
+  bool share_changed_ = false;  // a share-partition changed since take_share_changes()
+  std::uint64_t share_fetch_rotation_ = 0;  // where the next ShareFetch starts among its partitions
 
   // broker_follower.cpp
   Fetcher& fetcher_for(BrokerId leader, TopicPartition tp);

@@ -305,6 +305,7 @@ void Broker::maybe_advance_high_watermark(Replica& r) {
   publish(HighWatermarkAdvanced{id_, r.tp(), r.log().high_watermark(), r.leader_epoch()});
   complete_produces(r.tp());
   if (consumer_fetches_waiting_ > 0 && !config_.consumer_fetch_completes_on_append) wake_consumer_fetches(r.tp());
+  if (!parked_share_fetches_.empty()) wake_share_fetches(r.tp());
 }
 
 void Broker::maybe_expand_isr(Replica& r, BrokerId follower) {

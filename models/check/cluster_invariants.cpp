@@ -22,6 +22,13 @@ constexpr Invariant kInvariants[] = {
     {"replicas_agree_on_committed_prefix",
      "every replica of a partition holds what its leader holds below both their high watermarks: the same batches "
      "at the same offsets, from the same leader epochs and producers (at each leader change and at the end)"},
+    // KIP-932's share-partitions (SharePartition), on their leaders, after each event that changed one:
+    {"share_start_within_end",
+     "a share-partition's start offset (SPSO) is at most its end offset (SPEO), and every offset between is in flight"},
+    {"share_acquired_records_locked", "an ACQUIRED record has a holder and a live acquisition lock"},
+    {"share_delivery_count_within_limit",
+     "no record is delivered more than group.share.delivery.count.limit times, and none is AVAILABLE at the limit "
+     "(it is ARCHIVED)"},
 };
 
 }  // namespace
@@ -84,6 +91,9 @@ void ClusterInvariants::on_node(const Node& node, NodeChange change) {
 
 void ClusterInvariants::after_event(SimTime now) {
   if (quorum_) quorum_->after_event(now);
+  for (Broker* b : brokers_) {
+    if (b->take_share_changes() || (scope_ == Scope::Everything && b->is_running())) check_share_partitions(*b, now);
+  }
   if (!new_leaders_.empty()) {
     for (const TopicPartition tp : new_leaders_) check_agreement(tp, now);
     new_leaders_.clear();
@@ -205,6 +215,18 @@ void ClusterInvariants::check_leader(const Broker& leader, const Partition& p, S
       return fmt::format("leader {} has high watermark {} in epoch {}; eligible leader replica {} ends at {}", id, hw,
                          epoch, member, end);
     });
+  }
+}
+
+// KIP-932: each share-partition the broker leads (a broken one is one violation until it holds again).
+void ClusterInvariants::check_share_partitions(const Broker& b, SimTime now) {
+  for (const auto& [key, entry] : b.share_partitions()) {
+    const auto broken = entry.partition.check(now);
+    for (const std::string_view name :
+         {"share_start_within_end", "share_acquired_records_locked", "share_delivery_count_within_limit"}) {
+      verdict(!broken || broken->invariant != name, name, key.second, b.broker_id(), now,
+              [&] { return broken->detail; });
+    }
   }
 }
 

@@ -15,6 +15,11 @@
 //   with its leader on the records below both their high watermarks
 //   (replica_agreement.hpp), checked at each leader change and at the end.
 //
+// - share_start_within_end, share_acquired_records_locked,
+//   share_delivery_count_within_limit: KIP-932's share-partitions on their
+//   leaders (SPSO <= SPEO, every ACQUIRED record locked, delivery counts
+//   within group.share.delivery.count.limit), after each event that changed one.
+//
 // (The controller asserts its own: an ISR and a leader among the assigned replicas.)
 // With a controller quorum, the quorum's invariants too (quorum_invariants.hpp).
 //
@@ -79,6 +84,7 @@ class ClusterInvariants final : public PartitionListener {
     return static_cast<std::size_t>(topic_base_[static_cast<std::size_t>(tp.topic)] + tp.partition);
   }
   void check_leader(const Broker& leader, const Partition& p, SimTime now);
+  void check_share_partitions(const Broker& b, SimTime now);
   // The number of replicas of `tp` that diverge from its leader.
   std::size_t check_agreement(TopicPartition tp, SimTime now);
   // Records the start of a violation (once until it holds again); `holds` ends one.

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "models/client/exponential_backoff.hpp"
+#include "models/protocol/group_messages.hpp"
 #include "sim/core/simulation.hpp"
 
 namespace ksim::models {
@@ -147,6 +148,22 @@ void KafkaClient::forget_connections_and_metadata() {
   last_metadata_update_ = kNever;
   equivalent_responses_ = 0;
   metadata_refresh_scheduled_ = false;  // its timer died with the process
+}
+
+std::optional<std::pair<std::int64_t, ConnectionId>> KafkaClient::send_find_coordinator(const std::string& group,
+                                                                                      BrokerId& next) {
+  const auto brokers = static_cast<BrokerId>(directory().broker_nodes.size());
+  for (BrokerId attempt = 0; attempt < brokers; ++attempt) {
+    const BrokerId broker = (next++) % brokers;
+    if (!ensure_connected(broker)) continue;
+    auto request = std::make_unique<FindCoordinatorRequest>();
+    const std::int64_t correlation = request->correlation_id = next_correlation_id();
+    request->group = group;
+    const ConnectionId connection = link(broker).connection;
+    send(connection, std::move(request));
+    return std::pair{correlation, connection};
+  }
+  return std::nullopt;
 }
 
 }  // namespace ksim::models

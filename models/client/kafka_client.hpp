@@ -7,6 +7,8 @@
 // Kafka's Metadata.timeToAllowUpdate does.
 #include <map>
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "models/events/model_event_bus.hpp"
@@ -53,6 +55,10 @@ class KafkaClient : public Node {
   // The brokers whose connection this was: marked down with a backoff.
   std::vector<BrokerId> connection_lost(ConnectionId connection);
   void forget_connections_and_metadata();  // on a crash
+
+  // A FindCoordinator for `group` to the next broker it can reach, in turn from
+  // `next`: its correlation id and connection; nullopt when none is reachable now.
+  std::optional<std::pair<std::int64_t, ConnectionId>> send_find_coordinator(const std::string& group, BrokerId& next);
 
   const ClusterDirectory& directory() const { return *directory_; }
   std::int64_t next_correlation_id() { return next_correlation_id_++; }

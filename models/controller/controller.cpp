@@ -88,6 +88,9 @@ void Controller::on_message(ConnectionId connection, MessagePtr message) {
     case ApiKey::LeaveGroup:
     case ApiKey::SyncGroup:
     case ApiKey::ConsumerGroupHeartbeat:
+    case ApiKey::ShareGroupHeartbeat:
+    case ApiKey::ShareFetch:
+    case ApiKey::ShareAcknowledge:
     case ApiKey::InitProducerId:
     case ApiKey::OffsetForLeaderEpoch:
     case ApiKey::AddPartitionsToTxn:

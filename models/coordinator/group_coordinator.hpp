@@ -29,6 +29,7 @@
 #include "models/coordinator/group_state.hpp"
 #include "models/events/model_event.hpp"
 #include "models/protocol/consumer_group_messages.hpp"
+#include "models/protocol/share_group_messages.hpp"
 #include "models/protocol/group_messages.hpp"
 #include "models/protocol/kafka_config.hpp"
 #include "models/log/partition_log.hpp"
@@ -79,6 +80,7 @@ class GroupCoordinator {
   void handle(ConnectionId c, const OffsetFetchRequest& request);
   void handle(ConnectionId c, const TxnOffsetCommitRequest& request);
   void handle(ConnectionId c, const ConsumerGroupHeartbeatRequest& request);  // KIP-848
+  void handle(ConnectionId c, const ShareGroupHeartbeatRequest& request);     // KIP-932
   // A transaction marker was written on one of its partitions: the producer's
   // pending transactional offsets take effect (commit) or are dropped (abort).
   void complete_transaction(std::int32_t partition, ProducerId producer, bool commit);
@@ -166,6 +168,16 @@ class GroupCoordinator {
   // OffsetCommit and TxnOffsetCommit of a consumer group's member: nullopt when `group` is not one.
   std::optional<Error> check_consumer_commit(const std::string& group, const MemberIdentity& member) const;
   void unload_consumer_groups(std::int32_t partition);
+
+  // group_coordinator_share.cpp: KIP-932's share groups (membership only; the
+  // share-partitions live on the partition leaders, models/broker/broker_share.cpp)
+  struct ShareGroupEntry {
+    std::int32_t partition = 0;  // of __consumer_offsets
+    std::int32_t group_epoch = 0;
+    std::map<std::string, TimerId> members;  // member id -> its session timer (group.share.session.timeout.ms)
+  };
+  void share_member_expired(const std::string& group, const std::string& member_id);
+  std::map<std::string, ShareGroupEntry> share_groups_;
 
   // group_coordinator_offsets.cpp
   Error check_coordinator(const std::string& group) const;

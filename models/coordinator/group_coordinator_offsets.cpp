@@ -106,6 +106,14 @@ void GroupCoordinator::finish_load(std::int32_t partition, std::uint64_t generat
 void GroupCoordinator::unload(std::int32_t partition) {
   if (partitions_.erase(partition) == 0) return;
   unload_consumer_groups(partition);
+  for (auto it = share_groups_.begin(); it != share_groups_.end();) {
+    if (it->second.partition != partition) {
+      ++it;
+      continue;
+    }
+    for (const auto& [id, timer] : it->second.members) host_.coordinator_cancel(timer);
+    it = share_groups_.erase(it);
+  }
   for (auto it = groups_.begin(); it != groups_.end();) {
     Group& g = it->second;
     if (g.partition != partition) {
@@ -127,6 +135,7 @@ void GroupCoordinator::reset() {
   partitions_.clear();
   groups_.clear();
   consumer_groups_.clear();
+  share_groups_.clear();
 }
 
 // ---- storing ----

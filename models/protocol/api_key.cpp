@@ -30,6 +30,9 @@ std::string_view to_string(ApiKey key) {
     case ApiKey::AlterPartition: return "AlterPartition";
     case ApiKey::BrokerHeartbeat: return "BrokerHeartbeat";
     case ApiKey::ConsumerGroupHeartbeat: return "ConsumerGroupHeartbeat";
+    case ApiKey::ShareGroupHeartbeat: return "ShareGroupHeartbeat";
+    case ApiKey::ShareFetch: return "ShareFetch";
+    case ApiKey::ShareAcknowledge: return "ShareAcknowledge";
     case ApiKey::ZooKeeper: return "ZooKeeper";
   }
   return "?";

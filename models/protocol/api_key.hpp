@@ -42,6 +42,9 @@ enum class ApiKey : std::int16_t {
   AlterPartition = 56,   // KIP-497: a leader asks the controller to change the ISR
   BrokerHeartbeat = 63,  // KIP-631 (a new incarnation also stands for BrokerRegistration)
   ConsumerGroupHeartbeat = 68,  // KIP-848: the consumer group protocol (group.protocol=consumer)
+  ShareGroupHeartbeat = 76,     // KIP-932: a share group's member to its coordinator
+  ShareFetch = 78,              // KIP-932: acquire records of a share-partition (and acknowledge earlier ones)
+  ShareAcknowledge = 79,        // KIP-932: acknowledge delivered records
   // Not Kafka's: ZooKeeper's own protocol (models/zookeeper/zk_messages.hpp),
   // its operation in the message, between brokers and the ZooKeeper ensemble
   // of releases before KRaft. A key outside Kafka's numbers.

@@ -33,6 +33,12 @@ struct GroupCoordinatorConfig {
   SimTime consumer_heartbeat_interval = seconds(5);        // group.consumer.heartbeat.interval.ms
   SimTime consumer_session_timeout = seconds(45);          // group.consumer.session.timeout.ms
   std::vector<std::string> consumer_assignors{"uniform", "range"};  // group.consumer.assignors (the first: default)
+  // KIP-932's share groups (ShareGroupConfig, GroupCoordinatorConfig's group.share.*).
+  SimTime share_heartbeat_interval = seconds(5);      // group.share.heartbeat.interval.ms
+  SimTime share_session_timeout = seconds(45);        // group.share.session.timeout.ms
+  SimTime share_record_lock_duration = seconds(30);   // group.share.record.lock.duration.ms
+  std::int32_t share_delivery_count_limit = 5;        // group.share.delivery.count.limit
+  std::int32_t share_partition_max_record_locks = 200;  // group.share.partition.max.record.locks
   // Time to replay one record of a __consumer_offsets partition when a broker
   // becomes its leader (Kafka's loadGroupsAndOffsets). Not a Kafka config.
   SimTime load_time_per_record = microseconds(2);

@@ -118,8 +118,8 @@ const std::vector<MechanismInfo>& mechanisms() {
        "transactions v2: an epoch bump per transaction, partitions added implicitly (transaction.version=2)", D::Both},
       {M::EligibleLeaderReplicas, "KIP-966", {4, 1}, "controller",
        "eligible leader replicas (on for new clusters from 4.1, eligible.leader.replicas.version=1)", D::Both},
-      {M::ShareGroups, "KIP-932", {4, 1}, "consumers", "share groups (preview in 4.1)", D::Neither,
-       "no share groups", false},
+      {M::ShareGroups, "KIP-932", {4, 1}, "consumers, brokers",
+       "share groups (preview in 4.1, production ready in 4.2): consumers entries with share_group", D::Both, {}, false},
   };
   return table;
 }

@@ -44,6 +44,7 @@ std::string_view to_string(Error error) {
     case Error::StaleMemberEpoch: return "STALE_MEMBER_EPOCH";
     case Error::UnreleasedInstanceId: return "UNRELEASED_INSTANCE_ID";
     case Error::UnsupportedAssignor: return "UNSUPPORTED_ASSIGNOR";
+    case Error::InvalidRecordState: return "INVALID_RECORD_STATE";
   }
   return "?";
 }
@@ -73,6 +74,7 @@ bool is_retriable(Error error) {
     case Error::FencedMemberEpoch:
     case Error::UnreleasedInstanceId:
     case Error::UnsupportedAssignor:
+    case Error::InvalidRecordState:
     case Error::None:
     case Error::BrokerNotAvailable:
     case Error::OffsetOutOfRange:

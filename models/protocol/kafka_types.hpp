@@ -74,6 +74,8 @@ enum class Error {
   StaleMemberEpoch,              // an offset commit with an older member epoch than the member's (retriable)
   UnreleasedInstanceId,          // a static member's group.instance.id is still held by a live member
   UnsupportedAssignor,           // group.remote.assignor names no assignor of group.consumer.assignors
+  // KIP-932's share groups
+  InvalidRecordState,            // an acknowledgement of a record the member does not hold (its lock expired)
 };
 std::string_view to_string(Error error);
 bool is_retriable(Error error);

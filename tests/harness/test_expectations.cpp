@@ -52,6 +52,7 @@ std::string key_path(const ExpectableSection& section, const ExpectableFigure& f
   const std::string key(f.key);
   const std::string prefix = section.scope == SectionScope::Transactions ? "transactions."
                              : section.scope == SectionScope::Group      ? "groups.GROUP."
+                             : section.scope == SectionScope::ShareGroup ? "share_groups.GROUP."
                                                                          : "";
   if (f.as == ExpectAs::Bound) return "`" + prefix + "max_" + key + "`, `" + prefix + "min_" + key + "`";
   return "`" + prefix + key + "`";

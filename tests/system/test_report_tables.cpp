@@ -41,6 +41,7 @@ const std::vector<Run>& runs() {
       run("acks1-leader-crash"),                             // delivery short of exactly-once, a failover
       run("consumer-commit-before-process", {"duration=12s"}),  // a group short of exactly-once
       run("kraft-quorum-failover"),                          // a controller quorum and its failovers
+      run("share-poison-record", {"duration=6s", "drain=4s"}),  // a share group (KIP-932)
   };
   return all;
 }
@@ -74,6 +75,11 @@ const nlohmann::ordered_json& figures_json(const Run& r, const Expectation& e) {
       if (g.at("group") == e.group) return g;
     }
   }
+  if (e.section == share_group_section().name) {
+    for (const auto& g : r.json.at("share_groups")) {
+      if (g.at("group") == e.group) return g;
+    }
+  }
   return r.json;
 }
 
@@ -84,6 +90,7 @@ bool has_section(const Run& r, const ExpectableSection& s) {
     case SectionScope::Kafka:
     case SectionScope::Group: return r.report.kafka.has_value();
     case SectionScope::Transactions: return r.report.kafka && r.report.kafka->transactions;
+    case SectionScope::ShareGroup: return r.report.kafka && !r.report.kafka->share_groups.empty();
   }
   return false;
 }
@@ -152,8 +159,11 @@ TEST_CASE("every figure table row's name is in the JSON with the value its acces
       if (k.groups[i].transform) check_rows(transform_output_section(), *k.groups[i].transform, j, at + ".output", seen);
     }
     if (k.transactions) check_rows(transactions_section(), *k.transactions, j, transactions_section().json, seen);
+    for (std::size_t i = 0; i < k.share_groups.size(); ++i) {
+      check_rows(share_group_section(), k.share_groups[i], j, "share_groups." + std::to_string(i), seen);
+    }
   }
-  CHECK(seen.size() == 20);  // every section; these runs have them all
+  CHECK(seen.size() == 21);  // every section; these runs have them all
   for (const ExpectableSection& s : expectation_catalogue()) CHECK(seen.contains(std::string(s.name)));
 }
 
@@ -166,6 +176,10 @@ TEST_CASE("an expectation on each figure holds when it states the figure's value
       if (s.scope == SectionScope::Group) {
         groups.clear();
         for (const auto& g : r.report.kafka->groups) groups.push_back(g.group);
+      }
+      if (s.scope == SectionScope::ShareGroup) {
+        groups.clear();
+        for (const auto& g : r.report.kafka->share_groups) groups.push_back(g.group);
       }
       for (const std::string& group : groups) {
         for (const ExpectableFigure& f : s.figures) {

@@ -138,6 +138,7 @@ void Consumer::on_message(ConnectionId, MessagePtr message) {
       assert(message_is<LeaveGroupResponse>(m));
       if (app_ == AppState::Closing) crash(CrashKind::Shutdown);
       return;
+    case ApiKey::ShareGroupHeartbeat: case ApiKey::ShareFetch: case ApiKey::ShareAcknowledge:  // share consumers' (KIP-932)
     case ApiKey::Produce:
     case ApiKey::UpdateMetadata:
     case ApiKey::InitProducerId:

@@ -40,15 +40,9 @@ void Consumer::find_coordinator() {
     set_timer(find_backoff_until_ - now(), [this] { find_coordinator(); });
     return;
   }
-  const auto brokers = static_cast<BrokerId>(directory().broker_nodes.size());
-  for (BrokerId attempt = 0; attempt < brokers; ++attempt) {
-    const BrokerId broker = (next_find_broker_++) % brokers;
-    if (!ensure_connected(broker)) continue;
-    auto request = std::make_unique<FindCoordinatorRequest>();
-    const std::int64_t correlation = find_correlation_ = request->correlation_id = next_correlation_id();
-    request->group = config_.group_id;
-    find_connection_ = link(broker).connection;
-    send(find_connection_, std::move(request));
+  if (const auto sent = send_find_coordinator(config_.group_id, next_find_broker_)) {
+    const std::int64_t correlation = find_correlation_ = sent->first;
+    find_connection_ = sent->second;
     set_timer(config_.request_timeout, [this, correlation] {
       if (find_correlation_ != correlation) return;
       find_correlation_ = -1;

@@ -116,6 +116,9 @@ void Producer::on_message(ConnectionId connection, MessagePtr message) {
     case ApiKey::LeaveGroup:
     case ApiKey::SyncGroup:
     case ApiKey::ConsumerGroupHeartbeat:
+    case ApiKey::ShareGroupHeartbeat:
+    case ApiKey::ShareFetch:
+    case ApiKey::ShareAcknowledge:
     case ApiKey::OffsetForLeaderEpoch:
     case ApiKey::WriteTxnMarkers:
     case ApiKey::AlterPartition:

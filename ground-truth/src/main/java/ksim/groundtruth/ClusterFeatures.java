@@ -13,6 +13,8 @@ import java.util.Map;
 public final class ClusterFeatures {
     /** KIP-966's eligible leader replicas: a feature since 4.0 (on by default for a new cluster since 4.1). */
     static final String ELR = "eligible.leader.replicas.version";
+    /** KIP-890 part 2's transactions v2 at level 2: a feature since 4.0 (2 by default for a new cluster). */
+    static final String TRANSACTION_VERSION = "transaction.version";
 
     private ClusterFeatures() {}
 
@@ -31,11 +33,12 @@ public final class ClusterFeatures {
     public static List<String> refusals(Scenario s, String kafkaVersion) {
         List<String> out = new ArrayList<>();
         for (Map.Entry<String, Integer> f : s.features().entrySet()) {
-            if (!f.getKey().equals(ELR)) {
+            if (!f.getKey().equals(ELR) && !f.getKey().equals(TRANSACTION_VERSION)) {
                 out.add(s.file() + ": controller.features." + f.getKey() + ": not a feature the harness knows");
             } else if (f.getValue() > 0 && !atLeast(kafkaVersion, 4, 0)) {
-                out.add(s.file() + ": controller.features." + ELR + "=" + f.getValue() + ": Kafka " + kafkaVersion
-                        + " has no eligible leader replicas (KIP-966 is in 4.0 and later)");
+                out.add(s.file() + ": controller.features." + f.getKey() + "=" + f.getValue() + ": Kafka " + kafkaVersion
+                        + " has no such feature (" + (f.getKey().equals(ELR) ? "KIP-966" : "KIP-890 part 2")
+                        + " is in 4.0 and later)");
             }
         }
         return out;

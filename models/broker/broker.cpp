@@ -256,6 +256,7 @@ void Broker::dispatch(ConnectionId connection, MessagePtr message) {
     case ApiKey::BeginQuorumEpoch:
     case ApiKey::EndQuorumEpoch: break;  // the controller quorum's Raft
     case ApiKey::ZooKeeper: break;        // its ZooKeeper side's (zk_controller.hpp)
+    case ApiKey::ControlledShutdown: break;  // its ZooKeeper side's (zk_controlled_shutdown.cpp)
   }
   unexpected_message(name(), m);
 }

@@ -152,6 +152,7 @@ void Consumer::on_message(ConnectionId, MessagePtr message) {
     case ApiKey::Vote:
     case ApiKey::BeginQuorumEpoch:
     case ApiKey::EndQuorumEpoch:
+    case ApiKey::ControlledShutdown:
     case ApiKey::ZooKeeper: break;  // a consumer sends none of these
   }
   unexpected_message(name(), m);

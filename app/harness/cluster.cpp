@@ -36,6 +36,7 @@ Cluster::Cluster(const Scenario& scenario, const RunOptions& options)
     sim_->add_after_event_hook([this] { invariants_->after_event(sim_->now()); });
     sim_->add_after_event_hook([this] { quorum_->after_event(sim_->now()); });
     track_availability();
+    schedule_operations();
   }
   if (transaction_topic_ >= 0) open_transactions_ = std::make_unique<models::OpenTransactionTracker>(internal_topics());
   if (scenario.kafka) {

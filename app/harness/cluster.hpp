@@ -15,6 +15,7 @@
 #include "models/check/replication_lag_tracker.hpp"
 #include "models/check/availability_tracker.hpp"
 #include "models/check/failover_tracker.hpp"
+#include "models/check/reassignment_tracker.hpp"
 #include "app/harness/fault_paths.hpp"
 #include "models/check/time_series_tracker.hpp"
 #include "app/harness/resource_usage.hpp"
@@ -133,6 +134,15 @@ class Cluster {
   // When the first producer started producing (its `start`, or when the cluster was ready).
   SimTime producers_started() const;
   models::FailoverFigures failover() const { return failover_.figures(sim_->now()); }
+  // The scenario's operations (cluster_operations.cpp): when each reached the
+  // active controller, and its answer for each partition, in the operation's order.
+  struct OperationResult {
+    std::size_t operation = 0;  // index into the scenario's operations
+    SimTime applied_at = kNever;  // never: no active controller within default.api.timeout.ms
+    std::vector<models::Error> errors;
+  };
+  const std::vector<OperationResult>& operation_results() const { return operation_results_; }
+  models::ReassignmentFigures reassignments() const { return reassignments_.figures(); }
   // When each partition could not be written or read, by incident (models/check/availability_tracker.hpp).
   models::AvailabilityFigures availability() const;
   // The run's figures every report.sample_interval (models/check/time_series_tracker.hpp); empty without Kafka.
@@ -164,6 +174,8 @@ class Cluster {
   void spawn_rpc();
   void register_disk_faults();
   void schedule_faults();
+  void schedule_operations();  // app/harness/cluster_operations.cpp
+  void run_operation(std::size_t index, SimTime first_try);
   void plan_nemesis();
   void track_availability();  // app/harness/availability.cpp
   void track_fault_paths();
@@ -214,6 +226,8 @@ class Cluster {
   ResourceSample warmup_resources_;
   Startup startup_;
   models::FailoverTracker failover_;
+  models::ReassignmentTracker reassignments_;
+  std::vector<OperationResult> operation_results_;
   std::vector<std::vector<models::BrokerId>> offsets_replicas_;
   std::vector<std::vector<models::BrokerId>> transaction_replicas_;
 };

@@ -76,6 +76,8 @@ const std::vector<BoundSection>& bound_sections() {
              return r.kafka && r.kafka->transactions ? &*r.kafka->transactions : nullptr;
            }),
       bind(quorum_section(), [](const RunReport& r, const std::string&) { return r.kafka ? &r.kafka->quorum : nullptr; }),
+      bind(operations_section(),
+           [](const RunReport& r, const std::string&) { return r.kafka ? &r.kafka->operations : nullptr; }),
       bind(network_section(), [](const RunReport& r, const std::string&) { return &r.network; }),
   };
   return sections;

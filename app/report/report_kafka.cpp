@@ -291,6 +291,7 @@ KafkaFigures kafka_figures(const Cluster& cluster) {
   k.availability = cluster.availability();
   k.startup = startup_figures(cluster);
   k.partition_costs = partition_costs(cluster);
+  k.operations = operation_figures(cluster);
   return k;
 }
 
@@ -313,6 +314,7 @@ void add_kafka_json(const KafkaFigures& k, nlohmann::ordered_json& j) {
   add_json(kClusterSection, k, j);
   j["controller"]["first_elections"] = elections_json(k.controller);
   add_quorum_json(k.quorum, j);
+  add_operations_json(k.operations, j);
   add_json(partition_costs_section(), k.partition_costs, j);
   j["invariants"] = invariants_json(k.invariants);
   j["groups"] = groups_json(k.groups);
@@ -333,6 +335,7 @@ void print_kafka(const KafkaFigures& k, std::ostream& out) {
   print_figures(kClusterSection, k, out);
   print_elections(k.controller, out);
   print_quorum(k.quorum, out);
+  print_operations(k.operations, out);
   print_partition_costs(k.partition_costs, out);
   print_invariants(k.invariants, out);
   print_log_dirs(k.log_dirs, out);

@@ -17,6 +17,7 @@
 #include "app/report/report_resources.hpp"
 #include "app/report/report_share_groups.hpp"
 #include "app/report/report_startup.hpp"
+#include "app/report/report_operations.hpp"
 #include "app/report/report_transactions.hpp"
 #include "models/check/delivery_checker.hpp"
 
@@ -50,6 +51,7 @@ struct KafkaFigures {
   models::AvailabilityFigures availability;
   StartupFigures startup;  // how the clients started, and the warm-up's figures
   PartitionCosts partition_costs;
+  OperationFigures operations;  // the scenario's operations and its partition reassignments (KIP-455)
 };
 
 const Section<models::DeliveryReport>& delivery_section();

@@ -311,6 +311,11 @@ Scenario read_all(const config::Document& document, const ExpectationCatalogue& 
     root.ignore("rpc");
   }
   s.kafka = read_kafka(root, s.network.racks, s.profile);
+  if (s.kafka) {
+    s.kafka->operations = read_operations(root.list("operations"), *s.kafka, s.duration + s.drain);
+  } else if (root.has("operations")) {
+    throw root.error("operations", "changes a Kafka cluster: the scenario has no brokers:");
+  }
   check_vertex_names(root, s);
   check_explicit_links(s);
   KnownNames known{target_names(s), link_names(s), {}};

@@ -56,6 +56,22 @@ struct RpcSpec {
 };
 
 // A Kafka cluster: brokers, the controller (or a quorum of them), topics and producers.
+// An operator's change to a running cluster (`operations:`), made through
+// the Admin API at a given time as Kafka's tools make it.
+struct OperationSpec {
+  enum class Kind : std::uint8_t {
+    ReassignPartitions,  // kafka-reassign-partitions --execute: alterPartitionReassignments (KIP-455)
+    CancelReassignment,  // kafka-reassign-partitions --cancel
+  };
+  Kind kind = Kind::ReassignPartitions;
+  SimTime at = 0;
+  std::int32_t topic = 0;
+  std::vector<std::pair<std::int32_t, std::vector<models::BrokerId>>> replicas;  // reassign: partition, target
+  std::vector<std::int32_t> partitions;  // cancel
+  config::Location location;
+};
+std::string_view to_string(OperationSpec::Kind kind);
+
 struct KafkaSpec {
   ReleaseSpec release;  // kafka_version and kips: the brokers' and controller's, and the clients' default
   NodeGroupSpec brokers{3, {}};
@@ -88,6 +104,7 @@ struct KafkaSpec {
   models::ZooKeeperConfig zookeeper_server;
   models::ZkControllerConfig zookeeper_client;  // zookeeper.session.timeout.ms and the release's mechanisms
   std::vector<models::TopicSpec> topics;
+  std::vector<OperationSpec> operations;  // in time order
   struct ProducerGroup {
     std::string name = "producer";
     NodeGroupSpec nodes{1, {}};
@@ -207,6 +224,8 @@ void check_something_to_simulate(const config::Document& document, const Scenari
 std::optional<KafkaSpec> read_kafka(config::MapReader& root, const std::vector<std::string>& racks,
                                     const std::optional<HardwareProfile>& profile);
 NodeGroupSpec read_group(config::MapReader& in, NodeGroupSpec group, const std::vector<std::string>& racks);
+// The `operations:` list (operations_reader.cpp); needs the topics and brokers read.
+std::vector<OperationSpec> read_operations(config::ListReader list, const KafkaSpec& kafka, SimTime end);
 
 // Every node of the scenario, in creation order: brokers, the controller,
 // producers, then servers and clients. Each node runs on a host of its own name.

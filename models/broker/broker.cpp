@@ -267,7 +267,7 @@ void Broker::dispatch(ConnectionId connection, MessagePtr message) {
 void Broker::apply_metadata(const std::vector<PartitionState>& states) {
   applying_metadata_ = true;
   for (const PartitionState& state : states) {
-    if (Replica* r = replica(state.partition)) apply_partition_state(*r, state);
+    if (Replica* r = replica_as_assigned(state)) apply_partition_state(*r, state);
   }
   applying_metadata_ = false;
   for (auto& f : fetchers_) send_fetch(*f);
@@ -355,6 +355,7 @@ void Broker::handle_metadata_request(ConnectionId connection, const MetadataRequ
     // Every broker hosting a replica knows its state; others add nothing new.
     if (r.leader_epoch() > 0 || r.state().leader != kNoBroker) response->partitions.push_back(r.state());
   }
+  for (const auto& [tp, state] : departed_) response->partitions.push_back(state);
   send(connection, std::move(response));
 }
 

@@ -186,6 +186,14 @@ class Broker final : public Node, private TxnCoordinatorHost {
   void become_leader(Replica& replica, const PartitionState& state);  // Partition.makeLeader and its effects
   void become_follower(Replica& replica, const PartitionState& state);
   void stop_replica(Replica& replica, const PartitionState& state);
+  // broker_replica_lifecycle.cpp (KIP-455): the hosted replica of `state`'s partition,
+  // created if the controller assigned it here, deleted (nullptr) if no longer.
+  Replica* replica_as_assigned(const PartitionState& state);
+  void delete_replica(Replica& replica, const PartitionState& state);
+  // The partition's state as this broker's metadata has it after its replica
+  // here was deleted (KIP-455): it still answers for it, naming the leader.
+  const PartitionState* departed_state(TopicPartition tp) const;
+  std::map<TopicPartition, PartitionState> departed_;
   void handle_metadata_request(ConnectionId connection, const MetadataRequest& request);
   void handle_init_producer_id(ConnectionId connection, const InitProducerIdRequest& request);
   void handle_list_offsets(ConnectionId connection, const ListOffsetsRequest& request);

@@ -97,9 +97,10 @@ void Broker::answer_error(FetchResponse& response, TopicPartition tp, Error erro
   if (error != Error::NotLeaderOrFollower && error != Error::FencedLeaderEpoch) return;
   if (!config_.mechanisms.has(Mechanism::LeaderDiscovery)) return;  // a broker before 3.7
   const Replica* r = replica(tp);
-  if (r && r->state().leader != kNoBroker && r->state().leader != id_) {
-    data.current_leader = r->state().leader;
-    data.current_leader_epoch = r->state().leader_epoch;
+  const PartitionState* state = r ? &r->state() : departed_state(tp);
+  if (state && state->leader != kNoBroker && state->leader != id_) {
+    data.current_leader = state->leader;
+    data.current_leader_epoch = state->leader_epoch;
   }
 }
 

@@ -62,7 +62,10 @@ ProduceResponse::PartitionResponse Broker::append_produce(const ProduceRequest& 
                                                           SimTime& returns_at, const Verdicts* verdicts) {
   ProduceResponse::PartitionResponse result{data.partition, Error::None, -1};
   Replica* r = replica(data.partition);
-  if (!r) return result.error = Error::UnknownTopicOrPartition, result;
+  if (!r) {  // a replica deleted here is still in the metadata: NOT_LEADER_OR_FOLLOWER (getPartitionOrError)
+    result.error = departed_state(data.partition) ? Error::NotLeaderOrFollower : Error::UnknownTopicOrPartition;
+    return result;
+  }
   if (!replica_online(*r)) return result.error = Error::KafkaStorageError, result;
   if (!r->is_leader()) return result.error = Error::NotLeaderOrFollower, result;
   if (verdicts && verdicts->contains(data.partition)) return result.error = verdicts->at(data.partition), result;
@@ -170,10 +173,12 @@ void Broker::finish_produce(std::uint64_t id) {
   // NOT_LEADER_OR_FOLLOWER carries the leader this broker knows now.
   const bool fill_leader = config_.mechanisms.has(Mechanism::LeaderDiscovery);
   for (auto& p : it->second.response->partitions) {
-    const Replica* r = fill_leader && p.error == Error::NotLeaderOrFollower ? replica(p.partition) : nullptr;
-    if (r && r->state().leader != id_ && r->state().leader != kNoBroker) {
-      p.current_leader = r->state().leader;
-      p.current_leader_epoch = r->state().leader_epoch;
+    if (!fill_leader || p.error != Error::NotLeaderOrFollower) continue;
+    const Replica* r = replica(p.partition);
+    const PartitionState* state = r ? &r->state() : departed_state(p.partition);
+    if (state && state->leader != id_ && state->leader != kNoBroker) {
+      p.current_leader = state->leader;
+      p.current_leader_epoch = state->leader_epoch;
     }
   }
   send(it->second.connection, std::move(it->second.response));

@@ -94,6 +94,15 @@ void Partition::go_offline() {
 
 void Partition::update_state(const PartitionState& state) {
   if (state.partition_epoch > state_.partition_epoch || state.leader_epoch != state_.leader_epoch) pending_isr_.reset();
+  if (is_leader() && !state.replicas.empty() && state.replicas != state_.replicas) {
+    // KIP-455: the replica set changed within the epoch (Partition.updateAssignmentAndIsr):
+    // a replica being added is tracked from its first fetch, never caught up before it.
+    // (A ZooKeeper-era ISR change carries no replica list: the partition's state znode has none.)
+    std::erase_if(followers_, [&](const auto& f) { return !contains(state.replicas, f.first); });
+    for (const BrokerId b : state.replicas) {
+      if (b != local_ && !find_follower(b)) followers_.emplace_back(b, FollowerState{});
+    }
+  }
   state_ = state;
   changed(PartitionChange::State);
 }

@@ -17,6 +17,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <variant>
 #include <vector>
@@ -89,6 +90,11 @@ class Controller final : public Node {
   }
   const ControllerStats& stats() const { return stats_; }
 
+  // KIP-455, the Admin API's alterPartitionReassignments for one partition
+  // (controller_reassignment.cpp): `target` the new replicas, preferred
+  // leader first; nullopt cancels. Answers as Kafka's controller would.
+  Error alter_partition_reassignment(TopicPartition tp, const std::optional<std::vector<BrokerId>>& target);
+
   // ---- the quorum (controller_raft.cpp) ----
   bool in_quorum() const { return directory_->controller_nodes.size() > 1; }
   RaftNodeId quorum_id() const { return quorum_id_; }
@@ -137,6 +143,8 @@ class Controller final : public Node {
   void push_all_to(BrokerId broker);
   void send_update(BrokerId broker, std::vector<PartitionState> states);
   void check_partition_state(const PartitionState& state) const;
+  Error cancel_reassignment(PartitionState& state);
+  void settle_reassignment(PartitionState& state, const PartitionState& before);
   // The metadata offset brokers are compared with: alone, its pushes'; in a
   // quorum, the end of what is committed (pushes carry it).
   std::int64_t metadata_offset() const { return in_quorum() ? committed_.end_offset : metadata_offset_; }

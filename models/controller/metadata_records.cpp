@@ -4,7 +4,8 @@ namespace ksim::models {
 
 // The partition, its epochs and leader, and a broker id per replica, ISR and ELR member.
 std::uint64_t PartitionChangeRecord::size_bytes() const {
-  return 32 + 4 * (state.replicas.size() + state.isr.size() + state.elr.size() + state.last_known_elr.size());
+  return 32 + 4 * (state.replicas.size() + state.isr.size() + state.elr.size() + state.last_known_elr.size() +
+              state.adding.size() + state.removing.size());
 }
 
 void MetadataImage::replay(const RaftRecord& record) {

@@ -87,6 +87,7 @@ std::string_view to_string(ElectedFrom from) {
 void Controller::elect(TopicPartition tp, BrokerId replacing) {
   PartitionState& state = partitions_.at(tp);
   if (state.leader != kNoBroker && is_usable(state.leader, tp)) return;
+  const PartitionState previous = state;
   const TopicSpec& topic = directory_->topics[static_cast<std::size_t>(tp.topic)];
   BrokerId leader = kNoBroker;
   bool unclean = false;
@@ -149,6 +150,7 @@ void Controller::elect(TopicPartition tp, BrokerId replacing) {
     }
   }
   publish(LeaderElected{tp, leader, state.leader_epoch, unclean, state.isr.size()});
+  if (state.reassigning() && leader != kNoBroker) settle_reassignment(state, previous);
   push({state});
 }
 
@@ -177,9 +179,10 @@ void Controller::handle_alter_partition(ConnectionId connection, const AlterPart
     respond_when_committed(connection, std::move(response));
     return;
   }
-  const std::vector<BrokerId> before = state.isr;
+  const PartitionState previous = state;
   state.isr = request.new_isr;
-  update_elr(state, before);
+  update_elr(state, previous.isr);
+  if (state.reassigning()) settle_reassignment(state, previous);  // KIP-455: the ISR may end it
   ++state.partition_epoch;
   ++stats_.isr_changes;
   publish(IsrCommitted{state.partition, state.isr.size(), state.partition_epoch});
@@ -207,6 +210,13 @@ void Controller::check_partition_state(const PartitionState& state) const {
   require(std::all_of(state.isr.begin(), state.isr.end(), [&](BrokerId b) { return contains(state.replicas, b); }),
           "the ISR holds only assigned replicas");
   require(state.leader == kNoBroker || contains(state.isr, state.leader), "the leader is in the ISR");
+  const auto assigned = [&](const std::vector<BrokerId>& brokers) {
+    return std::all_of(brokers.begin(), brokers.end(), [&](BrokerId b) { return contains(state.replicas, b); });
+  };
+  require(assigned(state.adding) && assigned(state.removing),
+          "KIP-455: replicas being added or removed are in the replica list");
+  require(std::none_of(state.adding.begin(), state.adding.end(), [&](BrokerId b) { return contains(state.removing, b); }),
+          "KIP-455: no replica is both added and removed");
 }
 
 }  // namespace ksim::models

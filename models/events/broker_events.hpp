@@ -28,6 +28,27 @@ struct BecameLeader {
 };
 
 // Kafka's Partition.makeFollower.
+// KIP-455: a reassignment gave this broker a replica (created empty on its log
+// dir with the fewest partitions), or took one away (stopped, its log deleted).
+struct ReplicaCreated {
+  BrokerId broker;
+  TopicPartition partition;
+  std::string_view log_dir;
+  std::string_view kind() const { return "broker.replica_created"; }
+  template <class Write> void trace(Write&& write) const {
+    write({{"topic", partition.topic}, {"partition", partition.partition}, {"log_dir", log_dir}});
+  }
+};
+struct ReplicaDeleted {
+  BrokerId broker;
+  TopicPartition partition;
+  std::uint64_t bytes;  // what its log held
+  std::string_view kind() const { return "broker.replica_deleted"; }
+  template <class Write> void trace(Write&& write) const {
+    write({{"topic", partition.topic}, {"partition", partition.partition}, {"bytes", bytes}});
+  }
+};
+
 struct BecameFollower {
   BrokerId broker;
   TopicPartition partition;

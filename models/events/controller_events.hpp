@@ -85,4 +85,27 @@ struct IsrCommitted {
   }
 };
 
+// KIP-455: a partition's reassignment began (the target replicas written with
+// adding and removing), completed (the removed replicas left), or was cancelled.
+enum class ReassignmentPhase : std::uint8_t { Started, Completed, Cancelled };
+struct ReassignmentChanged {
+  TopicPartition partition;
+  ReassignmentPhase phase;
+  std::size_t replicas;  // the target's size (Started), the replicas after (Completed, Cancelled)
+  std::size_t adding;
+  std::size_t removing;
+  std::string_view kind() const {
+    switch (phase) {
+      case ReassignmentPhase::Started: return "controller.reassignment_started";
+      case ReassignmentPhase::Completed: return "controller.reassignment_completed";
+      case ReassignmentPhase::Cancelled: return "controller.reassignment_cancelled";
+    }
+    return "controller.reassignment";
+  }
+  template <class Write> void trace(Write&& write) const {
+    write({{"topic", partition.topic}, {"partition", partition.partition}, {"replicas", replicas}, {"adding", adding},
+           {"removing", removing}});
+  }
+};
+
 }  // namespace ksim::models

@@ -16,9 +16,10 @@ namespace ksim::models {
 using ModelEvent = std::variant<
     // brokers
     BecameLeader, BecameFollower, HighWatermarkAdvanced, IsrChangeProposed, IsrUpdated, LogTruncated, LogDirWentOffline,
-    BrokerShutDown, BatchAppended, DuplicateBatch, TxnMarkerWritten,
+    BrokerShutDown, BatchAppended, DuplicateBatch, TxnMarkerWritten, ReplicaCreated, ReplicaDeleted,
     // the controller
     ControllerLoading, ControllerActivated, ControllerRenounced, BrokerFenced, ControlledShutdownStarted, BrokerUnfenced, LeaderElected, IsrCommitted,
+    ReassignmentChanged,
     // group and transaction coordinators
     MemberAdded, StaticMemberReplaced, RebalancePrepared, MemberRemoved, JoinCompleted, Rebalanced,
     GroupLoadStarted, GroupLoaded, GroupUnloaded, TxnFenced, TxnPrepared, TxnCompleted, TxnTimedOut, TxnResumed,

@@ -28,6 +28,12 @@ struct PartitionState {
   // and the last known leader of a partition whose ISR and ELR are both empty.
   std::vector<BrokerId> elr;
   std::vector<BrokerId> last_known_elr;
+  // KIP-455 (PartitionRegistration's addingReplicas and removingReplicas): a
+  // reassignment in progress. `replicas` is then the target followed by the
+  // replicas being removed; both empty otherwise.
+  std::vector<BrokerId> adding;
+  std::vector<BrokerId> removing;
+  bool reassigning() const { return !adding.empty() || !removing.empty(); }
 };
 
 // ---- producer -> partition leader ----

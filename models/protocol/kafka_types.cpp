@@ -45,6 +45,8 @@ std::string_view to_string(Error error) {
     case Error::UnreleasedInstanceId: return "UNRELEASED_INSTANCE_ID";
     case Error::UnsupportedAssignor: return "UNSUPPORTED_ASSIGNOR";
     case Error::InvalidRecordState: return "INVALID_RECORD_STATE";
+    case Error::InvalidReplicaAssignment: return "INVALID_REPLICA_ASSIGNMENT";
+    case Error::NoReassignmentInProgress: return "NO_REASSIGNMENT_IN_PROGRESS";
   }
   return "?";
 }
@@ -75,6 +77,8 @@ bool is_retriable(Error error) {
     case Error::UnreleasedInstanceId:
     case Error::UnsupportedAssignor:
     case Error::InvalidRecordState:
+    case Error::InvalidReplicaAssignment:
+    case Error::NoReassignmentInProgress:
     case Error::None:
     case Error::BrokerNotAvailable:
     case Error::OffsetOutOfRange:

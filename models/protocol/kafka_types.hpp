@@ -76,6 +76,9 @@ enum class Error {
   UnsupportedAssignor,           // group.remote.assignor names no assignor of group.consumer.assignors
   // KIP-932's share groups
   InvalidRecordState,            // an acknowledgement of a record the member does not hold (its lock expired)
+  // KIP-455's partition reassignment
+  InvalidReplicaAssignment,      // an empty or duplicated replica list, an unregistered broker, or an unclean revert
+  NoReassignmentInProgress,      // a cancellation of a partition that is not being reassigned
 };
 std::string_view to_string(Error error);
 bool is_retriable(Error error);

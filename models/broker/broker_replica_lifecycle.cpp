@@ -1,0 +1,50 @@
+// A broker's replicas as the controller's assignment changes (KIP-455,
+// ReplicaManager.applyDelta): a partition whose replicas now include this
+// broker gets a replica, created empty on the log dir with the fewest
+// partitions, which then fetches from the leader from offset 0 like any
+// follower; one whose replicas no longer include it is stopped and its log
+// deleted (TopicsDelta.localChanges' deletes, stopPartitions with
+// deleteLocalLog). Kafka renames the log's directory and deletes it
+// file.delete.delay.ms (60 s) later; ksim frees its bytes at once.
+#include "models/broker/broker.hpp"
+#include "models/protocol/replica_list.hpp"
+
+namespace ksim::models {
+
+Broker::Replica* Broker::replica_as_assigned(const PartitionState& state) {
+  Replica* r = replica(state.partition);
+  if (state.replicas.empty()) return r;  // a ZooKeeper-era leader-and-ISR state: no assignment in it
+  if (const auto departed = departed_.find(state.partition); departed != departed_.end()) {
+    if (state.partition_epoch >= departed->second.partition_epoch) departed->second = state;
+    if (contains(state.replicas, id_)) departed_.erase(departed);  // moved back here
+  }
+  const bool assigned = contains(state.replicas, id_);
+  if (!r && assigned) {
+    create_replica(state.partition);
+    r = replica(state.partition);
+    publish(ReplicaCreated{id_, state.partition, log_dirs_[r->log_dir].spec.path});
+    return r;
+  }
+  if (r && !assigned && !r->is_stale(state)) {
+    delete_replica(*r, state);
+    return nullptr;
+  }
+  return r;
+}
+
+void Broker::delete_replica(Replica& r, const PartitionState& state) {
+  const TopicPartition tp = r.tp();
+  stop_replica(r, state);
+  publish(ReplicaDeleted{id_, tp, r.log().size_bytes()});
+  --log_dirs_[r.log_dir].partitions;
+  replica_index_[static_cast<std::size_t>(global_index(tp))] = nullptr;
+  replicas_.erase(tp);
+  departed_[tp] = state;
+}
+
+const PartitionState* Broker::departed_state(TopicPartition tp) const {
+  const auto it = departed_.find(tp);
+  return it == departed_.end() ? nullptr : &it->second;
+}
+
+}  // namespace ksim::models

@@ -1,0 +1,71 @@
+// The scenario's `operations:` (docs/scenarios.md#operations): each key read or
+// refused with its place in the file, and what the reader makes of it.
+#include <catch2/catch.hpp>
+
+#include "tests/support/scenario_runner.hpp"
+
+using ksim::testing::parse_scenario;
+using ksim::testing::scenario_error;
+
+namespace {
+
+std::string with_operations(const std::string& operations, const std::string& top = "") {
+  return top + R"(
+brokers: {count: 4}
+topics:
+  - {name: orders, partitions: 2, replication_factor: 3}
+operations:
+)" + operations;
+}
+
+}  // namespace
+
+TEST_CASE("operations: a reassignment and a cancellation are read in time order", "[kip455][input]") {
+  const auto s = parse_scenario(with_operations(R"(
+  - {at: 5s, kind: cancel_reassignment, topic: orders, partitions: [1]}
+  - {at: 2s, kind: reassign_partitions, topic: orders, replicas: {0: [3, 1, 2], 1: [2, 3]}}
+)"));
+  REQUIRE(s.kafka);
+  const auto& ops = s.kafka->operations;
+  REQUIRE(ops.size() == 2);
+  CHECK(ops[0].kind == ksim::app::OperationSpec::Kind::ReassignPartitions);
+  CHECK(ops[0].at == ksim::seconds(2));
+  REQUIRE(ops[0].replicas.size() == 2);
+  CHECK(ops[0].replicas[0].first == 0);
+  CHECK(ops[0].replicas[0].second == std::vector<ksim::models::BrokerId>{3, 1, 2});
+  CHECK(ops[0].replicas[1].second == std::vector<ksim::models::BrokerId>{2, 3});
+  CHECK(ops[1].kind == ksim::app::OperationSpec::Kind::CancelReassignment);
+  CHECK(ops[1].partitions == std::vector<std::int32_t>{1});
+}
+
+TEST_CASE("operations: bad input is refused with its place and a reason", "[kip455][input]") {
+  CHECK_THAT(scenario_error(with_operations("  - {at: 2s, topic: orders, replicas: {0: [1]}}\n")),
+             Catch::Contains("kind") && Catch::Contains("is required"));
+  CHECK_THAT(scenario_error(with_operations("  - {at: 2s, kind: move, topic: orders}\n")),
+             Catch::Contains("reassign_partitions"));
+  CHECK_THAT(scenario_error(with_operations("  - {at: 2s, kind: reassign_partitions, topic: order, replicas: {0: [1]}}\n")),
+             Catch::Contains("unknown topic 'order'") && Catch::Contains("did you mean 'orders'"));
+  CHECK_THAT(scenario_error(with_operations("  - {at: 2s, kind: reassign_partitions, topic: orders, replicas: {2: [1]}}\n")),
+             Catch::Contains("not a partition of the topic (0 to 1)"));
+  CHECK_THAT(scenario_error(with_operations("  - {at: 2s, kind: reassign_partitions, topic: orders, replicas: {0: [4]}}\n")),
+             Catch::Contains("test.yaml:"));
+  CHECK_THAT(scenario_error(with_operations("  - {at: 2s, kind: reassign_partitions, topic: orders, replicas: {0: [1, 1]}}\n")),
+             Catch::Contains("broker listed twice"));
+  CHECK_THAT(scenario_error(with_operations("  - {at: 2s, kind: reassign_partitions, topic: orders, replicas: {0: []}}\n")),
+             Catch::Contains("needs at least one broker"));
+  CHECK_THAT(scenario_error(with_operations("  - {at: 2s, kind: reassign_partitions, topic: orders}\n")),
+             Catch::Contains("replicas") && Catch::Contains("is required"));
+  CHECK_THAT(scenario_error(with_operations("  - {at: 2s, kind: cancel_reassignment, topic: orders}\n")),
+             Catch::Contains("partitions") && Catch::Contains("is required"));
+  CHECK_THAT(scenario_error(with_operations("  - {at: 2s, kind: cancel_reassignment, topic: orders, partitions: [0], throttle: 1MB/s}\n")),
+             Catch::Contains("throttle"));
+  CHECK_THAT(scenario_error(with_operations("  - {at: 99s, kind: cancel_reassignment, topic: orders, partitions: [0]}\n",
+                                            "duration: 10s\ndrain: 5s\n")),
+             Catch::Contains("after the run's end"));
+  // A ZooKeeper-era cluster: refused, not run as KRaft.
+  CHECK_THAT(scenario_error(with_operations("  - {at: 2s, kind: cancel_reassignment, topic: orders, partitions: [0]}\n",
+                                            "kafka_version: \"2.8\"\n")),
+             Catch::Contains("KRaft controllers only"));
+  CHECK_THAT(scenario_error("rpc: {servers: 1, clients: 1}\noperations:\n  - {at: 1s, kind: cancel_reassignment}\n"),
+             Catch::Contains("no brokers"));
+}

@@ -1,0 +1,136 @@
+// KIP-455 partition reassignment end to end (scenarios/reassign-partitions.yaml
+// and inline variants): replicas move onto a new broker under load with
+// nothing lost; a cancelled move puts the old replicas back; a move whose
+// new broker crashes completes once it returns.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "app/harness/cluster.hpp"
+#include "tests/support/scenario_runner.hpp"
+
+using ksim::testing::run_scenario;
+
+namespace {
+
+using ksim::models::BrokerId;
+using ksim::models::TopicPartition;
+
+// Four brokers, four partitions on brokers 0-2, producers and consumers;
+// `operations` and `faults` appended.
+std::string moving_cluster(const std::string& operations, const std::string& faults = "") {
+  return R"(
+name: reassignment-test
+duration: 30s
+drain: 10s
+brokers: {count: 4}
+topics:
+  - name: orders
+    partitions: 4
+    replication_factor: 3
+    config: {min.insync.replicas: 2}
+    assignment: [[0, 1, 2], [1, 2, 0], [2, 0, 1], [0, 2, 1]]
+producers:
+  - {name: app, topic: orders, rate: 5000/s, record_size: 1KB}
+consumers:
+  - {name: readers, topic: orders, count: 2, config: {auto.offset.reset: earliest}}
+operations:
+)" + operations + (faults.empty() ? "" : "faults:\n" + faults);
+}
+
+std::vector<BrokerId> replicas_of(const ksim::app::Cluster& cluster, TopicPartition tp) {
+  return cluster.controller()->partitions().at(tp).replicas;
+}
+
+// Runs `yaml`, checks that nothing was lost, and returns what the reassignments did.
+ksim::models::ReassignmentFigures run_moves(const std::string& yaml, std::uint64_t seed) {
+  const auto report = ksim::testing::run_inline(yaml, seed);
+  REQUIRE(report.kafka);
+  CHECK(report.kafka->delivery.lost == 0);
+  CHECK(report.kafka->delivery.duplicated == 0);
+  CHECK(report.kafka->delivery.acknowledged > 100000);
+  CHECK(report.kafka->invariant_violations == 0);
+  REQUIRE(report.kafka->groups.size() == 1);
+  CHECK(report.kafka->groups[0].report.unprocessed == 0);
+  CHECK(report.kafka->operations.operation_errors == 0);
+  return report.kafka->operations.reassignments;
+}
+
+}  // namespace
+
+TEST_CASE("replicas move onto a new broker under load with nothing lost", "[kip455][system]") {
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+    INFO("seed " << seed);
+    const auto run = run_scenario("reassign-partitions", seed);
+    CHECK(run.status == ksim::app::kExitOk);  // its expectations: nothing lost, every move completed
+    const auto& r = run.report["reassignments"];
+    CHECK(r["started"] == 4);
+    CHECK(r["completed"] == 4);
+    CHECK(r["in_progress"] == 0);
+    CHECK(r["replicas_created"] == 4);
+    CHECK(r["replicas_deleted"] == 4);
+    CHECK(r["bytes_deleted"].get<double>() > 10e6);  // ten seconds of records each
+    CHECK(r["operation_errors"] == 0);
+    CHECK(run.report["delivery"]["lost"] == 0);
+    CHECK(run.report["delivery"]["duplicated"] == 0);
+  }
+  // The replica sets are the targets; broker 0 holds none of the topic; broker
+  // 3, first in partition 0's and 3's targets, leads them (their leader, 0, left).
+  auto document = ksim::config::Document::load_file(std::string(KSIM_SOURCE_DIR) + "/scenarios/reassign-partitions.yaml");
+  const auto scenario = ksim::app::read_scenario(document, ksim::app::expectation_catalogue());
+  ksim::app::Cluster cluster(scenario, ksim::app::RunOptions{});
+  cluster.run();
+  CHECK(replicas_of(cluster, {0, 0}) == std::vector<BrokerId>{3, 1, 2});
+  CHECK(replicas_of(cluster, {0, 1}) == std::vector<BrokerId>{1, 2, 3});
+  CHECK(replicas_of(cluster, {0, 3}) == std::vector<BrokerId>{3, 2, 1});
+  for (std::int32_t p = 0; p < 4; ++p) CHECK(cluster.brokers()[0]->partition({0, p}) == nullptr);
+  CHECK(cluster.brokers()[3]->is_leader({0, 0}));
+  CHECK(cluster.brokers()[3]->is_leader({0, 3}));
+  const auto state = cluster.controller()->partitions().at({0, 2});
+  CHECK(state.adding.empty());
+  CHECK(state.removing.empty());
+}
+
+TEST_CASE("a cancelled reassignment puts the original replicas back", "[kip455][system]") {
+  // Broker 3's link crawls, so its new replica cannot catch up before the cancellation.
+  const std::string operations = R"(
+  - {at: 10s, kind: reassign_partitions, topic: orders, replicas: {0: [3, 1, 2]}}
+  - {at: 15s, kind: cancel_reassignment, topic: orders, partitions: [0]}
+)";
+  const std::string faults = R"(
+  - {kind: link_slowdown, at: 9s, duration: 10s, links: [broker-3], factor: 0.0001}
+)";
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    INFO("seed " << seed);
+    const auto r = run_moves(moving_cluster(operations, faults), seed);
+    CHECK(r.started == 1);
+    CHECK(r.completed == 0);
+    CHECK(r.cancelled == 1);
+    CHECK(r.in_progress == 0);
+    CHECK(r.replicas_created == 1);
+    CHECK(r.replicas_deleted == 1);  // broker 3's, taken back
+  }
+  // Cancelling again: nothing is in progress (NO_REASSIGNMENT_IN_PROGRESS).
+  const auto again = ksim::testing::run_inline(moving_cluster(operations + R"(
+  - {at: 20s, kind: cancel_reassignment, topic: orders, partitions: [0]}
+)", faults));
+  CHECK(again.kafka->operations.operation_errors == 1);
+  REQUIRE(again.kafka->operations.operations.size() == 3);
+  CHECK(again.kafka->operations.operations[2].errors == std::vector<std::string>{"partition 0: NO_REASSIGNMENT_IN_PROGRESS"});
+}
+
+TEST_CASE("a reassignment whose new broker crashes completes once it returns", "[kip455][system]") {
+  const std::string operations = R"(
+  - {at: 10s, kind: reassign_partitions, topic: orders, replicas: {0: [3, 1, 2], 1: [1, 2, 3]}}
+)";
+  const std::string faults = R"(
+  - {kind: crash, at: 10.01s, duration: 5s, nodes: [broker-3]}
+)";
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    INFO("seed " << seed);
+    const auto r = run_moves(moving_cluster(operations, faults), seed);
+    CHECK(r.completed == 2);
+    CHECK(r.in_progress == 0);
+    CHECK(r.longest > ksim::seconds(5));  // not before broker 3 is back and caught up
+  }
+}

@@ -419,6 +419,20 @@ TEST_CASE("a malformed history gives an error naming file, line and field", "[cl
                kHeader + R"({"event":"final","topic":0,"partition":0,"offline":false,"committed":[[0,0]],"aborted":[]})" "\n");
   CHECK(e.find("bad-final.jsonl:2: final.committed.0: expected [offset, writer, record]") != std::string::npos);
   CHECK(check(temp_path("no-such-history.jsonl")).status == 2);
+  // Share events: a share consumer the header does not declare, an outcome that is none of the leader's.
+  e = error_of("no-share-consumers.jsonl", kHeader + R"({"event":"share_crash","t":1,"consumer":0})" "\n");
+  CHECK(e.find("no-share-consumers.jsonl:2: share_crash.consumer: the header declares no share_consumers") != std::string::npos);
+  std::string shared = kHeader;
+  shared.replace(shared.find(R"("faults":[])"), 11,
+                 R"("faults":[],"share_consumers":[{"name":"s","group":"q","topic":0}],)"
+                 R"("share_groups":[{"name":"q","delivery_count_limit":5,"record_lock_duration_ms":30000}])");
+  e = error_of("share-outcome.jsonl",
+               shared + R"({"event":"share_ack","t":1,"group":"q","topic":0,"partition":0,"offset":0,"outcome":"accepted",)"
+                        R"("why":"released","member":"m","delivery_count":1})" "\n");
+  CHECK(e.find("share-outcome.jsonl:2: share_ack.outcome: unknown outcome 'accepted'") != std::string::npos);
+  shared.replace(shared.find(R"({"name":"q","delivery)"), 11, R"({"name":"r")");
+  e = error_of("share-group.jsonl", shared);
+  CHECK(e.find("share-group.jsonl:1: header.share_groups: no entry for share group 'q'") != std::string::npos);
 }
 
 TEST_CASE("ksim check --scenario checks the scenario's expectations on the history", "[cli][history]") {

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/harness/fault_paths.hpp"
+#include "app/harness/protocol_coverage.hpp"
 #include "app/report/junit.hpp"
 
 namespace ksim::app {
@@ -31,6 +32,7 @@ ExploreSummary::ExploreSummary(std::string scenario, std::vector<std::string> ov
     fired_[kind] = 0;
     for (const auto& path : fault_path_names()) paths_[kind][path] = 0;
   }
+  for (const auto& state : protocol_state_names()) states_[state] = 0;
 }
 
 std::string ExploreSummary::replay(const Finding& f) const {
@@ -46,6 +48,7 @@ void ExploreSummary::add(const SwarmDraw& draw, const RunOutcome& outcome) {
     add_counts(fired_, outcome.report.value("faults_fired", nlohmann::json::object()));
     const nlohmann::json fault_paths = outcome.report.value("fault_paths", nlohmann::json::object());
     for (const auto& [kind, paths] : fault_paths.items()) add_counts(paths_[kind], paths);
+    add_counts(states_, outcome.report.value("protocol_states", nlohmann::json::object()));
   }
   if (outcome.kind == OutcomeKind::Passed) ++passed_;
   if (outcome.kind == OutcomeKind::Vacuous) ++vacuous_;
@@ -83,6 +86,16 @@ void ExploreSummary::print(std::ostream& out) const {
     }
     if (!never.empty()) fmt::print(out, "    never: {}\n", fmt::join(never, "; "));
   }
+  fmt::print(out, "\ncoverage: the protocol states the runs went through, how many times\n");
+  std::vector<std::string> never;
+  for (const auto& [state, count] : states_) {
+    if (count == 0) {
+      never.push_back(state);
+    } else {
+      fmt::print(out, "  {} {}\n", count, state);
+    }
+  }
+  if (!never.empty()) fmt::print(out, "  never: {}\n", fmt::join(never, "; "));
 }
 
 void ExploreSummary::write(const std::string& file) const {
@@ -105,6 +118,7 @@ void ExploreSummary::write(const std::string& file) const {
   j["drawn"] = drawn_;
   j["fired"] = fired_;
   j["paths"] = paths_;
+  j["states"] = states_;
   std::ofstream out(file);
   if (!out) throw std::runtime_error("cannot write " + file);
   out << j.dump(2) << '\n';
@@ -165,6 +179,7 @@ ExploreSummary ExploreSummary::merge(const std::vector<std::string>& files) {
     add_counts(merged.drawn_, j.at("drawn"));
     add_counts(merged.fired_, j.at("fired"));
     for (const auto& [kind, paths] : j.at("paths").items()) add_counts(merged.paths_[kind], paths);
+    add_counts(merged.states_, j.value("states", nlohmann::json::object()));
   }
   std::sort(merged.shards_.begin(), merged.shards_.end());
   std::sort(merged.findings_.begin(), merged.findings_.end(),

@@ -4,8 +4,11 @@
 // replays it; how many runs passed or drew an invalid scenario; and its
 // coverage: for each fault kind, the runs that drew it, the faults that
 // fired and what they hit (app/harness/fault_paths.hpp), paths never taken
-// included. Written as JSON by --out; shards' files merge into the summary
-// of the whole exploration.
+// included; and the protocol states the runs went through (KIP-848
+// reconciliation, share group lock expiry and redelivery, transaction epoch
+// bumps: app/harness/protocol_coverage.hpp), those never reached included.
+// Written as JSON by --out; shards' files merge into the summary of the
+// whole exploration.
 #include <cstdint>
 #include <map>
 #include <ostream>
@@ -41,6 +44,8 @@ class ExploreSummary {
   const std::map<std::string, std::uint64_t>& drawn() const { return drawn_; }
   const std::map<std::string, std::uint64_t>& fired() const { return fired_; }
   const std::map<std::string, std::map<std::string, std::uint64_t>>& paths() const { return paths_; }
+  // state -> how many times the runs went through it, all runs together.
+  const std::map<std::string, std::uint64_t>& states() const { return states_; }
 
   void print(std::ostream& out) const;
   void write(const std::string& file) const;  // JSON
@@ -65,6 +70,7 @@ class ExploreSummary {
   std::map<std::string, std::uint64_t> drawn_;
   std::map<std::string, std::uint64_t> fired_;
   std::map<std::string, std::map<std::string, std::uint64_t>> paths_;
+  std::map<std::string, std::uint64_t> states_;
 };
 
 }  // namespace ksim::app

@@ -75,15 +75,21 @@ models::AvailabilityFigures Cluster::availability() const {
   return availability_ ? availability_->figures(sim_->now()) : models::AvailabilityFigures{};
 }
 
-// What each fault hit (app/harness/fault_paths.hpp): nodes' roles, rebalances and transactions from the model events.
+// What each fault hit (app/harness/fault_paths.hpp): nodes' roles, rebalances and transactions from the
+// model events; and the protocol states the run went through (app/harness/protocol_coverage.hpp).
 void Cluster::track_fault_paths() {
   std::vector<std::string> roles(sim_->node_count());
   for (const auto* b : brokers_) roles[b->id()] = "broker";
   for (const auto* c : controllers_) roles[c->id()] = "controller";
   for (const auto* p : producers_) roles[p->id()] = "producer";
   for (const auto* c : consumers_) roles[c->id()] = "consumer";
-  fault_paths_ = std::make_unique<FaultPaths>(std::move(roles));
+  for (const auto* c : share_consumers_) roles[c->id()] = "consumer";
+  std::vector<std::string> names;
+  for (NodeId n = 0; n < sim_->node_count(); ++n) names.push_back(sim_->node(n).name());
+  fault_paths_ = std::make_unique<FaultPaths>(std::move(roles), std::move(names));
   events_->subscribe([this](SimTime, const Node& from, const models::ModelEvent& e) { fault_paths_->on_event(from, e); });
+  protocol_coverage_ = std::make_unique<ProtocolCoverage>();
+  events_->subscribe([this](SimTime, const Node&, const models::ModelEvent& e) { protocol_coverage_->on_event(e); });
 }
 
 }  // namespace ksim::app

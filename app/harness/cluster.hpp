@@ -17,6 +17,7 @@
 #include "models/check/failover_tracker.hpp"
 #include "models/check/reassignment_tracker.hpp"
 #include "app/harness/fault_paths.hpp"
+#include "app/harness/protocol_coverage.hpp"
 #include "models/check/time_series_tracker.hpp"
 #include "app/harness/resource_usage.hpp"
 #include "app/scenario/scenario.hpp"
@@ -97,6 +98,10 @@ class Cluster {
   const std::vector<FiredFault>& fired_faults() const { return fired_faults_; }
   // What the faults hit, by kind (app/harness/fault_paths.hpp); empty without Kafka.
   FaultPathCounts fault_paths() const { return fault_paths_ ? fault_paths_->counts() : FaultPathCounts{}; }
+  // The protocol states the run went through (app/harness/protocol_coverage.hpp); empty without Kafka.
+  ProtocolStateCounts protocol_states() const {
+    return protocol_coverage_ ? protocol_coverage_->counts() : ProtocolStateCounts{};
+  }
   const std::vector<models::Consumer*>& consumers() const { return consumers_; }
   // KIP-932's share consumers, and what share groups did (app/harness/cluster_share.cpp).
   const std::vector<models::ShareConsumer*>& share_consumers() const { return share_consumers_; }
@@ -212,6 +217,7 @@ class Cluster {
   models::ShareStateStore share_store_;  // durable: the brokers' persisted share state (__share_group_state)
   std::vector<FiredFault> fired_faults_;
   std::unique_ptr<FaultPaths> fault_paths_;
+  std::unique_ptr<ProtocolCoverage> protocol_coverage_;
   std::unique_ptr<models::ClusterInvariants> invariants_;
   std::unique_ptr<models::AvailabilityTracker> availability_;
   std::int32_t offsets_topic_ = -1;

@@ -14,7 +14,9 @@ constexpr const char* kOnProducer = "on a producer";
 constexpr const char* kOnConsumer = "on a consumer";
 constexpr const char* kOnGroupCoordinator = "on the coordinator of a group in a rebalance";
 constexpr const char* kOnTxnCoordinator = "on the coordinator of a transaction being committed or aborted";
+constexpr const char* kOnReconcilingMember = "on a KIP-848 member revoking or waiting for partitions";
 constexpr const char* kDuringRebalance = "during a rebalance";
+constexpr const char* kDuringReconciliation = "during a KIP-848 reconciliation";
 constexpr const char* kDuringTxnEnd = "during a transaction's commit or abort";
 constexpr const char* kOverlapping = "while another fault is in force";
 
@@ -26,7 +28,8 @@ bool contains_value(const std::map<std::string, std::string>& m, const std::stri
 const std::vector<std::string>& fault_path_names() {
   static const std::vector<std::string> names{kOnLeader,         kOnFollower,       kOnController,  kOnProducer,
                                               kOnConsumer,       kOnGroupCoordinator, kOnTxnCoordinator,
-                                              kDuringRebalance,  kDuringTxnEnd,     kOverlapping};
+                                              kOnReconcilingMember, kDuringRebalance, kDuringReconciliation,
+                                              kDuringTxnEnd,     kOverlapping};
   return names;
 }
 
@@ -38,6 +41,15 @@ void FaultPaths::on_event(const Node& from, const models::ModelEvent& event) {
           rebalancing_[std::string(e.group)] = from.name();
         } else if constexpr (std::is_same_v<E, models::Rebalanced> || std::is_same_v<E, models::GroupUnloaded>) {
           rebalancing_.erase(std::string(e.group));
+          reconciling_.erase(std::string(e.group));
+        } else if constexpr (std::is_same_v<E, models::MemberReconciled>) {
+          auto& members = reconciling_[std::string(e.group)];
+          if (e.state == "STABLE") {
+            members.erase(std::string(e.client));
+          } else {
+            members.insert(std::string(e.client));
+          }
+          if (members.empty()) reconciling_.erase(std::string(e.group));
         } else if constexpr (std::is_same_v<E, models::TxnPrepared>) {
           committing_[std::string(e.transactional_id)] = from.name();
         } else if constexpr (std::is_same_v<E, models::TxnCompleted>) {
@@ -55,6 +67,11 @@ void FaultPaths::on_fault(std::string_view kind, const Fault& fault, std::size_t
     if (role == "controller") paths.insert(kOnController);
     if (role == "producer") paths.insert(kOnProducer);
     if (role == "consumer") paths.insert(kOnConsumer);
+    if (role == "consumer" && n < names_.size()) {
+      for (const auto& [group, members] : reconciling_) {
+        if (members.contains(names_[n])) paths.insert(kOnReconcilingMember);
+      }
+    }
     if (role != "broker") continue;
     const auto broker = std::find_if(brokers.begin(), brokers.end(), [&](const models::Broker* b) { return b->id() == n; });
     if (broker == brokers.end()) continue;
@@ -67,6 +84,7 @@ void FaultPaths::on_fault(std::string_view kind, const Fault& fault, std::size_t
     if (contains_value(committing_, (*broker)->name())) paths.insert(kOnTxnCoordinator);
   }
   if (!rebalancing_.empty()) paths.insert(kDuringRebalance);
+  if (!reconciling_.empty()) paths.insert(kDuringReconciliation);
   if (!committing_.empty()) paths.insert(kDuringTxnEnd);
   if (active > 0) paths.insert(kOverlapping);
   auto& of_kind = counts_[std::string(kind)];

@@ -56,7 +56,8 @@ class Reader {
     event.text("event");
     if (!known_event(kind)) {
       event.fail("", "unknown event '" + config::excerpt(kind) +
-                         "' (header, send, ack, fail, txn, process, commit, assigned, revoked, lost, consumer, final)");
+                         "' (header, send, ack, fail, txn, process, commit, assigned, revoked, lost, consumer, "
+                         "share_member, share_start, share_deliver, share_process, share_ack, share_crash, final)");
     }
     if (line == 1 && kind != "header") event.fail("", "the first line must be the header");
     if (line > 1 && kind == "header") event.fail("", "a second header");
@@ -68,6 +69,7 @@ class Reader {
   void dispatch(const std::string& kind, Fields& f, std::size_t line) {
     if (kind == "header") return header(f);
     if (kind == "final") return final_log(f, line);
+    if (kind == "share_start") return share_start(f);
     const SimTime t = f.integer("t", 0, kMaxTime);
     if (kind == "send") return send(f, t, line);
     if (kind == "ack" || kind == "fail") return outcome(f, t, line, kind == "ack");
@@ -79,6 +81,7 @@ class Reader {
       events_.ownership.push_back({consumer, partition_of(f), kind == "assigned", t});
       return;
     }
+    if (kind.starts_with("share_")) return share_event(kind, f, t);
     if (kind == "consumer") {
       const std::uint32_t consumer = consumer_of(f);
       const std::string name = f.text("kind");
@@ -90,8 +93,10 @@ class Reader {
   }
 
   static bool known_event(const std::string& kind) {
-    static const std::set<std::string, std::less<>> kinds{"header", "send", "ack", "fail", "txn", "process", "commit",
-                                                          "assigned", "revoked", "lost", "consumer", "final"};
+    static const std::set<std::string, std::less<>> kinds{
+        "header",       "send",        "ack",           "fail",          "txn",       "process",
+        "commit",       "assigned",    "revoked",       "lost",          "consumer",  "share_member",
+        "share_start",  "share_deliver", "share_process", "share_ack",   "share_crash", "final"};
     return kinds.contains(kind);
   }
 
@@ -147,6 +152,81 @@ class Reader {
       }
       h.faults.push_back(std::move(fault));
       x.finish();
+    }
+    if (f.has("share_consumers")) share_header(f);
+  }
+
+  // KIP-932: the share consumers (by index, as share events name them) and their groups.
+  void share_header(Fields& f) {
+    RecordedHistory& h = events_.history;
+    const json& consumers = f.array("share_consumers");
+    for (std::size_t i = 0; i < consumers.size(); ++i) {
+      Fields c = history::element(consumers, i, f, "share_consumers");
+      const auto topic = static_cast<std::int32_t>(c.integer("topic", 0, static_cast<std::int64_t>(h.topics.size()) - 1));
+      h.share.consumers.push_back({c.text("name"), c.text("group"), topic});
+      c.finish();
+    }
+    const json& groups = f.array("share_groups");
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+      Fields g = history::element(groups, i, f, "share_groups");
+      RecordedHistory::ShareGroup group{g.text("name"), static_cast<std::int32_t>(g.integer("delivery_count_limit", 1, INT16_MAX)),
+                                        g.integer("record_lock_duration_ms", 1, INT32_MAX) * 1'000'000};
+      h.share_groups.push_back(std::move(group));
+      g.finish();
+    }
+    for (const auto& c : h.share.consumers) {
+      const bool declared = std::any_of(h.share_groups.begin(), h.share_groups.end(),
+                                        [&](const RecordedHistory::ShareGroup& g) { return g.name == c.group; });
+      if (!declared) f.fail("share_groups", "no entry for share group '" + config::excerpt(c.group) + "' of share consumer " + c.name);
+    }
+  }
+
+  std::uint32_t share_consumer_of(Fields& f) {
+    return index(f, "consumer", events_.history.share.consumers.size(), "share_consumers");
+  }
+
+  void share_start(Fields& f) {
+    const std::string group = f.text("group");
+    const models::TopicPartition tp = partition_of(f);
+    events_.history.share.start_offsets[{group, tp}] = f.integer("offset", 0, INT64_MAX);
+  }
+
+  void share_event(const std::string& kind, Fields& f, SimTime t) {
+    models::ShareHistory& share = events_.history.share;
+    if (kind == "share_member") {
+      const std::uint32_t consumer = share_consumer_of(f);
+      share.members[f.text("member")] = {consumer, t};
+    } else if (kind == "share_crash") {
+      share.crashes.emplace_back(share_consumer_of(f), t);
+    } else if (kind == "share_deliver" || kind == "share_process") {
+      models::ShareClientEvent e;
+      e.consumer = share_consumer_of(f);
+      e.partition = partition_of(f);
+      e.offset = f.integer("offset", 0, INT64_MAX);
+      e.writer = writer_of(f);
+      e.record = f.unsigned_integer("record");
+      e.delivery_count = static_cast<std::int16_t>(f.integer("delivery_count", 1, INT16_MAX));
+      e.processed = kind == "share_process";
+      e.poison = e.processed && f.boolean("failed");
+      e.at = t;
+      share.client_events.push_back(e);
+    } else if (kind == "share_ack") {
+      models::ShareLeaderEvent e;
+      e.group = f.text("group");
+      e.partition = partition_of(f);
+      e.offset = f.integer("offset", 0, INT64_MAX);
+      const std::string outcome = f.text("outcome");
+      const auto o = history::share_outcome(outcome);
+      if (!o) f.fail("outcome", "unknown outcome '" + config::excerpt(outcome) + "' (accept, release, reject, archive_delivery_limit)");
+      e.outcome = *o;
+      const std::string why = f.text("why");
+      const auto w = history::share_release(why);
+      if (!w) f.fail("why", "unknown release '" + config::excerpt(why) + "' (lock_expired, released, member_left)");
+      e.why = *w;
+      e.member = f.text("member");
+      e.delivery_count = static_cast<std::int16_t>(f.integer("delivery_count", 0, INT16_MAX));
+      e.at = t;
+      share.leader_events.push_back(std::move(e));
     }
   }
 

@@ -9,6 +9,7 @@
 
 #include "models/history/consumption_history.hpp"
 #include "models/history/delivery_history.hpp"
+#include "models/history/share_history.hpp"
 
 namespace ksim::app {
 
@@ -45,10 +46,18 @@ struct RecordedHistory {
   std::vector<Writer> writers;
   std::vector<Consumer> consumers;
   std::vector<Fault> faults;
+  // KIP-932 share groups (the header's "share_groups"; members are "share_consumers").
+  struct ShareGroup {
+    std::string name;
+    std::int32_t delivery_count_limit = 5;
+    SimTime record_lock_duration = 30'000'000'000;
+  };
+  std::vector<ShareGroup> share_groups;
 
   models::DeliveryHistory delivery;       // a transactional writer's records count as acknowledged when committed
   models::ConsumptionHistory consumption;  // rebalances from the callbacks (below)
   models::FinalLogs logs;                 // a batch per run of consecutive records
+  models::ShareHistory share;             // its consumers from the header's "share_consumers"; events in time order
   std::uint64_t transactions_committed = 0, transactions_aborted = 0, transactions_failed = 0;
 
   bool has_transactions() const;  // a writer has a transactional.id

@@ -36,6 +36,7 @@ class Rebuild {
     build_logs();
     order_consumption();
     derive_rebalances();
+    order_share();
     return std::move(h_);
   }
 
@@ -242,6 +243,15 @@ class Rebuild {
       for (const auto& tp : left) apply({event.consumer, tp, false, event.at});
     }
     while (next < e_.ownership.size()) apply(e_.ownership[next++]);
+  }
+
+  // KIP-932: the share events in time order (the checker reads releases in time order).
+  void order_share() {
+    const auto by_time = [](const auto& a, const auto& b) { return a.at < b.at; };
+    std::stable_sort(h_.share.client_events.begin(), h_.share.client_events.end(), by_time);
+    std::stable_sort(h_.share.leader_events.begin(), h_.share.leader_events.end(), by_time);
+    std::stable_sort(h_.share.crashes.begin(), h_.share.crashes.end(),
+                     [](const auto& a, const auto& b) { return a.second < b.second; });
   }
 
   void derive_rebalances() {

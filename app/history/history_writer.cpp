@@ -1,7 +1,9 @@
 // Writes a run's history (docs/history.md): the header, then the producers'
 // sends, acknowledgements, failures and transactions, the consumers'
-// processing, commits, rebalance callbacks and lives, and each partition's
-// final log, one record per line. ksim's histories keep runs of records
+// processing, commits, rebalance callbacks and lives, the share consumers'
+// deliveries and processing with the share-partition leaders' outcomes
+// (share_history_writer.cpp), and each partition's final log, one record
+// per line. ksim's histories keep runs of records
 // (a batch, a run of processed records); the format has one line per record.
 #include "app/history/history_writer.hpp"
 
@@ -12,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/history/history_format.hpp"
+#include "app/history/share_history_writer.hpp"
 
 namespace ksim::app {
 
@@ -57,6 +60,7 @@ json header(const Cluster& cluster) {
   json faults = json::array();
   for (const auto& f : cluster.fired_faults()) faults.push_back({{"kind", f.kind}, {"at", f.at}, {"nodes", f.nodes}});
   h["faults"] = std::move(faults);
+  history::add_share_header(cluster, h);
   return h;
 }
 
@@ -171,6 +175,7 @@ void write_history(const Cluster& cluster, std::ostream& out) {
   out << header(cluster).dump() << '\n';
   write_producers(cluster.history(), out);
   write_consumers(cluster.consumption(), out);
+  history::write_share_events(cluster.share_history(), out);
   write_final(cluster, out);
 }
 

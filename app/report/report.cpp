@@ -76,6 +76,7 @@ RunReport make_report(const Cluster& cluster, double wall_s) {
   r.network = sim.network().stats();
   r.faults_fired = cluster.faults().coverage();
   r.fault_paths = cluster.fault_paths();
+  r.protocol_states = cluster.protocol_states();
   r.fault_schedule = fault_schedule(cluster);
   r.expectations = check_expectations(scenario.expect, r);
   for (const auto& w : scenario.warnings) r.warnings.push_back(w.text());
@@ -96,6 +97,7 @@ nlohmann::ordered_json to_json(const RunReport& r) {
   add_json(kNetworkSection, r.network, j);
   j["faults_fired"] = r.faults_fired;
   j["fault_paths"] = r.fault_paths;
+  if (r.kafka) j["protocol_states"] = r.protocol_states;
   j["fault_schedule"] = r.fault_schedule;
   j["expectations"] = expectations_json(r.expectations);
   j["expectations_held"] = r.expectations_held();
@@ -119,6 +121,13 @@ void print_report(const RunReport& r, std::ostream& out) {
   fmt::print(out, "\n");
   for (const auto& [kind, paths] : r.fault_paths) {
     for (const auto& [path, count] : paths) fmt::print(out, "  {} {}: {}\n", kind, path, count);
+  }
+  bool any_state = false;
+  for (const auto& [state, count] : r.protocol_states) {
+    if (count == 0) continue;
+    if (!any_state) fmt::print(out, "protocol states\n");
+    any_state = true;
+    fmt::print(out, "  {}: {}\n", state, count);
   }
   print_expectations(r.expectations, out);
 }

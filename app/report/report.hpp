@@ -36,6 +36,7 @@ struct RunReport {
   NetworkStats network;
   std::map<std::string, std::uint64_t> faults_fired;
   FaultPathCounts fault_paths;            // what the faults hit (app/harness/fault_paths.hpp)
+  ProtocolStateCounts protocol_states;    // the protocol states it went through (app/harness/protocol_coverage.hpp)
   nlohmann::ordered_json fault_schedule;  // each fault fired, as a `faults:` entry (app/report/fault_schedule.hpp)
   std::vector<ExpectationResult> expectations;
   std::vector<std::string> warnings;         // the scenario's, "file:line:column: key: message"

@@ -13,6 +13,7 @@ namespace {
 bool history_gives(const Expectation& e) {
   if (e.section == "delivery") return true;
   if (e.section == "consumer group") return e.figure != "coordinator_loads";
+  if (e.section == "share group") return e.figure != "persister_loads" && e.figure != "persister_writes";
   if (e.section == "transactions") {
     return e.figure != "zombie_writes" && e.figure != "hanging" && e.figure != "max_lso_lag" &&
            e.figure != "hanging_threshold_s";
@@ -64,13 +65,18 @@ std::vector<ExpectationResult> check_scenario_expectations(const CheckReport& r,
     const config::Location where{scenario.file, 0, 0};
     if (!history_gives(e)) {
       throw config::ConfigError(where, "expect." + e.name,
-                                "a history gives no figure for this (it has the delivery, consumer group and "
-                                "transactions sections, without what only the brokers know)");
+                                "a history gives no figure for this (it has the delivery, consumer group, share "
+                                "group and transactions sections, without what only the brokers know)");
     }
     const auto& groups = r.kafka.groups;
     if (e.section == "consumer group" &&
         std::none_of(groups.begin(), groups.end(), [&](const GroupFigures& g) { return g.group == e.group; })) {
       throw config::ConfigError(where, "expect." + e.name, "the history has no consumer of group '" + e.group + "'");
+    }
+    const auto& shares = r.kafka.share_groups;
+    if (e.section == "share group" &&
+        std::none_of(shares.begin(), shares.end(), [&](const ShareGroupFigures& s) { return s.group == e.group; })) {
+      throw config::ConfigError(where, "expect." + e.name, "the history has no share consumer of share group '" + e.group + "'");
     }
     if (e.section == "transactions" && !r.kafka.transactions) {
       throw config::ConfigError(where, "expect." + e.name, "the history has no transactional writer");
@@ -105,6 +111,7 @@ CheckReport make_check_report(const RecordedHistory& h, const Scenario* scenario
   if (k.delivery.vacuous.empty()) k.delivery.vacuous = vacuous;
   k.offline_partitions = h.logs.offline;
   k.groups = group_figures(group_inputs(h), h.consumption, h.delivery, h.logs, k.delivery, vacuous);
+  k.share_groups = share_group_figures(h);
   if (h.has_transactions()) {
     TransactionFigures t;
     t.committed = h.transactions_committed;
@@ -127,6 +134,7 @@ nlohmann::ordered_json to_json(const CheckReport& r) {
   add_delivery_json(r.kafka.delivery, j);
   j["groups"] = groups_json(r.kafka.groups);
   if (r.kafka.transactions) j["transactions"] = transactions_json(*r.kafka.transactions);
+  if (!r.kafka.share_groups.empty()) j["share_groups"] = share_groups_json(r.kafka.share_groups);
   j["expectations"] = expectations_json(r.expectations);
   j["expectations_held"] = r.expectations_held();
   return j;
@@ -138,6 +146,7 @@ void print_check_report(const CheckReport& r, std::ostream& out) {
   print_delivery(r.kafka.delivery, out);
   print_groups(r.kafka.groups, out);
   if (r.kafka.transactions) print_transactions(*r.kafka.transactions, out);
+  print_share_groups(r.kafka.share_groups, out);
   print_expectations(r.expectations, out);
 }
 

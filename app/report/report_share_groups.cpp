@@ -120,6 +120,25 @@ std::vector<ShareGroupFigures> share_group_figures(const Cluster& cluster, const
   return out;
 }
 
+std::vector<ShareGroupFigures> share_group_figures(const RecordedHistory& h) {
+  std::vector<ShareGroupFigures> out;
+  for (const auto& group : h.share_groups) {
+    ShareGroupFigures s;
+    s.group = group.name;
+    s.delivery_count_limit = group.delivery_count_limit;
+    s.lock_duration_s = to_seconds(group.record_lock_duration);
+    std::int32_t topic = 0;
+    for (const auto& c : h.share.consumers) {
+      if (c.group != group.name) continue;
+      s.members.push_back(c.name);
+      topic = c.topic;
+    }
+    s.report = models::check_share_group({group.name, topic, group.delivery_count_limit}, h.share, h.logs);
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
 nlohmann::ordered_json share_groups_json(const std::vector<ShareGroupFigures>& groups) {
   nlohmann::ordered_json all = nlohmann::ordered_json::array();
   for (const auto& s : groups) {

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/history/history_reader.hpp"
 #include "app/report/figure_table.hpp"
 #include "models/check/share_group_checker.hpp"
 
@@ -28,6 +29,9 @@ struct ShareGroupFigures {
 
 const Section<ShareGroupFigures>& share_group_section();
 std::vector<ShareGroupFigures> share_group_figures(const Cluster& cluster, const models::FinalLogs& logs);
+// A recorded history's share groups (`ksim check`): the checker on its share
+// events and final logs; the persister's figures are the brokers' and stay 0.
+std::vector<ShareGroupFigures> share_group_figures(const RecordedHistory& history);
 nlohmann::ordered_json share_groups_json(const std::vector<ShareGroupFigures>& groups);
 void print_share_groups(const std::vector<ShareGroupFigures>& groups, std::ostream& out);
 

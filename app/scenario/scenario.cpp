@@ -414,8 +414,13 @@ std::vector<std::string> target_names(const Scenario& scenario) {
   // The active controller (with ZooKeeper, the broker that is).
   if (scenario.kafka && (scenario.kafka->controller_count > 1 || scenario.kafka->zookeeper)) names.push_back("controller");
   if (scenario.kafka) {
-    for (const auto& c : scenario.kafka->consumers) {
-      const std::string name = "coordinator:" + c.config.group_id;  // the broker coordinating that group
+    // The broker coordinating that group: a consumer group's, or a share group's (KIP-932: its group
+    // coordinator, the leader of the group's __consumer_offsets partition, as for any group).
+    std::vector<std::string> groups;
+    for (const auto& c : scenario.kafka->consumers) groups.push_back(c.config.group_id);
+    for (const auto& c : scenario.kafka->share_consumers) groups.push_back(c.config.group_id);
+    for (const auto& group : groups) {
+      const std::string name = "coordinator:" + group;
       if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
     }
     for (const auto& p : scenario.kafka->producers) {

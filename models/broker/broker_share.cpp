@@ -41,8 +41,12 @@ SharePartition* Broker::share_partition(const std::string& group, TopicPartition
   if (persisted && history) ++history->persister_loads;
   if (!persisted && history) history->start_offsets.emplace(key, r->log().high_watermark());
   // share.auto.offset.reset: latest (Kafka's default) when the group never read the partition.
-  SharePartition partition(group, tp, config, persisted, r->log().high_watermark(), [history](const ShareLeaderEvent& e) {
+  SharePartition partition(group, tp, config, persisted, r->log().high_watermark(), [this, history](const ShareLeaderEvent& e) {
     if (history) history->leader_events.push_back(e);
+    if (e.outcome == ShareOutcome::Released || e.outcome == ShareOutcome::DeliveryLimit) {
+      publish(ShareRecordReleased{id_, e.group, e.partition, e.offset, to_string(e.why), e.why == ShareRelease::LockExpired,
+                                  e.outcome == ShareOutcome::DeliveryLimit});
+    }
   });
   it = share_partitions_.emplace(key, SharePartitionEntry{std::move(partition), r->leader_epoch()}).first;
   persist_share_partition(group, tp);
@@ -101,6 +105,9 @@ std::unique_ptr<ShareFetchResponse> Broker::try_share_fetch(const ShareFetchRequ
     const Replica& r = *replica(tp);
     std::vector<AcquiredRecord> got = sp->acquire(request.member_id, r.log(), r.log().high_watermark(), left, now());
     if (got.empty()) continue;
+    const auto redelivered = static_cast<std::size_t>(
+        std::count_if(got.begin(), got.end(), [](const AcquiredRecord& a) { return a.delivery_count > 1; }));
+    publish(ShareRecordsAcquired{id_, request.group, tp, got.size(), redelivered});
     response->records.insert(response->records.end(), got.begin(), got.end());
     persist_share_partition(request.group, tp);
     // The timer holds the group's index, not its name (a timer's capture is small).

@@ -53,6 +53,7 @@ void GroupCoordinator::handle(ConnectionId c, const ConsumerGroupHeartbeatReques
   } else if (!g.member(request.member_id)) {
     return reply(Error::UnknownMemberId);
   } else if (!g.epoch_valid(request.member_id, request.member_epoch, request.owned)) {
+    host_.coordinator_publish(MemberEpochFenced{g.id(), request.member_id, request.member_epoch});
     return reply(Error::FencedMemberEpoch);
   }
   const ConsumerGroupMember& member = *g.member(request.member_id);
@@ -69,8 +70,14 @@ void GroupCoordinator::handle(ConnectionId c, const ConsumerGroupHeartbeatReques
   if (assignor_name.empty()) assignor_name = assignors.front();
   const std::unique_ptr<ServerAssignor> assignor = make_server_assignor(assignor_name);
   g.maybe_compute_target(*assignor);
+  const std::set<TopicPartition> before = g.member(request.member_id)->assigned;
   if (g.reconcile(request.member_id, request.owned)) {
     consumer_schedule_revocation(entry, request.member_id);
+    const ConsumerGroupMember& m = *g.member(request.member_id);
+    const auto acquired = static_cast<std::size_t>(
+        std::count_if(m.assigned.begin(), m.assigned.end(), [&](TopicPartition tp) { return !before.contains(tp); }));
+    host_.coordinator_publish(
+        MemberReconciled{g.id(), m.client_id, to_string(m.state), m.member_epoch, m.pending_revocation.size(), acquired});
   }
   consumer_schedule_session(entry, request.member_id);
   const ConsumerGroupMember& reconciled = *g.member(request.member_id);

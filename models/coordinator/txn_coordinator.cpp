@@ -276,11 +276,15 @@ void TxnCoordinator::prepare_end(Txn& txn, bool commit, bool fence, bool v2, std
   // TransactionMetadata.isEpochExhausted: Short.MaxValue - 1 and up.
   if (v2 && !fence && next.producer_epoch >= kMaxProducerEpoch - 1) next.next_producer_id = host_.allocate_producer_id();
   const std::string id = txn.id;
-  write(txn, next, [this, id, done = std::move(done)](Error error) {
+  write(txn, next, [this, id, fence, v2, done = std::move(done)](Error error) {
     done(error);
     if (error != Error::None) return;
     Txn* t = find(id);
     if (!t) return;
+    const ProducerEpoch epoch = t->state.producer_epoch;
+    if (fence) host_.coordinator_publish(TxnEpochBumped{id, epoch, EpochBump::Fence});
+    if (v2 && !fence) host_.coordinator_publish(TxnEpochBumped{id, epoch, EpochBump::EndTxn});
+    if (t->state.next_producer_id != kNoProducerId) host_.coordinator_publish(TxnEpochBumped{id, epoch, EpochBump::Exhausted});
     t->markers_left = {t->state.partitions.begin(), t->state.partitions.end()};
     host_.coordinator_publish(TxnPrepared{id, to_string(t->state.state), t->state.partitions.size()});
     send_markers(id);

@@ -176,4 +176,40 @@ struct TxnMarkerWritten {
   }
 };
 
+// KIP-932: a share-partition leader handed records to a member, `redelivered`
+// of them delivered before (AVAILABLE again after a release or a lock
+// expiry). Not traced: ksim explore's coverage counts it.
+struct ShareRecordsAcquired {
+  BrokerId broker;
+  std::string_view group;
+  TopicPartition partition;
+  std::size_t records;
+  std::size_t redelivered;
+  bool traced() const { return false; }
+  std::string_view kind() const { return "share.acquired"; }
+  template <class Write> void trace(Write&& write) const {
+    write({{"group", group}, {"topic", partition.topic}, {"partition", partition.partition}, {"records", records},
+           {"redelivered", redelivered}});
+  }
+};
+
+// KIP-932: a share-partition leader took an acquired record back (its lock
+// expired, the member released it or left), AVAILABLE again or, at
+// group.share.delivery.count.limit, ARCHIVED. Not traced.
+struct ShareRecordReleased {
+  BrokerId broker;
+  std::string_view group;
+  TopicPartition partition;
+  Offset offset;
+  std::string_view why;  // ShareRelease: "lock expired", "released", "member left"
+  bool lock_expired;
+  bool archived;  // at the delivery count limit
+  bool traced() const { return false; }
+  std::string_view kind() const { return "share.released"; }
+  template <class Write> void trace(Write&& write) const {
+    write({{"group", group}, {"topic", partition.topic}, {"partition", partition.partition}, {"offset", offset},
+           {"why", why}, {"archived", archived ? 1 : 0}});
+  }
+};
+
 }  // namespace ksim::models

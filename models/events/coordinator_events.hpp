@@ -66,6 +66,39 @@ struct Rebalanced {
   }
 };
 
+// KIP-848: the coordinator moved a member towards its target assignment
+// (CurrentAssignmentBuilder): it must now revoke `revoking` partitions
+// (UNREVOKED_PARTITIONS), or it took `acquired` new ones, maybe still waiting
+// for others their owners have not released (UNRELEASED_PARTITIONS). Not
+// traced (traces stay as they were): ksim explore's coverage counts it.
+struct MemberReconciled {
+  std::string_view group;
+  std::string_view client;  // the member's client.id: its consumer's node name
+  std::string_view state;   // MemberAssignmentState
+  std::int32_t member_epoch;
+  std::size_t revoking;
+  std::size_t acquired;
+  bool traced() const { return false; }
+  std::string_view kind() const { return "group.member_reconciled"; }
+  template <class Write> void trace(Write&& write) const {
+    write({{"group", group}, {"client", client}, {"state", state}, {"epoch", member_epoch}, {"revoking", revoking},
+           {"acquired", acquired}});
+  }
+};
+
+// KIP-848: a ConsumerGroupHeartbeat with an epoch the coordinator no longer
+// accepts (FENCED_MEMBER_EPOCH): the member must rejoin. Not traced.
+struct MemberEpochFenced {
+  std::string_view group;
+  std::string_view member;
+  std::int32_t member_epoch;  // the heartbeat's
+  bool traced() const { return false; }
+  std::string_view kind() const { return "group.member_epoch_fenced"; }
+  template <class Write> void trace(Write&& write) const {
+    write({{"group", group}, {"member", member}, {"epoch", member_epoch}});
+  }
+};
+
 // A new coordinator reads a partition of __consumer_offsets (GroupMetadataManager.loadGroupsAndOffsets).
 struct GroupLoadStarted {
   std::int32_t partition;
@@ -108,6 +141,27 @@ struct TxnPrepared {
   std::string_view kind() const { return "txn.prepared"; }
   template <class Write> void trace(Write&& write) const {
     write({{"transactional_id", transactional_id}, {"state", state}, {"partitions", partitions}});
+  }
+};
+
+// Why a transaction's producer epoch went up (TransactionMetadata).
+enum class EpochBump : std::uint8_t {
+  EndTxn,     // transactions v2 (KIP-890 part 2): every commit or abort bumps it
+  Fence,      // a new instance or the transaction timeout fences the producer (prepareFenceProducerEpoch)
+  Exhausted,  // v2: the epoch reached Short.MaxValue - 1: a new producer id follows at epoch 0
+};
+std::string_view to_string(EpochBump why);
+
+// PrepareCommit or PrepareAbort with a new epoch is written. Not traced
+// (TxnPrepared and TxnFenced are): ksim explore's coverage counts it.
+struct TxnEpochBumped {
+  std::string_view transactional_id;
+  std::int64_t epoch;
+  EpochBump why;
+  bool traced() const { return false; }
+  std::string_view kind() const { return "txn.epoch_bump"; }
+  template <class Write> void trace(Write&& write) const {
+    write({{"transactional_id", transactional_id}, {"epoch", epoch}, {"why", to_string(why)}});
   }
 };
 

@@ -16,13 +16,15 @@ namespace ksim::models {
 using ModelEvent = std::variant<
     // brokers
     BecameLeader, BecameFollower, HighWatermarkAdvanced, IsrChangeProposed, IsrUpdated, LogTruncated, LogDirWentOffline,
-    BrokerShutDown, BatchAppended, DuplicateBatch, TxnMarkerWritten, ReplicaCreated, ReplicaDeleted,
+    BrokerShutDown, BatchAppended, DuplicateBatch, TxnMarkerWritten, ShareRecordsAcquired, ShareRecordReleased,
+    ReplicaCreated, ReplicaDeleted,
     // the controller
     ControllerLoading, ControllerActivated, ControllerRenounced, BrokerFenced, ControlledShutdownStarted, BrokerUnfenced, LeaderElected, IsrCommitted,
     ReassignmentChanged,
     // group and transaction coordinators
     MemberAdded, StaticMemberReplaced, RebalancePrepared, MemberRemoved, JoinCompleted, Rebalanced,
-    GroupLoadStarted, GroupLoaded, GroupUnloaded, TxnFenced, TxnPrepared, TxnCompleted, TxnTimedOut, TxnResumed,
+    MemberReconciled, MemberEpochFenced, GroupLoadStarted, GroupLoaded, GroupUnloaded, TxnFenced, TxnEpochBumped,
+    TxnPrepared, TxnCompleted, TxnTimedOut, TxnResumed,
     // consumers
     ConsumerStopped, CoordinatorFound, CoordinatorLost, JoinSent, AssignmentReceived, PollTimedOut,
     PartitionReleased, NoCommittedOffset, PositionReset, PositionValidating, TruncationDetected,

@@ -281,3 +281,107 @@ TEST_CASE("a run that failed only on a vacuous verdict tested nothing: not a fin
   CHECK(classify(f).kind == OutcomeKind::Crashed);
   CHECK(classify(f).check == "crash");
 }
+
+namespace {
+
+// The protocol states (app/harness/protocol_coverage.hpp) one run of ksim explore of a scenario went through.
+nlohmann::json explored_states(const std::string& scenario, std::vector<std::string> overrides = {}) {
+  const auto file = std::filesystem::temp_directory_path() /
+                    ("ksim-explore-states-" + std::to_string(::getpid()) + ".json");
+  ExploreArgs args;
+  args.scenario = std::string(KSIM_SOURCE_DIR) + "/scenarios/" + scenario;
+  args.overrides = std::move(overrides);
+  args.runs = 1;
+  args.jobs = 1;
+  args.out = file.string();
+  const Explored e = explore(args);
+  INFO(e.out << e.err);
+  CHECK_THAT(e.out, Catch::Contains("coverage: the protocol states the runs went through"));
+  std::ifstream in(file);
+  const auto summary = nlohmann::json::parse(in);
+  std::filesystem::remove(file);
+  return summary["states"];
+}
+
+constexpr const char* kRevoking = "KIP-848: a member revoking partitions (UNREVOKED_PARTITIONS)";
+constexpr const char* kUnreleased = "KIP-848: a member waiting for partitions another still holds (UNRELEASED_PARTITIONS)";
+constexpr const char* kAcquiring = "KIP-848: a member acquiring partitions";
+constexpr const char* kLockExpired = "KIP-932: an acquisition lock expired";
+constexpr const char* kRedelivered = "KIP-932: a record redelivered";
+constexpr const char* kDeliveryLimit = "KIP-932: a record archived at the delivery count limit";
+constexpr const char* kEndTxnBump = "KIP-890: an epoch bump at EndTxn (transactions v2)";
+constexpr const char* kFenceBump = "transactions: an epoch bump fencing a producer";
+
+void none_of_states(const nlohmann::json& states, std::initializer_list<const char*> names) {
+  for (const char* name : names) {
+    INFO(name);
+    CHECK(states.at(name).get<int>() == 0);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("ksim explore's coverage counts KIP-848 reconciliation, and only where a group of that protocol reconciles",
+          "[explore][coverage]") {
+  const nlohmann::json states = explored_states("kip848-member-crash.yaml");
+  INFO(states.dump(2));
+  CHECK(states.at(kRevoking).get<int>() > 0);
+  CHECK(states.at(kAcquiring).get<int>() > 0);
+  CHECK(states.at(kUnreleased).get<int>() > 0);
+  none_of_states(states, {kLockExpired, kRedelivered, kDeliveryLimit, kEndTxnBump, kFenceBump});
+  // The same crash in a classic group: no KIP-848 member ever reconciles.
+  const nlohmann::json classic = explored_states("kip848-member-crash.yaml", {"consumers.0.config[group.protocol]=classic"});
+  none_of_states(classic, {kRevoking, kAcquiring, kUnreleased});
+}
+
+TEST_CASE("ksim explore's coverage counts share groups' lock expiry, redelivery and archiving at the delivery limit",
+          "[explore][coverage]") {
+  const nlohmann::json crash = explored_states("share-consumer-crash.yaml");
+  INFO(crash.dump(2));
+  CHECK(crash.at(kLockExpired).get<int>() > 0);
+  CHECK(crash.at(kRedelivered).get<int>() > 0);
+  none_of_states(crash, {kDeliveryLimit, kRevoking, kAcquiring, kEndTxnBump, kFenceBump});
+  const nlohmann::json poison = explored_states("share-poison-record.yaml");
+  INFO(poison.dump(2));
+  CHECK(poison.at(kDeliveryLimit).get<int>() > 0);
+  CHECK(poison.at(kRedelivered).get<int>() > 0);
+  none_of_states(poison, {kRevoking, kAcquiring, kEndTxnBump, kFenceBump});
+}
+
+TEST_CASE("ksim explore's coverage counts transactions v2's epoch bumps at EndTxn and fencing bumps", "[explore][coverage]") {
+  const nlohmann::json v2 = explored_states("txn-zombie.yaml");
+  INFO(v2.dump(2));
+  CHECK(v2.at(kEndTxnBump).get<int>() > 0);
+  CHECK(v2.at(kFenceBump).get<int>() > 0);
+  none_of_states(v2, {kLockExpired, kRedelivered, kDeliveryLimit});
+  // Transactions v1: the zombie is fenced all the same, but no EndTxn bumps an epoch.
+  const nlohmann::json v1 = explored_states("txn-zombie.yaml", {"kips[KIP-890-part2]=off"});
+  INFO(v1.dump(2));
+  CHECK(v1.at(kEndTxnBump).get<int>() == 0);
+  CHECK(v1.at(kFenceBump).get<int>() > 0);
+}
+
+TEST_CASE("a fault on a KIP-848 member waiting for its partitions takes the reconciliation's paths, not in a classic group",
+          "[explore][coverage]") {
+  // billing-2 is back from its crash at 30 s: it waits for the partitions the others still hold, which they
+  // revoke on their next heartbeats (every 2 s); a pause of it then hits a member mid-reconciliation.
+  const std::string faults = "faults=[{kind: crash, at: 12s, duration: 18s, nodes: [billing-2]}, "
+                             "{kind: pause, at: 30500ms, duration: 1s, nodes: [billing-2]}]";
+  const auto kip848 = ksim::testing::run_scenario("kip848-member-crash", 1, {faults});
+  const nlohmann::json& paths = kip848.report["fault_paths"]["pause"];
+  INFO(paths.dump());
+  CHECK(paths.value("on a KIP-848 member revoking or waiting for partitions", 0) == 1);
+  CHECK(paths.value("during a KIP-848 reconciliation", 0) == 1);
+  // Long after, the group is stable again.
+  const auto later = ksim::testing::run_scenario(
+      "kip848-member-crash", 1,
+      {"faults=[{kind: crash, at: 12s, duration: 18s, nodes: [billing-2]}, {kind: pause, at: 40s, duration: 1s, nodes: [billing-2]}]"});
+  CHECK(later.report["fault_paths"]["pause"].value("during a KIP-848 reconciliation", 0) == 0);
+  // A classic group rebalances, but has no KIP-848 reconciliation.
+  const auto classic = ksim::testing::run_scenario("kip848-member-crash", 1, {faults, "consumers.0.config[group.protocol]=classic"});
+  const nlohmann::json& classic_paths = classic.report["fault_paths"]["pause"];
+  INFO(classic_paths.dump());
+  CHECK(classic_paths.value("during a rebalance", 0) == 1);
+  CHECK(classic_paths.value("during a KIP-848 reconciliation", 0) == 0);
+  CHECK(classic_paths.value("on a KIP-848 member revoking or waiting for partitions", 0) == 0);
+}

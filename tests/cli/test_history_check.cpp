@@ -3,6 +3,7 @@
 // a hand-written one gives the verdict it was written for (docs/history.md).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -100,6 +101,20 @@ void same_transactions(const json& ran, const json& checked) {
   }
 }
 
+// KIP-932: every share group figure but the persister's (the brokers' alone).
+void same_share_groups(const json& ran, const json& checked) {
+  REQUIRE(ran.contains("share_groups") == checked.contains("share_groups"));
+  if (!ran.contains("share_groups")) return;
+  REQUIRE(checked["share_groups"].size() == ran["share_groups"].size());
+  for (std::size_t i = 0; i < ran["share_groups"].size(); ++i) {
+    for (const auto& [key, value] : ran["share_groups"][i].items()) {
+      if (key.starts_with("persister_")) continue;
+      INFO("share group " << ran["share_groups"][i]["group"] << ": " << key);
+      CHECK(checked["share_groups"][i][key] == value);
+    }
+  }
+}
+
 // With `with_scenario`, the scenario's expectations are checked on the history too (they must all be
 // on figures a history gives).
 void round_trip(const std::string& scenario, bool with_scenario, std::vector<std::string> overrides = {}) {
@@ -116,6 +131,7 @@ void round_trip(const std::string& scenario, bool with_scenario, std::vector<std
   same_delivery(r, c);
   same_groups(r, c);
   same_transactions(r, c);
+  same_share_groups(r, c);
   if (with_scenario) {
     CHECK(c["expectations_held"] == r["expectations_held"]);
     CHECK(checked.status == ran.status);
@@ -177,6 +193,82 @@ TEST_CASE("a run's history checked again: transactions, aborted and committed, r
 
 TEST_CASE("a run's history checked again: consume-transform-produce", "[cli][history]") {
   round_trip("eos-transform.yaml", true, {"duration=15s", "drain=30s"});  // outputs name their input: `from`
+}
+
+TEST_CASE("a run's history checked again: a share group member crashes holding records", "[cli][history]") {
+  round_trip("share-consumer-crash.yaml", true);
+}
+
+TEST_CASE("a run's history checked again: a slow share consumer's locks expire", "[cli][history]") {
+  round_trip("share-slow-consumer.yaml", true);
+}
+
+TEST_CASE("a run's history checked again: a poison record archived at the share group's delivery limit", "[cli][history]") {
+  round_trip("share-poison-record.yaml", true);
+}
+
+namespace {
+
+// The lines of a file, and back.
+std::vector<std::string> lines_of(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+std::string joined(const std::vector<std::string>& lines) {
+  std::string text;
+  for (const auto& l : lines) text += l + "\n";
+  return text;
+}
+
+}  // namespace
+
+TEST_CASE("a share group's history edited: an acknowledgement dropped or a processing added changes the verdict",
+          "[cli][history]") {
+  const std::string scenario = kScenarios + "share-consumer-crash.yaml";
+  const std::string history = temp_path("share-edit.history.jsonl");
+  const Output ran = run("share-consumer-crash.yaml", history);
+  REQUIRE(ran.status == 0);
+  const json r = ran.report()["share_groups"][0];
+  const Output as_run = check(history, scenario);
+  CHECK(as_run.status == 0);
+  CHECK(as_run.report()["share_groups"][0]["unfinished"] == 0);
+  const std::vector<std::string> lines = lines_of(history);
+  std::filesystem::remove(history);
+
+  // Without one ACCEPT, its record is neither accepted nor archived: unfinished, and the verdict fails.
+  std::vector<std::string> dropped = lines;
+  const auto accept = std::find_if(dropped.begin(), dropped.end(), [](const std::string& l) {
+    return l.find(R"("event":"share_ack")") != std::string::npos && l.find(R"("outcome":"accept")") != std::string::npos;
+  });
+  REQUIRE(accept != dropped.end());
+  dropped.erase(accept);
+  const Output without_ack = check(write_file("share-dropped.jsonl", joined(dropped)), scenario);
+  INFO(without_ack.out << without_ack.err);
+  CHECK(without_ack.status == 1);
+  const json d = without_ack.report()["share_groups"][0];
+  CHECK(d["unfinished"] == 1);
+  CHECK(d["accepted"] == r["accepted"].get<int>() - 1);
+  CHECK(d["delivered_until_done"] == false);
+
+  // A processing written twice is a duplicate: with the run's count of duplicates expected, it fails.
+  std::vector<std::string> doubled = lines;
+  const auto processed = std::find_if(doubled.begin(), doubled.end(), [](const std::string& l) {
+    return l.find(R"("event":"share_process")") != std::string::npos;
+  });
+  REQUIRE(processed != doubled.end());
+  doubled.insert(processed, *processed);
+  const std::string duplicates = "expect.share_groups.workers.duplicates=" + r["duplicates"].dump();
+  CHECK(check(write_file("share-same.jsonl", joined(lines)), scenario, true, {duplicates}).status == 0);
+  const Output twice = check(write_file("share-doubled.jsonl", joined(doubled)), scenario, true, {duplicates});
+  INFO(twice.out << twice.err);
+  CHECK(twice.status == 1);
+  CHECK(twice.report()["share_groups"][0]["duplicates"] == r["duplicates"].get<int>() + 1);
+  for (const char* name : {"share-dropped.jsonl", "share-doubled.jsonl", "share-same.jsonl"}) {
+    std::filesystem::remove(temp_path(name));
+  }
 }
 
 TEST_CASE("writing the history does not change the run", "[cli][history]") {
@@ -327,6 +419,20 @@ TEST_CASE("a malformed history gives an error naming file, line and field", "[cl
                kHeader + R"({"event":"final","topic":0,"partition":0,"offline":false,"committed":[[0,0]],"aborted":[]})" "\n");
   CHECK(e.find("bad-final.jsonl:2: final.committed.0: expected [offset, writer, record]") != std::string::npos);
   CHECK(check(temp_path("no-such-history.jsonl")).status == 2);
+  // Share events: a share consumer the header does not declare, an outcome that is none of the leader's.
+  e = error_of("no-share-consumers.jsonl", kHeader + R"({"event":"share_crash","t":1,"consumer":0})" "\n");
+  CHECK(e.find("no-share-consumers.jsonl:2: share_crash.consumer: the header declares no share_consumers") != std::string::npos);
+  std::string shared = kHeader;
+  shared.replace(shared.find(R"("faults":[])"), 11,
+                 R"("faults":[],"share_consumers":[{"name":"s","group":"q","topic":0}],)"
+                 R"("share_groups":[{"name":"q","delivery_count_limit":5,"record_lock_duration_ms":30000}])");
+  e = error_of("share-outcome.jsonl",
+               shared + R"({"event":"share_ack","t":1,"group":"q","topic":0,"partition":0,"offset":0,"outcome":"accepted",)"
+                        R"("why":"released","member":"m","delivery_count":1})" "\n");
+  CHECK(e.find("share-outcome.jsonl:2: share_ack.outcome: unknown outcome 'accepted'") != std::string::npos);
+  shared.replace(shared.find(R"({"name":"q","delivery)"), 11, R"({"name":"r")");
+  e = error_of("share-group.jsonl", shared);
+  CHECK(e.find("share-group.jsonl:1: header.share_groups: no entry for share group 'q'") != std::string::npos);
 }
 
 TEST_CASE("ksim check --scenario checks the scenario's expectations on the history", "[cli][history]") {

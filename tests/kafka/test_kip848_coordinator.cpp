@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "models/coordinator/group_coordinator.hpp"
-#include "sim/events/event_queue.hpp"
+#include "tests/support/fake_coordinator_host.hpp"
 
 using namespace ksim;
 using namespace ksim::models;
@@ -17,25 +17,7 @@ using namespace ksim::models;
 namespace {
 
 // The broker around the coordinator: a clock, timers, and the answers it sends.
-class Kip848Host final : public CoordinatorHost {
- public:
-  SimTime coordinator_now() const override { return queue.now(); }
-  TimerId coordinator_timer(SimTime delay, std::function<void()> callback) override {
-    auto shared = std::make_shared<std::function<void()>>(std::move(callback));
-    return queue.schedule_after(delay, [shared] { (*shared)(); });
-  }
-  void coordinator_cancel(TimerId timer) override { queue.cancel(timer); }
-  void coordinator_send(ConnectionId, MessagePtr message) override { sent.push_back(std::move(message)); }
-  void coordinator_append(std::int32_t, std::uint64_t, std::function<void(Error)> done) override { done(Error::None); }
-  RandomStream& coordinator_rng() override { return rng; }
-  BrokerId coordinator_id() const override { return 0; }
-  void coordinator_publish(const ModelEvent&) override {}
-  std::int32_t coordinator_partition_count(std::int32_t) const override { return 6; }
-
-  EventQueue queue;
-  RandomStream rng{1};
-  std::vector<MessagePtr> sent;
-};
+using Kip848Host = ksim::testing::FakeCoordinatorHost<CoordinatorHost>;
 
 struct Kip848Fixture {
   Kip848Fixture() : coordinator(host, config(), records, nullptr) {

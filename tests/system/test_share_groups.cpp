@@ -1,4 +1,4 @@
-// KIP-932's share groups end to end (scenarios/share-*.yaml), over several
+// KIP-932's share groups end to end (scenarios/share-*.yaml), over eight
 // seeds: a member that dies holding records has them redelivered once their
 // locks expire; a slow member's expired locks cause duplicates the checker
 // puts down to lock expiry; a poison record is archived at the delivery
@@ -40,7 +40,7 @@ nlohmann::json share_complete_run(const std::string& name, std::uint64_t seed, c
 
 TEST_CASE("a share consumer that dies holding records: they are redelivered once their locks expire",
           "[share][consumer]") {
-  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
     INFO("seed " << seed);
     const nlohmann::json g = share_complete_run("share-consumer-crash", seed, "workers");
     CHECK(g["crashes"] == 1);
@@ -68,7 +68,7 @@ TEST_CASE("a share consumer that dies holding records: they are redelivered once
 }
 
 TEST_CASE("a slow share consumer's expired locks cause duplicates, put down to lock expiry", "[share][consumer]") {
-  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
     INFO("seed " << seed);
     const nlohmann::json g = share_complete_run("share-slow-consumer", seed, "orders");
     CHECK(g["crashes"] == 0);
@@ -80,7 +80,7 @@ TEST_CASE("a slow share consumer's expired locks cause duplicates, put down to l
 }
 
 TEST_CASE("a poison record released on every delivery is archived at the delivery count limit", "[share][consumer]") {
-  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
     INFO("seed " << seed);
     const nlohmann::json g = share_complete_run("share-poison-record", seed, "payments");
     const int archived = g["archived_delivery_limit"].get<int>();
@@ -94,7 +94,7 @@ TEST_CASE("a poison record released on every delivery is archived at the deliver
 }
 
 TEST_CASE("the share state survives a leader change: the new leader loads it", "[share][consumer]") {
-  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
     INFO("seed " << seed);
     // A broker dies for 10 s: the leaders of its partitions move, the new ones load each share-partition.
     const nlohmann::json g = share_complete_run("share-poison-record", seed, "payments",
@@ -130,4 +130,31 @@ TEST_CASE("a share group that got nothing: its verdict is vacuous, and expecting
   CHECK(l["vacuous"] == "nothing delivered");
   CHECK_FALSE(expectation_held(late, "share_groups.orders.delivered_until_done"));
   CHECK_FALSE(expectation_held(late, "share_groups.orders.unprocessed"));
+}
+
+TEST_CASE("a fault on coordinator:GROUP of a share group hits that share group's coordinator", "[share][consumer][faults]") {
+  auto document = ksim::config::Document::load_file(std::string(KSIM_SOURCE_DIR) + "/scenarios/share-poison-record.yaml");
+  document.apply_override("faults=[{kind: crash, at: 10s, duration: 10s, nodes: ['coordinator:payments']}]");
+  const auto scenario = ksim::app::read_scenario(document, ksim::app::expectation_catalogue());
+  ksim::app::Cluster cluster(scenario, ksim::app::RunOptions{});
+  cluster.run();
+  const auto coordinator = cluster.coordinator_of("payments");
+  REQUIRE(coordinator);
+  REQUIRE(cluster.fired_faults().size() == 1);
+  const auto& fired = cluster.fired_faults().front();
+  CHECK(fired.kind == "crash");
+  CHECK(fired.nodes == std::vector<std::string>{cluster.brokers()[static_cast<std::size_t>(*coordinator)]->name()});
+  // The members find the new coordinator and go on: every record done, none past the limit.
+  const auto run = run_scenario("share-poison-record", 1,
+                                {"faults=[{kind: crash, at: 10s, duration: 10s, nodes: ['coordinator:payments']}]"});
+  CHECK(run.status == ksim::app::kExitOk);
+  const nlohmann::json& g = share_group_of(run, "payments");
+  CHECK(g["delivered_until_done"] == true);
+  CHECK(g["over_delivery_limit"] == 0);
+  // A name that is no group's is refused, with the share group among the names offered.
+  CHECK_THAT(ksim::testing::scenario_error(
+                 "brokers: {count: 3}\ntopics: [{name: t}]\n"
+                 "consumers: [{name: w, share_group: work, topic: t}]\n"
+                 "faults: [{kind: crash, at: 1s, nodes: ['coordinator:wrk']}]\n"),
+             Catch::Contains("coordinator:work"));
 }

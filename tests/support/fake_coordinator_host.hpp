@@ -1,0 +1,42 @@
+#pragma once
+// The broker around a coordinator in a unit test (models/coordinator/):
+// a clock and timers on an EventQueue, the answers it sends, appends to
+// __consumer_offsets that succeed at once, and the events it publishes
+// handed to `published` when set. `Base`: CoordinatorHost, or a host
+// interface derived from it (TxnCoordinatorHost) whose own members the test adds.
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "models/coordinator/group_coordinator.hpp"
+#include "sim/events/event_queue.hpp"
+
+namespace ksim::testing {
+
+template <class Base>
+class FakeCoordinatorHost : public Base {
+ public:
+  SimTime coordinator_now() const override { return queue.now(); }
+  TimerId coordinator_timer(SimTime delay, std::function<void()> callback) override {
+    auto shared = std::make_shared<std::function<void()>>(std::move(callback));
+    return queue.schedule_after(delay, [shared] { (*shared)(); });
+  }
+  void coordinator_cancel(TimerId timer) override { queue.cancel(timer); }
+  void coordinator_send(ConnectionId, MessagePtr message) override { sent.push_back(std::move(message)); }
+  void coordinator_append(std::int32_t, std::uint64_t, std::function<void(models::Error)> done) override {
+    done(models::Error::None);
+  }
+  RandomStream& coordinator_rng() override { return rng; }
+  models::BrokerId coordinator_id() const override { return 0; }
+  void coordinator_publish(const models::ModelEvent& event) override {
+    if (published) published(event);
+  }
+  std::int32_t coordinator_partition_count(std::int32_t) const override { return 6; }
+
+  EventQueue queue;
+  RandomStream rng{1};
+  std::vector<MessagePtr> sent;
+  std::function<void(const models::ModelEvent&)> published;
+};
+
+}  // namespace ksim::testing

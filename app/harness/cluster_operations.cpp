@@ -41,6 +41,11 @@ void Cluster::run_operation(std::size_t index, SimTime first_try) {
   }
   result.applied_at = sim_->now();
   if (op.kind == OperationSpec::Kind::ReassignPartitions) {
+    if (op.throttle > 0) {  // --throttle: every broker's leader rate, the moved partitions throttled
+      std::vector<models::TopicPartition> moved;
+      for (const auto& [partition, target] : op.replicas) moved.push_back({op.topic, partition});
+      for (models::Broker* b : brokers_) b->throttle_leader_replication(op.throttle, moved);
+    }
     for (const auto& [partition, target] : op.replicas) {
       result.errors.push_back(active->alter_partition_reassignment({op.topic, partition}, target));
     }

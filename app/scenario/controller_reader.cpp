@@ -17,6 +17,16 @@ models::ControllerConfig read_controller_config(MapReader controller, MapReader 
                                                 const std::optional<HardwareProfile>& profile, const models::Mechanisms& m) {
   models::ControllerConfig c;
   c.broker_session_timeout = broker_config.get<Duration>("broker.session.timeout.ms", c.broker_session_timeout, {1, kNever});
+  // Preferred leader election (controller_leader_balance.cpp), KRaft's controller only.
+  for (const std::string_view key : {"auto.leader.rebalance.enable", "leader.imbalance.check.interval.seconds"}) {
+    if (!m.has(Mechanism::KRaft) && broker_config.has(key)) {
+      broker_config.warn(key, "has no effect: ksim's ZooKeeper-era controller does not balance leaders");
+    }
+  }
+  c.auto_leader_rebalance = broker_config.get<bool>("auto.leader.rebalance.enable", c.auto_leader_rebalance);
+  c.leader_imbalance_check_interval =
+      seconds(broker_config.get<std::int64_t>("leader.imbalance.check.interval.seconds",
+                                              c.leader_imbalance_check_interval / seconds(1), {1, 1'000'000'000}));
   if (profile) {
     c.election_time_per_partition = profile->leader_election;
     c.metadata_load_time_per_partition = profile->controller_load;

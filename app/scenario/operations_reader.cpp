@@ -71,6 +71,7 @@ std::vector<OperationSpec> read_operations(ListReader list, const KafkaSpec& kaf
     op.topic = read_topic_index(in, kafka.topics);
     if (op.kind == OperationSpec::Kind::ReassignPartitions) {
       read_targets(in, op, kafka);
+      op.throttle = in.get<config::Bandwidth>("throttle", 0.0, {1.0, 1e13});
     } else {
       ListReader partitions = in.list("partitions");
       const std::int32_t count = kafka.topics[static_cast<std::size_t>(op.topic)].partitions;

@@ -68,6 +68,7 @@ struct OperationSpec {
   std::int32_t topic = 0;
   std::vector<std::pair<std::int32_t, std::vector<models::BrokerId>>> replicas;  // reassign: partition, target
   std::vector<std::int32_t> partitions;  // cancel
+  double throttle = 0;  // reassign --throttle: leader.replication.throttled.rate in bytes/s (0: none)
   config::Location location;
 };
 std::string_view to_string(OperationSpec::Kind kind);

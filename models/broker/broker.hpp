@@ -21,6 +21,7 @@
 #include "models/broker/fetch_session.hpp"
 #include "models/broker/broker_footprint.hpp"
 #include "models/broker/partition.hpp"
+#include "models/broker/replication_quota.hpp"
 #include "models/coordinator/group_coordinator.hpp"
 #include "models/coordinator/share_partition.hpp"
 #include "models/coordinator/txn_coordinator.hpp"
@@ -65,6 +66,11 @@ class Broker final : public Node, private TxnCoordinatorHost {
   BrokerId broker_id() const { return id_; }
   // Replica assignment, fixed when the topic is created (log dir by fewest partitions).
   void create_replica(TopicPartition tp);
+
+  // KIP-73, as kafka-reassign-partitions --throttle sets it: leader.replication.throttled.rate
+  // and these partitions in leader.replication.throttled.replicas, for as long as they are
+  // being reassigned (broker_replica_lifecycle.cpp).
+  void throttle_leader_replication(double bytes_per_s, const std::vector<TopicPartition>& partitions);
 
   // Faults on a log dir (by path): slow (factor), full, failed.
   void slow_log_dir(const std::string& path, double factor);
@@ -194,6 +200,10 @@ class Broker final : public Node, private TxnCoordinatorHost {
   // here was deleted (KIP-455): it still answers for it, naming the leader.
   const PartitionState* departed_state(TopicPartition tp) const;
   std::map<TopicPartition, PartitionState> departed_;
+  // Whether `r`'s records to `follower` count against the leader's replication quota.
+  bool leader_throttled(const Replica& r, BrokerId follower) const;
+  ReplicationQuota leader_quota_;
+  std::set<TopicPartition> leader_throttled_;
   void handle_metadata_request(ConnectionId connection, const MetadataRequest& request);
   void handle_init_producer_id(ConnectionId connection, const InitProducerIdRequest& request);
   void handle_list_offsets(ConnectionId connection, const ListOffsetsRequest& request);

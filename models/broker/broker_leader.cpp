@@ -129,14 +129,21 @@ bool Broker::read_for_follower(const FetchRequest::PartitionData& p, Replica& r,
   const Offset high_watermark = log.high_watermark();
   const bool moved = record_fetch && update_follower(r, request.replica_id, p.fetch_offset);
   const std::uint64_t budget = request.max_bytes > bytes ? request.max_bytes - bytes : 0;
-  const bool has_data = budget > 0 && p.fetch_offset < log.log_end_offset();
+  // KIP-73: a throttled replica's records wait while the leader's replication quota is exceeded.
+  const bool throttled = leader_throttled(r, request.replica_id);
+  const bool has_data =
+      budget > 0 && p.fetch_offset < log.log_end_offset() && !(throttled && leader_quota_.exceeded(now()));
   // Incremental fetch sessions (KIP-227): a partition with no news is left out.
   const FollowerState* follower = r.follower(request.replica_id);
   if (!has_data && follower && follower->high_watermark_sent == high_watermark) {
     return !moved && r.in_isr(request.replica_id) && p.fetch_offset == log.log_end_offset();
   }
   FetchResponse::PartitionData& data = answer(response, p.partition);
-  if (has_data) bytes += read_batches(r, data, p.fetch_offset, std::min(request.partition_max_bytes, budget));
+  if (has_data) {
+    const std::uint64_t read = read_batches(r, data, p.fetch_offset, std::min(request.partition_max_bytes, budget));
+    bytes += read;
+    if (throttled) leader_quota_.record(read, now());
+  }
   data.high_watermark = high_watermark;
   return false;
 }

@@ -47,4 +47,16 @@ const PartitionState* Broker::departed_state(TopicPartition tp) const {
   return it == departed_.end() ? nullptr : &it->second;
 }
 
+void Broker::throttle_leader_replication(double bytes_per_s, const std::vector<TopicPartition>& partitions) {
+  leader_quota_.set_rate(bytes_per_s);
+  leader_throttled_.insert(partitions.begin(), partitions.end());
+}
+
+// ReplicaManager.shouldLeaderThrottle: a throttled partition, a follower out of the ISR.
+// The tool's throttle lasts while the partition is reassigned (--verify removes it after).
+bool Broker::leader_throttled(const Replica& r, BrokerId follower) const {
+  return leader_quota_.enabled() && r.state().reassigning() && leader_throttled_.contains(r.tp()) &&
+         !r.in_isr(follower);
+}
+
 }  // namespace ksim::models

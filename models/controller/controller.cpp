@@ -57,6 +57,7 @@ void Controller::activate() {
   electing_ = false;
   if (!election_queue_.empty()) run_next_election();
   session_timer_ = set_timer(milliseconds(250), [this] { session_tick(); });
+  rebuild_imbalance();
   while (!waiting_.empty()) {
     auto [connection, message] = std::move(waiting_.front());
     waiting_.pop_front();
@@ -226,7 +227,11 @@ void Controller::update_offline_replicas(BrokerId broker, const std::vector<Topi
 }
 
 void Controller::push(const std::vector<PartitionState>& states) {
-  for (const PartitionState& state : states) check_partition_state(state);
+  for (const PartitionState& state : states) {
+    check_partition_state(state);
+    track_imbalance(state);
+  }
+  maybe_schedule_leader_balance();
   if (in_quorum()) return write(states);  // pushed once committed
   ++metadata_offset_;
   for (const BrokerId b : live_brokers()) send_update(b, states);

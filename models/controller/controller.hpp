@@ -56,7 +56,8 @@ struct ControllerStats {
   std::vector<Election> first_elections;  // the first kElectionsKept of the run, in order
   std::uint64_t elections = 0;
   std::uint64_t unclean_elections = 0;
-  std::uint64_t elr_elections = 0;  // KIP-966: leaders elected from the eligible leader replicas
+  std::uint64_t elr_elections = 0;
+  std::uint64_t preferred_elections = 0;  // auto.leader.rebalance.enable: preferred replicas made leader again  // KIP-966: leaders elected from the eligible leader replicas
   std::uint64_t offline_transitions = 0;  // a partition left without a leader
   std::uint64_t isr_changes = 0;
   std::uint64_t fencings = 0;
@@ -144,6 +145,11 @@ class Controller final : public Node {
   void send_update(BrokerId broker, std::vector<PartitionState> states);
   void check_partition_state(const PartitionState& state) const;
   Error cancel_reassignment(PartitionState& state);
+  // Preferred leader election (controller_leader_balance.cpp).
+  void track_imbalance(const PartitionState& state);
+  void rebuild_imbalance();
+  void maybe_schedule_leader_balance();
+  void balance_partition_leaders();
   void settle_reassignment(PartitionState& state, const PartitionState& before);
   // The metadata offset brokers are compared with: alone, its pushes'; in a
   // quorum, the end of what is committed (pushes carry it).
@@ -206,6 +212,10 @@ class Controller final : public Node {
   ControllerStats stats_;
   std::int64_t metadata_offset_ = 0;  // each push() is one more batch of metadata records (alone)
   TimerId session_timer_;
+  // Partitions whose leader is not their preferred replica (ReplicationControlManager.imbalancedPartitions).
+  std::set<TopicPartition> imbalanced_;
+  bool balance_scheduled_ = false;
+  bool balance_immediately_ = false;  // the last balance hit its limit: again in 10 ms
   TimerId election_timer_;
 
   // The quorum: the metadata log and its Raft replica, and the active controller's writes.

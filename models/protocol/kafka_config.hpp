@@ -137,6 +137,11 @@ struct ControllerConfig {
   // The cluster feature transaction.version (TransactionVersion): 2 is KIP-890
   // part 2's transactions v2, a new cluster's default from 4.0; 0 before 4.0.
   int transaction_version = 0;
+  // Preferred leader election (QuorumController.maybeScheduleNextBalancePartitionLeaders):
+  // auto.leader.rebalance.enable, and leader.imbalance.check.interval.seconds (300 s)
+  // after a partition's leader stops being its preferred replica.
+  bool auto_leader_rebalance = true;
+  SimTime leader_imbalance_check_interval = seconds(300);
 };
 
 struct TopicSpec {

@@ -23,7 +23,7 @@ operations:
 TEST_CASE("operations: a reassignment and a cancellation are read in time order", "[kip455][input]") {
   const auto s = parse_scenario(with_operations(R"(
   - {at: 5s, kind: cancel_reassignment, topic: orders, partitions: [1]}
-  - {at: 2s, kind: reassign_partitions, topic: orders, replicas: {0: [3, 1, 2], 1: [2, 3]}}
+  - {at: 2s, kind: reassign_partitions, topic: orders, replicas: {0: [3, 1, 2], 1: [2, 3]}, throttle: 10MB/s}
 )"));
   REQUIRE(s.kafka);
   const auto& ops = s.kafka->operations;
@@ -34,6 +34,7 @@ TEST_CASE("operations: a reassignment and a cancellation are read in time order"
   CHECK(ops[0].replicas[0].first == 0);
   CHECK(ops[0].replicas[0].second == std::vector<ksim::models::BrokerId>{3, 1, 2});
   CHECK(ops[0].replicas[1].second == std::vector<ksim::models::BrokerId>{2, 3});
+  CHECK(ops[0].throttle == Approx(10e6));
   CHECK(ops[1].kind == ksim::app::OperationSpec::Kind::CancelReassignment);
   CHECK(ops[1].partitions == std::vector<std::int32_t>{1});
 }

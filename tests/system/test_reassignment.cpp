@@ -134,3 +134,19 @@ TEST_CASE("a reassignment whose new broker crashes completes once it returns", "
     CHECK(r.longest > ksim::seconds(5));  // not before broker 3 is back and caught up
   }
 }
+
+TEST_CASE("a throttled reassignment copies at the throttled rate", "[kip455][system]") {
+  // --throttle 2MB/s at 25 s: each moved partition has 25 s of 1.25 MB/s to
+  // copy (31 MB) and gains 1.25 MB/s until the producers stop at 30 s.
+  // Kafka's quota lets about ten seconds' worth (20 MB) through at once,
+  // then holds 2 MB/s; unthrottled the copy takes a fraction of a second.
+  const std::string moves = R"(
+  - {at: 25s, kind: reassign_partitions, topic: orders, replicas: {0: [3, 1, 2], 1: [1, 2, 3]})";
+  const auto unthrottled = run_moves(moving_cluster(moves + "}\n"), 1);
+  const auto throttled = run_moves(moving_cluster(moves + ", throttle: 2MB/s}\n"), 1);
+  CHECK(unthrottled.completed == 2);
+  CHECK(unthrottled.longest < ksim::seconds(1));
+  CHECK(throttled.completed == 2);
+  CHECK(throttled.longest > ksim::seconds(4));
+  CHECK(throttled.longest < ksim::seconds(15));
+}

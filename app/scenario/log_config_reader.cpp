@@ -24,6 +24,16 @@ std::optional<SimTime> read_retention_time(MapReader& config, std::string_view k
   return config.get<Duration>(key, 0, {1, kNever});
 }
 
+// Kafka's whole-unit keys (log.roll.hours, log.retention.minutes, log.retention.hours): an integer
+// of `unit`, -1 no limit where `unlimited`; read only when given, so the resolved scenario keeps Kafka's form.
+std::optional<SimTime> read_whole_units(MapReader& config, std::string_view key, SimTime unit, bool unlimited) {
+  if (!config.has(key)) return std::nullopt;
+  const std::int64_t n = config.get<std::int64_t>(key, 0, {unlimited ? -1 : 1, INT32_MAX});
+  if (n == -1) return kNever;
+  if (n == 0) throw config.error(key, "must be -1 (no limit) or at least 1");
+  return n * unit;
+}
+
 // cleanup.policy: delete, compact, or both (a list). Whether "delete" is in it;
 // ksim does not model compaction, so a compacted log only loses segments below its log start offset.
 bool read_cleanup_policy(MapReader& config, std::string_view key, bool fallback) {
@@ -63,11 +73,11 @@ std::int64_t read_retention_bytes(MapReader& config, std::string_view key, std::
 models::LogConfig read_log_defaults(MapReader& broker_config) {
   models::LogConfig log;
   log.segment_bytes = broker_config.get<Bytes>("log.segment.bytes", log.segment_bytes, {14, INT32_MAX});
-  log.segment_ms = broker_config.get<Duration>("log.roll.hours", log.segment_ms, {1, kNever});
-  log.segment_ms = broker_config.get<Duration>("log.roll.ms", log.segment_ms, {1, kNever});
-  for (const char* key : {"log.retention.hours", "log.retention.minutes", "log.retention.ms"}) {
-    if (const auto t = read_retention_time(broker_config, key)) log.retention_ms = *t;
-  }
+  if (const auto t = read_whole_units(broker_config, "log.roll.hours", minutes(60), false)) log.segment_ms = *t;
+  if (broker_config.has("log.roll.ms")) log.segment_ms = broker_config.get<Duration>("log.roll.ms", 0, {1, kNever});
+  if (const auto t = read_whole_units(broker_config, "log.retention.hours", minutes(60), true)) log.retention_ms = *t;
+  if (const auto t = read_whole_units(broker_config, "log.retention.minutes", minutes(1), true)) log.retention_ms = *t;
+  if (const auto t = read_retention_time(broker_config, "log.retention.ms")) log.retention_ms = *t;
   log.retention_bytes = read_retention_bytes(broker_config, "log.retention.bytes", log.retention_bytes);
   log.delete_enabled = read_cleanup_policy(broker_config, "log.cleanup.policy", log.delete_enabled);
   return log;

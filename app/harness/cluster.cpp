@@ -237,6 +237,7 @@ void Cluster::spawn_kafka() {
     brokers_.push_back(&sim_->spawn<models::Broker>(p.name, *sim_->topology().find(p.name), p.index, kafka.broker,
                                                     directory, *events_));
     brokers_.back()->observe_groups(&consumption_);
+    brokers_.back()->observe_retention(&retention_);
     directory->broker_nodes.push_back(brokers_.back()->id());
     placement.push_back({p.index, scenario_.network.racks.size() > 1 ? p.rack : ""});
   }

@@ -184,7 +184,7 @@ class Cluster {
   void plan_nemesis();
   void track_availability();  // app/harness/availability.cpp
   void track_fault_paths();
-  models::ClusterView view() const { return {*quorum_, brokers_, internal_topics()}; }
+  models::ClusterView view() const { return {*quorum_, brokers_, internal_topics(), &retention_}; }
   NodeId active_controller_node() const;
   std::set<std::int32_t> internal_topics() const;
   std::vector<NodeId> resolve_nodes(const std::vector<std::string>& names) const;
@@ -212,6 +212,7 @@ class Cluster {
   models::DeliveryHistory history_;
   std::vector<models::Consumer*> consumers_;
   models::ConsumptionHistory consumption_;
+  models::RetentionHistory retention_;  // what retention deleted, for the checkers
   std::vector<models::ShareConsumer*> share_consumers_;
   models::ShareHistory share_history_;
   models::ShareStateStore share_store_;  // durable: the brokers' persisted share state (__share_group_state)

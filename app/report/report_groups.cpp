@@ -31,6 +31,11 @@ constexpr Figure<G> kGroup[] = {
      .expect = ExpectAs::Count, .description = "extra processings of a committed record"},
     {.name = "unprocessed", .value = of_report<&C::unprocessed>, .label = "unprocessed",
      .expect = ExpectAs::Count, .description = "committed records never processed: lost for the group"},
+    {.name = "expired_before_consumed", .value = of_report<&C::expired_before_consumed>,
+     .label = "expired before consumed", .expect = ExpectAs::Count,
+     .description = "committed records retention deleted (retention.ms, retention.bytes) before the group processed "
+                    "them: expired, not lost by Kafka (a consumer behind the log start gets OFFSET_OUT_OF_RANGE and "
+                    "applies auto.offset.reset)"},
     {.name = "unreached", .value = of_report<&C::unreached>, .label = "not reached by the end",
      .expect = ExpectAs::Count,
      .description = "unprocessed records past the furthest offset the group processed of their partition, skipped "

@@ -40,6 +40,8 @@ constexpr Figure<D> kDelivery[] = {
      .description = "acknowledged records absent from their online partition's committed log"},
     {.name = "unavailable", .value = of<&D::unavailable>, .label = "unavailable", .expect = ExpectAs::Count,
      .description = "acknowledged records of partitions offline at the end"},
+    {.name = "expired", .value = of<&D::expired>, .label = "expired", .expect = ExpectAs::Count,
+     .description = "committed records retention deleted by the end (retention.ms, retention.bytes): not lost"},
     {.name = "unreplicated", .value = of<&D::unreplicated>, .label = "unreplicated", .expect = ExpectAs::Count,
      .description = "acknowledged records not in the committed log but on its live leader, above the high watermark, "
                     "at the end: neither committed nor lost (the run ended before the followers had them)"},

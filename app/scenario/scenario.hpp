@@ -85,6 +85,7 @@ struct KafkaSpec {
     bool unclean_leader_election_enable = false;   // unclean.leader.election.enable
     bool log_flusher_runs = false;                 // log.flush.scheduler.interval.ms is set: flush.ms can apply
     models::RecordFormat record_format = models::RecordFormat::V2;  // log.message.format.version (3.0+ ignore it)
+    models::LogConfig log;  // log.segment.bytes, log.roll.ms, log.retention.ms, log.retention.bytes, log.cleanup.policy
   };
   TopicDefaults topic_defaults;
   // Each `config:` map's Kafka configs as the reader resolved them (the

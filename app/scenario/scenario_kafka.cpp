@@ -7,6 +7,7 @@
 #include "app/scenario/distribution_reader.hpp"
 #include "app/scenario/kafka_config_names.hpp"
 #include "app/scenario/kafka_entry_readers.hpp"
+#include "app/scenario/log_config_reader.hpp"
 #include "app/scenario/producer_config_reader.hpp"
 #include "app/scenario/release_reader.hpp"
 #include "models/client/consumer/assignors/assignor.hpp"
@@ -256,6 +257,10 @@ models::BrokerConfig read_broker_config(MapReader& brokers, const std::optional<
                                      "which is unset (Long.MAX_VALUE); set it too (say 1000)");
   }
   c.broker_heartbeat_interval = in.get<Duration>("broker.heartbeat.interval.ms", c.broker_heartbeat_interval, {1, kNever});
+  // LogManager's retention task (kafka-log-retention), and how long deleted segment files stay on disk.
+  c.log_retention_check_interval =
+      in.get<Duration>("log.retention.check.interval.ms", c.log_retention_check_interval, {1, kNever});
+  c.file_delete_delay = in.get<Duration>("log.segment.delete.delay.ms", c.file_delete_delay, {0, kNever});
   read_group_coordinator_config(in, c.group_coordinator, m);
   reject_absent(in, "transaction.partition.verification.enable", m, Mechanism::TxnVerification);
   read_txn_coordinator_config(in, c);
@@ -291,6 +296,7 @@ KafkaSpec::TopicDefaults read_topic_defaults(MapReader broker_config, const mode
       broker_config.get<bool>("unclean.leader.election.enable", d.unclean_leader_election_enable);
   d.log_flusher_runs = broker_config.has("log.flush.scheduler.interval.ms");
   d.record_format = read_record_format(broker_config, "log.message.format.version", d.record_format);
+  d.log = read_log_defaults(broker_config);
   return d;
 }
 
@@ -304,6 +310,8 @@ models::TopicSpec read_topic(MapReader in, const KafkaSpec::TopicDefaults& defau
   t.unclean_leader_election_enable =
       config.get<bool>("unclean.leader.election.enable", defaults.unclean_leader_election_enable);
   t.record_format = read_record_format(config, "message.format.version", defaults.record_format);
+  // LogConfig's segment and retention configs, over the brokers' log.* defaults.
+  t.log = read_topic_log_config(config, defaults.log);
   if (config.has("flush.messages")) t.flush_messages = config.get<std::int64_t>("flush.messages", 0, {1, INT64_MAX});
   if (config.has("flush.ms")) {
     t.flush_ms = config.get<Duration>("flush.ms", 0, {0, kNever});

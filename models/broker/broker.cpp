@@ -46,6 +46,7 @@ void Broker::create_replica(TopicPartition tp) {
   ++log_dirs_[best].partitions;
   Replica& stored = replicas_.try_emplace(tp, tp, id_, best).first->second;
   if (!partition_listeners_.empty()) stored.set_listener(&partition_listeners_);
+  stored.configure_log(&topic(tp).log);
   replica_index_[static_cast<std::size_t>(topic_base_[static_cast<std::size_t>(tp.topic)] + tp.partition)] = &stored;
 }
 
@@ -69,6 +70,7 @@ void Broker::on_start() {
   if (!zookeeper_mode()) heartbeat_tick();  // with ZooKeeper its session says it lives
   if (config_.log_flush_scheduler_interval != kNever) flush_tick();
   isr_expiration_tick();
+  start_retention();
   if (txn_coordinator_) txn_coordinator_->start();
 }
 
@@ -92,6 +94,7 @@ void Broker::isr_expiration_tick() {
 
 void Broker::on_crash(CrashKind kind) {
   previous_stop_clean_ = kind == CrashKind::Shutdown;
+  free_deleting_now();
   for (auto& [tp, r] : replicas_) {
     r.reset_process_state();
     r.producers = ProducerStateTable{};

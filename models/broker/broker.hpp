@@ -31,6 +31,7 @@
 #include "models/protocol/kafka_messages.hpp"
 #include "models/log/partition_log.hpp"
 #include "models/log/producer_state.hpp"
+#include "models/history/retention_history.hpp"
 #include "sim/resources/cpu.hpp"
 #include "sim/core/node.hpp"
 
@@ -82,6 +83,8 @@ class Broker final : public Node, private TxnCoordinatorHost {
   bool has_log_dir(const std::string& path) const;
   // Rebalances seen by this broker's group coordinator are recorded there.
   void observe_groups(ConsumptionHistory* history);
+  // Batches retention deletes from any replica here are told to `history` (for the checkers).
+  void observe_retention(RetentionHistory* history) { retention_history_ = history; }
   // Every change of a hosted partition is told to `listener` too (the cluster's invariant checks, ...).
   void add_partition_listener(PartitionListener* listener);
   // For tests of the invariant checks only: drops a hosted log's tail from `offset`, silently, as a bug would.
@@ -236,6 +239,16 @@ class Broker final : public Node, private TxnCoordinatorHost {
   void maybe_flush(Replica& replica, SimTime& returns_at);
   SimTime flush(Replica& replica);
   void mark_durable(Replica& replica);
+  // broker_retention.cpp: LogManager's kafka-log-retention task, every log.retention.check.interval.ms
+  void start_retention();
+  void retention_tick();
+  void free_deleting_now();
+  // What retention deleted from a replica: traced, told to the retention history; the files
+  // leave the disk file.delete.delay.ms later (UnifiedLog.deleteSegmentFiles).
+  void note_deleted(Replica& replica, std::vector<DeletedSegments> deleted);
+  void free_disk_later(std::size_t log_dir, std::uint64_t bytes);
+  // AbstractFetcherThread.handleOutOfRangeError: below the leader's log start, a follower starts again there.
+  void restart_at_leader_start(Replica& replica, Offset leader_log_start_offset);
   const TopicSpec& topic(TopicPartition tp) const { return directory_->topics[static_cast<std::size_t>(tp.topic)]; }
 
   // broker_threads.cpp: network threads, request handlers, muted connections
@@ -420,6 +433,8 @@ class Broker final : public Node, private TxnCoordinatorHost {
   std::vector<std::int32_t> topic_base_;      // first global partition number of each topic
   std::vector<Replica*> replica_index_;       // by global partition number; null where not hosted
   PartitionListeners partition_listeners_;
+  RetentionHistory* retention_history_ = nullptr;
+  std::vector<std::pair<std::size_t, std::uint64_t>> deleting_;  // (log dir, bytes) awaiting file.delete.delay.ms
 
   // process state
   ConnectionId controller_connection_ = 0;

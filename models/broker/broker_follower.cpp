@@ -165,6 +165,11 @@ void Broker::handle_fetch_response(ConnectionId connection, const FetchResponse&
     Replica* r = replica(data.partition);
     if (!r || !r->is_follower() || r->state().leader != f->leader || !replica_online(*r)) continue;
     if (readded.contains(data.partition)) continue;  // asked for in an earlier fetch state
+    if (data.error == Error::OffsetOutOfRange && data.log_start_offset > r->log().log_end_offset()) {
+      restart_at_leader_start(*r, data.log_start_offset);
+      update_fetch_position(*f, *r, cursor);
+      continue;
+    }
     if (data.error != Error::None) {
       delay_after_error(*f, *r);
       continue;
@@ -260,6 +265,8 @@ void Broker::apply_fetched(Replica& r, const FetchResponse::PartitionData& data,
   }
   maybe_flush(r, returns_at);
   r.follow_high_watermark(data.high_watermark);
+  // UnifiedLog.maybeIncrementLogStartOffset(leaderLogStartOffset) in processPartitionData.
+  if (data.log_start_offset > r.log().log_start_offset()) note_deleted(r, r.follow_log_start_offset(data.log_start_offset, now()));
   r.producers.forget_replicated(r.log().high_watermark());
 }
 

@@ -107,6 +107,14 @@ void Broker::answer_error(FetchResponse& response, TopicPartition tp, Error erro
 bool Broker::read_for_follower(const FetchRequest::PartitionData& p, Replica& r, const FetchRequest& request,
                                bool record_fetch, FetchResponse& response, std::uint64_t& bytes, bool& must_answer) {
   const PartitionLog& log = r.log();
+  if (p.fetch_offset < log.log_start_offset()) {
+    // UnifiedLog.read: below the log start offset, OFFSET_OUT_OF_RANGE; the
+    // follower starts again at the leader's log start offset (handleOutOfRangeError).
+    answer_error(response, p.partition, Error::OffsetOutOfRange);
+    answer(response, p.partition).log_start_offset = log.log_start_offset();
+    must_answer = true;
+    return false;
+  }
   // Divergence (KIP-101, KIP-279, checked in the fetch since KAFKA-10554):
   // where does the follower's last epoch end in the leader's log?
   const bool same_epoch = p.last_fetched_epoch == log.latest_epoch() && p.fetch_offset <= log.log_end_offset();
@@ -145,6 +153,7 @@ bool Broker::read_for_follower(const FetchRequest::PartitionData& p, Replica& r,
     if (throttled) leader_quota_.record(read, now());
   }
   data.high_watermark = high_watermark;
+  data.log_start_offset = log.log_start_offset();
   return false;
 }
 
@@ -165,10 +174,12 @@ std::uint64_t Broker::read_batches(const Replica& r, FetchResponse::PartitionDat
 bool Broker::read_for_consumer(const FetchRequest::PartitionData& p, const Replica& r, const FetchRequest& request,
                                FetchResponse& response, std::uint64_t& bytes, bool& must_answer) {
   const PartitionLog& log = r.log();
-  // Out of range only past the log's end: a new leader's high watermark may
-  // still lag the old one's, and the consumer then waits for it.
-  if (p.fetch_offset > log.log_end_offset()) {
+  // Out of range past the log's end (a new leader's high watermark may still
+  // lag the old one's, and the consumer then waits for it), or below its start:
+  // retention deleted it (UnifiedLog.read); the consumer applies auto.offset.reset.
+  if (p.fetch_offset > log.log_end_offset() || p.fetch_offset < log.log_start_offset()) {
     answer_error(response, p.partition, Error::OffsetOutOfRange);
+    answer(response, p.partition).log_start_offset = log.log_start_offset();
     must_answer = true;
     return false;
   }
@@ -177,6 +188,7 @@ bool Broker::read_for_consumer(const FetchRequest::PartitionData& p, const Repli
   if (p.fetch_offset >= upper) return true;
   FetchResponse::PartitionData& data = answer(response, p.partition);
   data.high_watermark = log.high_watermark();
+  data.log_start_offset = log.log_start_offset();
   if (budget == 0) return false;
   bytes += read_batches(r, data, p.fetch_offset, std::min(request.partition_max_bytes, budget), upper);
   if (request.read_committed && !data.batches.empty()) {

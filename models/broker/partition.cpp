@@ -19,6 +19,7 @@ std::string_view to_string(Partition::Role role) {
 
 std::optional<std::string_view> Partition::broken_invariant() const {
   if (log_.high_watermark() > log_.log_end_offset()) return "high watermark at most the log end offset";
+  if (log_.log_start_offset() > log_.high_watermark()) return "log start offset at most the high watermark";
   if (!is_leader() && !followers_.empty()) return "followers tracked only by the leader";
   if (!is_leader() && pending_isr_) return "an ISR change pending only while leading";
   if (pending_isr_ && pending_isr_->isr.empty()) return "a proposed ISR is never empty";
@@ -134,8 +135,27 @@ void Partition::truncate_to(Offset offset) {
 }
 
 void Partition::follow_high_watermark(Offset leader_high_watermark) {
-  log_.set_high_watermark(std::min(leader_high_watermark, log_.log_end_offset()));
+  log_.set_high_watermark(std::min(leader_high_watermark, log_.log_end_offset()));  // at least its log start offset
   changed(PartitionChange::FollowerHighWatermark);
+}
+
+std::vector<DeletedSegments> Partition::delete_old_segments(SimTime now) {
+  std::vector<DeletedSegments> deleted = log_.delete_old_segments(now);
+  if (!deleted.empty()) changed(PartitionChange::LogStartMoved);
+  return deleted;
+}
+
+std::vector<DeletedSegments> Partition::follow_log_start_offset(Offset leader_log_start_offset, SimTime now) {
+  if (!log_.maybe_increment_log_start_offset(leader_log_start_offset)) return {};
+  std::vector<DeletedSegments> deleted = log_.delete_old_segments(now);
+  changed(PartitionChange::LogStartMoved);
+  return deleted;
+}
+
+std::uint64_t Partition::truncate_fully_and_start_at(Offset offset) {
+  const std::uint64_t removed = log_.truncate_fully_and_start_at(offset);
+  changed(PartitionChange::LogShrank);
+  return removed;
 }
 
 void Partition::lose_unflushed() {

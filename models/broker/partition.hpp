@@ -47,6 +47,7 @@ enum class PartitionChange {
   LeaderHighWatermark,
   LogGrew,         // appended to: its log end offset went up, nothing else
   LogShrank,       // truncated, or lost to a power loss
+  LogStartMoved,   // retention deleted segments, or a follower took its leader's log start offset
   FollowerHighWatermark,
   PendingIsr,      // an AlterPartition began or ended
 };
@@ -119,6 +120,15 @@ class Partition {
   // A follower's high watermark follows the leader's, up to its own log end.
   void follow_high_watermark(Offset leader_high_watermark);
   void mark_flushed(Offset offset) { log_.mark_flushed(offset); }
+  // The log's config (segment.bytes, retention.ms, ...); `config` outlives the partition.
+  void configure_log(const LogConfig* config) { log_.configure(config); }
+  // UnifiedLog.deleteOldSegments: what retention deleted, by pass.
+  std::vector<DeletedSegments> delete_old_segments(SimTime now);
+  // A follower takes its leader's log start offset (capped at its HW) and deletes the segments below it.
+  std::vector<DeletedSegments> follow_log_start_offset(Offset leader_log_start_offset, SimTime now);
+  // AbstractFetcherThread.handleOutOfRangeError: the follower fetched below
+  // the leader's log start offset: it starts again there, empty. The bytes removed.
+  std::uint64_t truncate_fully_and_start_at(Offset offset);
   void lose_unflushed();  // a power loss
 
   // --- a leader's followers, ISR and high watermark ---

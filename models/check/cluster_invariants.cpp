@@ -22,6 +22,13 @@ constexpr Invariant kInvariants[] = {
     {"replicas_agree_on_committed_prefix",
      "every replica of a partition holds what its leader holds below both their high watermarks: the same batches "
      "at the same offsets, from the same leader epochs and producers (at each leader change and at the end)"},
+    // Retention (UnifiedLog.deleteOldSegments), on every replica whose log start offset moved:
+    {"log_start_within_high_watermark",
+     "a replica's log start offset is at most its high watermark, which is at most its log end offset: retention "
+     "deletes only committed records"},
+    {"log_start_offset_monotonic",
+     "a replica's log start offset never goes back, but by a truncation below it (a follower starting again at its "
+     "leader's log start)"},
     // KIP-932's share-partitions (SharePartition), on their leaders, after each event that changed one:
     {"share_start_within_end",
      "a share-partition's start offset (SPSO) is at most its end offset (SPEO), and every offset between is in flight"},
@@ -57,9 +64,15 @@ ClusterInvariants::ClusterInvariants(std::vector<Broker*> brokers, const Control
 
 void ClusterInvariants::partition_changed(const Partition& partition, PartitionChange change) {
   switch (change) {
+    case PartitionChange::LogStartMoved:
+      log_start_moves_.push_back({partition.tp(), partition.broker(), partition.log().log_start_offset(),
+                                  partition.log().high_watermark(), partition.log().log_end_offset()});
+      return;
+    case PartitionChange::LogShrank:
+      log_starts_.erase({partition.broker(), partition.tp()});  // a truncation below the log start may move it back
+      break;
     case PartitionChange::State:
-    case PartitionChange::LeaderHighWatermark:
-    case PartitionChange::LogShrank: break;
+    case PartitionChange::LeaderHighWatermark: break;
     case PartitionChange::LogGrew:
       if (broken_.empty()) return;  // a longer log breaks nothing; it may end a violation
       break;
@@ -91,6 +104,7 @@ void ClusterInvariants::on_node(const Node& node, NodeChange change) {
 
 void ClusterInvariants::after_event(SimTime now) {
   if (quorum_) quorum_->after_event(now);
+  if (!log_start_moves_.empty()) check_log_starts(now);
   for (Broker* b : brokers_) {
     if (b->take_share_changes() || (scope_ == Scope::Everything && b->is_running())) check_share_partitions(*b, now);
   }
@@ -110,6 +124,21 @@ void ClusterInvariants::after_event(SimTime now) {
   }
   for (const auto& [tp, broker] : changed_) check(tp, broker, now);
   changed_.clear();
+}
+
+void ClusterInvariants::check_log_starts(SimTime now) {
+  for (const LogStartMove& m : log_start_moves_) {
+    verdict(m.log_start <= m.high_watermark && m.high_watermark <= m.log_end, "log_start_within_high_watermark", m.tp,
+            m.broker, now, [&] {
+              return fmt::format("log start {}, high watermark {}, log end {}", m.log_start, m.high_watermark,
+                                 m.log_end);
+            });
+    Offset& before = log_starts_.try_emplace({m.broker, m.tp}, m.log_start).first->second;
+    verdict(m.log_start >= before, "log_start_offset_monotonic", m.tp, m.broker, now,
+            [&] { return fmt::format("log start {} after {}", m.log_start, before); });
+    before = std::max(before, m.log_start);
+  }
+  log_start_moves_.clear();
 }
 
 void ClusterInvariants::check(TopicPartition tp, BrokerId broker, SimTime now) {

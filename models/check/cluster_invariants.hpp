@@ -15,6 +15,10 @@
 //   with its leader on the records below both their high watermarks
 //   (replica_agreement.hpp), checked at each leader change and at the end.
 //
+// - log_start_within_high_watermark, log_start_offset_monotonic: retention
+//   deletes only below the high watermark, and the log start never goes back
+//   (but by a truncation below it), on each replica whose log start moved.
+//
 // - share_start_within_end, share_acquired_records_locked,
 //   share_delivery_count_within_limit: KIP-932's share-partitions on their
 //   leaders (SPSO <= SPEO, every ACQUIRED record locked, delivery counts
@@ -85,6 +89,7 @@ class ClusterInvariants final : public PartitionListener {
   }
   void check_leader(const Broker& leader, const Partition& p, SimTime now);
   void check_share_partitions(const Broker& b, SimTime now);
+  void check_log_starts(SimTime now);
   // The number of replicas of `tp` that diverge from its leader.
   std::size_t check_agreement(TopicPartition tp, SimTime now);
   // Records the start of a violation (once until it holds again); `holds` ends one.
@@ -101,6 +106,13 @@ class ClusterInvariants final : public PartitionListener {
   std::vector<std::int32_t> topic_base_;  // the first global partition number of each topic
   std::vector<std::vector<EpochRecord>> epochs_;  // by global partition number: each leader epoch seen
   std::set<std::pair<BrokerId, TopicPartition>> lost_tail_;  // replicas excused from high_watermark_within_isr
+  struct LogStartMove {
+    TopicPartition tp;
+    BrokerId broker;
+    Offset log_start, high_watermark, log_end;
+  };
+  std::vector<LogStartMove> log_start_moves_;  // in this event
+  std::map<std::pair<BrokerId, TopicPartition>, Offset> log_starts_;  // each replica's largest log start offset seen
   std::set<Key> broken_;  // violations in progress
   std::size_t divergences_at_end_ = 0;
   std::vector<InvariantViolation> violations_;

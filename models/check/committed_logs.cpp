@@ -41,6 +41,23 @@ std::uint64_t zombie_writes(const ClusterView& cluster) {
   return zombies;
 }
 
+namespace {
+
+// The batches retention deleted below the final leader's log start offset.
+// Markers are left out; a deleted transactional batch counts as committed (ksim
+// does not split what retention deleted by transaction).
+void add_expired(const ClusterView& cluster, TopicPartition tp, Offset log_start, FinalLogs& logs) {
+  if (!cluster.retention || log_start == 0) return;
+  const auto it = cluster.retention->deleted.find(tp);
+  if (it == cluster.retention->deleted.end()) return;
+  for (const RecordBatch& b : it->second) {
+    if (b.next_offset() > log_start) break;
+    if (!b.is_control()) logs.expired[tp].push_back(b);
+  }
+}
+
+}  // namespace
+
 FinalLogs committed_logs(const ClusterView& cluster) {
   FinalLogs logs;
   for (const auto& [tp, state] : cluster.controller.partitions()) {
@@ -51,6 +68,7 @@ FinalLogs committed_logs(const ClusterView& cluster) {
       continue;
     }
     const PartitionLog& log = *leader->log(tp);
+    add_expired(cluster, tp, log.log_start_offset(), logs);
     std::vector<RecordBatch> below_hw;
     bool transactions = false;
     for (const auto& batch : log.batches()) {

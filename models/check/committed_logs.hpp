@@ -11,6 +11,7 @@
 #include "models/broker/broker.hpp"
 #include "models/check/delivery_checker.hpp"
 #include "models/controller/controller_quorum.hpp"
+#include "models/history/retention_history.hpp"
 
 namespace ksim::models {
 
@@ -18,6 +19,7 @@ struct ClusterView {
   const ControllerQuorum& controller;  // the committed metadata
   const std::vector<Broker*>& brokers;  // by broker id
   std::set<std::int32_t> internal_topics;  // __consumer_offsets, __transaction_state
+  const RetentionHistory* retention = nullptr;  // what retention deleted (null: nothing)
 };
 
 FinalLogs committed_logs(const ClusterView& cluster);

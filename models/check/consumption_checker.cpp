@@ -12,6 +12,7 @@ namespace {
 
 struct CommittedRecord {
   bool present = false;  // a record here (offsets of markers and aborted transactions are gaps)
+  bool expired = false;  // retention deleted it before the end
   std::uint32_t writer = 0;
   std::uint64_t record = 0;
   std::uint32_t times_processed = 0;
@@ -19,19 +20,26 @@ struct CommittedRecord {
 };
 
 // Every record of the topic in these batches, by partition and offset.
+// With `expired`, the batches retention deleted are added first, marked so.
 std::map<std::int32_t, std::vector<CommittedRecord>> records_by_offset(
-    const std::map<TopicPartition, std::vector<RecordBatch>>& logs, std::int32_t topic) {
+    const std::map<TopicPartition, std::vector<RecordBatch>>& logs, std::int32_t topic,
+    const std::map<TopicPartition, std::vector<RecordBatch>>* expired = nullptr) {
   std::map<std::int32_t, std::vector<CommittedRecord>> result;
-  for (const auto& [tp, batches] : logs) {
-    if (tp.topic != topic) continue;
-    auto& records = result[tp.partition];
-    for (const RecordBatch& b : batches) {
-      records.resize(static_cast<std::size_t>(b.next_offset()));
-      for (std::int32_t i = 0; i < b.record_count; ++i) {
-        records[static_cast<std::size_t>(b.base_offset + i)] = {true, b.writer, b.first_record + static_cast<std::uint64_t>(i)};
+  const auto add = [&](const std::map<TopicPartition, std::vector<RecordBatch>>& from, bool deleted) {
+    for (const auto& [tp, batches] : from) {
+      if (tp.topic != topic) continue;
+      auto& records = result[tp.partition];
+      for (const RecordBatch& b : batches) {
+        records.resize(std::max(records.size(), static_cast<std::size_t>(b.next_offset())));
+        for (std::int32_t i = 0; i < b.record_count; ++i) {
+          records[static_cast<std::size_t>(b.base_offset + i)] = {true, deleted, b.writer,
+                                                                  b.first_record + static_cast<std::uint64_t>(i)};
+        }
       }
     }
-  }
+  };
+  if (expired) add(*expired, true);
+  add(logs, false);
   return result;
 }
 
@@ -42,7 +50,7 @@ class ConsumptionWalk {
   ConsumptionWalk(const ConsumptionHistory& history, const FinalLogs& logs, const ConsumerGroupSpec& group)
       : history_(history),
         group_(group),
-        committed_(records_by_offset(logs.committed, group.topic)),
+        committed_(records_by_offset(logs.committed, group.topic, &logs.expired)),
         aborted_(records_by_offset(logs.aborted, group.topic)) {}
 
   ConsumptionReport run() {
@@ -56,6 +64,10 @@ class ConsumptionWalk {
         if (!r.present) continue;
         ++report_.committed;
         if (r.times_processed > 0) continue;
+        if (r.expired) {
+          ++report_.expired_before_consumed;
+          continue;
+        }
         ++report_.unprocessed;
         const std::string& cause = unprocessed_cause(partition, static_cast<Offset>(offset));
         if (report_.unprocessed_examples.size() < kExamples) {

@@ -42,7 +42,10 @@ struct ConsumedRecordExample {
 struct ConsumptionReport {
   std::uint64_t processed = 0;         // records processed, every time
   std::uint64_t committed = 0;         // records in the committed logs of the topic
-  std::uint64_t unprocessed = 0;       // committed, never processed: lost for the group
+  std::uint64_t unprocessed = 0;       // committed, never processed, still in the log or skipped: lost for the group
+  // Committed, never processed, and deleted by retention before the group got
+  // to them (retention.ms, retention.bytes): expired, not lost by Kafka.
+  std::uint64_t expired_before_consumed = 0;
   // Of those, past the furthest offset any member processed of their partition,
   // and skipped by no reset: the run ended before the group got there.
   std::uint64_t unreached = 0;

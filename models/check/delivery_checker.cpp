@@ -142,8 +142,15 @@ void DeliveryWalk::mark_failures() {
   }
 }
 
-// Partitions in order, each one's batches in offset order (a precondition).
+// Partitions in order, each one's batches in offset order (a precondition):
+// first what retention deleted (committed, then expired: not lost), then the log.
 void DeliveryWalk::walk_logs() {
+  for (const auto& [partition, batches] : logs_.expired) {
+    for (const auto& batch : batches) {
+      report_.expired += static_cast<std::uint64_t>(batch.record_count);
+      walk_batch(partition, batch);
+    }
+  }
   for (const auto& [partition, batches] : logs_.committed) {
     Offset next = 0;
     for (const auto& batch : batches) {

@@ -1,6 +1,7 @@
 #include "models/check/replica_agreement.hpp"
 
 #include <algorithm>
+#include <span>
 
 #include <fmt/format.h>
 
@@ -30,8 +31,15 @@ std::string describe(const RecordBatch* b) {
 std::optional<ReplicaDivergence> committed_divergence(const PartitionLog& leader, BrokerId leader_broker,
                                                       const PartitionLog& replica, BrokerId replica_broker) {
   const Offset committed = std::min(leader.high_watermark(), replica.high_watermark());
-  const auto& l = leader.batches();
-  const auto& r = replica.batches();
+  // Retention deletes each replica's own segments: compare from the larger log start offset.
+  const Offset start = std::max(leader.log_start_offset(), replica.log_start_offset());
+  const auto from = [start](std::span<const RecordBatch> batches) {
+    const auto it = std::lower_bound(batches.begin(), batches.end(), start,
+                                     [](const RecordBatch& b, Offset o) { return b.base_offset < o; });
+    return batches.subspan(static_cast<std::size_t>(it - batches.begin()));
+  };
+  const std::span<const RecordBatch> l = from(leader.batches());
+  const std::span<const RecordBatch> r = from(replica.batches());
   std::size_t i = 0;
   // Replicated batches are copied whole, so agreeing logs share their batches'
   // boundaries: the first pair that differs starts where the agreement ends.

@@ -93,6 +93,7 @@ enum class TruncationCause {
   HighWatermark,  // a new follower before KIP-101 truncates to its high watermark
   InsideBatch,    // before KIP-101, a follower fetched from inside a leader's batch
   PowerLoss,      // the machine lost power: what was not flushed is gone
+  OutOfRange,     // a follower fetched below its leader's log start offset: it starts again there, empty
 };
 
 // A follower's log was truncated. Only Divergence is traced (the others were not, and traces stay as they were).
@@ -102,10 +103,27 @@ struct LogTruncated {
   Offset from;
   Offset to;
   TruncationCause cause;
-  bool traced() const { return cause == TruncationCause::Divergence; }
+  bool traced() const { return cause == TruncationCause::Divergence || cause == TruncationCause::OutOfRange; }
   std::string_view kind() const { return "broker.truncate"; }
   template <class Write> void trace(Write&& write) const {
     write({{"topic", partition.topic}, {"partition", partition.partition}, {"from", from}, {"to", to}});
+  }
+};
+
+// Retention deleted a replica's oldest segments (UnifiedLog.deleteOldSegments):
+// its log start offset moved from `from` to `to`, `bytes` left the log.
+struct SegmentsDeleted {
+  BrokerId broker;
+  TopicPartition partition;
+  Offset from;
+  Offset to;
+  std::uint64_t bytes;
+  std::string_view reason;  // "retention.ms", "retention.bytes", "log start offset"
+  bool traced() const { return true; }
+  std::string_view kind() const { return "broker.delete_segments"; }
+  template <class Write> void trace(Write&& write) const {
+    write({{"topic", partition.topic}, {"partition", partition.partition}, {"from", from}, {"to", to},
+           {"bytes", bytes}, {"reason", reason}});
   }
 };
 

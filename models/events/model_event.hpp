@@ -15,7 +15,7 @@ namespace ksim::models {
 
 using ModelEvent = std::variant<
     // brokers
-    BecameLeader, BecameFollower, HighWatermarkAdvanced, IsrChangeProposed, IsrUpdated, LogTruncated, LogDirWentOffline,
+    BecameLeader, BecameFollower, HighWatermarkAdvanced, IsrChangeProposed, IsrUpdated, LogTruncated, SegmentsDeleted, LogDirWentOffline,
     BrokerShutDown, BatchAppended, DuplicateBatch, TxnMarkerWritten, ShareRecordsAcquired, ShareRecordReleased,
     ReplicaCreated, ReplicaDeleted,
     // the controller

@@ -92,6 +92,9 @@ struct FinalLogs {
   // A live leader's batches above its high watermark: neither committed nor
   // lost yet (acks=1 or 0 acknowledged them before the followers had them).
   std::map<TopicPartition, std::vector<RecordBatch>> uncommitted;
+  // Committed batches retention deleted (below the leader's log start offset
+  // at the end): their records were in the log, then expired, not lost.
+  std::map<TopicPartition, std::vector<RecordBatch>> expired;
   std::vector<TopicPartition> offline;
 };
 

@@ -8,17 +8,31 @@ namespace ksim::models {
 
 namespace {
 
-// The first batch that ends after `offset`: the one containing it, or the next one.
+using BatchIt = std::vector<RecordBatch>::const_iterator;
+
+// The first batch of [begin, end) that ends after `offset`: the one containing it, or the next one.
 // Most reads are of the log's last few batches: those are looked at first.
-auto first_ending_after(const std::vector<RecordBatch>& batches, Offset offset) {
+BatchIt first_ending_after(BatchIt begin, BatchIt end, Offset offset) {
   const auto ends_after = [offset](const RecordBatch& b) { return b.next_offset() > offset; };
-  auto it = batches.end();
-  for (int step = 0; step < 8 && it != batches.begin() && ends_after(*std::prev(it)); ++step) --it;
-  if (it == batches.begin() || !ends_after(*std::prev(it))) return it;
-  return std::upper_bound(batches.begin(), it, offset, [](Offset o, const RecordBatch& b) { return o < b.next_offset(); });
+  auto it = end;
+  for (int step = 0; step < 8 && it != begin && ends_after(*std::prev(it)); ++step) --it;
+  if (it == begin || !ends_after(*std::prev(it))) return it;
+  return std::upper_bound(begin, it, offset, [](Offset o, const RecordBatch& b) { return o < b.next_offset(); });
 }
 
+// Deleted batch slots are compacted away once they are at least this many and as many as the live ones.
+constexpr std::size_t kCompactAfter = 64;
+
 }  // namespace
+
+std::string_view to_string(SegmentDeletion reason) {
+  switch (reason) {
+    case SegmentDeletion::RetentionMs: return "retention.ms";
+    case SegmentDeletion::RetentionBytes: return "retention.bytes";
+    case SegmentDeletion::LogStartOffset: return "log start offset";
+  }
+  return "?";
+}
 
 const RecordBatch& PartitionLog::append_as_leader(RecordBatch batch, Epoch epoch) {
   assert(epoch >= latest_epoch() && "a leader's epoch never goes back");
@@ -31,11 +45,34 @@ const RecordBatch& PartitionLog::append_as_leader(RecordBatch batch, Epoch epoch
 void PartitionLog::append_as_follower(const RecordBatch& batch) {
   assert(batch.base_offset == log_end_offset() && "appends are contiguous");
   assert(batch.record_count > 0);
+  if (should_roll(batch)) roll();
   assign_epoch(batch.leader_epoch, batch.base_offset);
   batches_.push_back(batch);
   log_end_offset_ = batch.next_offset();
   last_batch_epoch_ = batch.leader_epoch;
   size_bytes_ += batch.bytes;
+  LogSegment& active = segments_.back();
+  active.bytes += batch.bytes;
+  if (active.first_timestamp < 0) active.first_timestamp = batch.create_time;
+  active.largest_timestamp = std::max(active.largest_timestamp, batch.create_time);
+}
+
+// LogSegment.shouldRoll: the batch would take the active segment past
+// segment.bytes, or the active segment is not empty and the batch's timestamp
+// is segment.ms past its first batch's (timeWaitedForRoll; segment.jitter.ms is 0).
+bool PartitionLog::should_roll(const RecordBatch& batch) const {
+  const LogSegment& active = segments_.back();
+  if (active.bytes == 0) return false;
+  const LogConfig& c = config();
+  const bool full = batch.bytes > c.segment_bytes || active.bytes > c.segment_bytes - batch.bytes;
+  const bool old = active.first_timestamp >= 0 && batch.create_time - active.first_timestamp > c.segment_ms;
+  return full || old;
+}
+
+// UnifiedLog.roll: a new, empty active segment at the log end offset.
+void PartitionLog::roll() {
+  if (segments_.back().bytes == 0 && segments_.back().base_offset == log_end_offset_) return;
+  segments_.push_back({log_end_offset_, 0, -1, -1});
 }
 
 // As Kafka's LeaderEpochFileCache.assign: only a newer epoch starts a new entry.
@@ -47,9 +84,10 @@ void PartitionLog::assign_epoch(Epoch epoch, Offset start_offset) {
 }
 
 std::span<const RecordBatch> PartitionLog::read(Offset offset, std::uint64_t max_bytes, Offset upper_bound) const {
-  assert(offset >= 0 && offset <= log_end_offset());
+  assert(offset >= log_start_offset() && offset <= log_end_offset());
+  const BatchIt begin = batches_.begin() + static_cast<std::ptrdiff_t>(first_);
   // Like Kafka's log read, an offset inside a batch returns that whole batch.
-  const auto first = first_ending_after(batches_, offset);
+  const BatchIt first = first_ending_after(begin, batches_.end(), offset);
   auto last = first;
   std::uint64_t total = 0;
   for (; last != batches_.end() && last->next_offset() <= upper_bound; ++last) {
@@ -60,31 +98,164 @@ std::span<const RecordBatch> PartitionLog::read(Offset offset, std::uint64_t max
 }
 
 const RecordBatch* PartitionLog::batch_at(Offset offset) const {
-  auto it = first_ending_after(batches_, offset);
+  const BatchIt begin = batches_.begin() + static_cast<std::ptrdiff_t>(first_);
+  const BatchIt it = first_ending_after(begin, batches_.end(), offset);
   if (it == batches_.end() || it->base_offset > offset) return nullptr;
   return &*it;
 }
 
+// UnifiedLog.updateHighWatermark: never below the log start offset.
 void PartitionLog::set_high_watermark(Offset hw) {
   assert(hw >= 0 && hw <= log_end_offset() && "HW <= LEO");
-  high_watermark_ = hw;
+  high_watermark_ = std::max(hw, log_start_offset_);
 }
 
 void PartitionLog::truncate_to(Offset offset) {
   assert(offset >= 0);
+  if (offset < log_start_offset_) {
+    truncate_fully_and_start_at(offset);
+    return;
+  }
   // Keep only whole batches that end at or before `offset` (rounds down inside a batch).
-  const auto first_removed = first_ending_after(batches_, offset);
+  const BatchIt begin = batches_.begin() + static_cast<std::ptrdiff_t>(first_);
+  const auto first_removed = batches_.begin() + (first_ending_after(begin, batches_.end(), offset) - batches_.cbegin());
   for (auto it = first_removed; it != batches_.end(); ++it) size_bytes_ -= it->bytes;
   batches_.erase(first_removed, batches_.end());
-  log_end_offset_ = batches_.empty() ? 0 : batches_.back().next_offset();
-  last_batch_epoch_ = batches_.empty() ? -1 : batches_.back().leader_epoch;
+  log_end_offset_ = empty() ? log_start_offset_ : batches_.back().next_offset();
+  last_batch_epoch_ = empty() ? -1 : batches_.back().leader_epoch;
 
   const Offset leo = log_end_offset_;
+  // LocalLog.truncateTo: segments starting past the new end go, the last one left is cut.
+  while (segments_.size() > 1 && segments_.back().base_offset >= leo) segments_.pop_back();
+  recompute_last_segment();
   // As LeaderEpochFileCache.truncateFromEnd: entries starting at or after the new LEO go.
   std::erase_if(epochs_, [leo](const auto& entry) { return entry.second >= leo; });
   latest_epoch_ = epochs_.empty() ? -1 : epochs_.back().first;
   high_watermark_ = std::min(high_watermark_, leo);
   flushed_offset_ = std::min(flushed_offset_, leo);
+}
+
+// The last segment's size and timestamps from its batches (after a truncation).
+void PartitionLog::recompute_last_segment() {
+  LogSegment& last = segments_.back();
+  if (last.base_offset > log_end_offset_) last.base_offset = log_end_offset_;
+  last.bytes = 0;
+  last.first_timestamp = last.largest_timestamp = -1;
+  const BatchIt begin = batches_.begin() + static_cast<std::ptrdiff_t>(first_);
+  for (auto it = first_ending_after(begin, batches_.end(), last.base_offset); it != batches_.end(); ++it) {
+    last.bytes += it->bytes;
+    if (last.first_timestamp < 0) last.first_timestamp = it->create_time;
+    last.largest_timestamp = std::max(last.largest_timestamp, it->create_time);
+  }
+}
+
+std::uint64_t PartitionLog::truncate_fully_and_start_at(Offset offset) {
+  assert(offset >= 0);
+  const std::uint64_t removed = size_bytes_;
+  batches_.clear();
+  batches_.shrink_to_fit();
+  first_ = 0;
+  segments_.assign(1, LogSegment{offset, 0, -1, -1});
+  epochs_.clear();  // LeaderEpochFileCache.clearAndFlush
+  latest_epoch_ = last_batch_epoch_ = -1;
+  log_start_offset_ = log_end_offset_ = high_watermark_ = flushed_offset_ = offset;
+  size_bytes_ = 0;
+  return removed;
+}
+
+// UnifiedLog.deleteOldSegments (cleanup.policy=delete): the log start offset
+// breaches first, then retention.bytes, then retention.ms. With
+// cleanup.policy=compact only the first (compaction itself is not modelled).
+std::vector<DeletedSegments> PartitionLog::delete_old_segments(SimTime now) {
+  std::vector<DeletedSegments> passes;
+  const auto keep = [&passes](DeletedSegments d) {
+    if (d.segments > 0) passes.push_back(std::move(d));
+  };
+  // deleteLogStartOffsetBreachedSegments: the next segment starts at or below the log start offset.
+  keep(delete_segments([this](const LogSegment&, const LogSegment* next) {
+    return next && next->base_offset <= log_start_offset_;
+  }, SegmentDeletion::LogStartOffset));
+  const LogConfig& c = config();
+  if (!c.delete_enabled) return passes;
+  if (c.retention_bytes >= 0 && size_bytes_ >= static_cast<std::uint64_t>(c.retention_bytes)) {
+    // deleteRetentionSizeBreachedSegments: oldest first while the log stays at or over retention.bytes without it.
+    std::uint64_t diff = size_bytes_ - static_cast<std::uint64_t>(c.retention_bytes);
+    keep(delete_segments([&diff](const LogSegment& s, const LogSegment*) {
+      if (s.bytes > diff) return false;
+      diff -= s.bytes;
+      return true;
+    }, SegmentDeletion::RetentionBytes));
+  }
+  if (c.retention_ms != kNever) {
+    // deleteRetentionMsBreachedSegments: startMs - segment.largestTimestamp > retentionMs.
+    keep(delete_segments([&](const LogSegment& s, const LogSegment*) {
+      return s.largest_timestamp >= 0 && now - s.largest_timestamp > c.retention_ms;
+    }, SegmentDeletion::RetentionMs));
+  }
+  return passes;
+}
+
+// UnifiedLog.deletableSegments and deleteSegments: from the oldest segment
+// while the predicate holds and the segment ends at or below the HW (so the
+// log start offset never passes it); an empty last segment never goes. When
+// every segment goes, an empty one is rolled at the LEO first.
+template <typename Predicate>
+DeletedSegments PartitionLog::delete_segments(Predicate deletable, SegmentDeletion reason) {
+  DeletedSegments result;
+  result.reason = reason;
+  result.log_start_before = result.log_start_after = log_start_offset_;
+  std::size_t count = 0;
+  for (; count < segments_.size(); ++count) {
+    const LogSegment& s = segments_[count];
+    const LogSegment* next = count + 1 < segments_.size() ? &segments_[count + 1] : nullptr;
+    const Offset upper = next ? next->base_offset : log_end_offset_;
+    if (!next && s.bytes == 0) break;  // isLastSegmentAndEmpty
+    if (high_watermark_ < upper || !deletable(s, next)) break;
+  }
+  if (count == 0) return result;
+  if (count == segments_.size()) roll();  // the active segment goes too: a new one first
+  for (std::size_t i = 0; i < count; ++i) {
+    result.bytes += segments_.front().bytes;
+    segments_.pop_front();
+  }
+  result.segments = static_cast<int>(count);
+  size_bytes_ -= result.bytes;
+  log_start_offset_ = std::max(log_start_offset_, segments_.front().base_offset);
+  drop_batches_below(log_start_offset_, &result.batches);
+  result.log_start_after = log_start_offset_;
+  // LeaderEpochFileCache.truncateFromStart: the epoch in force at the new start now starts there.
+  const Offset start = log_start_offset_;
+  auto in_force = std::upper_bound(epochs_.begin(), epochs_.end(), start,
+                                   [](Offset o, const auto& entry) { return o < entry.second; });
+  if (in_force != epochs_.begin()) {
+    std::prev(in_force)->second = start;
+    epochs_.erase(epochs_.begin(), std::prev(in_force));
+  }
+  flushed_offset_ = std::max(flushed_offset_, std::min(start, log_end_offset_));
+  return result;
+}
+
+// The batches wholly below `offset` leave the log; their slots are freed once they are many.
+void PartitionLog::drop_batches_below(Offset offset, std::vector<RecordBatch>* deleted) {
+  while (first_ < batches_.size() && batches_[first_].next_offset() <= offset) {
+    if (deleted) deleted->push_back(batches_[first_]);
+    ++first_;
+  }
+  const std::size_t live = batches_.size() - first_;
+  if (first_ >= kCompactAfter && first_ >= live) {
+    std::vector<RecordBatch> kept;
+    kept.reserve(std::max(live * 2, kCompactAfter));
+    kept.insert(kept.end(), batches_.begin() + static_cast<std::ptrdiff_t>(first_), batches_.end());
+    batches_ = std::move(kept);
+    first_ = 0;
+  }
+}
+
+bool PartitionLog::maybe_increment_log_start_offset(Offset offset) {
+  const Offset capped = std::min(offset, high_watermark_);
+  if (capped <= log_start_offset_) return false;
+  log_start_offset_ = capped;
+  return true;
 }
 
 // KIP-101 / KIP-279, after Kafka's LeaderEpochFileCache.endOffsetFor, with two differences:

@@ -12,6 +12,7 @@
 #include "models/protocol/acks.hpp"
 #include "models/protocol/kafka_release.hpp"
 #include "models/protocol/kafka_types.hpp"
+#include "models/protocol/log_config.hpp"
 #include "models/protocol/record_format.hpp"
 
 namespace ksim::models {
@@ -83,6 +84,9 @@ struct BrokerConfig {
   std::int64_t log_flush_interval_messages = INT64_MAX;   // log.flush.interval.messages (flush.messages' default)
   SimTime log_flush_interval = kNever;                    // log.flush.interval.ms (flush.ms' default; unset: the scheduler's)
   SimTime log_flush_scheduler_interval = kNever;          // log.flush.scheduler.interval.ms (Long.MAX_VALUE: the flusher never runs)
+  SimTime log_retention_check_interval = minutes(5);      // log.retention.check.interval.ms
+  SimTime file_delete_delay = seconds(60);                // file.delete.delay.ms: deleted segments leave the disk then
+  SimTime log_initial_task_delay = seconds(30);           // LogManager's first retention check (log.initial.task.delay.ms)
   SimTime broker_heartbeat_interval = seconds(2);         // broker.heartbeat.interval.ms
   bool controlled_shutdown_enable = true;                 // controlled.shutdown.enable: move leaderships before stopping
   // With a controller quorum, a heartbeat unanswered this long moves the broker
@@ -154,6 +158,7 @@ struct TopicSpec {
   std::optional<SimTime> flush_ms;                  // flush.ms (unset: the broker's log.flush.interval.ms)
   RecordFormat record_format = RecordFormat::V2;    // message.format.version (the broker's log.message.format.version)
   std::vector<std::vector<BrokerId>> assignment;    // explicit replica assignment; empty: Kafka's placement
+  LogConfig log;                                    // segment.bytes, segment.ms, retention.bytes, retention.ms, cleanup.policy
 };
 
 // partitioner.class: none (Kafka's built-in partitioner, KIP-794, 3.3+);

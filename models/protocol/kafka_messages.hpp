@@ -111,6 +111,7 @@ struct FetchResponse final : KafkaResponse<FetchResponse, ApiKey::Fetch> {
     TopicPartition partition;
     Error error = Error::None;
     Offset high_watermark = 0;
+    Offset log_start_offset = 0;  // the leader's (FetchResponse's LogStartOffset, KIP-107)
     // KIP-595 / KAFKA-10554: the follower's log diverges from the leader's; it
     // must truncate to this epoch's end offset (KIP-101 and KIP-279 semantics).
     std::optional<EpochEndOffset> diverging_epoch;

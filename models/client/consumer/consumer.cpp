@@ -446,8 +446,9 @@ void Consumer::reset_positions() {
   for (auto& [p, state] : partitions_) {
     if (state.position_state != PositionState::NeedsReset) continue;
     if (config_.auto_offset_reset == OffsetReset::None) {
-      publish(NoCommittedOffset{p});  // NoOffsetForPartitionException
-      return stop("no committed offset and auto.offset.reset=none");
+      const bool out_of_range = state.reset_cause == PositionResetCause::OffsetOutOfRange;  // retention deleted it
+      if (!out_of_range) publish(NoCommittedOffset{p});  // else poll() throws OffsetOutOfRangeException
+      return stop(out_of_range ? "out of range, auto.offset.reset=none" : "no committed offset and auto.offset.reset=none");
     }
     const BrokerId leader = leader_of({workload_.topic, p});
     if (leader == kNoBroker) continue;

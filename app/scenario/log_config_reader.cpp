@@ -1,0 +1,96 @@
+// Kafka's LogConfig (storage/.../log/LogConfig.java) as scenario keys: the
+// ranges are Kafka's (segment.bytes at least 14, LegacyRecord.RECORD_OVERHEAD_V0;
+// retention.ms and retention.bytes -1 for no limit).
+#include "app/scenario/log_config_reader.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <string>
+
+#include "app/scenario/config_messages.hpp"
+
+namespace ksim::app {
+
+using config::Bytes;
+using config::Duration;
+using config::MapReader;
+
+namespace {
+
+// A retention time: -1 is no limit (kNever), as Kafka's retention.ms and log.retention.ms.
+std::optional<SimTime> read_retention_time(MapReader& config, std::string_view key) {
+  if (!config.has(key)) return std::nullopt;
+  if (config.get<std::string>(key, "") == "-1") return kNever;
+  return config.get<Duration>(key, 0, {1, kNever});
+}
+
+// Kafka's whole-unit keys (log.roll.hours, log.retention.minutes, log.retention.hours): an integer
+// of `unit`, -1 no limit where `unlimited`; read only when given, so the resolved scenario keeps Kafka's form.
+std::optional<SimTime> read_whole_units(MapReader& config, std::string_view key, SimTime unit, bool unlimited) {
+  if (!config.has(key)) return std::nullopt;
+  const std::int64_t n = config.get<std::int64_t>(key, 0, {unlimited ? -1 : 1, INT32_MAX});
+  if (n == -1) return kNever;
+  if (n == 0) throw config.error(key, "must be -1 (no limit) or at least 1");
+  return n * unit;
+}
+
+// cleanup.policy: delete, compact, or both (a list). Whether "delete" is in it;
+// ksim does not model compaction, so a compacted log only loses segments below its log start offset.
+bool read_cleanup_policy(MapReader& config, std::string_view key, bool fallback) {
+  if (!config.has(key)) return fallback;
+  bool deletes = false;
+  std::string policy = config.get<std::string>(key, "");
+  std::erase(policy, ' ');
+  std::size_t start = 0;
+  while (start <= policy.size()) {
+    const std::size_t comma = std::min(policy.find(',', start), policy.size());
+    const std::string item = policy.substr(start, comma - start);
+    if (item == "delete") {
+      deletes = true;
+    } else if (item != "compact") {
+      throw config.error(key, "must be delete, compact or delete,compact (" + config::detail::single_quoted(item) + " is neither)");
+    }
+    start = comma + 1;
+  }
+  if (policy.find("compact") != std::string::npos) {
+    config.warn(key, "compact: ksim does not model log compaction (the log cleaner): the log keeps every record it does not delete");
+  }
+  return deletes;
+}
+
+// A retention size: a size (256KB, 1GiB) or -1, no limit (retention.bytes, log.retention.bytes).
+std::int64_t read_retention_bytes(MapReader& config, std::string_view key, std::int64_t fallback) {
+  if (!config.has(key)) return fallback;
+  if (config.get<std::string>(key, "") == "-1") return -1;
+  return static_cast<std::int64_t>(config.get<Bytes>(key, 0, {0, INT64_MAX}));
+}
+
+}  // namespace
+
+// The brokers' log.* defaults of the topic's segment and retention configs
+// (LogConfig.SERVER_CONFIG_DEF): log.roll.ms over log.roll.hours, log.retention.ms
+// over .minutes over .hours, as KafkaConfig.logRollTimeMillis and logRetentionTimeMillis.
+models::LogConfig read_log_defaults(MapReader& broker_config) {
+  models::LogConfig log;
+  log.segment_bytes = broker_config.get<Bytes>("log.segment.bytes", log.segment_bytes, {14, INT32_MAX});
+  if (const auto t = read_whole_units(broker_config, "log.roll.hours", minutes(60), false)) log.segment_ms = *t;
+  if (broker_config.has("log.roll.ms")) log.segment_ms = broker_config.get<Duration>("log.roll.ms", 0, {1, kNever});
+  if (const auto t = read_whole_units(broker_config, "log.retention.hours", minutes(60), true)) log.retention_ms = *t;
+  if (const auto t = read_whole_units(broker_config, "log.retention.minutes", minutes(1), true)) log.retention_ms = *t;
+  if (const auto t = read_retention_time(broker_config, "log.retention.ms")) log.retention_ms = *t;
+  log.retention_bytes = read_retention_bytes(broker_config, "log.retention.bytes", log.retention_bytes);
+  log.delete_enabled = read_cleanup_policy(broker_config, "log.cleanup.policy", log.delete_enabled);
+  return log;
+}
+
+models::LogConfig read_topic_log_config(MapReader& config, const models::LogConfig& defaults) {
+  models::LogConfig log = defaults;
+  log.segment_bytes = config.get<Bytes>("segment.bytes", log.segment_bytes, {14, INT32_MAX});
+  log.segment_ms = config.get<Duration>("segment.ms", log.segment_ms, {1, kNever});
+  if (const auto retention = read_retention_time(config, "retention.ms")) log.retention_ms = *retention;
+  log.retention_bytes = read_retention_bytes(config, "retention.bytes", log.retention_bytes);
+  log.delete_enabled = read_cleanup_policy(config, "cleanup.policy", log.delete_enabled);
+  return log;
+}
+
+}  // namespace ksim::app

@@ -1,0 +1,16 @@
+#pragma once
+// The segment and retention configs of a log (Kafka's LogConfig): the
+// brokers' log.* defaults and a topic's own segment.bytes, segment.ms,
+// retention.ms, retention.bytes and cleanup.policy.
+#include "app/scenario/config_reader.hpp"
+#include "models/protocol/log_config.hpp"
+
+namespace ksim::app {
+
+// brokers.config: log.segment.bytes, log.roll.ms (over log.roll.hours),
+// log.retention.ms (over .minutes, over .hours), log.retention.bytes, log.cleanup.policy.
+models::LogConfig read_log_defaults(config::MapReader& broker_config);
+// A topic's config: its own keys over the brokers' defaults.
+models::LogConfig read_topic_log_config(config::MapReader& topic_config, const models::LogConfig& defaults);
+
+}  // namespace ksim::app

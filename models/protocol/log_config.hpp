@@ -1,0 +1,31 @@
+#pragma once
+// A log's segment and retention configs (Kafka's LogConfig): the topic-level
+// segment.bytes, segment.ms, retention.bytes, retention.ms and cleanup.policy,
+// whose defaults are the brokers' log.segment.bytes, log.roll.ms (log.roll.hours),
+// log.retention.bytes and log.retention.ms (log.retention.hours).
+#include <cstdint>
+
+#include "sim/events/time.hpp"
+
+namespace ksim::models {
+
+struct LogConfig {
+  static constexpr SimTime kWeek = 168LL * 3600 * 1'000'000'000;
+  std::uint64_t segment_bytes = 1ULL << 30;  // segment.bytes (log.segment.bytes): 1 GiB
+  SimTime segment_ms = kWeek;                // segment.ms (log.roll.ms, log.roll.hours): 168 hours
+  std::int64_t retention_bytes = -1;         // retention.bytes (log.retention.bytes): -1, no limit
+  SimTime retention_ms = kWeek;              // retention.ms (log.retention.ms, .minutes, .hours): 168 hours; kNever for -1
+  bool delete_enabled = true;                // cleanup.policy contains "delete"
+
+  // Whether retention may delete a segment within a week of simulated time:
+  // with Kafka's defaults it never does (retention.ms is a week, retention.bytes unlimited).
+  bool deletes_within_a_week() const { return delete_enabled && (retention_bytes >= 0 || retention_ms < kWeek); }
+
+  // The defaults everywhere: no segment ever rolls or expires in a run of less than a week under 1 GiB.
+  static const LogConfig& kafka_defaults() {
+    static const LogConfig defaults;
+    return defaults;
+  }
+};
+
+}  // namespace ksim::models

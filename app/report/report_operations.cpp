@@ -7,49 +7,48 @@ namespace ksim::app {
 
 namespace {
 
-using O = OperationFigures;
-using U = FigureUnit;
+using OF = OperationFigures;
 
-double ms(SimTime t) { return to_milliseconds(t); }
+double operation_ms(SimTime t) { return to_milliseconds(t); }
 
-constexpr Figure<O> kReassignments[] = {
-    {.name = "started", .value = [](const O& o) { return figure_value(o.reassignments.started); }, .label = "started",
+constexpr Figure<OF> kReassignmentFigures[] = {
+    {.name = "started", .value = [](const OF& o) { return figure_value(o.reassignments.started); }, .label = "started",
      .expect = ExpectAs::Count, .description = "partition reassignments begun (KIP-455), each partition once per request",
      .expect_key = "reassignments_started"},
-    {.name = "completed", .value = [](const O& o) { return figure_value(o.reassignments.completed); },
+    {.name = "completed", .value = [](const OF& o) { return figure_value(o.reassignments.completed); },
      .label = "completed", .expect = ExpectAs::Count,
      .description = "partition reassignments completed: every target replica in the ISR, the removed ones gone",
      .expect_key = "reassignments_completed"},
-    {.name = "cancelled", .value = [](const O& o) { return figure_value(o.reassignments.cancelled); },
+    {.name = "cancelled", .value = [](const OF& o) { return figure_value(o.reassignments.cancelled); },
      .label = "cancelled", .expect = ExpectAs::Count, .description = "partition reassignments cancelled",
      .expect_key = "reassignments_cancelled"},
-    {.name = "in_progress", .value = [](const O& o) { return figure_value(o.reassignments.in_progress); },
+    {.name = "in_progress", .value = [](const OF& o) { return figure_value(o.reassignments.in_progress); },
      .label = "in progress at the end", .expect = ExpectAs::Count,
      .description = "partition reassignments neither completed nor cancelled by the end of the run",
      .expect_key = "reassignments_in_progress"},
-    {.name = "longest_ms", .value = [](const O& o) { return figure_value(ms(o.reassignments.longest)); },
-     .unit = U::Milliseconds, .label = "longest", .expect = ExpectAs::Bound,
+    {.name = "longest_ms", .value = [](const OF& o) { return figure_value(operation_ms(o.reassignments.longest)); },
+     .unit = FigureUnit::Milliseconds, .label = "longest", .expect = ExpectAs::Bound,
      .description = "the longest completed partition reassignment, from the request to its completion",
      .expect_key = "reassignment_time"},
     {.name = "mean_ms",
-     .value = [](const O& o) {
+     .value = [](const OF& o) {
        const auto& r = o.reassignments;
-       return figure_value(r.completed == 0 ? 0.0 : ms(r.total) / static_cast<double>(r.completed));
+       return figure_value(r.completed == 0 ? 0.0 : operation_ms(r.total) / static_cast<double>(r.completed));
      },
-     .unit = U::Milliseconds, .label = "mean"},
-    {.name = "replicas_created", .value = [](const O& o) { return figure_value(o.reassignments.replicas_created); },
+     .unit = FigureUnit::Milliseconds, .label = "mean"},
+    {.name = "replicas_created", .value = [](const OF& o) { return figure_value(o.reassignments.replicas_created); },
      .label = "replicas created", .new_line = true},
-    {.name = "replicas_deleted", .value = [](const O& o) { return figure_value(o.reassignments.replicas_deleted); },
+    {.name = "replicas_deleted", .value = [](const OF& o) { return figure_value(o.reassignments.replicas_deleted); },
      .label = "deleted"},
-    {.name = "bytes_deleted", .value = [](const O& o) { return figure_value(o.reassignments.bytes_deleted); },
-     .unit = U::Bytes, .label = "their bytes"},
-    {.name = "operation_errors", .value = of<&O::operation_errors>, .label = "operation errors", .expect = ExpectAs::Count,
+    {.name = "bytes_deleted", .value = [](const OF& o) { return figure_value(o.reassignments.bytes_deleted); },
+     .unit = FigureUnit::Bytes, .label = "their bytes"},
+    {.name = "operation_errors", .value = of<&OF::operation_errors>, .label = "operation errors", .expect = ExpectAs::Count,
      .description = "partitions an operation could not change (the controller's error, or no active controller within default.api.timeout.ms)"},
 };
 
-constexpr Section<O> kSection{"reassignments", SectionScope::Kafka, "reassignments", kReassignments};
+constexpr Section<OF> kOperationsSection{"reassignments", SectionScope::Kafka, "reassignments", kReassignmentFigures};
 
-std::string describe(const OperationSpec& op, const KafkaSpec& kafka) {
+std::string describe_operation(const OperationSpec& op, const KafkaSpec& kafka) {
   const std::string& topic = kafka.topics[static_cast<std::size_t>(op.topic)].name;
   const std::size_t n = op.kind == OperationSpec::Kind::ReassignPartitions ? op.replicas.size() : op.partitions.size();
   return fmt::format("{} {} ({} partition{})", to_string(op.kind), topic, n, n == 1 ? "" : "s");
@@ -57,7 +56,7 @@ std::string describe(const OperationSpec& op, const KafkaSpec& kafka) {
 
 }  // namespace
 
-const Section<OperationFigures>& operations_section() { return kSection; }
+const Section<OperationFigures>& operations_section() { return kOperationsSection; }
 
 OperationFigures operation_figures(const Cluster& cluster) {
   OperationFigures o;
@@ -65,7 +64,7 @@ OperationFigures operation_figures(const Cluster& cluster) {
   const KafkaSpec& kafka = *cluster.scenario().kafka;
   for (const Cluster::OperationResult& result : cluster.operation_results()) {
     const OperationSpec& op = kafka.operations[result.operation];
-    OperationOutcome outcome{describe(op, kafka), op.at, result.applied_at, {}};
+    OperationOutcome outcome{describe_operation(op, kafka), op.at, result.applied_at, {}};
     for (std::size_t i = 0; i < result.errors.size(); ++i) {
       if (result.errors[i] == models::Error::None) continue;
       const std::int32_t partition =
@@ -79,12 +78,12 @@ OperationFigures operation_figures(const Cluster& cluster) {
 }
 
 void add_operations_json(const OperationFigures& o, nlohmann::ordered_json& j) {
-  add_json(kSection, o, j);
+  add_json(kOperationsSection, o, j);
   auto& list = j["operations"] = nlohmann::ordered_json::array();
   for (const OperationOutcome& op : o.operations) {
     list.push_back({{"what", op.what},
-                    {"at_ms", ms(op.at)},
-                    {"applied_at_ms", op.applied_at == kNever ? nlohmann::ordered_json() : nlohmann::ordered_json(ms(op.applied_at))},
+                    {"at_ms", operation_ms(op.at)},
+                    {"applied_at_ms", op.applied_at == kNever ? nlohmann::ordered_json() : nlohmann::ordered_json(operation_ms(op.applied_at))},
                     {"errors", op.errors}});
   }
 }
@@ -92,7 +91,7 @@ void add_operations_json(const OperationFigures& o, nlohmann::ordered_json& j) {
 void print_operations(const OperationFigures& o, std::ostream& out) {
   if (o.operations.empty()) return;
   fmt::print(out, "  reassignments (KIP-455)\n");
-  print_figures(kSection, o, out);
+  print_figures(kOperationsSection, o, out);
   for (const OperationOutcome& op : o.operations) {
     if (op.applied_at == kNever) {
       fmt::print(out, "  at {:.3f}s {}: no active controller within default.api.timeout.ms\n", to_seconds(op.at), op.what);

@@ -248,6 +248,7 @@ void Cluster::spawn_kafka() {
     directory->controller_nodes.push_back(controllers_.back()->id());
   }
   if (kafka.zookeeper) spawn_zookeeper(directory);
+  broker_placement_ = placement;
   RandomStream assignment_rng = sim_->stream("replica-assignment");
   std::vector<std::vector<std::vector<models::BrokerId>>> replicas;
   for (std::size_t t = 0; t < directory->topics.size(); ++t) {

@@ -16,6 +16,7 @@
 #include "models/check/availability_tracker.hpp"
 #include "models/check/failover_tracker.hpp"
 #include "models/check/reassignment_tracker.hpp"
+#include "models/controller/replica_assignment.hpp"
 #include "app/harness/fault_paths.hpp"
 #include "app/harness/protocol_coverage.hpp"
 #include "models/check/time_series_tracker.hpp"
@@ -144,7 +145,8 @@ class Cluster {
   struct OperationResult {
     std::size_t operation = 0;  // index into the scenario's operations
     SimTime applied_at = kNever;  // never: no active controller within default.api.timeout.ms
-    std::vector<models::Error> errors;
+    std::vector<models::TopicPartition> partitions;  // what it asked the controller to change
+    std::vector<models::Error> errors;               // the answer for each
   };
   const std::vector<OperationResult>& operation_results() const { return operation_results_; }
   models::ReassignmentFigures reassignments() const { return reassignments_.figures(); }
@@ -181,6 +183,9 @@ class Cluster {
   void schedule_faults();
   void schedule_operations();  // app/harness/cluster_operations.cpp
   void run_operation(std::size_t index, SimTime first_try);
+  using PartitionChange = std::pair<models::TopicPartition, std::optional<std::vector<models::BrokerId>>>;
+  std::vector<PartitionChange> operation_changes(std::size_t index);
+  std::vector<models::BrokerPlacement> broker_placement_;  // for operations that place replicas anew
   void plan_nemesis();
   void track_availability();  // app/harness/availability.cpp
   void track_fault_paths();

@@ -48,10 +48,11 @@ constexpr Figure<OF> kReassignmentFigures[] = {
 
 constexpr Section<OF> kOperationsSection{"reassignments", SectionScope::Kafka, "reassignments", kReassignmentFigures};
 
-std::string describe_operation(const OperationSpec& op, const KafkaSpec& kafka) {
-  const std::string& topic = kafka.topics[static_cast<std::size_t>(op.topic)].name;
-  const std::size_t n = op.kind == OperationSpec::Kind::ReassignPartitions ? op.replicas.size() : op.partitions.size();
-  return fmt::format("{} {} ({} partition{})", to_string(op.kind), topic, n, n == 1 ? "" : "s");
+std::string describe_operation(const OperationSpec& op, const KafkaSpec& kafka, std::size_t partitions) {
+  const std::string what = op.kind == OperationSpec::Kind::DecommissionBroker
+                               ? fmt::format("broker {}", op.broker)
+                               : kafka.topics[static_cast<std::size_t>(op.topic)].name;
+  return fmt::format("{} {} ({} partition{})", to_string(op.kind), what, partitions, partitions == 1 ? "" : "s");
 }
 
 }  // namespace
@@ -64,12 +65,13 @@ OperationFigures operation_figures(const Cluster& cluster) {
   const KafkaSpec& kafka = *cluster.scenario().kafka;
   for (const Cluster::OperationResult& result : cluster.operation_results()) {
     const OperationSpec& op = kafka.operations[result.operation];
-    OperationOutcome outcome{describe_operation(op, kafka), op.at, result.applied_at, {}};
+    const std::size_t asked = result.partitions.empty() ? op.replicas.size() + op.partitions.size() : result.partitions.size();
+    OperationOutcome outcome{describe_operation(op, kafka, asked), op.at, result.applied_at, {}};
     for (std::size_t i = 0; i < result.errors.size(); ++i) {
       if (result.errors[i] == models::Error::None) continue;
-      const std::int32_t partition =
-          op.kind == OperationSpec::Kind::ReassignPartitions ? op.replicas[i].first : op.partitions[i];
-      outcome.errors.push_back(fmt::format("partition {}: {}", partition, models::to_string(result.errors[i])));
+      const models::TopicPartition tp = result.partitions[i];
+      outcome.errors.push_back(fmt::format("{}-{}: {}", kafka.topics[static_cast<std::size_t>(tp.topic)].name,
+                                           tp.partition, models::to_string(result.errors[i])));
     }
     o.operation_errors += outcome.errors.size();
     o.operations.push_back(std::move(outcome));

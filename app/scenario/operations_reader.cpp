@@ -14,6 +14,7 @@ std::string_view to_string(OperationSpec::Kind kind) {
   switch (kind) {
     case OperationSpec::Kind::ReassignPartitions: return "reassign_partitions";
     case OperationSpec::Kind::CancelReassignment: return "cancel_reassignment";
+    case OperationSpec::Kind::DecommissionBroker: return "decommission_broker";
   }
   return "?";
 }
@@ -58,15 +59,31 @@ std::vector<OperationSpec> read_operations(ListReader list, const KafkaSpec& kaf
     MapReader in = list.map_at(i);
     OperationSpec op;
     op.location = in.location();
-    if (!in.has("kind")) throw in.error("kind", "is required: reassign_partitions or cancel_reassignment");
-    const std::string kind = in.get_choice("kind", {"reassign_partitions", "cancel_reassignment"}, "");
-    op.kind = kind == "reassign_partitions" ? OperationSpec::Kind::ReassignPartitions
-                                            : OperationSpec::Kind::CancelReassignment;
+    if (!in.has("kind")) {
+      throw in.error("kind", "is required: reassign_partitions, cancel_reassignment or decommission_broker");
+    }
+    const std::string kind =
+        in.get_choice("kind", {"reassign_partitions", "cancel_reassignment", "decommission_broker"}, "");
+    op.kind = kind == "reassign_partitions"   ? OperationSpec::Kind::ReassignPartitions
+              : kind == "cancel_reassignment" ? OperationSpec::Kind::CancelReassignment
+                                              : OperationSpec::Kind::DecommissionBroker;
     op.at = in.required<config::Duration>("at");
     if (op.at >= end) throw in.error("at", "is after the run's end (duration + drain), so it never happens");
     if (kafka.zookeeper) {
       throw in.error("kind", "partition reassignment is modelled on KRaft controllers only; this cluster's "
                              "release runs a ZooKeeper controller (kafka_version 3.3 or later with KRaft)");
+    }
+    if (op.kind == OperationSpec::Kind::DecommissionBroker) {
+      op.broker = in.required<int>("broker", {0, kafka.brokers.count - 1});
+      for (const auto& t : kafka.topics) {
+        if (t.replication_factor < kafka.brokers.count) continue;
+        throw in.error("broker", "topic '" + t.name + "' has a replica on every broker (replication factor " +
+                                     std::to_string(t.replication_factor) + "): the others cannot hold it");
+      }
+      op.throttle = in.get<config::Bandwidth>("throttle", 0.0, {1.0, 1e13});
+      in.finish();
+      operations.push_back(std::move(op));
+      continue;
     }
     op.topic = read_topic_index(in, kafka.topics);
     if (op.kind == OperationSpec::Kind::ReassignPartitions) {

@@ -62,12 +62,14 @@ struct OperationSpec {
   enum class Kind : std::uint8_t {
     ReassignPartitions,  // kafka-reassign-partitions --execute: alterPartitionReassignments (KIP-455)
     CancelReassignment,  // kafka-reassign-partitions --cancel
+    DecommissionBroker,  // --generate without the broker, then --execute: every topic on the others
   };
   Kind kind = Kind::ReassignPartitions;
   SimTime at = 0;
-  std::int32_t topic = 0;
+  std::int32_t topic = 0;  // reassign, cancel
   std::vector<std::pair<std::int32_t, std::vector<models::BrokerId>>> replicas;  // reassign: partition, target
   std::vector<std::int32_t> partitions;  // cancel
+  models::BrokerId broker = -1;          // decommission
   double throttle = 0;  // reassign --throttle: leader.replication.throttled.rate in bytes/s (0: none)
   config::Location location;
 };

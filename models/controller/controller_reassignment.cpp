@@ -36,16 +36,15 @@ Error Controller::alter_partition_reassignment(TopicPartition tp, const std::opt
   if (target->empty()) return Error::InvalidReplicaAssignment;
   // changePartitionReassignment: from the replica list as it is, adding ones included.
   const ReassignmentReplicas r = reassignment_replicas(state.replicas, *target);
+  if (r.replicas == state.replicas && r.adding == state.adding && r.removing == state.removing) {
+    return Error::None;  // changeRecordIsNoOp: the assignment it has already
+  }
   const PartitionState before = state;
   state.replicas = r.replicas;
   state.adding = r.adding;
   state.removing = r.removing;
   publish(ReassignmentChanged{tp, ReassignmentPhase::Started, target->size(), r.adding.size(), r.removing.size()});
   settle_reassignment(state, before);
-  if (state.replicas == before.replicas && state.isr == before.isr && state.leader == before.leader &&
-      state.adding == before.adding && state.removing == before.removing) {
-    return Error::None;  // changeRecordIsNoOp: the same assignment again
-  }
   ++state.partition_epoch;
   push({state});
   return Error::None;

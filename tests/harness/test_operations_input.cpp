@@ -70,3 +70,17 @@ TEST_CASE("operations: bad input is refused with its place and a reason", "[kip4
   CHECK_THAT(scenario_error("rpc: {servers: 1, clients: 1}\noperations:\n  - {at: 1s, kind: cancel_reassignment}\n"),
              Catch::Contains("no brokers"));
 }
+
+TEST_CASE("operations: a decommission names a broker of the cluster", "[kip455][input]") {
+  const auto s = parse_scenario(with_operations("  - {at: 3s, kind: decommission_broker, broker: 1, throttle: 5MB/s}\n"));
+  REQUIRE(s.kafka->operations.size() == 1);
+  CHECK(s.kafka->operations[0].kind == ksim::app::OperationSpec::Kind::DecommissionBroker);
+  CHECK(s.kafka->operations[0].broker == 1);
+  CHECK(s.kafka->operations[0].throttle == Approx(5e6));
+  CHECK_THAT(scenario_error(with_operations("  - {at: 3s, kind: decommission_broker, broker: 4}\n")),
+             Catch::Contains("broker"));
+  CHECK_THAT(scenario_error(with_operations("  - {at: 3s, kind: decommission_broker}\n")),
+             Catch::Contains("broker") && Catch::Contains("required"));
+  CHECK_THAT(scenario_error(with_operations("  - {at: 3s, kind: decommission_broker, broker: 1, topic: orders}\n")),
+             Catch::Contains("topic"));
+}

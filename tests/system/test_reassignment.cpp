@@ -4,6 +4,7 @@
 // new broker crashes completes once it returns.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
 
 #include "app/harness/cluster.hpp"
@@ -116,7 +117,7 @@ TEST_CASE("a cancelled reassignment puts the original replicas back", "[kip455][
 )", faults));
   CHECK(again.kafka->operations.operation_errors == 1);
   REQUIRE(again.kafka->operations.operations.size() == 3);
-  CHECK(again.kafka->operations.operations[2].errors == std::vector<std::string>{"partition 0: NO_REASSIGNMENT_IN_PROGRESS"});
+  CHECK(again.kafka->operations.operations[2].errors == std::vector<std::string>{"orders-0: NO_REASSIGNMENT_IN_PROGRESS"});
 }
 
 TEST_CASE("a reassignment whose new broker crashes completes once it returns", "[kip455][system]") {
@@ -149,4 +150,34 @@ TEST_CASE("a throttled reassignment copies at the throttled rate", "[kip455][sys
   CHECK(throttled.completed == 2);
   CHECK(throttled.longest > ksim::seconds(4));
   CHECK(throttled.longest < ksim::seconds(15));
+}
+
+TEST_CASE("decommissioning a broker moves every replica of the topics off it", "[kip455][system]") {
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    INFO("seed " << seed);
+    const std::string yaml = moving_cluster("  - {at: 10s, kind: decommission_broker, broker: 0}\n");
+    const auto scenario = ksim::testing::parse_scenario(yaml);
+    ksim::app::Cluster cluster(scenario, ksim::app::RunOptions{});
+    cluster.run();
+    for (std::int32_t p = 0; p < 4; ++p) {
+      const auto replicas = replicas_of(cluster, {0, p});
+      CHECK(replicas.size() == 3);
+      CHECK(std::find(replicas.begin(), replicas.end(), 0) == replicas.end());
+      CHECK(cluster.brokers()[0]->partition({0, p}) == nullptr);
+    }
+    const auto report = ksim::app::make_report(cluster, 0);
+    CHECK(report.kafka->delivery.lost == 0);
+    CHECK(report.kafka->operations.operation_errors == 0);
+    const auto& r = report.kafka->operations.reassignments;
+    CHECK(r.started == r.completed);  // partitions already placed as proposed are not reassigned
+    CHECK(r.started >= 4);            // broker 0 held a replica of each
+    CHECK(r.replicas_deleted >= 4);
+  }
+  // A topic on every broker cannot leave one.
+  CHECK_THAT(ksim::testing::scenario_error(R"(
+brokers: {count: 3}
+topics: [{name: t, partitions: 1, replication_factor: 3}]
+operations: [{at: 1s, kind: decommission_broker, broker: 1}]
+)"),
+             Catch::Contains("has a replica on every broker"));
 }

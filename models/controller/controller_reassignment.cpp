@@ -44,6 +44,9 @@ Error Controller::alter_partition_reassignment(TopicPartition tp, const std::opt
   state.adding = r.adding;
   state.removing = r.removing;
   publish(ReassignmentChanged{tp, ReassignmentPhase::Started, target->size(), r.adding.size(), r.removing.size()});
+  if (!state.reassigning()) {  // a new order of the same replicas: done in this one change
+    publish(ReassignmentChanged{tp, ReassignmentPhase::Completed, state.replicas.size(), 0, 0});
+  }
   settle_reassignment(state, before);
   ++state.partition_epoch;
   push({state});

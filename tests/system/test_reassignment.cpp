@@ -181,3 +181,18 @@ operations: [{at: 1s, kind: decommission_broker, broker: 1}]
 )"),
              Catch::Contains("has a replica on every broker"));
 }
+
+TEST_CASE("a reassignment to the replicas a partition has changes nothing, a new order completes at once",
+          "[kip455][system]") {
+  // changeRecordIsNoOp: partition 0 already has [0, 1, 2].
+  const auto same = run_moves(moving_cluster("  - {at: 10s, kind: reassign_partitions, topic: orders, replicas: {0: [0, 1, 2]}}\n"), 1);
+  CHECK(same.started == 0);
+  CHECK(same.replicas_created == 0);
+  // The same replicas in another order: no replica added or removed, complete in the same change.
+  const auto reordered = run_moves(moving_cluster("  - {at: 10s, kind: reassign_partitions, topic: orders, replicas: {0: [2, 1, 0]}}\n"), 1);
+  CHECK(reordered.started == 1);
+  CHECK(reordered.completed == 1);
+  CHECK(reordered.in_progress == 0);
+  CHECK(reordered.longest == 0);
+  CHECK(reordered.replicas_created == 0);
+}

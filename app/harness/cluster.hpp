@@ -15,6 +15,7 @@
 #include "models/check/replication_lag_tracker.hpp"
 #include "models/check/availability_tracker.hpp"
 #include "models/check/failover_tracker.hpp"
+#include "models/check/log_dir_move_tracker.hpp"
 #include "models/check/reassignment_tracker.hpp"
 #include "models/controller/replica_assignment.hpp"
 #include "app/harness/fault_paths.hpp"
@@ -147,9 +148,15 @@ class Cluster {
     SimTime applied_at = kNever;  // never: no active controller within default.api.timeout.ms
     std::vector<models::TopicPartition> partitions;  // what it asked the controller to change
     std::vector<models::Error> errors;               // the answer for each
+    // KIP-113 moves: the broker's log dirs (path, bytes) when the operation reached
+    // it, and when it had no move left in progress (never: not by the end).
+    std::vector<std::pair<std::string, std::uint64_t>> log_dirs_before;
+    std::vector<std::pair<std::string, std::uint64_t>> log_dirs_after_moves;
+    SimTime moves_done_at = kNever;
   };
   const std::vector<OperationResult>& operation_results() const { return operation_results_; }
   models::ReassignmentFigures reassignments() const { return reassignments_.figures(); }
+  models::LogDirMoveFigures log_dir_moves() const { return log_dir_moves_.figures(); }
   // When each partition could not be written or read, by incident (models/check/availability_tracker.hpp).
   models::AvailabilityFigures availability() const;
   // The run's figures every report.sample_interval (models/check/time_series_tracker.hpp); empty without Kafka.
@@ -183,6 +190,9 @@ class Cluster {
   void schedule_faults();
   void schedule_operations();  // app/harness/cluster_operations.cpp
   void run_operation(std::size_t index, SimTime first_try);
+  // KIP-113's alterReplicaLogDirs: to the broker itself, retried while it is down.
+  void run_log_dir_operation(std::size_t index, SimTime first_try);
+  void note_log_dir_moves_done(models::BrokerId broker);
   using PartitionChange = std::pair<models::TopicPartition, std::optional<std::vector<models::BrokerId>>>;
   std::vector<PartitionChange> operation_changes(std::size_t index);
   std::vector<models::BrokerPlacement> broker_placement_;  // for operations that place replicas anew
@@ -239,6 +249,7 @@ class Cluster {
   Startup startup_;
   models::FailoverTracker failover_;
   models::ReassignmentTracker reassignments_;
+  models::LogDirMoveTracker log_dir_moves_;
   std::vector<OperationResult> operation_results_;
   std::vector<std::vector<models::BrokerId>> offsets_replicas_;
   std::vector<std::vector<models::BrokerId>> transaction_replicas_;

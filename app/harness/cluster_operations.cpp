@@ -14,7 +14,15 @@ constexpr SimTime kAdminApiTimeout = seconds(60);          // default.api.timeou
 
 void Cluster::schedule_operations() {
   const KafkaSpec& kafka = *scenario_.kafka;
-  events_->subscribe([this](SimTime t, const Node&, const models::ModelEvent& e) { reassignments_.on_event(t, e); });
+  events_->subscribe([this](SimTime t, const Node&, const models::ModelEvent& e) {
+    reassignments_.on_event(t, e);
+    log_dir_moves_.on_event(t, e);
+    const auto* move = std::get_if<models::LogDirMoveChanged>(&e);
+    if (move && move->phase != models::LogDirMovePhase::Started) {
+      // Looked at once the broker has finished with the move (it publishes before it drops the future replica).
+      sim_->events().schedule_at(t, [this, broker = move->broker] { note_log_dir_moves_done(broker); });
+    }
+  });
   for (std::size_t i = 0; i < kafka.operations.size(); ++i) {
     operation_results_.push_back({i, kNever, {}, {}});
     sim_->events().schedule_at(kafka.operations[i].at, [this, i] { run_operation(i, sim_->now()); });
@@ -49,12 +57,17 @@ std::vector<Cluster::PartitionChange> Cluster::operation_changes(std::size_t ind
       }
       break;
     }
+    case OperationSpec::Kind::AlterReplicaLogDirs:
+    case OperationSpec::Kind::BalanceLogDirs: break;  // not the controller's (run_log_dir_operation)
   }
   return changes;
 }
 
 void Cluster::run_operation(std::size_t index, SimTime first_try) {
   const OperationSpec& op = scenario_.kafka->operations[index];
+  if (op.kind == OperationSpec::Kind::AlterReplicaLogDirs || op.kind == OperationSpec::Kind::BalanceLogDirs) {
+    return run_log_dir_operation(index, first_try);
+  }
   models::Controller* active = nullptr;
   for (models::Controller* c : controllers_) {
     if (c->is_active()) active = c;
@@ -83,6 +96,58 @@ void Cluster::run_operation(std::size_t index, SimTime first_try) {
   for (const auto& [tp, target] : changes) {
     result.partitions.push_back(tp);
     result.errors.push_back(active->alter_partition_reassignment(tp, target));
+  }
+}
+
+// AlterReplicaLogDirs goes to the broker that hosts the replicas (the admin
+// client retries a broker it cannot reach until default.api.timeout.ms). A
+// balance plans its moves from the broker's log dirs as they are then.
+void Cluster::run_log_dir_operation(std::size_t index, SimTime first_try) {
+  const OperationSpec& op = scenario_.kafka->operations[index];
+  models::Broker& broker = *brokers_[static_cast<std::size_t>(op.broker)];
+  OperationResult& result = operation_results_[index];
+  if (!broker.is_running()) {
+    if (sim_->now() - first_try + kAdminRetryBackoff <= kAdminApiTimeout) {
+      sim_->events().schedule_at(sim_->now() + kAdminRetryBackoff, [this, index, first_try] {
+        run_log_dir_operation(index, first_try);
+      });
+    } else {
+      for (const auto& [partition, path] : op.log_dirs) {  // a balance had no plan: nothing to list
+        result.partitions.push_back({op.topic, partition});
+        result.errors.push_back(models::Error::RequestTimedOut);
+      }
+    }
+    return;
+  }
+  result.applied_at = sim_->now();
+  for (const models::LogDirStats& d : broker.log_dir_stats()) result.log_dirs_before.emplace_back(d.path, d.bytes);
+  std::vector<std::pair<models::TopicPartition, std::string>> moves;
+  if (op.kind == OperationSpec::Kind::AlterReplicaLogDirs) {
+    for (const auto& [partition, path] : op.log_dirs) moves.emplace_back(models::TopicPartition{op.topic, partition}, path);
+  } else {
+    const auto paths = broker.log_dir_stats();
+    for (const models::LogDirMove& m : models::plan_log_dir_balance(broker.replica_placements(), broker.log_dirs_online())) {
+      moves.emplace_back(m.partition, paths[m.to].path);
+    }
+  }
+  if (op.throttle > 0) broker.throttle_log_dir_moves(op.throttle);
+  const std::vector<models::Error> errors = broker.alter_replica_log_dirs(moves);
+  for (std::size_t i = 0; i < moves.size(); ++i) {
+    result.partitions.push_back(moves[i].first);
+    result.errors.push_back(errors[i]);
+  }
+}
+
+void Cluster::note_log_dir_moves_done(models::BrokerId broker) {
+  const models::Broker& b = *brokers_[static_cast<std::size_t>(broker)];
+  if (b.log_dir_moves_in_progress() > 0) return;
+  for (OperationResult& result : operation_results_) {
+    const OperationSpec& op = scenario_.kafka->operations[result.operation];
+    const bool log_dir_operation =
+        op.kind == OperationSpec::Kind::AlterReplicaLogDirs || op.kind == OperationSpec::Kind::BalanceLogDirs;
+    if (!log_dir_operation || op.broker != broker || result.applied_at == kNever || result.moves_done_at != kNever) continue;
+    result.moves_done_at = sim_->now();
+    for (const models::LogDirStats& d : b.log_dir_stats()) result.log_dirs_after_moves.emplace_back(d.path, d.bytes);
   }
 }
 

@@ -99,6 +99,7 @@ std::string format_figure(const FigureValue& value, FigureUnit unit, int signifi
     case FigureUnit::Milliseconds: return fmt::format("{:.3f}ms", x);
     case FigureUnit::Seconds: return fmt::format("{:.3f}s", x);
     case FigureUnit::PartitionSeconds: return fmt::format("{:.3f} partition-s", x);
+    case FigureUnit::Ratio: return fmt::format("{:.2f}", x);
     case FigureUnit::PerSecond: return fmt::format("{:.1f}/s", x);
     case FigureUnit::RecordsPerSecond: return fmt::format("{:.0f} records/s", x);
     case FigureUnit::BytesPerSecond: return units::format_bandwidth(x);

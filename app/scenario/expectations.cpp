@@ -91,7 +91,8 @@ double read_bound(MapReader& in, std::string_view key, FigureUnit unit) {
     case FigureUnit::Fraction: return in.required<config::Fraction>(key, {0.0, 1.0});
     case FigureUnit::Milliseconds: return to_milliseconds(in.required<config::Duration>(key));
     case FigureUnit::Seconds: return to_seconds(in.required<config::Duration>(key));
-    case FigureUnit::PartitionSeconds: return in.required<double>(key, {0.0, 1e12});
+    case FigureUnit::PartitionSeconds:
+    case FigureUnit::Ratio: return in.required<double>(key, {0.0, 1e12});
     case FigureUnit::PerSecond:
     case FigureUnit::RecordsPerSecond: return in.required<config::Rate>(key);
     case FigureUnit::BytesPerSecond: return in.required<config::Bandwidth>(key);

@@ -32,6 +32,7 @@ enum class FigureUnit {
   Milliseconds,      // 5.800ms (a bound: a duration, 250ms)
   Seconds,           // 6.001s (a bound: a duration)
   PartitionSeconds,  // 18.010 partition-s (a bound: a number)
+  Ratio,             // 1.31 (a bound: a number)
   PerSecond,         // 350.0/s (a bound: a rate, 1000/s)
   RecordsPerSecond,  // 4826 records/s (a bound: a rate)
   BytesPerSecond,    // 23.154Mbps (a bound: a bandwidth)

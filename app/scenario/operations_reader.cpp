@@ -15,6 +15,8 @@ std::string_view to_string(OperationSpec::Kind kind) {
     case OperationSpec::Kind::ReassignPartitions: return "reassign_partitions";
     case OperationSpec::Kind::CancelReassignment: return "cancel_reassignment";
     case OperationSpec::Kind::DecommissionBroker: return "decommission_broker";
+    case OperationSpec::Kind::AlterReplicaLogDirs: return "alter_replica_log_dirs";
+    case OperationSpec::Kind::BalanceLogDirs: return "balance_log_dirs";
   }
   return "?";
 }
@@ -51,6 +53,37 @@ void read_targets(MapReader& in, OperationSpec& op, const KafkaSpec& kafka) {
   if (op.replicas.empty()) throw in.error("replicas", "is required: the new replicas of each partition moved");
 }
 
+// KIP-113's moves between one broker's log dirs: alter_replica_log_dirs
+// (log_dirs: {PARTITION: PATH}, as the tool's reassignment JSON names them) or
+// balance_log_dirs; both optionally throttled (--replica-alter-log-dirs-throttle).
+void read_log_dir_operation(MapReader& in, OperationSpec& op, const KafkaSpec& kafka) {
+  if (!kafka.broker.mechanisms.has(models::Mechanism::AlterReplicaLogDirs)) {
+    throw in.error("kind", "moving replicas between log dirs (KIP-113) came with Kafka 1.1; this cluster's brokers "
+                           "run an earlier release");
+  }
+  op.broker = in.required<int>("broker", {0, kafka.brokers.count - 1});
+  const auto& dirs = kafka.broker.log_dirs;
+  if (dirs.size() < 2) throw in.error("kind", "the brokers have one log dir (brokers.log_dirs): nowhere to move a replica");
+  if (op.kind == OperationSpec::Kind::AlterReplicaLogDirs) {
+    op.topic = read_topic_index(in, kafka.topics);
+    const std::int32_t partitions = kafka.topics[static_cast<std::size_t>(op.topic)].partitions;
+    MapReader targets = in.map("log_dirs");
+    for (const std::string& key : targets.keys()) {
+      const std::int32_t p = partition_number(targets, key, key, partitions);
+      const auto path = targets.required<std::string>(key);
+      if (std::none_of(dirs.begin(), dirs.end(), [&](const auto& d) { return d.path == path; })) {
+        std::string known;
+        for (const auto& d : dirs) known += (known.empty() ? "" : ", ") + d.path;
+        throw targets.error(key, "'" + config::excerpt(path) + "' is not one of the brokers' log dirs (" + known + ")");
+      }
+      op.log_dirs.emplace_back(p, path);
+    }
+    targets.finish();
+    if (op.log_dirs.empty()) throw in.error("log_dirs", "is required: the log dir each partition's replica moves to");
+  }
+  op.throttle = in.get<config::Bandwidth>("throttle", 0.0, {1.0, 1e13});
+}
+
 }  // namespace
 
 std::vector<OperationSpec> read_operations(ListReader list, const KafkaSpec& kafka, SimTime end) {
@@ -60,15 +93,26 @@ std::vector<OperationSpec> read_operations(ListReader list, const KafkaSpec& kaf
     OperationSpec op;
     op.location = in.location();
     if (!in.has("kind")) {
-      throw in.error("kind", "is required: reassign_partitions, cancel_reassignment or decommission_broker");
+      throw in.error("kind", "is required: reassign_partitions, cancel_reassignment, decommission_broker, "
+                             "alter_replica_log_dirs or balance_log_dirs");
     }
-    const std::string kind =
-        in.get_choice("kind", {"reassign_partitions", "cancel_reassignment", "decommission_broker"}, "");
-    op.kind = kind == "reassign_partitions"   ? OperationSpec::Kind::ReassignPartitions
-              : kind == "cancel_reassignment" ? OperationSpec::Kind::CancelReassignment
-                                              : OperationSpec::Kind::DecommissionBroker;
+    static constexpr OperationSpec::Kind kKinds[] = {
+        OperationSpec::Kind::ReassignPartitions, OperationSpec::Kind::CancelReassignment,
+        OperationSpec::Kind::DecommissionBroker, OperationSpec::Kind::AlterReplicaLogDirs,
+        OperationSpec::Kind::BalanceLogDirs};
+    const std::string kind = in.get_choice("kind",
+                                           {"reassign_partitions", "cancel_reassignment", "decommission_broker",
+                                            "alter_replica_log_dirs", "balance_log_dirs"},
+                                           "");
+    op.kind = *std::find_if(std::begin(kKinds), std::end(kKinds), [&](auto k) { return to_string(k) == kind; });
     op.at = in.required<config::Duration>("at");
     if (op.at >= end) throw in.error("at", "is after the run's end (duration + drain), so it never happens");
+    if (op.kind == OperationSpec::Kind::AlterReplicaLogDirs || op.kind == OperationSpec::Kind::BalanceLogDirs) {
+      read_log_dir_operation(in, op, kafka);
+      in.finish();
+      operations.push_back(std::move(op));
+      continue;
+    }
     if (kafka.zookeeper) {
       throw in.error("kind", "partition reassignment is modelled on KRaft controllers only; this cluster's "
                              "release runs a ZooKeeper controller (kafka_version 3.3 or later with KRaft)");

@@ -63,14 +63,19 @@ struct OperationSpec {
     ReassignPartitions,  // kafka-reassign-partitions --execute: alterPartitionReassignments (KIP-455)
     CancelReassignment,  // kafka-reassign-partitions --cancel
     DecommissionBroker,  // --generate without the broker, then --execute: every topic on the others
+    AlterReplicaLogDirs,  // KIP-113: the Admin API's alterReplicaLogDirs on one broker
+    BalanceLogDirs,       // KIP-113 moves that even out one broker's log dirs (models/broker/log_dir_balance.hpp)
   };
   Kind kind = Kind::ReassignPartitions;
   SimTime at = 0;
   std::int32_t topic = 0;  // reassign, cancel
   std::vector<std::pair<std::int32_t, std::vector<models::BrokerId>>> replicas;  // reassign: partition, target
   std::vector<std::int32_t> partitions;  // cancel
-  models::BrokerId broker = -1;          // decommission
-  double throttle = 0;  // reassign --throttle: leader.replication.throttled.rate in bytes/s (0: none)
+  models::BrokerId broker = -1;          // decommission, log dir moves
+  std::vector<std::pair<std::int32_t, std::string>> log_dirs;  // alter_replica_log_dirs: partition, target path
+  // reassign --throttle: leader.replication.throttled.rate in bytes/s; log dir moves
+  // --replica-alter-log-dirs-throttle: replica.alter.log.dirs.io.max.bytes.per.second (0: none)
+  double throttle = 0;
   config::Location location;
 };
 std::string_view to_string(OperationSpec::Kind kind);

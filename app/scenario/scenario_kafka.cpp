@@ -244,6 +244,13 @@ models::BrokerConfig read_broker_config(MapReader& brokers, const std::optional<
   c.replica_fetch_wait_max = in.get<Duration>("replica.fetch.wait.max.ms", c.replica_fetch_wait_max);
   c.replica_fetch_backoff = in.get<Duration>("replica.fetch.backoff.ms", c.replica_fetch_backoff);
   c.replica_socket_timeout = in.get<Duration>("replica.socket.timeout.ms", c.replica_socket_timeout, {1, kNever});
+  // KIP-113 (1.1): the ReplicaAlterLogDirsThreads moving replicas between log dirs, and their throttle.
+  reject_absent(in, "num.replica.alter.log.dirs.threads", m, Mechanism::AlterReplicaLogDirs);
+  reject_absent(in, "replica.alter.log.dirs.io.max.bytes.per.second", m, Mechanism::AlterReplicaLogDirs);
+  c.num_replica_alter_log_dirs_threads =
+      in.has("num.replica.alter.log.dirs.threads") ? in.get<int>("num.replica.alter.log.dirs.threads", 1, {1, 64}) : 0;
+  c.replica_alter_log_dirs_io_max_bytes_per_second = static_cast<double>(
+      in.get<Bytes>("replica.alter.log.dirs.io.max.bytes.per.second", 0, {1, static_cast<std::uint64_t>(INT64_MAX)}));
   c.log_flush_interval_messages =
       in.get<std::int64_t>("log.flush.interval.messages", c.log_flush_interval_messages, {1, INT64_MAX});
   // LogManager's log flusher runs every log.flush.scheduler.interval.ms

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <iterator>
+#include <utility>
 
 #include "models/broker/broker_fetcher.hpp"
 #include "models/protocol/replica_list.hpp"
@@ -19,6 +20,7 @@ Broker::Broker(Simulation& sim, std::string name, HostId host, BrokerId id, Brok
       events_(events) {
   assert(!config_.log_dirs.empty());
   for (const LogDirSpec& spec : config_.log_dirs) log_dirs_.push_back(LogDir{spec, Disk(spec.disk)});
+  alter_log_dirs_quota_.set_rate(config_.replica_alter_log_dirs_io_max_bytes_per_second);
   std::int32_t total = 0;
   for (const TopicSpec& topic : directory_->topics) {
     topic_base_.push_back(total);
@@ -42,6 +44,11 @@ void Broker::create_replica(TopicPartition tp) {
   std::size_t best = 0;
   for (std::size_t i = 1; i < log_dirs_.size(); ++i) {
     if (log_dirs_[i].online && log_dirs_[i].partitions < log_dirs_[best].partitions) best = i;
+  }
+  // LogManager.preferredLogDirs (KIP-113): a dir alterReplicaLogDirs named before the replica came.
+  if (const auto preferred = preferred_dirs_.find(tp); preferred != preferred_dirs_.end()) {
+    if (log_dirs_[preferred->second].online) best = preferred->second;
+    preferred_dirs_.erase(preferred);
   }
   ++log_dirs_[best].partitions;
   Replica& stored = replicas_.try_emplace(tp, tp, id_, best).first->second;
@@ -107,8 +114,15 @@ void Broker::on_crash(CrashKind kind) {
         publish(LogTruncated{id_, tp, before, r.log().log_end_offset(), TruncationCause::PowerLoss});
       }
       r.durability.clear();
+      if (r.future) {  // KIP-113: the future log loses its unflushed tail too, and is loaded at restart
+        mark_durable(*r.future);
+        r.future->lose_unflushed();
+        r.future->durability.clear();
+      }
     }
   }
+  movers_.clear();
+  resume_moves_ = true;  // with the first metadata after the restart
   produce_purgatory_.clear();
   fetch_purgatory_.clear();
   fetch_sessions_.clear();
@@ -274,6 +288,7 @@ void Broker::apply_metadata(const std::vector<PartitionState>& states) {
   }
   applying_metadata_ = false;
   for (auto& f : fetchers_) send_fetch(*f);
+  if (std::exchange(resume_moves_, false)) resume_log_dir_moves();
 }
 
 void Broker::apply_partition_state(Replica& r, const PartitionState& state) {
@@ -416,6 +431,7 @@ void Broker::handle_list_offsets(ConnectionId connection, const ListOffsetsReque
 void Broker::take_log_dir_offline(std::size_t index, std::string_view reason) {
   LogDir& dir = log_dirs_[index];
   if (!dir.online) return;
+  abandon_moves_on(index);
   dir.online = false;
   publish(LogDirWentOffline{id_, dir.spec.path, reason});
   for (auto& [tp, r] : replicas_) {
@@ -542,6 +558,7 @@ std::vector<LogDirStats> Broker::log_dir_stats() const {
     LogDirStats s{log_dirs_[i].spec.path, log_dirs_[i].partitions, 0, log_dirs_[i].online, log_dirs_[i].disk.bytes_read()};
     for (const auto& [tp, r] : replicas_) {
       if (r.log_dir == i) s.bytes += r.log().size_bytes();
+      if (r.future && r.future->log_dir == i) s.bytes += r.future->log().size_bytes();  // KIP-113: a move's copy
     }
     stats.push_back(s);
   }

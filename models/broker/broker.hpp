@@ -21,6 +21,7 @@
 #include "models/broker/fetch_session.hpp"
 #include "models/broker/broker_footprint.hpp"
 #include "models/broker/partition.hpp"
+#include "models/broker/log_dir_balance.hpp"
 #include "models/broker/replication_quota.hpp"
 #include "models/coordinator/group_coordinator.hpp"
 #include "models/coordinator/share_partition.hpp"
@@ -72,6 +73,15 @@ class Broker final : public Node, private TxnCoordinatorHost {
   // and these partitions in leader.replication.throttled.replicas, for as long as they are
   // being reassigned (broker_replica_lifecycle.cpp).
   void throttle_leader_replication(double bytes_per_s, const std::vector<TopicPartition>& partitions);
+  // KIP-113, the Admin API's alterReplicaLogDirs (broker_log_dir_moves.cpp): moves
+  // each partition's replica here to the log dir at that path, online. An error per
+  // partition, as ReplicaManager.alterReplicaLogDirs answers.
+  std::vector<Error> alter_replica_log_dirs(const std::vector<std::pair<TopicPartition, std::string>>& moves);
+  // kafka-reassign-partitions --replica-alter-log-dirs-throttle: replica.alter.log.dirs.io.max.bytes.per.second.
+  void throttle_log_dir_moves(double bytes_per_s) { alter_log_dirs_quota_.set_rate(bytes_per_s); }
+  std::size_t log_dir_moves_in_progress() const;  // replicas with a future replica
+  std::vector<ReplicaPlacement> replica_placements() const;  // each hosted replica's log dir and size
+  std::vector<bool> log_dirs_online() const;
 
   // Faults on a log dir (by path): slow (factor), full, failed.
   void slow_log_dir(const std::string& path, double factor);
@@ -140,6 +150,9 @@ class Broker final : public Node, private TxnCoordinatorHost {
     // after it became a follower (OffsetsForLeaderEpoch v0), and then fetched
     // by offset alone: set once that first answer is applied.
     bool epoch_checked = false;
+    // KIP-113 (Partition.futureLog): its copy on another log dir while it moves
+    // there, filled from this replica by a ReplicaAlterLogDirsThread.
+    std::unique_ptr<Replica> future;
   };
   struct LogDir {
     LogDirSpec spec;
@@ -235,6 +248,7 @@ class Broker final : public Node, private TxnCoordinatorHost {
   // that missed it goes to the disk; the fetch is answered once all its reads are done.
   void note_cache_position(Replica& replica, Offset first_offset);
   void read_through_cache(const Replica& replica, Offset offset, std::uint64_t bytes);
+  SimTime cache_read_done(const Replica& replica, Offset offset, std::uint64_t bytes);  // now() on a hit
   void send_fetch_when_read(ConnectionId connection, BrokerId follower, std::unique_ptr<FetchResponse> response);
   void maybe_flush(Replica& replica, SimTime& returns_at);
   SimTime flush(Replica& replica);
@@ -247,6 +261,27 @@ class Broker final : public Node, private TxnCoordinatorHost {
   // leave the disk file.delete.delay.ms later (UnifiedLog.deleteSegmentFiles).
   void note_deleted(Replica& replica, std::vector<DeletedSegments> deleted);
   void free_disk_later(std::size_t log_dir, std::uint64_t bytes);
+  // broker_log_dir_moves.cpp: KIP-113's ReplicaAlterLogDirsThreads, each copying one
+  // partition at a time from its current log to its future log (LocalLeaderEndPoint).
+  struct LogDirMover {
+    std::optional<TopicPartition> in_progress;  // LocalLeaderEndPoint.inProgressPartition
+    bool scheduled = false;                     // a copy step or a backoff is pending
+  };
+  Error start_log_dir_move(TopicPartition tp, std::size_t target);
+  std::size_t mover_of(TopicPartition tp) const;  // AbstractFetcherManager.getFetcherId
+  void wake_mover(std::size_t mover, SimTime delay = 0);
+  void mover_step(std::size_t mover);
+  Replica* next_move(std::size_t mover);
+  void copy_to_future(Replica& r, std::size_t mover);
+  void append_copy(TopicPartition tp, Offset from, Offset upto, std::size_t mover);
+  void promote_future(Replica& r);  // Partition.maybeReplaceCurrentWithFutureReplica
+  void abandon_move(Replica& r, std::string_view reason);
+  void abandon_moves_on(std::size_t log_dir);  // the dir failed: moves from or to it stop
+  void resume_log_dir_moves();                 // after a restart, for the futures left on disk
+  std::vector<LogDirMover> movers_;
+  ReplicationQuota alter_log_dirs_quota_;
+  bool resume_moves_ = false;  // a restart left future replicas to resume
+  std::map<TopicPartition, std::size_t> preferred_dirs_;  // LogManager.preferredLogDirs: where a replica yet to come goes
   // AbstractFetcherThread.handleOutOfRangeError: below the leader's log start, a follower starts again there.
   void restart_at_leader_start(Replica& replica, Offset leader_log_start_offset);
   const TopicSpec& topic(TopicPartition tp) const { return directory_->topics[static_cast<std::size_t>(tp.topic)]; }

@@ -424,6 +424,11 @@ void Broker::note_cache_position(Replica& r, Offset first_offset) {
 // do not refresh it here). A miss reads from the log dir's disk.
 void Broker::read_through_cache(const Replica& r, Offset offset, std::uint64_t bytes) {
   if (!answering_ || config_.page_cache_bytes == 0) return;
+  reads_done_at_ = std::max(reads_done_at_, cache_read_done(r, offset, bytes));
+}
+
+SimTime Broker::cache_read_done(const Replica& r, Offset offset, std::uint64_t bytes) {
+  if (config_.page_cache_bytes == 0) return now();
   std::uint64_t position = 0;
   if (!r.cache_marks.empty() && offset >= r.newest_cache_mark.first) {
     position = r.newest_cache_mark.second;  // the usual read: the log's tail
@@ -432,8 +437,8 @@ void Broker::read_through_cache(const Replica& r, Offset offset, std::uint64_t b
                                         [](Offset o, const auto& mark) { return o < mark.first; });
     position = after == r.cache_marks.begin() ? 0 : std::prev(after)->second;
   }
-  if (appended_bytes_ - position <= config_.page_cache_bytes && position >= cache_floor_) return;
-  reads_done_at_ = std::max(reads_done_at_, log_dirs_[r.log_dir].disk.read(bytes, now()));
+  if (appended_bytes_ - position <= config_.page_cache_bytes && position >= cache_floor_) return now();
+  return log_dirs_[r.log_dir].disk.read(bytes, now());
 }
 
 void Broker::send_fetch_when_read(ConnectionId connection, BrokerId follower, std::unique_ptr<FetchResponse> response) {

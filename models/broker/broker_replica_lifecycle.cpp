@@ -34,6 +34,7 @@ Broker::Replica* Broker::replica_as_assigned(const PartitionState& state) {
 
 void Broker::delete_replica(Replica& r, const PartitionState& state) {
   const TopicPartition tp = r.tp();
+  if (r.future) abandon_move(r, "replica deleted");
   stop_replica(r, state);
   publish(ReplicaDeleted{id_, tp, r.log().size_bytes()});
   --log_dirs_[r.log_dir].partitions;

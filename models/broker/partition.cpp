@@ -1,8 +1,10 @@
 #include "models/broker/partition.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <cstdio>
 #include <cstdlib>
+#include <utility>
 
 #include "models/protocol/replica_list.hpp"
 
@@ -161,6 +163,13 @@ std::uint64_t Partition::truncate_fully_and_start_at(Offset offset) {
 void Partition::lose_unflushed() {
   log_.lose_unflushed();
   changed(PartitionChange::LogShrank);
+}
+
+void Partition::adopt_log_of(Partition& future) {
+  assert(future.log_.log_end_offset() == log_.log_end_offset());
+  future.log_.set_high_watermark(log_.high_watermark());
+  std::swap(log_, future.log_);
+  changed(PartitionChange::LogReplaced);
 }
 
 std::vector<BrokerId> Partition::maximal_isr() const {

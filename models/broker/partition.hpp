@@ -50,6 +50,7 @@ enum class PartitionChange {
   LogStartMoved,   // retention deleted segments, or a follower took its leader's log start offset
   FollowerHighWatermark,
   PendingIsr,      // an AlterPartition began or ended
+  LogReplaced,     // KIP-113: a copy of the log on another log dir took its place
 };
 
 // Hears every change of a partition, after its invariants held (as Kafka's
@@ -130,6 +131,11 @@ class Partition {
   // the leader's log start offset: it starts again there, empty. The bytes removed.
   std::uint64_t truncate_fully_and_start_at(Offset offset);
   void lose_unflushed();  // a power loss
+  // KIP-113 (LogManager.replaceCurrentWithFutureLog): the log of `future`, a
+  // copy on another log dir that has caught up (the same log end offset),
+  // becomes this replica's, with the current high watermark; `future` is left
+  // holding the old log, to be deleted.
+  void adopt_log_of(Partition& future);
 
   // --- a leader's followers, ISR and high watermark ---
   const FollowerState* follower(BrokerId broker) const { return const_cast<Partition*>(this)->find_follower(broker); }

@@ -72,6 +72,7 @@ void ClusterInvariants::partition_changed(const Partition& partition, PartitionC
       log_starts_.erase({partition.broker(), partition.tp()});  // a truncation below the log start may move it back
       break;
     case PartitionChange::State:
+    case PartitionChange::LogReplaced:
     case PartitionChange::LeaderHighWatermark: break;
     case PartitionChange::LogGrew:
       if (broken_.empty()) return;  // a longer log breaks nothing; it may end a violation

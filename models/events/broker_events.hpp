@@ -39,6 +39,32 @@ struct ReplicaCreated {
     write({{"topic", partition.topic}, {"partition", partition.partition}, {"log_dir", log_dir}});
   }
 };
+// KIP-113: a replica's move to another log dir of its broker
+// (alterReplicaLogDirs): its future replica created on the target dir, the
+// future replica caught up and swapped in (the old log deleted), or the move
+// abandoned (a log dir failed, the replica was deleted, another target asked).
+enum class LogDirMovePhase : std::uint8_t { Started, Completed, Abandoned };
+struct LogDirMoveChanged {
+  BrokerId broker;
+  TopicPartition partition;
+  LogDirMovePhase phase;
+  std::string_view from;    // the current log's dir
+  std::string_view to;      // the future log's dir
+  std::uint64_t bytes;      // the log's size (Completed: what moved)
+  std::string_view reason;  // Abandoned: why
+  std::string_view kind() const {
+    switch (phase) {
+      case LogDirMovePhase::Started: return "broker.log_dir_move_started";
+      case LogDirMovePhase::Completed: return "broker.log_dir_move_completed";
+      case LogDirMovePhase::Abandoned: return "broker.log_dir_move_abandoned";
+    }
+    return "broker.log_dir_move";
+  }
+  template <class Write> void trace(Write&& write) const {
+    write({{"topic", partition.topic}, {"partition", partition.partition}, {"from", from}, {"to", to},
+           {"bytes", bytes}, {"reason", reason}});
+  }
+};
 struct ReplicaDeleted {
   BrokerId broker;
   TopicPartition partition;

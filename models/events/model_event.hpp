@@ -17,7 +17,7 @@ using ModelEvent = std::variant<
     // brokers
     BecameLeader, BecameFollower, HighWatermarkAdvanced, IsrChangeProposed, IsrUpdated, LogTruncated, SegmentsDeleted, LogDirWentOffline,
     BrokerShutDown, BatchAppended, DuplicateBatch, TxnMarkerWritten, ShareRecordsAcquired, ShareRecordReleased,
-    ReplicaCreated, ReplicaDeleted,
+    ReplicaCreated, ReplicaDeleted, LogDirMoveChanged,
     // the controller
     ControllerLoading, ControllerActivated, ControllerRenounced, BrokerFenced, ControlledShutdownStarted, BrokerUnfenced, LeaderElected, IsrCommitted,
     ReassignmentChanged,

@@ -81,6 +81,11 @@ struct BrokerConfig {
   SimTime replica_fetch_wait_max = milliseconds(500);     // replica.fetch.wait.max.ms
   SimTime replica_fetch_backoff = seconds(1);             // replica.fetch.backoff.ms
   SimTime replica_socket_timeout = seconds(30);           // replica.socket.timeout.ms
+  // KIP-113: the ReplicaAlterLogDirsThreads (0: one per log dir, Kafka's default
+  // of num.replica.alter.log.dirs.threads) and their throttle, which
+  // kafka-reassign-partitions --replica-alter-log-dirs-throttle sets (0: none).
+  int num_replica_alter_log_dirs_threads = 0;             // num.replica.alter.log.dirs.threads
+  double replica_alter_log_dirs_io_max_bytes_per_second = 0;  // replica.alter.log.dirs.io.max.bytes.per.second
   std::int64_t log_flush_interval_messages = INT64_MAX;   // log.flush.interval.messages (flush.messages' default)
   SimTime log_flush_interval = kNever;                    // log.flush.interval.ms (flush.ms' default; unset: the scheduler's)
   SimTime log_flush_scheduler_interval = kNever;          // log.flush.scheduler.interval.ms (Long.MAX_VALUE: the flusher never runs)

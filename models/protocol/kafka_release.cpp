@@ -58,8 +58,8 @@ const std::vector<MechanismInfo>& mechanisms() {
        "group.initial.rebalance.delay.ms (3 s) holds a new group's first rebalance", D::Both},
       {M::JbodFailureHandling, "KIP-112", {1, 0}, "brokers",
        "a failed log dir takes its replicas offline; before, the broker stops", D::Both},
-      {M::AlterReplicaLogDirs, "KIP-113", {1, 1}, "brokers", "moving a replica between log dirs online", D::Neither,
-       "no scenario operation moves replicas", false},
+      {M::AlterReplicaLogDirs, "KIP-113", {1, 1}, "brokers", "moving a replica between log dirs online", D::Both, {},
+       false},
       {M::FetchSessions, "KIP-227", {1, 1}, "brokers", "incremental fetch sessions", D::Both},
       {M::RepeatedEpochLookups, "KIP-279", {2, 0}, "brokers",
        "a follower truncates to its own end of the epoch the leader answered for, so it cannot keep an epoch the "

@@ -47,6 +47,8 @@ std::string_view to_string(Error error) {
     case Error::InvalidRecordState: return "INVALID_RECORD_STATE";
     case Error::InvalidReplicaAssignment: return "INVALID_REPLICA_ASSIGNMENT";
     case Error::NoReassignmentInProgress: return "NO_REASSIGNMENT_IN_PROGRESS";
+    case Error::LogDirNotFound: return "LOG_DIR_NOT_FOUND";
+    case Error::ReplicaNotAvailable: return "REPLICA_NOT_AVAILABLE";
   }
   return "?";
 }
@@ -72,6 +74,7 @@ bool is_retriable(Error error) {
     case Error::OffsetNotAvailable:
     case Error::NotController:
     case Error::StaleMemberEpoch:
+    case Error::ReplicaNotAvailable:  // an InvalidMetadataException
       return true;
     case Error::FencedMemberEpoch:
     case Error::UnreleasedInstanceId:
@@ -79,6 +82,7 @@ bool is_retriable(Error error) {
     case Error::InvalidRecordState:
     case Error::InvalidReplicaAssignment:
     case Error::NoReassignmentInProgress:
+    case Error::LogDirNotFound:
     case Error::None:
     case Error::BrokerNotAvailable:
     case Error::OffsetOutOfRange:

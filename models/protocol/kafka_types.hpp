@@ -79,6 +79,9 @@ enum class Error {
   // KIP-455's partition reassignment
   InvalidReplicaAssignment,      // an empty or duplicated replica list, an unregistered broker, or an unclean revert
   NoReassignmentInProgress,      // a cancellation of a partition that is not being reassigned
+  // KIP-113's alterReplicaLogDirs
+  LogDirNotFound,                // the broker has no log dir at that path
+  ReplicaNotAvailable,           // the broker hosts no replica of the partition (yet)
 };
 std::string_view to_string(Error error);
 bool is_retriable(Error error);

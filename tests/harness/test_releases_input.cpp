@@ -119,7 +119,8 @@ TEST_CASE("releases, switches and configs a release lacks are errors that say wh
              Catch::Contains("kafka_version: '2.9' is not a modelled release (did you mean '2.8'?)"));
   CHECK_THAT(scenario_error(with("kafka_version: \"4.4\"\n")), Catch::Contains("(did you mean '4.3'?)"));
   CHECK_THAT(scenario_error(with("kips: {kip-9666: off}\n")), Catch::Contains("did you mean 'KIP-966'?"));
-  CHECK_THAT(scenario_error(with("kips: {KIP-113: on}\n")), Catch::Contains("ksim does not model Kafka with KIP-113"));
+  CHECK_THAT(scenario_error(with("kips: {KIP-841: off}\n")), Catch::Contains("ksim does not model Kafka without KIP-841"));
+  CHECK(scenario_error(with("kips: {KIP-113: on}\n")) == "no error");  // log dir moves: modelled
   CHECK(scenario_error(with("kips: {KIP-890-part2: on}\n")) == "no error");  // transactions v2: modelled
   // ZooKeeper mode: no quorum of KRaft controllers, no zookeeper: section with KRaft.
   CHECK(scenario_error(with("kips: {KIP-500: off}\n")) == "no error");

@@ -78,6 +78,8 @@ const std::vector<BoundSection>& bound_sections() {
       bind(quorum_section(), [](const RunReport& r, const std::string&) { return r.kafka ? &r.kafka->quorum : nullptr; }),
       bind(operations_section(),
            [](const RunReport& r, const std::string&) { return r.kafka ? &r.kafka->operations : nullptr; }),
+      bind(compaction_section(),
+           [](const RunReport& r, const std::string&) { return r.kafka ? &r.kafka->compaction : nullptr; }),
       bind(network_section(), [](const RunReport& r, const std::string&) { return &r.network; }),
   };
   return sections;

@@ -48,6 +48,7 @@ enum class PartitionChange {
   LogGrew,         // appended to: its log end offset went up, nothing else
   LogShrank,       // truncated, or lost to a power loss
   LogStartMoved,   // retention deleted segments, or a follower took its leader's log start offset
+  LogCleaned,      // the log cleaner compacted it (offsets, log start, HW and LEO unchanged)
   FollowerHighWatermark,
   PendingIsr,      // an AlterPartition began or ended
 };
@@ -130,6 +131,8 @@ class Partition {
   // the leader's log start offset: it starts again there, empty. The bytes removed.
   std::uint64_t truncate_fully_and_start_at(Offset offset);
   void lose_unflushed();  // a power loss
+  // The log cleaner compacts the log (PartitionLog::clean).
+  CleanerStats clean(const LogToClean& cleanable, const RecordKeyOf& key_of, std::size_t max_map_keys, SimTime now);
 
   // --- a leader's followers, ISR and high watermark ---
   const FollowerState* follower(BrokerId broker) const { return const_cast<Partition*>(this)->find_follower(broker); }

@@ -226,6 +226,9 @@ void Cluster::spawn_kafka() {
   if (directory->offsets_topic >= 0 || transactions) {
     directory->coordinator_records = std::make_shared<models::CoordinatorRecordStore>();
   }
+  if (std::any_of(kafka.topics.begin(), kafka.topics.end(), [](const auto& t) { return t.log.compact_enabled; })) {
+    record_keys_ = directory->record_keys = std::make_shared<models::RecordKeyStore>();
+  }
   offsets_topic_ = directory->offsets_topic;
   transaction_topic_ = directory->transaction_topic;
   // Broker ids are the brokers' indexes; the directory learns their nodes as they
@@ -238,6 +241,7 @@ void Cluster::spawn_kafka() {
                                                     directory, *events_));
     brokers_.back()->observe_groups(&consumption_);
     brokers_.back()->observe_retention(&retention_);
+    brokers_.back()->observe_compaction(&compaction_);
     directory->broker_nodes.push_back(brokers_.back()->id());
     placement.push_back({p.index, scenario_.network.racks.size() > 1 ? p.rack : ""});
   }

@@ -174,6 +174,10 @@ class Cluster {
     return quorum_ ? models::committed_logs(view()) : models::FinalLogs{};
   }
 
+  // What the log cleaner did (cleanup.policy=compact), and the keys of compacted topics' records (null: none compacts).
+  const models::CompactionHistory& compaction() const { return compaction_; }
+  const models::RecordKeyStore* record_keys() const { return record_keys_.get(); }
+
  private:
   Topology build_topology() const;
   static constexpr SimTime kWhenReady = -1;  // a start_time: once the cluster is ready
@@ -199,7 +203,9 @@ class Cluster {
   void plan_nemesis();
   void track_availability();  // app/harness/availability.cpp
   void track_fault_paths();
-  models::ClusterView view() const { return {*quorum_, brokers_, internal_topics(), &retention_}; }
+  models::ClusterView view() const {
+    return {*quorum_, brokers_, internal_topics(), &retention_, &compaction_, record_keys_.get()};
+  }
   NodeId active_controller_node() const;
   std::set<std::int32_t> internal_topics() const;
   std::vector<NodeId> resolve_nodes(const std::vector<std::string>& names) const;
@@ -228,6 +234,8 @@ class Cluster {
   std::vector<models::Consumer*> consumers_;
   models::ConsumptionHistory consumption_;
   models::RetentionHistory retention_;  // what retention deleted, for the checkers
+  models::CompactionHistory compaction_;  // what the log cleaner removed, for the checkers
+  std::shared_ptr<models::RecordKeyStore> record_keys_;
   std::vector<models::ShareConsumer*> share_consumers_;
   models::ShareHistory share_history_;
   models::ShareStateStore share_store_;  // durable: the brokers' persisted share state (__share_group_state)

@@ -80,6 +80,8 @@ const std::vector<BoundSection>& bound_sections() {
            [](const RunReport& r, const std::string&) { return r.kafka ? &r.kafka->operations : nullptr; }),
       bind(log_dir_moves_section(),
            [](const RunReport& r, const std::string&) { return r.kafka ? &r.kafka->operations : nullptr; }),
+      bind(compaction_section(),
+           [](const RunReport& r, const std::string&) { return r.kafka ? &r.kafka->compaction : nullptr; }),
       bind(network_section(), [](const RunReport& r, const std::string&) { return &r.network; }),
   };
   return sections;

@@ -36,6 +36,22 @@ constexpr Figure<G> kGroup[] = {
      .description = "committed records retention deleted (retention.ms, retention.bytes) before the group processed "
                     "them: expired, not lost by Kafka (a consumer behind the log start gets OFFSET_OUT_OF_RANGE and "
                     "applies auto.offset.reset)"},
+    {.name = "compacted_before_consumed", .value = of_report<&C::compacted_before_consumed>,
+     .label = "compacted before consumed", .expect = ExpectAs::Count,
+     .description = "committed records the log cleaner removed (cleanup.policy=compact) before the group processed "
+                    "them: superseded by a later record of their key, not lost (the consumer's fetch skips to the "
+                    "next offset there is)"},
+    {.name = "keys_checked", .value = of_report<&C::keys_checked>, .label = "keys checked", .new_line = true,
+     .expect = ExpectAs::Count,
+     .description = "keys of a compacted topic with a committed write, whose final view by the group is checked"},
+    {.name = "stale_keys", .value = of_report<&C::stale_keys>, .label = "stale keys", .expect = ExpectAs::Count,
+     .description = "keys whose final view by the group (the latest record of the key it processed) is not the "
+                    "latest committed write, a tombstone counting as no record: 0 for a group that read to the end"},
+    {.name = "tombstones_missed", .value = of_report<&C::tombstones_missed>, .label = "tombstones missed",
+     .expect = ExpectAs::Count,
+     .description = "stale keys whose latest write is a tombstone the group never saw, though it saw an older value: "
+                    "the cleaner removed the tombstone (delete.retention.ms after its segment was cleaned) before the "
+                    "group read it"},
     {.name = "unreached", .value = of_report<&C::unreached>, .label = "not reached by the end",
      .expect = ExpectAs::Count,
      .description = "unprocessed records past the furthest offset the group processed of their partition, skipped "

@@ -42,6 +42,9 @@ constexpr Figure<D> kDelivery[] = {
      .description = "acknowledged records of partitions offline at the end"},
     {.name = "expired", .value = of<&D::expired>, .label = "expired", .expect = ExpectAs::Count,
      .description = "committed records retention deleted by the end (retention.ms, retention.bytes): not lost"},
+    {.name = "compacted", .value = of<&D::compacted>, .label = "compacted", .expect = ExpectAs::Count,
+     .description = "committed records the log cleaner removed by the end (cleanup.policy=compact): superseded by a "
+                    "later record of their key, not lost"},
     {.name = "unreplicated", .value = of<&D::unreplicated>, .label = "unreplicated", .expect = ExpectAs::Count,
      .description = "acknowledged records not in the committed log but on its live leader, above the high watermark, "
                     "at the end: neither committed nor lost (the run ended before the followers had them)"},
@@ -299,6 +302,7 @@ KafkaFigures kafka_figures(const Cluster& cluster) {
   k.startup = startup_figures(cluster);
   k.partition_costs = partition_costs(cluster);
   k.operations = operation_figures(cluster);
+  k.compaction = models::check_compaction(logs, cluster.compaction());
   return k;
 }
 
@@ -322,6 +326,7 @@ void add_kafka_json(const KafkaFigures& k, nlohmann::ordered_json& j) {
   j["controller"]["first_elections"] = elections_json(k.controller);
   add_quorum_json(k.quorum, j);
   add_operations_json(k.operations, j);
+  add_compaction_json(k.compaction, j);
   add_json(partition_costs_section(), k.partition_costs, j);
   j["invariants"] = invariants_json(k.invariants);
   j["groups"] = groups_json(k.groups);
@@ -343,6 +348,7 @@ void print_kafka(const KafkaFigures& k, std::ostream& out) {
   print_elections(k.controller, out);
   print_quorum(k.quorum, out);
   print_operations(k.operations, out);
+  print_compaction(k.compaction, out);
   print_partition_costs(k.partition_costs, out);
   print_invariants(k.invariants, out);
   print_log_dirs(k.log_dirs, out);

@@ -11,6 +11,7 @@
 #include "app/harness/cluster.hpp"
 #include "app/report/figure_table.hpp"
 #include "app/report/report_availability.hpp"
+#include "app/report/report_compaction.hpp"
 #include "app/report/report_groups.hpp"
 #include "app/report/report_partition_costs.hpp"
 #include "app/report/report_quorum.hpp"
@@ -52,6 +53,7 @@ struct KafkaFigures {
   StartupFigures startup;  // how the clients started, and the warm-up's figures
   PartitionCosts partition_costs;
   OperationFigures operations;  // the scenario's operations and its partition reassignments (KIP-455)
+  models::CompactionReport compaction;  // the log cleaner (cleanup.policy=compact)
 };
 
 const Section<models::DeliveryReport>& delivery_section();

@@ -34,11 +34,11 @@ std::optional<SimTime> read_whole_units(MapReader& config, std::string_view key,
   return n * unit;
 }
 
-// cleanup.policy: delete, compact, or both (a list). Whether "delete" is in it;
-// ksim does not model compaction, so a compacted log only loses segments below its log start offset.
-bool read_cleanup_policy(MapReader& config, std::string_view key, bool fallback) {
-  if (!config.has(key)) return fallback;
+// cleanup.policy: delete, compact, or both (a list): whether "delete" and "compact" are in it.
+void read_cleanup_policy(MapReader& config, std::string_view key, models::LogConfig& log) {
+  if (!config.has(key)) return;
   bool deletes = false;
+  bool compacts = false;
   std::string policy = config.get<std::string>(key, "");
   std::erase(policy, ' ');
   std::size_t start = 0;
@@ -47,15 +47,31 @@ bool read_cleanup_policy(MapReader& config, std::string_view key, bool fallback)
     const std::string item = policy.substr(start, comma - start);
     if (item == "delete") {
       deletes = true;
-    } else if (item != "compact") {
+    } else if (item == "compact") {
+      compacts = true;
+    } else {
       throw config.error(key, "must be delete, compact or delete,compact (" + config::detail::single_quoted(item) + " is neither)");
     }
     start = comma + 1;
   }
-  if (policy.find("compact") != std::string::npos) {
-    config.warn(key, "compact: ksim does not model log compaction (the log cleaner): the log keeps every record it does not delete");
+  log.delete_enabled = deletes;
+  log.compact_enabled = compacts;
+}
+
+// The compaction configs (TopicConfig; their broker defaults in CleanerConfig
+// and ServerLogConfigs): `prefix` is "" for a topic's names, "log.cleaner." for
+// the brokers' (log.cleaner.min.cleanable.ratio, log.cleaner.delete.retention.ms, ...).
+void read_compaction(MapReader& config, bool broker, models::LogConfig& log) {
+  const std::string prefix = broker ? "log.cleaner." : "";
+  log.min_cleanable_dirty_ratio = config.get<double>(broker ? "log.cleaner.min.cleanable.ratio" : "min.cleanable.dirty.ratio",
+                                                     log.min_cleanable_dirty_ratio, {0.0, 1.0});
+  log.min_compaction_lag_ms = config.get<Duration>(prefix + "min.compaction.lag.ms", log.min_compaction_lag_ms, {0, kNever});
+  log.max_compaction_lag_ms = config.get<Duration>(prefix + "max.compaction.lag.ms", log.max_compaction_lag_ms, {1, kNever});
+  log.delete_retention_ms = config.get<Duration>(prefix + "delete.retention.ms", log.delete_retention_ms, {0, kNever});
+  if (log.max_compaction_lag_ms < log.min_compaction_lag_ms) {
+    // LogConfig.validateValues: "conflict topic config setting max.compaction.lag.ms < min.compaction.lag.ms".
+    throw config.error(prefix + "max.compaction.lag.ms", "must not be less than " + prefix + "min.compaction.lag.ms");
   }
-  return deletes;
 }
 
 // A retention size: a size (256KB, 1GiB) or -1, no limit (retention.bytes, log.retention.bytes).
@@ -79,7 +95,8 @@ models::LogConfig read_log_defaults(MapReader& broker_config) {
   if (const auto t = read_whole_units(broker_config, "log.retention.minutes", minutes(1), true)) log.retention_ms = *t;
   if (const auto t = read_retention_time(broker_config, "log.retention.ms")) log.retention_ms = *t;
   log.retention_bytes = read_retention_bytes(broker_config, "log.retention.bytes", log.retention_bytes);
-  log.delete_enabled = read_cleanup_policy(broker_config, "log.cleanup.policy", log.delete_enabled);
+  read_cleanup_policy(broker_config, "log.cleanup.policy", log);
+  read_compaction(broker_config, true, log);
   return log;
 }
 
@@ -89,7 +106,8 @@ models::LogConfig read_topic_log_config(MapReader& config, const models::LogConf
   log.segment_ms = config.get<Duration>("segment.ms", log.segment_ms, {1, kNever});
   if (const auto retention = read_retention_time(config, "retention.ms")) log.retention_ms = *retention;
   log.retention_bytes = read_retention_bytes(config, "retention.bytes", log.retention_bytes);
-  log.delete_enabled = read_cleanup_policy(config, "cleanup.policy", log.delete_enabled);
+  read_cleanup_policy(config, "cleanup.policy", log);
+  read_compaction(config, false, log);
   return log;
 }
 

@@ -62,6 +62,7 @@ json workload_json(const KafkaSpec& k, const models::ProducerWorkload& w, const 
                      : w.keys == models::ProducerWorkload::Keys::Uniform ? "uniform"
                                                                          : "zipf";
   out["keys"] = {{"distribution", keys}, {"count", w.key_count}, {"exponent", w.zipf_exponent}};
+  if (w.tombstone_fraction > 0) out["keys"]["tombstones"] = w.tombstone_fraction;  // null values (compacted topics)
   // models/client/producer/partitioner.hpp: a key is the decimal text of its number.
   out["partitioner"] = c.partitioner == models::PartitionerClass::RoundRobin ? "round-robin"
                        : w.keys != models::ProducerWorkload::Keys::None    ? "murmur2-key"

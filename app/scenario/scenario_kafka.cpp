@@ -268,6 +268,17 @@ models::BrokerConfig read_broker_config(MapReader& brokers, const std::optional<
   c.log_retention_check_interval =
       in.get<Duration>("log.retention.check.interval.ms", c.log_retention_check_interval, {1, kNever});
   c.file_delete_delay = in.get<Duration>("log.segment.delete.delay.ms", c.file_delete_delay, {0, kNever});
+  // The log cleaner (CleanerConfig; Kafka's ranges: threads at least 1, the dedupe buffer at least 1 MiB a thread).
+  c.log_cleaner_enable = in.get<bool>("log.cleaner.enable", c.log_cleaner_enable);
+  c.log_cleaner_backoff = in.get<Duration>("log.cleaner.backoff.ms", c.log_cleaner_backoff, {1, kNever});
+  c.log_cleaner_threads = in.get<std::int32_t>("log.cleaner.threads", c.log_cleaner_threads, {1, 1000});
+  c.log_cleaner_dedupe_buffer_size =
+      in.get<Bytes>("log.cleaner.dedupe.buffer.size", c.log_cleaner_dedupe_buffer_size, {1ULL << 20, 1ULL << 40});
+  if (c.log_cleaner_dedupe_buffer_size / static_cast<std::uint64_t>(c.log_cleaner_threads) < (1ULL << 20)) {
+    throw in.error("log.cleaner.dedupe.buffer.size", "must be at least 1MiB per cleaner thread (log.cleaner.threads)");
+  }
+  c.log_cleaner_io_buffer_load_factor =
+      in.get<double>("log.cleaner.io.buffer.load.factor", c.log_cleaner_io_buffer_load_factor, {0.01, 1.0});
   read_group_coordinator_config(in, c.group_coordinator, m);
   reject_absent(in, "transaction.partition.verification.enable", m, Mechanism::TxnVerification);
   read_txn_coordinator_config(in, c);
@@ -411,6 +422,15 @@ models::ProducerWorkload read_workload(MapReader& in, const std::vector<models::
                                    : models::ProducerWorkload::Keys::Zipf;
   w.key_count = keys.get<std::uint64_t>("count", w.key_count, {1, 10000000});
   w.zipf_exponent = keys.get<double>("exponent", w.zipf_exponent, {0.0, 10.0});
+  w.tombstone_fraction = keys.get<double>("tombstones", w.tombstone_fraction, {0.0, 1.0});
+  if (w.tombstone_fraction > 0 && w.keys == models::ProducerWorkload::Keys::None) {
+    throw keys.error("tombstones", "needs keys (distribution uniform or zipf): a tombstone is a null value for a key");
+  }
+  // LogValidator.validateKey: a compacted topic refuses keyless records (INVALID_RECORD, "Compacted topic cannot accept message without key").
+  if (w.keys == models::ProducerWorkload::Keys::None && topics[static_cast<std::size_t>(w.topic)].log.compact_enabled) {
+    throw keys.error("distribution", "must be uniform or zipf: topic " + topics[static_cast<std::size_t>(w.topic)].name +
+                                         " has cleanup.policy compact, and Kafka refuses keyless records to it (INVALID_RECORD)");
+  }
   if (in.has_map("record_size")) {
     MapReader size = in.map("record_size");
     w.record_bytes_min = size.required<Bytes>("min", {1, 1ULL << 30});

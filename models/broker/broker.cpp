@@ -78,6 +78,7 @@ void Broker::on_start() {
   if (config_.log_flush_scheduler_interval != kNever) flush_tick();
   isr_expiration_tick();
   start_retention();
+  start_cleaner();
   if (txn_coordinator_) txn_coordinator_->start();
 }
 

@@ -32,6 +32,7 @@
 #include "models/protocol/kafka_messages.hpp"
 #include "models/log/partition_log.hpp"
 #include "models/log/producer_state.hpp"
+#include "models/history/compaction_history.hpp"
 #include "models/history/retention_history.hpp"
 #include "sim/resources/cpu.hpp"
 #include "sim/core/node.hpp"
@@ -95,6 +96,8 @@ class Broker final : public Node, private TxnCoordinatorHost {
   void observe_groups(ConsumptionHistory* history);
   // Batches retention deletes from any replica here are told to `history` (for the checkers).
   void observe_retention(RetentionHistory* history) { retention_history_ = history; }
+  // Records the log cleaner removes from any replica here are told to `history` (for the checkers).
+  void observe_compaction(CompactionHistory* history) { compaction_history_ = history; }
   // Every change of a hosted partition is told to `listener` too (the cluster's invariant checks, ...).
   void add_partition_listener(PartitionListener* listener);
   // For tests of the invariant checks only: drops a hosted log's tail from `offset`, silently, as a bug would.
@@ -282,6 +285,9 @@ class Broker final : public Node, private TxnCoordinatorHost {
   ReplicationQuota alter_log_dirs_quota_;
   bool resume_moves_ = false;  // a restart left future replicas to resume
   std::map<TopicPartition, std::size_t> preferred_dirs_;  // LogManager.preferredLogDirs: where a replica yet to come goes
+  // broker_cleaner.cpp: the log cleaner's threads (LogCleaner.CleanerThread), every log.cleaner.backoff.ms
+  void start_cleaner();
+  void cleaner_tick();
   // AbstractFetcherThread.handleOutOfRangeError: below the leader's log start, a follower starts again there.
   void restart_at_leader_start(Replica& replica, Offset leader_log_start_offset);
   const TopicSpec& topic(TopicPartition tp) const { return directory_->topics[static_cast<std::size_t>(tp.topic)]; }
@@ -469,6 +475,7 @@ class Broker final : public Node, private TxnCoordinatorHost {
   std::vector<Replica*> replica_index_;       // by global partition number; null where not hosted
   PartitionListeners partition_listeners_;
   RetentionHistory* retention_history_ = nullptr;
+  CompactionHistory* compaction_history_ = nullptr;
   std::vector<std::pair<std::size_t, std::uint64_t>> deleting_;  // (log dir, bytes) awaiting file.delete.delay.ms
 
   // process state

@@ -259,7 +259,9 @@ void Broker::apply_fetched(Replica& r, const FetchResponse::PartitionData& data,
     publish(LogTruncated{id_, r.tp(), from, r.log().log_end_offset(), TruncationCause::InsideBatch});
   }
   for (const RecordBatch& batch : data.batches) {
-    if (batch.base_offset != r.log().log_end_offset()) break;  // not contiguous: a stale response
+    // Not contiguous: a stale response; but for the gaps a compacted leader's cleaner left.
+    const bool compacted_gap = batch.base_offset > r.log().log_end_offset() && r.log().config().compact_enabled;
+    if (batch.base_offset != r.log().log_end_offset() && !compacted_gap) break;
     if (!write_to_disk(r, batch.bytes, batch.record_count, returns_at)) return;
     r.append_as_follower(batch);
   }

@@ -160,6 +160,13 @@ std::uint64_t Partition::truncate_fully_and_start_at(Offset offset) {
   return removed;
 }
 
+CleanerStats Partition::clean(const LogToClean& cleanable, const RecordKeyOf& key_of, std::size_t max_map_keys,
+                             SimTime now) {
+  CleanerStats stats = log_.clean(cleanable, key_of, max_map_keys, now);
+  changed(PartitionChange::LogCleaned);
+  return stats;
+}
+
 void Partition::lose_unflushed() {
   log_.lose_unflushed();
   changed(PartitionChange::LogShrank);

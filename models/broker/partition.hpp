@@ -48,6 +48,7 @@ enum class PartitionChange {
   LogGrew,         // appended to: its log end offset went up, nothing else
   LogShrank,       // truncated, or lost to a power loss
   LogStartMoved,   // retention deleted segments, or a follower took its leader's log start offset
+  LogCleaned,      // the log cleaner compacted it (offsets, log start, HW and LEO unchanged)
   FollowerHighWatermark,
   PendingIsr,      // an AlterPartition began or ended
   LogReplaced,     // KIP-113: a copy of the log on another log dir took its place
@@ -136,6 +137,8 @@ class Partition {
   // becomes this replica's, with the current high watermark; `future` is left
   // holding the old log, to be deleted.
   void adopt_log_of(Partition& future);
+  // The log cleaner compacts the log (PartitionLog::clean).
+  CleanerStats clean(const LogToClean& cleanable, const RecordKeyOf& key_of, std::size_t max_map_keys, SimTime now);
 
   // --- a leader's followers, ISR and high watermark ---
   const FollowerState* follower(BrokerId broker) const { return const_cast<Partition*>(this)->find_follower(broker); }

@@ -29,6 +29,15 @@ constexpr Invariant kInvariants[] = {
     {"log_start_offset_monotonic",
      "a replica's log start offset never goes back, but by a truncation below it (a follower starting again at its "
      "leader's log start)"},
+    // The log cleaner (cleanup.policy=compact), on every replica it cleaned:
+    {"compacted_offsets_increasing",
+     "a cleaned log's batches have strictly increasing, non-overlapping offsets within [log start, log end): "
+     "compaction leaves gaps, never moves or repeats an offset"},
+    {"compaction_spares_active_segment",
+     "the cleaner's first dirty offset is at most the active segment's base offset and at most the high watermark: "
+     "the active segment and uncommitted records are never cleaned"},
+    {"compacted_segment_sizes_match",
+     "after a cleaning, each segment's size is the sum of its batches' sizes, and the log's size their total"},
     // KIP-932's share-partitions (SharePartition), on their leaders, after each event that changed one:
     {"share_start_within_end",
      "a share-partition's start offset (SPSO) is at most its end offset (SPEO), and every offset between is in flight"},
@@ -71,6 +80,9 @@ void ClusterInvariants::partition_changed(const Partition& partition, PartitionC
     case PartitionChange::LogShrank:
       log_starts_.erase({partition.broker(), partition.tp()});  // a truncation below the log start may move it back
       break;
+    case PartitionChange::LogCleaned:
+      cleaned_.emplace_back(partition.tp(), partition.broker());  // checked after the event
+      return;
     case PartitionChange::State:
     case PartitionChange::LogReplaced:
     case PartitionChange::LeaderHighWatermark: break;
@@ -106,6 +118,7 @@ void ClusterInvariants::on_node(const Node& node, NodeChange change) {
 void ClusterInvariants::after_event(SimTime now) {
   if (quorum_) quorum_->after_event(now);
   if (!log_start_moves_.empty()) check_log_starts(now);
+  if (!cleaned_.empty()) check_cleaned_logs(now);
   for (Broker* b : brokers_) {
     if (b->take_share_changes() || (scope_ == Scope::Everything && b->is_running())) check_share_partitions(*b, now);
   }
@@ -258,6 +271,52 @@ void ClusterInvariants::check_share_partitions(const Broker& b, SimTime now) {
               [&] { return broken->detail; });
     }
   }
+}
+
+// The log cleaner's invariants, on each replica it compacted in the event.
+void ClusterInvariants::check_cleaned_logs(SimTime now) {
+  for (const auto& [tp, broker] : cleaned_) {
+    const Partition* p = brokers_[static_cast<std::size_t>(broker)]->partition(tp);
+    if (!p) continue;
+    const PartitionLog& log = p->log();
+    Offset next = log.log_start_offset();
+    Offset broken_at = -1;
+    for (const RecordBatch& b : log.batches()) {
+      if (b.record_count <= 0 || b.next_offset() <= next || b.base_offset < next) {
+        broken_at = b.base_offset;
+        break;
+      }
+      next = b.next_offset();
+    }
+    verdict(broken_at < 0 && next <= log.log_end_offset(), "compacted_offsets_increasing", tp, broker, now, [&] {
+      return fmt::format("batch at offset {} overlaps or goes back (log start {}, log end {})", broken_at,
+                         log.log_start_offset(), log.log_end_offset());
+    });
+    const Offset dirty = log.first_dirty_offset();
+    verdict(dirty <= log.segments().back().base_offset && dirty <= log.high_watermark(),
+            "compaction_spares_active_segment", tp, broker, now, [&] {
+              return fmt::format("first dirty offset {}, active segment at {}, high watermark {}", dirty,
+                                 log.segments().back().base_offset, log.high_watermark());
+            });
+    std::uint64_t total = 0;
+    std::size_t s = 0;
+    std::vector<std::uint64_t> sums(log.segments().size(), 0);
+    for (const RecordBatch& b : log.batches()) {
+      while (s + 1 < log.segments().size() && log.segments()[s + 1].base_offset <= b.base_offset) ++s;
+      sums[s] += b.bytes;
+      total += b.bytes;
+    }
+    std::size_t mismatch = sums.size();
+    for (std::size_t i = 0; i < sums.size() && mismatch == sums.size(); ++i) {
+      if (sums[i] != log.segments()[i].bytes) mismatch = i;
+    }
+    verdict(mismatch == sums.size() && total == log.size_bytes(), "compacted_segment_sizes_match", tp, broker, now, [&] {
+      if (mismatch == sums.size()) return fmt::format("log size {}, its batches {}", log.size_bytes(), total);
+      return fmt::format("segment at {} has size {}, its batches {}", log.segments()[mismatch].base_offset,
+                         log.segments()[mismatch].bytes, sums[mismatch]);
+    });
+  }
+  cleaned_.clear();
 }
 
 }  // namespace ksim::models

@@ -90,6 +90,7 @@ class ClusterInvariants final : public PartitionListener {
   void check_leader(const Broker& leader, const Partition& p, SimTime now);
   void check_share_partitions(const Broker& b, SimTime now);
   void check_log_starts(SimTime now);
+  void check_cleaned_logs(SimTime now);
   // The number of replicas of `tp` that diverge from its leader.
   std::size_t check_agreement(TopicPartition tp, SimTime now);
   // Records the start of a violation (once until it holds again); `holds` ends one.
@@ -112,6 +113,7 @@ class ClusterInvariants final : public PartitionListener {
     Offset log_start, high_watermark, log_end;
   };
   std::vector<LogStartMove> log_start_moves_;  // in this event
+  std::vector<std::pair<TopicPartition, BrokerId>> cleaned_;  // in this event: logs the cleaner compacted
   std::map<std::pair<BrokerId, TopicPartition>, Offset> log_starts_;  // each replica's largest log start offset seen
   std::set<Key> broken_;  // violations in progress
   std::size_t divergences_at_end_ = 0;

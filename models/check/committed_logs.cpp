@@ -56,10 +56,34 @@ void add_expired(const ClusterView& cluster, TopicPartition tp, Offset log_start
   }
 }
 
+// The records some replica's cleaner removed that the final leader's log does
+// not hold (nor retention's deleted batches below its log start): compacted.
+void add_compacted(const ClusterView& cluster, TopicPartition tp, const PartitionLog& log, FinalLogs& logs) {
+  if (!cluster.compaction) return;
+  const auto it = cluster.compaction->removed.find(tp);
+  if (it == cluster.compaction->removed.end()) return;
+  const auto& expired = logs.expired[tp];
+  std::size_t e = 0;
+  for (const auto& [offset, record] : it->second) {
+    if (offset >= log.high_watermark()) break;
+    if (offset >= log.log_start_offset() && log.batch_at(offset)) continue;  // the final leader still holds it
+    while (e < expired.size() && expired[e].next_offset() <= offset) ++e;
+    if (e < expired.size() && expired[e].base_offset <= offset) continue;  // retention deleted it: expired
+    RecordBatch one;
+    one.base_offset = offset;
+    one.record_count = 1;
+    one.writer = record.writer;
+    one.first_record = record.record;
+    logs.compacted[tp].push_back(one);
+  }
+  if (logs.expired[tp].empty()) logs.expired.erase(tp);
+}
+
 }  // namespace
 
 FinalLogs committed_logs(const ClusterView& cluster) {
   FinalLogs logs;
+  logs.keys = cluster.keys;
   for (const auto& [tp, state] : cluster.controller.partitions()) {
     if (cluster.internal_topics.contains(tp.topic)) continue;
     const Broker* leader = state.leader == kNoBroker ? nullptr : cluster.brokers[static_cast<std::size_t>(state.leader)];
@@ -69,6 +93,7 @@ FinalLogs committed_logs(const ClusterView& cluster) {
     }
     const PartitionLog& log = *leader->log(tp);
     add_expired(cluster, tp, log.log_start_offset(), logs);
+    add_compacted(cluster, tp, log, logs);
     std::vector<RecordBatch> below_hw;
     bool transactions = false;
     for (const auto& batch : log.batches()) {

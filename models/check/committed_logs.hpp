@@ -11,7 +11,9 @@
 #include "models/broker/broker.hpp"
 #include "models/check/delivery_checker.hpp"
 #include "models/controller/controller_quorum.hpp"
+#include "models/history/compaction_history.hpp"
 #include "models/history/retention_history.hpp"
+#include "models/protocol/record_keys.hpp"
 
 namespace ksim::models {
 
@@ -20,6 +22,8 @@ struct ClusterView {
   const std::vector<Broker*>& brokers;  // by broker id
   std::set<std::int32_t> internal_topics;  // __consumer_offsets, __transaction_state
   const RetentionHistory* retention = nullptr;  // what retention deleted (null: nothing)
+  const CompactionHistory* compaction = nullptr;  // what the log cleaner removed (null: nothing)
+  const RecordKeyStore* keys = nullptr;  // the keys of compacted topics' records (null: none compacts)
 };
 
 FinalLogs committed_logs(const ClusterView& cluster);

@@ -13,6 +13,7 @@ namespace {
 struct CommittedRecord {
   bool present = false;  // a record here (offsets of markers and aborted transactions are gaps)
   bool expired = false;  // retention deleted it before the end
+  bool compacted = false;  // the log cleaner removed it before the end (superseded by a later record of its key)
   std::uint32_t writer = 0;
   std::uint64_t record = 0;
   std::uint32_t times_processed = 0;
@@ -23,23 +24,25 @@ struct CommittedRecord {
 // With `expired`, the batches retention deleted are added first, marked so.
 std::map<std::int32_t, std::vector<CommittedRecord>> records_by_offset(
     const std::map<TopicPartition, std::vector<RecordBatch>>& logs, std::int32_t topic,
-    const std::map<TopicPartition, std::vector<RecordBatch>>* expired = nullptr) {
+    const std::map<TopicPartition, std::vector<RecordBatch>>* expired = nullptr,
+    const std::map<TopicPartition, std::vector<RecordBatch>>* compacted = nullptr) {
   std::map<std::int32_t, std::vector<CommittedRecord>> result;
-  const auto add = [&](const std::map<TopicPartition, std::vector<RecordBatch>>& from, bool deleted) {
+  const auto add = [&](const std::map<TopicPartition, std::vector<RecordBatch>>& from, bool deleted, bool cleaned) {
     for (const auto& [tp, batches] : from) {
       if (tp.topic != topic) continue;
       auto& records = result[tp.partition];
       for (const RecordBatch& b : batches) {
         records.resize(std::max(records.size(), static_cast<std::size_t>(b.next_offset())));
         for (std::int32_t i = 0; i < b.record_count; ++i) {
-          records[static_cast<std::size_t>(b.base_offset + i)] = {true, deleted, b.writer,
+          records[static_cast<std::size_t>(b.base_offset + i)] = {true, deleted, cleaned, b.writer,
                                                                   b.first_record + static_cast<std::uint64_t>(i)};
         }
       }
     }
   };
-  if (expired) add(*expired, true);
-  add(logs, false);
+  if (expired) add(*expired, true, false);
+  if (compacted) add(*compacted, false, true);
+  add(logs, false, false);
   return result;
 }
 
@@ -50,7 +53,7 @@ class ConsumptionWalk {
   ConsumptionWalk(const ConsumptionHistory& history, const FinalLogs& logs, const ConsumerGroupSpec& group)
       : history_(history),
         group_(group),
-        committed_(records_by_offset(logs.committed, group.topic, &logs.expired)),
+        committed_(records_by_offset(logs.committed, group.topic, &logs.expired, &logs.compacted)),
         aborted_(records_by_offset(logs.aborted, group.topic)) {}
 
   ConsumptionReport run() {
@@ -66,6 +69,10 @@ class ConsumptionWalk {
         if (r.times_processed > 0) continue;
         if (r.expired) {
           ++report_.expired_before_consumed;
+          continue;
+        }
+        if (r.compacted) {
+          ++report_.compacted_before_consumed;
           continue;
         }
         ++report_.unprocessed;
@@ -357,7 +364,9 @@ std::string ConsumptionReport::incomplete() const {
 
 ConsumptionReport check_consumption(const ConsumptionHistory& history, const FinalLogs& logs,
                                     const ConsumerGroupSpec& group) {
-  return ConsumptionWalk(history, logs, group).run();
+  ConsumptionReport report = ConsumptionWalk(history, logs, group).run();
+  if (logs.keys) check_key_views(history, logs, group, report);
+  return report;
 }
 
 }  // namespace ksim::models

@@ -46,6 +46,16 @@ struct ConsumptionReport {
   // Committed, never processed, and deleted by retention before the group got
   // to them (retention.ms, retention.bytes): expired, not lost by Kafka.
   std::uint64_t expired_before_consumed = 0;
+  // Committed, never processed, and removed by the log cleaner before the
+  // group got to them (cleanup.policy=compact): superseded by a later record
+  // of the same key, not lost.
+  std::uint64_t compacted_before_consumed = 0;
+  // On a compacted topic (compaction_checker.cpp): the group's final view of
+  // each key (the latest record of it the group processed) against the
+  // latest committed write of the key, a tombstone being the same as no record.
+  std::uint64_t keys_checked = 0;       // keys with a committed write
+  std::uint64_t stale_keys = 0;         // keys whose final view is not the latest write
+  std::uint64_t tombstones_missed = 0;  // of which: the latest write is a tombstone the cleaner removed before the group saw it, yet the group saw an older value
   // Of those, past the furthest offset any member processed of their partition,
   // and skipped by no reset: the run ended before the group got there.
   std::uint64_t unreached = 0;
@@ -94,5 +104,8 @@ struct ConsumerGroupSpec {
 
 ConsumptionReport check_consumption(const ConsumptionHistory& history, const FinalLogs& logs,
                                     const ConsumerGroupSpec& group);
+// compaction_checker.cpp: keys_checked, stale_keys and tombstones_missed of a group of a compacted topic.
+void check_key_views(const ConsumptionHistory& history, const FinalLogs& logs, const ConsumerGroupSpec& group,
+                     ConsumptionReport& report);
 
 }  // namespace ksim::models

@@ -152,11 +152,24 @@ void DeliveryWalk::walk_logs() {
     }
   }
   for (const auto& [partition, batches] : logs_.committed) {
+    // The records the cleaner removed go between the log's batches, in offset order (committed, then compacted).
+    const auto compacted = logs_.compacted.find(partition);
+    const std::vector<RecordBatch> none;
+    const std::vector<RecordBatch>& removed = compacted == logs_.compacted.end() ? none : compacted->second;
+    std::size_t c = 0;
     Offset next = 0;
     for (const auto& batch : batches) {
       assert(batch.base_offset >= next && "committed batches must be in offset order, without overlap");
+      for (; c < removed.size() && removed[c].base_offset < batch.base_offset; ++c) {
+        report_.compacted += static_cast<std::uint64_t>(removed[c].record_count);
+        walk_batch(partition, removed[c]);
+      }
       next = batch.next_offset();
       walk_batch(partition, batch);
+    }
+    for (; c < removed.size(); ++c) {
+      report_.compacted += static_cast<std::uint64_t>(removed[c].record_count);
+      walk_batch(partition, removed[c]);
     }
   }
 }

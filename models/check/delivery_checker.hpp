@@ -25,8 +25,9 @@ struct DeliveryReport {
   std::uint64_t acknowledged = 0;       // records in acknowledged batches (each counted once)
   std::uint64_t failed = 0;             // records whose batch finally failed
   std::uint64_t pending = 0;            // neither acknowledged nor failed at the end
-  std::uint64_t committed = 0;          // records in the committed logs (every copy), those retention deleted included
+  std::uint64_t committed = 0;          // records in the committed logs (every copy), those retention deleted or compaction removed included
   std::uint64_t expired = 0;            // committed records retention deleted by the end (retention.ms, retention.bytes)
+  std::uint64_t compacted = 0;          // committed records the log cleaner removed, superseded by a later record of their key
   std::uint64_t lost = 0;               // acknowledged, in an online partition, but absent from its committed log
   std::uint64_t unavailable = 0;        // acknowledged, in an offline partition
   std::uint64_t unreplicated = 0;       // acknowledged, absent from the committed log but on its live leader above the HW

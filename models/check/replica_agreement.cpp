@@ -32,14 +32,22 @@ std::optional<ReplicaDivergence> committed_divergence(const PartitionLog& leader
                                                       const PartitionLog& replica, BrokerId replica_broker) {
   const Offset committed = std::min(leader.high_watermark(), replica.high_watermark());
   // Retention deletes each replica's own segments: compare from the larger log start offset.
-  const Offset start = std::max(leader.log_start_offset(), replica.log_start_offset());
-  const auto from = [start](std::span<const RecordBatch> batches) {
+  Offset start = std::max(leader.log_start_offset(), replica.log_start_offset());
+  // The cleaner compacts each replica's own log, at its own times: compare from the larger first dirty offset.
+  if (leader.config().compact_enabled) start = std::max({start, leader.first_dirty_offset(), replica.first_dirty_offset()});
+  const auto from = [&start](std::span<const RecordBatch> batches) {
     const auto it = std::lower_bound(batches.begin(), batches.end(), start,
                                      [](const RecordBatch& b, Offset o) { return b.base_offset < o; });
     return batches.subspan(static_cast<std::size_t>(it - batches.begin()));
   };
-  const std::span<const RecordBatch> l = from(leader.batches());
-  const std::span<const RecordBatch> r = from(replica.batches());
+  std::span<const RecordBatch> l = from(leader.batches());
+  std::span<const RecordBatch> r = from(replica.batches());
+  while (leader.config().compact_enabled && !l.empty() && !r.empty() && l.front().base_offset != r.front().base_offset) {
+    // A batch the map's end split on one replica only: both from the first batch boundary they share.
+    start = std::max(l.front().base_offset, r.front().base_offset);
+    l = from(l);
+    r = from(r);
+  }
   std::size_t i = 0;
   // Replicated batches are copied whole, so agreeing logs share their batches'
   // boundaries: the first pair that differs starts where the agreement ends.

@@ -136,6 +136,27 @@ struct LogTruncated {
   }
 };
 
+// The log cleaner compacted a replica's log (LogCleaner's Cleaner.doClean):
+// offsets [from, to) were the dirty section mapped; `bytes_before` of the
+// cleaned segments became `bytes_after`.
+struct LogCleaned {
+  BrokerId broker;
+  TopicPartition partition;
+  Offset from;
+  Offset to;
+  std::uint64_t bytes_before;
+  std::uint64_t bytes_after;
+  std::uint64_t records_removed;
+  std::uint64_t tombstones_removed;
+  bool traced() const { return true; }
+  std::string_view kind() const { return "broker.clean_log"; }
+  template <class Write> void trace(Write&& write) const {
+    write({{"topic", partition.topic}, {"partition", partition.partition}, {"from", from}, {"to", to},
+           {"bytes_before", bytes_before}, {"bytes_after", bytes_after}, {"records_removed", records_removed},
+           {"tombstones_removed", tombstones_removed}});
+  }
+};
+
 // Retention deleted a replica's oldest segments (UnifiedLog.deleteOldSegments):
 // its log start offset moved from `from` to `to`, `bytes` left the log.
 struct SegmentsDeleted {

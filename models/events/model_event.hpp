@@ -31,7 +31,9 @@ using ModelEvent = std::variant<
     TaskProducerReplaced,
     // producers
     TxnOffsetsRejected, TransactionsInitialised, TransactionEnded, ProducerFenced, BatchFailed,
-    ProduceRequestTimedOut>;
+    ProduceRequestTimedOut,
+    // the log cleaner (at the end: the alternatives before keep their indexes)
+    LogCleaned>;
 
 // Writes the event as its trace record (kind, then fields), unless it is one the trace leaves out.
 void trace_event(Trace& trace, SimTime time, std::string_view node, const ModelEvent& event);

@@ -12,6 +12,10 @@
 #include "models/protocol/kafka_types.hpp"
 
 namespace ksim::models {
+class RecordKeyStore;  // models/protocol/record_keys.hpp
+}  // namespace ksim::models
+
+namespace ksim::models {
 
 struct RecordRange {
   std::uint32_t writer = 0;
@@ -95,6 +99,11 @@ struct FinalLogs {
   // Committed batches retention deleted (below the leader's log start offset
   // at the end): their records were in the log, then expired, not lost.
   std::map<TopicPartition, std::vector<RecordBatch>> expired;
+  // Committed records the log cleaner removed (cleanup.policy=compact), in
+  // offset order, each a batch of one: superseded by a later record of their key, not lost.
+  std::map<TopicPartition, std::vector<RecordBatch>> compacted;
+  // The keys and null values of compacted topics' records (null: no topic compacts).
+  const RecordKeyStore* keys = nullptr;
   std::vector<TopicPartition> offline;
 };
 

@@ -43,7 +43,9 @@ const RecordBatch& PartitionLog::append_as_leader(RecordBatch batch, Epoch epoch
 }
 
 void PartitionLog::append_as_follower(const RecordBatch& batch) {
-  assert(batch.base_offset == log_end_offset() && "appends are contiguous");
+  // Contiguous, but for the gaps the leader's cleaner left in a compacted log (Kafka's appendAsFollower takes the offsets as they are).
+  assert((batch.base_offset == log_end_offset() || (config().compact_enabled && batch.base_offset > log_end_offset())) &&
+         "appends are contiguous");
   assert(batch.record_count > 0);
   if (should_roll(batch)) roll();
   assign_epoch(batch.leader_epoch, batch.base_offset);
@@ -133,6 +135,7 @@ void PartitionLog::truncate_to(Offset offset) {
   latest_epoch_ = epochs_.empty() ? -1 : epochs_.back().first;
   high_watermark_ = std::min(high_watermark_, leo);
   flushed_offset_ = std::min(flushed_offset_, leo);
+  first_dirty_offset_ = std::min(first_dirty_offset_, leo);  // LogCleanerManager.maybeTruncateCheckpoint
 }
 
 // The last segment's size and timestamps from its batches (after a truncation).
@@ -158,14 +161,14 @@ std::uint64_t PartitionLog::truncate_fully_and_start_at(Offset offset) {
   segments_.assign(1, LogSegment{offset, 0, -1, -1});
   epochs_.clear();  // LeaderEpochFileCache.clearAndFlush
   latest_epoch_ = last_batch_epoch_ = -1;
-  log_start_offset_ = log_end_offset_ = high_watermark_ = flushed_offset_ = offset;
+  log_start_offset_ = log_end_offset_ = high_watermark_ = flushed_offset_ = first_dirty_offset_ = offset;
   size_bytes_ = 0;
   return removed;
 }
 
 // UnifiedLog.deleteOldSegments (cleanup.policy=delete): the log start offset
 // breaches first, then retention.bytes, then retention.ms. With
-// cleanup.policy=compact only the first (compaction itself is not modelled).
+// cleanup.policy=compact only the first (the cleaner compacts: log_cleaner.cpp).
 std::vector<DeletedSegments> PartitionLog::delete_old_segments(SimTime now) {
   std::vector<DeletedSegments> passes;
   const auto keep = [&passes](DeletedSegments d) {

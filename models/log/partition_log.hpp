@@ -14,6 +14,7 @@
 #include <span>
 #include <vector>
 
+#include "models/log/log_cleaner.hpp"
 #include "models/protocol/log_config.hpp"
 #include "models/protocol/kafka_types.hpp"
 
@@ -25,6 +26,9 @@ struct LogSegment {
   std::uint64_t bytes = 0;
   SimTime first_timestamp = -1;    // the first batch's timestamp (LogSegment.rollingBasedTimestamp); -1 when empty
   SimTime largest_timestamp = -1;  // the largest batch timestamp (LogSegment.largestTimestamp); -1 when empty
+  // KIP-534: when the cleaner first rewrote this segment with tombstones in it,
+  // plus delete.retention.ms; its tombstones go at a cleaning after it. -1: not yet.
+  SimTime delete_horizon = -1;
 };
 
 // Why segments were deleted (Kafka's SegmentDeletionReason).
@@ -101,6 +105,17 @@ class PartitionLog {
   // delete_old_segments. True when it moved.
   bool maybe_increment_log_start_offset(Offset offset);
 
+  // --- compaction (log_cleaner.hpp, LogCleaner's Cleaner) ---
+  // The cleaner's checkpoint (cleaner-offset-checkpoint): where the dirty section starts.
+  Offset first_dirty_offset() const { return first_dirty_offset_; }
+  // Cleaner.doClean: maps the latest offset of each key in [first dirty,
+  // first uncleanable) (at most `max_map_keys` keys), then rewrites every
+  // segment below the map's end keeping the latest record of each key;
+  // tombstones go once their segment's delete horizon has passed. Offsets
+  // stay (gaps appear); the log start offset does not move. Transactional
+  // batches, markers and the last batch of each idempotent producer are kept whole.
+  CleanerStats clean(const LogToClean& cleanable, const RecordKeyOf& key_of, std::size_t max_map_keys, SimTime now);
+
   // --- leader epoch cache (KIP-101) ---
   Epoch latest_epoch() const { return latest_epoch_; }  // -1 when the cache is empty
   Epoch last_batch_epoch() const { return last_batch_epoch_; }  // the last batch's leader epoch; -1 when empty
@@ -139,6 +154,7 @@ class PartitionLog {
   Epoch last_batch_epoch_ = -1;
   Offset high_watermark_ = 0;
   Offset flushed_offset_ = 0;
+  Offset first_dirty_offset_ = 0;
   std::uint64_t size_bytes_ = 0;
 };
 

@@ -14,6 +14,7 @@
 namespace ksim::models {
 
 class CoordinatorRecordStore;  // models/coordinator/coordinator_records.hpp
+class RecordKeyStore;          // models/protocol/record_keys.hpp
 
 // Who is where: broker ids to nodes, the controllers' nodes, the topics.
 struct ClusterDirectory {
@@ -31,6 +32,8 @@ struct ClusterDirectory {
   std::int32_t offsets_topic = -1;
   std::int32_t transaction_topic = -1;  // __transaction_state (-1: none)
   std::shared_ptr<CoordinatorRecordStore> coordinator_records;
+  // The keys and null values of records written to compacted topics (null: no topic compacts).
+  std::shared_ptr<RecordKeyStore> record_keys;
 };
 
 }  // namespace ksim::models

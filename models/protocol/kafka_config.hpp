@@ -92,6 +92,12 @@ struct BrokerConfig {
   SimTime log_retention_check_interval = minutes(5);      // log.retention.check.interval.ms
   SimTime file_delete_delay = seconds(60);                // file.delete.delay.ms: deleted segments leave the disk then
   SimTime log_initial_task_delay = seconds(30);           // LogManager's first retention check (log.initial.task.delay.ms)
+  // The log cleaner (CleanerConfig): compacts logs with cleanup.policy=compact.
+  bool log_cleaner_enable = true;                         // log.cleaner.enable
+  SimTime log_cleaner_backoff = seconds(15);              // log.cleaner.backoff.ms: a thread's sleep when no log is cleanable
+  std::int32_t log_cleaner_threads = 1;                   // log.cleaner.threads
+  std::uint64_t log_cleaner_dedupe_buffer_size = 128ULL << 20;  // log.cleaner.dedupe.buffer.size: 128 MiB over all threads
+  double log_cleaner_io_buffer_load_factor = 0.9;         // log.cleaner.io.buffer.load.factor: the offset map's fill
   SimTime broker_heartbeat_interval = seconds(2);         // broker.heartbeat.interval.ms
   bool controlled_shutdown_enable = true;                 // controlled.shutdown.enable: move leaderships before stopping
   // With a controller quorum, a heartbeat unanswered this long moves the broker

@@ -2,7 +2,11 @@
 // A log's segment and retention configs (Kafka's LogConfig): the topic-level
 // segment.bytes, segment.ms, retention.bytes, retention.ms and cleanup.policy,
 // whose defaults are the brokers' log.segment.bytes, log.roll.ms (log.roll.hours),
-// log.retention.bytes and log.retention.ms (log.retention.hours).
+// log.retention.bytes and log.retention.ms (log.retention.hours); and the
+// compaction configs of TopicConfig / CleanerConfig: min.cleanable.dirty.ratio
+// (log.cleaner.min.cleanable.ratio), min.compaction.lag.ms and
+// max.compaction.lag.ms (log.cleaner.*), delete.retention.ms
+// (log.cleaner.delete.retention.ms).
 #include <cstdint>
 
 #include "sim/events/time.hpp"
@@ -16,6 +20,11 @@ struct LogConfig {
   std::int64_t retention_bytes = -1;         // retention.bytes (log.retention.bytes): -1, no limit
   SimTime retention_ms = kWeek;              // retention.ms (log.retention.ms, .minutes, .hours): 168 hours; kNever for -1
   bool delete_enabled = true;                // cleanup.policy contains "delete"
+  bool compact_enabled = false;              // cleanup.policy contains "compact" (LogConfig.compact)
+  double min_cleanable_dirty_ratio = 0.5;    // min.cleanable.dirty.ratio (log.cleaner.min.cleanable.ratio)
+  SimTime min_compaction_lag_ms = 0;         // min.compaction.lag.ms (log.cleaner.min.compaction.lag.ms)
+  SimTime max_compaction_lag_ms = kNever;    // max.compaction.lag.ms (log.cleaner.max.compaction.lag.ms): Long.MAX_VALUE
+  SimTime delete_retention_ms = 86'400'000'000'000;  // delete.retention.ms (log.cleaner.delete.retention.ms): 1 day
 
   // Whether retention may delete a segment within a week of simulated time:
   // with Kafka's defaults it never does (retention.ms is a week, retention.bytes unlimited).

@@ -23,6 +23,8 @@ enum class RecordFormat : std::uint8_t { V0, V1, V2 };
 struct RecordShape {
   std::int32_t key_bytes = -1;
   std::uint64_t value_bytes = 0;
+  std::int64_t key = -1;   // the key drawn (-1: keyless), kept for compacted topics (record_keys.hpp)
+  bool tombstone = false;  // a null value: value_bytes is 0
 };
 
 // The bytes a batch has before its first record (v2's header; a v0 or v1

@@ -81,7 +81,12 @@ bool ArrivalStream::draw_one() {
   last_ += gap;
   const auto key = draw_key();
   const std::string key_text = key ? std::to_string(*key) : std::string();
-  const RecordShape record{key ? static_cast<std::int32_t>(key_text.size()) : -1, bytes};
+  RecordShape record{key ? static_cast<std::int32_t>(key_text.size()) : -1, bytes};
+  if (key) record.key = static_cast<std::int64_t>(*key);
+  if (key && workload_.tombstone_fraction > 0 && rng_.uniform01() < workload_.tombstone_fraction) {
+    record.tombstone = true;  // a null value
+    record.value_bytes = 0;
+  }
   std::int32_t partition = kStickyPartition;  // the built-in partitioner's keyless records: chosen at append
   if (kind_ != PartitionerClass::BuiltIn || (key && !ignore_keys_)) {
     partition = partitioner_.partition(key ? std::optional<std::string_view>(key_text) : std::nullopt,

@@ -33,6 +33,9 @@ struct ProducerWorkload {
   Keys keys = Keys::None;
   std::uint64_t key_count = 1000;
   double zipf_exponent = 1.0;
+  // keys.tombstones: the fraction of keyed records sent with a null value (a
+  // delete of the key on a compacted topic); drawn only when above 0.
+  double tombstone_fraction = 0;
   std::uint64_t record_bytes_min = 1024;  // uniform between min and max
   std::uint64_t record_bytes_max = 1024;
   SimTime start = 0;

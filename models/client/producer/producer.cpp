@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "models/protocol/record_keys.hpp"
 #include "sim/core/simulation.hpp"
 
 namespace ksim::models {
@@ -302,6 +303,9 @@ bool Producer::append(TopicPartition tp, RecordShape record, SimTime sent_at, st
     open = batch.get();
     sender_index_.add(static_cast<std::size_t>(tp.partition));
     created = true;
+  }
+  if (record.key >= 0 && directory_->record_keys && directory_->topics[static_cast<std::size_t>(tp.topic)].log.compact_enabled) {
+    directory_->record_keys->set(index_, tp, produced_count(tp), {record.key, record.tombstone});
   }
   history_.sent(index_, tp, produced_count(tp)++, sent_at);
   if (transactional()) txn_counted_record();

@@ -163,6 +163,7 @@ int main(int argc, char** argv) {
   soak_bench->add_option("--producers", soak.producers, "Producers")->check(CLI::Range(1, 10000));
   soak_bench->add_option("--rate", soak.rate_per_s, "Records per simulated second, per producer")->check(CLI::Range(1.0, 1e9));
   soak_bench->add_option("--record-size", soak.record_bytes, "Bytes per record")->check(CLI::Range(1ul, 1ul << 24));
+  soak_bench->add_option("--keys", soak.keys, "Distinct keys, drawn uniformly")->check(CLI::Range(1, 1000000000));
   soak_bench->add_option("--retention", soak.retention_s, "retention.ms of the topic, in seconds")->check(CLI::Range(1, 864000));
   soak_bench->add_option("--group-a", soak.group_a, "Members of the first consumer group (0: none)")->check(CLI::Range(0, 10000));
   soak_bench->add_option("--group-b", soak.group_b, "Members of the second consumer group (0: none)")->check(CLI::Range(0, 10000));

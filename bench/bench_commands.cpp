@@ -94,6 +94,7 @@ int bench_soak_command(const SoakBenchOptions& options, bool json, std::ostream&
                              {"producers", options.producers},
                              {"rate_per_s", options.rate_per_s},
                              {"record_bytes", options.record_bytes},
+                             {"keys", options.keys},
                              {"retention_s", options.retention_s},
                              {"groups", {options.group_a, options.group_b}},
                              {"sim_s", r.sim_s},
@@ -114,10 +115,10 @@ int bench_soak_command(const SoakBenchOptions& options, bool json, std::ostream&
     return 0;
   }
   fmt::print(out,
-             "soak: {} brokers, {} partitions RF 3, {} producers x {:.0f} records/s of {} bytes, groups of {} and {}, "
-             "retention {}s\n",
+             "soak: {} brokers, {} partitions RF 3, {} producers x {:.0f} records/s of {} bytes with {} keys, groups of {} "
+             "and {}, retention {}s\n",
              options.brokers, options.partitions, options.producers, options.rate_per_s, options.record_bytes,
-             options.group_a, options.group_b, options.retention_s);
+             options.keys, options.group_a, options.group_b, options.retention_s);
   fmt::print(out, "rss over simulated time:\n");
   for (const SoakSample& s : r.samples)
     fmt::print(out, "  {:>7.0f} s simulated  {:>8.1f} s wall  {}\n", s.sim_s, s.wall_s, units::format_bytes(s.rss_bytes));

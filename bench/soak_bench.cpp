@@ -49,10 +49,10 @@ producers:
     topic: soak
     rate: {}/s
     record_size: {}
-    keys: {{distribution: uniform, count: 1000000}}
+    keys: {{distribution: uniform, count: {}}}
 {})",
                      o.seed, o.duration_s, o.brokers, o.partitions, o.retention_s, o.producers, o.rate_per_s,
-                     o.record_bytes, consumers);
+                     o.record_bytes, o.keys, consumers);
 }
 
 SoakBenchResult run_soak_bench(const SoakBenchOptions& options) {

@@ -20,6 +20,7 @@ struct SoakBenchOptions {
   std::int32_t producers = 10;
   double rate_per_s = 10000;  // per producer
   std::uint64_t record_bytes = 1024;
+  std::int32_t keys = 1000;  // distinct keys, drawn uniformly (the scenario default)
   std::int64_t retention_s = 600;
   std::int32_t group_a = 6;  // members of the first consumer group (0: none)
   std::int32_t group_b = 3;  // members of the second (0: none)

@@ -154,6 +154,23 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 1000));
   produce_bench->add_flag("--json", produce_json, "Print JSON");
 
+  ksim::bench::SoakBenchOptions soak;
+  bool soak_json = false;
+  CLI::App* soak_bench = bench->add_subcommand("soak", "A production-like cluster for a long run with retention: speed and memory over time");
+  soak_bench->add_option("--duration", soak.duration_s, "Simulated seconds")->check(CLI::Range(1, 864000));
+  soak_bench->add_option("--partitions", soak.partitions, "Partitions of the topic")->check(CLI::Range(1, 10000000));
+  soak_bench->add_option("--brokers", soak.brokers, "Brokers (at least 3: RF 3)")->check(CLI::Range(3, 10000));
+  soak_bench->add_option("--producers", soak.producers, "Producers")->check(CLI::Range(1, 10000));
+  soak_bench->add_option("--rate", soak.rate_per_s, "Records per simulated second, per producer")->check(CLI::Range(1.0, 1e9));
+  soak_bench->add_option("--record-size", soak.record_bytes, "Bytes per record")->check(CLI::Range(1ul, 1ul << 24));
+  soak_bench->add_option("--keys", soak.keys, "Distinct keys, drawn uniformly")->check(CLI::Range(1, 1000000000));
+  soak_bench->add_option("--retention", soak.retention_s, "retention.ms of the topic, in seconds")->check(CLI::Range(1, 864000));
+  soak_bench->add_option("--group-a", soak.group_a, "Members of the first consumer group (0: none)")->check(CLI::Range(0, 10000));
+  soak_bench->add_option("--group-b", soak.group_b, "Members of the second consumer group (0: none)")->check(CLI::Range(0, 10000));
+  soak_bench->add_option("--sample-every", soak.sample_every_s, "Simulated seconds between memory samples")->check(CLI::Range(1, 864000));
+  soak_bench->add_option("--seed", soak.seed, "Seed");
+  soak_bench->add_flag("--json", soak_json, "Print JSON");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -171,6 +188,7 @@ int main(int argc, char** argv) {
   if (*merge) return ksim::app::merge_command(merge_args, std::cerr);
   if (*engine) return ksim::bench::bench_engine_command(phold, phold_json, std::cout);
   if (*produce_bench) return ksim::bench::bench_produce_command(produce, produce_json, std::cout);
+  if (*soak_bench) return ksim::bench::bench_soak_command(soak, soak_json, std::cout);
   if (*net) {
     network.jitter = !no_jitter;
     return ksim::bench::bench_network_command(network, network_json, std::cout);

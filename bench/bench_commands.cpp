@@ -78,4 +78,57 @@ int bench_produce_command(const ProduceBenchOptions& options, bool json, std::os
   return 0;
 }
 
+int bench_soak_command(const SoakBenchOptions& options, bool json, std::ostream& out) {
+  const SoakBenchResult r = run_soak_bench(options);
+  const double speedup = r.run_wall_s > 0 ? r.sim_s / r.run_wall_s : 0;
+  const double events_per_s = r.run_wall_s > 0 ? static_cast<double>(r.events) / r.run_wall_s : 0;
+  const double records_per_s = r.run_wall_s > 0 ? static_cast<double>(r.records) / r.run_wall_s : 0;
+  if (json) {
+    nlohmann::ordered_json samples = nlohmann::ordered_json::array();
+    for (const SoakSample& s : r.samples)
+      samples.push_back({{"sim_s", s.sim_s}, {"wall_s", s.wall_s}, {"rss_bytes", s.rss_bytes}});
+    nlohmann::ordered_json j{{"benchmark", "soak"},
+                             {"duration_s", options.duration_s},
+                             {"partitions", options.partitions},
+                             {"brokers", options.brokers},
+                             {"producers", options.producers},
+                             {"rate_per_s", options.rate_per_s},
+                             {"record_bytes", options.record_bytes},
+                             {"keys", options.keys},
+                             {"retention_s", options.retention_s},
+                             {"groups", {options.group_a, options.group_b}},
+                             {"sim_s", r.sim_s},
+                             {"run_wall_s", r.run_wall_s},
+                             {"wall_s", r.wall_s},
+                             {"speedup", speedup},
+                             {"events", r.events},
+                             {"events_per_wall_s", events_per_s},
+                             {"records", r.records},
+                             {"records_per_wall_s", records_per_s},
+                             {"consumed", r.consumed},
+                             {"expired", r.expired},
+                             {"peak_rss_bytes", r.peak_rss_bytes},
+                             {"rss_samples", samples},
+                             {"verdict", r.verdict},
+                             {"trace_hash", format_hash(r.trace_hash)}};
+    out << j.dump() << '\n';
+    return 0;
+  }
+  fmt::print(out,
+             "soak: {} brokers, {} partitions RF 3, {} producers x {:.0f} records/s of {} bytes with {} keys, groups of {} "
+             "and {}, retention {}s\n",
+             options.brokers, options.partitions, options.producers, options.rate_per_s, options.record_bytes,
+             options.keys, options.group_a, options.group_b, options.retention_s);
+  fmt::print(out, "rss over simulated time:\n");
+  for (const SoakSample& s : r.samples)
+    fmt::print(out, "  {:>7.0f} s simulated  {:>8.1f} s wall  {}\n", s.sim_s, s.wall_s, units::format_bytes(s.rss_bytes));
+  fmt::print(out,
+             "simulated_seconds {:.1f}\nwall_seconds {:.1f} (simulation), {:.1f} (with the checks and report)\n"
+             "speedup {:.2f}x real time\nevents {} ({:.0f}/s)\nrecords {} acknowledged ({:.0f}/s), {} consumed, {} "
+             "expired\npeak_rss {}\nverdict {}\ntrace_hash {}\n",
+             r.sim_s, r.run_wall_s, r.wall_s, speedup, r.events, events_per_s, r.records, records_per_s, r.consumed,
+             r.expired, units::format_bytes(r.peak_rss_bytes), r.verdict, format_hash(r.trace_hash));
+  return 0;
+}
+
 }  // namespace ksim::bench

@@ -1,7 +1,5 @@
 #include "bench/produce_bench.hpp"
 
-#include <sys/resource.h>
-
 #include <chrono>
 
 #include <fmt/format.h>
@@ -9,6 +7,7 @@
 #include "app/harness/cluster.hpp"
 #include "app/report/report.hpp"
 #include "app/scenario/config_reader.hpp"
+#include "bench/process_memory.hpp"
 
 namespace ksim::bench {
 
@@ -36,12 +35,6 @@ producers:
     record_size: {}
 {})",
                      o.seed, o.duration_s, o.partitions, o.rate_per_s, o.record_bytes, consumers);
-}
-
-std::uint64_t peak_rss_bytes() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;  // Linux reports KiB
 }
 
 }  // namespace

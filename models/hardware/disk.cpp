@@ -25,6 +25,7 @@ Disk::Write Disk::write(std::uint64_t bytes, SimTime now, std::uint64_t file) {
 }
 
 SimTime Disk::io_start_cost(std::uint64_t file, std::uint64_t bytes, SimTime now) {
+  if (file >= open_ios_.size()) open_ios_.resize(file + 1);
   OpenIo& io = open_ios_[file];
   if (io.bytes > 0 && io.bytes + bytes <= spec_.writeback_io_bytes && now - io.started < spec_.writeback_interval) {
     io.bytes += bytes;
@@ -51,7 +52,7 @@ SimTime Disk::read(std::uint64_t bytes, SimTime now) {
 }
 
 SimTime Disk::flush(SimTime now, std::uint64_t file) {
-  open_ios_.erase(file);  // its dirty pages go now: later appends start a new I/O
+  if (file < open_ios_.size()) open_ios_[file] = OpenIo{};  // its dirty pages go now: later appends start a new I/O
   const SimTime done = std::max(now, device_free_at_) + spec_.flush_latency;
   device_free_at_ = done;
   return done;

@@ -17,7 +17,7 @@
 // (Simplification: the elevator's reordering across files is not modelled;
 // on a hard disk every I/O to another file pays a full seek.)
 #include <cstdint>
-#include <map>
+#include <vector>
 
 #include "sim/events/time.hpp"
 
@@ -92,7 +92,9 @@ class Disk {
   std::uint64_t last_file_ = 0;  // of the last I/O started
   std::uint64_t seeks_ = 0;
   std::uint64_t writeback_ios_ = 0;
-  std::map<std::uint64_t, OpenIo> open_ios_;  // by file: the I/O its next append may join
+  // By file (a dense index: the broker's partition index): the I/O its next
+  // append may join; none when its bytes are 0. A vector, as a map lookup per append cost 5% of a busy run.
+  std::vector<OpenIo> open_ios_;
   SimTime read_free_at_ = 0;
   std::uint64_t bytes_read_ = 0;
 };

@@ -11,6 +11,7 @@
 #include <optional>
 #include <vector>
 
+#include <boost/container/flat_map.hpp>
 #include <boost/container/static_vector.hpp>
 
 #include "models/protocol/kafka_types.hpp"
@@ -83,7 +84,8 @@ class ProducerStateTable {
     // Newest at the back; held in the entry itself, as it is read for every batch appended.
     boost::container::static_vector<BatchInfo, kBatchesRemembered> recent;
   };
-  std::map<ProducerId, Entry> entries_;
+  // By producer id; flat (a partition has a few producers), as a map node per producer missed the cache on every append.
+  boost::container::flat_map<ProducerId, Entry> entries_;
   std::map<ProducerId, Offset> open_;          // producer id -> first offset of its open transaction
   struct EndedTransaction {
     Offset first_offset;

@@ -317,6 +317,7 @@ bool Consumer::take_records() {
       const Buffered b = state.buffer.front();
       state.buffer.pop_front();
       state.buffered_bytes -= b.bytes;
+      buffered_bytes_ -= b.bytes;
       state.consumed = b.offset + 1;
       state.consumed_epoch = b.epoch;
       if (txn_started_ == kNever) txn_started_ = now();
@@ -397,33 +398,12 @@ void Consumer::finished_processing() {
   wake_app();
 }
 
-
 // KIP-62: the background thread notices when the application has not called
 // poll() within max.poll.interval.ms.
 void Consumer::arm_poll_timer() {
   if (!group_mode_) return;
   const SimTime polled_at = last_poll_;
   set_timer(config_.max_poll_interval, [this, polled_at] { poll_timeout_expired(polled_at); });
-}
-
-void Consumer::own(std::int32_t partition) {
-  partitions_[partition] = PartitionState{};
-  ++assignment_version_;
-  positions_pending_ = true;
-  if (!task_producers_.empty()) task_producers_[static_cast<std::size_t>(partition)]->restart();  // initTransactions()
-  history_.ownership.push_back({index_, {workload_.topic, partition}, true, now()});
-}
-
-void Consumer::disown(std::int32_t partition, bool lost) {
-  buffered_.reset(static_cast<std::size_t>(partition));
-  if (partitions_.erase(partition) == 0) return;
-  ++assignment_version_;
-  if (!task_producers_.empty()) {  // the task is closed with its producer
-    Producer* producer = task_producers_[static_cast<std::size_t>(partition)];
-    if (producer->state() != NodeState::Crashed) producer->crash(CrashKind::Shutdown);
-  }
-  history_.ownership.push_back({index_, {workload_.topic, partition}, false, now()});
-  publish(PartitionReleased{partition, lost});
 }
 
 // ---- positions: committed offsets, auto.offset.reset, KIP-320 validation ----

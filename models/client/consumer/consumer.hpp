@@ -396,6 +396,7 @@ class Consumer final : public KafkaClient {
   SimTime cpu_ns_ = 0;
   Histogram e2e_latency_;
   std::uint64_t fetch_buffer_peak_bytes_ = 0;
+  std::uint64_t buffered_bytes_ = 0;  // the sum of partitions_' buffered_bytes, kept as they change
   Histogram e2e_warmup_latency_;
   SimTime first_record_at_ = kNever;
   SimTime last_record_at_ = 0;

@@ -176,14 +176,13 @@ void Consumer::handle_fetch(const FetchResponse& response) {
         state.buffer.push_back({offset, batch.leader_epoch, batch.writer, batch.first_record + static_cast<std::uint64_t>(i),
                                 bytes, batch.create_time});
         state.buffered_bytes += bytes;
+        buffered_bytes_ += bytes;
         state.position = offset + 1;
       }
       if (!state.buffer.empty()) buffered_.set(static_cast<std::size_t>(data.partition.partition));
     }
   }
-  std::uint64_t buffered = 0;
-  for (const auto& [p, state] : partitions_) buffered += state.buffered_bytes;
-  fetch_buffer_peak_bytes_ = std::max(fetch_buffer_peak_bytes_, buffered);
+  fetch_buffer_peak_bytes_ = std::max(fetch_buffer_peak_bytes_, buffered_bytes_);
   // FetchCollector.handleInitializeErrors: a metadata update at once (as the
   // client's metadata backoff allows), not after retry.backoff.ms.
   if (refresh) refresh_metadata();

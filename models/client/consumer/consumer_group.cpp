@@ -282,6 +282,31 @@ void Consumer::revoke(const std::vector<std::int32_t>& partitions) {
   for (const std::int32_t p : partitions) disown(p, false);
 }
 
+void Consumer::own(std::int32_t partition) {
+  PartitionState& state = partitions_[partition];
+  buffered_bytes_ -= state.buffered_bytes;
+  state = PartitionState{};
+  ++assignment_version_;
+  positions_pending_ = true;
+  if (!task_producers_.empty()) task_producers_[static_cast<std::size_t>(partition)]->restart();  // initTransactions()
+  history_.ownership.push_back({index_, {workload_.topic, partition}, true, now()});
+}
+
+void Consumer::disown(std::int32_t partition, bool lost) {
+  buffered_.reset(static_cast<std::size_t>(partition));
+  const auto it = partitions_.find(partition);
+  if (it == partitions_.end()) return;
+  buffered_bytes_ -= it->second.buffered_bytes;
+  partitions_.erase(it);
+  ++assignment_version_;
+  if (!task_producers_.empty()) {  // the task is closed with its producer
+    Producer* producer = task_producers_[static_cast<std::size_t>(partition)];
+    if (producer->state() != NodeState::Crashed) producer->crash(CrashKind::Shutdown);
+  }
+  history_.ownership.push_back({index_, {workload_.topic, partition}, false, now()});
+  publish(PartitionReleased{partition, lost});
+}
+
 void Consumer::lose_all_partitions() {
   std::vector<std::int32_t> all;
   for (const auto& [p, state] : partitions_) all.push_back(p);

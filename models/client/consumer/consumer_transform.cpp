@@ -127,6 +127,7 @@ void Consumer::rewind_to_committed() {
   for (auto& [p, state] : partitions_) {
     set_position_state(state, PositionState::Unknown);
     state.buffer.clear();
+    buffered_bytes_ -= state.buffered_bytes;
     state.buffered_bytes = 0;
     buffered_.reset(static_cast<std::size_t>(p));
     state.request_correlation = -1;  // a fetch in flight is answered for the old position: ignored

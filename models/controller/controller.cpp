@@ -98,6 +98,7 @@ void Controller::on_message(ConnectionId connection, MessagePtr message) {
     case ApiKey::AddOffsetsToTxn:
     case ApiKey::EndTxn:
     case ApiKey::WriteTxnMarkers:
+    case ApiKey::ControlledShutdown:
     case ApiKey::TxnOffsetCommit: break;  // brokers' APIs
     case ApiKey::Vote:
     case ApiKey::BeginQuorumEpoch:

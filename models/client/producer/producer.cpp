@@ -122,6 +122,7 @@ void Producer::on_message(ConnectionId connection, MessagePtr message) {
     case ApiKey::ShareAcknowledge:
     case ApiKey::OffsetForLeaderEpoch:
     case ApiKey::WriteTxnMarkers:
+    case ApiKey::ControlledShutdown:
     case ApiKey::AlterPartition:
     case ApiKey::BrokerHeartbeat:
     case ApiKey::Vote:

@@ -24,7 +24,9 @@ void Cluster::schedule_operations() {
     }
   });
   for (std::size_t i = 0; i < kafka.operations.size(); ++i) {
-    operation_results_.push_back({i, kNever, {}, {}});
+    OperationResult result;
+    result.operation = i;
+    operation_results_.push_back(std::move(result));
     sim_->events().schedule_at(kafka.operations[i].at, [this, i] { run_operation(i, sim_->now()); });
   }
 }
@@ -88,10 +90,10 @@ void Cluster::run_operation(std::size_t index, SimTime first_try) {
   }
   result.applied_at = sim_->now();
   const std::vector<PartitionChange> changes = operation_changes(index);
-  if (op.throttle > 0) {  // --throttle: every broker's leader rate, the moved partitions throttled
+  if (op.throttle > 0) {  // --throttle: every broker's leader and follower rates, the moved partitions throttled
     std::vector<models::TopicPartition> moved;
     for (const auto& [tp, target] : changes) moved.push_back(tp);
-    for (models::Broker* b : brokers_) b->throttle_leader_replication(op.throttle, moved);
+    for (models::Broker* b : brokers_) b->throttle_replication(op.throttle, moved);
   }
   for (const auto& [tp, target] : changes) {
     result.partitions.push_back(tp);

@@ -71,9 +71,10 @@ class Broker final : public Node, private TxnCoordinatorHost {
   void create_replica(TopicPartition tp);
 
   // KIP-73, as kafka-reassign-partitions --throttle sets it: leader.replication.throttled.rate
-  // and these partitions in leader.replication.throttled.replicas, for as long as they are
-  // being reassigned (broker_replica_lifecycle.cpp).
-  void throttle_leader_replication(double bytes_per_s, const std::vector<TopicPartition>& partitions);
+  // and follower.replication.throttled.rate, and these partitions in the throttled-replica
+  // lists (the leader side for the existing replicas, the follower side for the moving ones),
+  // for as long as they are being reassigned (broker_replica_lifecycle.cpp).
+  void throttle_replication(double bytes_per_s, const std::vector<TopicPartition>& partitions);
   // KIP-113, the Admin API's alterReplicaLogDirs (broker_log_dir_moves.cpp): moves
   // each partition's replica here to the log dir at that path, online. An error per
   // partition, as ReplicaManager.alterReplicaLogDirs answers.
@@ -153,6 +154,8 @@ class Broker final : public Node, private TxnCoordinatorHost {
     // after it became a follower (OffsetsForLeaderEpoch v0), and then fetched
     // by offset alone: set once that first answer is applied.
     bool epoch_checked = false;
+    // The leader's high watermark in the last fetch response (the fetcher's lag; KIP-73's in-sync test).
+    Offset leader_high_watermark = -1;
     // KIP-113 (Partition.futureLog): its copy on another log dir while it moves
     // there, filled from this replica by a ReplicaAlterLogDirsThread.
     std::unique_ptr<Replica> future;
@@ -221,8 +224,13 @@ class Broker final : public Node, private TxnCoordinatorHost {
   std::map<TopicPartition, PartitionState> departed_;
   // Whether `r`'s records to `follower` count against the leader's replication quota.
   bool leader_throttled(const Replica& r, BrokerId follower) const;
+  // Whether what this broker fetches for `r` counts against its follower quota: a replica being added here.
+  bool follower_throttled(const Replica& r) const;
+  // Leaves out of `f`'s next request the throttled replicas not in sync while the follower quota is exceeded.
+  void hold_throttled_partitions(Fetcher& f);
   ReplicationQuota leader_quota_;
-  std::set<TopicPartition> leader_throttled_;
+  ReplicationQuota follower_quota_;
+  std::set<TopicPartition> throttled_partitions_;
   void handle_metadata_request(ConnectionId connection, const MetadataRequest& request);
   void handle_init_producer_id(ConnectionId connection, const InitProducerIdRequest& request);
   void handle_list_offsets(ConnectionId connection, const ListOffsetsRequest& request);

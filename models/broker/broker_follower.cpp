@@ -86,6 +86,7 @@ void Broker::send_fetch(Fetcher& f) {
     }
     return true;
   });
+  hold_throttled_partitions(f);
   // RemoteLeaderEndPoint.buildFetch: only the partitions ready for fetch; with
   // none, the thread waits for the first delay to end (or a partition added).
   const auto ready = [&](const FetchRequest::PartitionData& p) { return !f.delayed.contains(p.partition); };
@@ -258,18 +259,45 @@ void Broker::apply_fetched(Replica& r, const FetchResponse::PartitionData& data,
     r.truncate_to(data.batches.front().base_offset);
     publish(LogTruncated{id_, r.tp(), from, r.log().log_end_offset(), TruncationCause::InsideBatch});
   }
+  std::uint64_t appended = 0;
   for (const RecordBatch& batch : data.batches) {
     // Not contiguous: a stale response; but for the gaps a compacted leader's cleaner left.
     const bool compacted_gap = batch.base_offset > r.log().log_end_offset() && r.log().config().compact_enabled;
     if (batch.base_offset != r.log().log_end_offset() && !compacted_gap) break;
     if (!write_to_disk(r, batch.bytes, batch.record_count, returns_at)) return;
     r.append_as_follower(batch);
+    appended += batch.bytes;
   }
+  if (follower_throttled(r)) follower_quota_.record(appended, now());  // ReplicaFetcherThread.processPartitionData
+  r.leader_high_watermark = data.high_watermark;
   maybe_flush(r, returns_at);
   r.follow_high_watermark(data.high_watermark);
   // UnifiedLog.maybeIncrementLogStartOffset(leaderLogStartOffset) in processPartitionData.
   if (data.log_start_offset > r.log().log_start_offset()) note_deleted(r, r.follow_log_start_offset(data.log_start_offset, now()));
   r.producers.forget_replicated(r.log().high_watermark());
+}
+
+// KIP-73 (RemoteLeaderEndPoint.shouldFollowerThrottle): while the follower
+// quota is exceeded, a throttled replica that is not in sync (its log end
+// behind the leader's high watermark of the last response) is left out of the
+// request, and asked for again in the next; with nothing else to fetch, the
+// thread backs off replica.fetch.backoff.ms (AbstractFetcherThread.maybeFetch).
+void Broker::hold_throttled_partitions(Fetcher& f) {
+  if (!follower_quota_.enabled() || !follower_quota_.exceeded(now())) return;
+  std::vector<TopicPartition> held;
+  bool others = false;
+  for (const auto& p : f.partitions) {
+    if (f.delayed.contains(p.partition)) continue;
+    const Replica* r = replica(p.partition);
+    const bool in_sync = r && r->leader_high_watermark >= 0 && r->log().log_end_offset() >= r->leader_high_watermark;
+    if (r && follower_throttled(*r) && !in_sync) {
+      held.push_back(p.partition);
+    } else {
+      others = true;
+    }
+  }
+  const SimTime until = others ? now() : now() + config_.replica_fetch_backoff;
+  for (const TopicPartition tp : held) f.delayed[tp].until = until;
 }
 
 // A request that failed (no answer, a lost connection) delays all the fetcher's partitions.

@@ -48,16 +48,23 @@ const PartitionState* Broker::departed_state(TopicPartition tp) const {
   return it == departed_.end() ? nullptr : &it->second;
 }
 
-void Broker::throttle_leader_replication(double bytes_per_s, const std::vector<TopicPartition>& partitions) {
+void Broker::throttle_replication(double bytes_per_s, const std::vector<TopicPartition>& partitions) {
   leader_quota_.set_rate(bytes_per_s);
-  leader_throttled_.insert(partitions.begin(), partitions.end());
+  follower_quota_.set_rate(bytes_per_s);
+  throttled_partitions_.insert(partitions.begin(), partitions.end());
 }
 
 // ReplicaManager.shouldLeaderThrottle: a throttled partition, a follower out of the ISR.
 // The tool's throttle lasts while the partition is reassigned (--verify removes it after).
 bool Broker::leader_throttled(const Replica& r, BrokerId follower) const {
-  return leader_quota_.enabled() && r.state().reassigning() && leader_throttled_.contains(r.tp()) &&
+  return leader_quota_.enabled() && r.state().reassigning() && throttled_partitions_.contains(r.tp()) &&
          !r.in_isr(follower);
+}
+
+// follower.replication.throttled.replicas lists the moving replicas: those being added here.
+bool Broker::follower_throttled(const Replica& r) const {
+  return follower_quota_.enabled() && r.state().reassigning() && throttled_partitions_.contains(r.tp()) &&
+         contains(r.state().adding, id_);
 }
 
 }  // namespace ksim::models

@@ -137,18 +137,26 @@ TEST_CASE("a reassignment whose new broker crashes completes once it returns", "
 }
 
 TEST_CASE("a throttled reassignment copies at the throttled rate", "[kip455][system]") {
-  // --throttle 2MB/s at 25 s: each moved partition has 25 s of 1.25 MB/s to
+  // --throttle 4MB/s at 25 s: each moved partition has 25 s of 1.25 MB/s to
   // copy (31 MB) and gains 1.25 MB/s until the producers stop at 30 s.
-  // Kafka's quota lets about ten seconds' worth (20 MB) through at once,
-  // then holds 2 MB/s; unthrottled the copy takes a fraction of a second.
+  // Kafka's quotas let about ten seconds' worth (40 MB) through at once, then
+  // hold 4 MB/s. Each leader's quota alone would let its partition through in
+  // that burst (one move takes a fraction of a second); but both moves go to
+  // broker 3, whose follower quota (follower.replication.throttled.rate) holds
+  // the two together (62 MB and more) to 4 MB/s after its burst.
   const std::string moves = R"(
   - {at: 25s, kind: reassign_partitions, topic: orders, replicas: {0: [3, 1, 2], 1: [1, 2, 3]})";
+  const std::string one_move = R"(
+  - {at: 25s, kind: reassign_partitions, topic: orders, replicas: {0: [3, 1, 2]}, throttle: 4MB/s})";
   const auto unthrottled = run_moves(moving_cluster(moves + "}\n"), 1);
-  const auto throttled = run_moves(moving_cluster(moves + ", throttle: 2MB/s}\n"), 1);
+  const auto throttled = run_moves(moving_cluster(moves + ", throttle: 4MB/s}\n"), 1);
+  const auto alone = run_moves(moving_cluster(one_move + "\n"), 1);
   CHECK(unthrottled.completed == 2);
   CHECK(unthrottled.longest < ksim::seconds(1));
+  CHECK(alone.completed == 1);
+  CHECK(alone.longest < ksim::seconds(1));
   CHECK(throttled.completed == 2);
-  CHECK(throttled.longest > ksim::seconds(4));
+  CHECK(throttled.longest > ksim::seconds(8));
   CHECK(throttled.longest < ksim::seconds(15));
 }
 

@@ -104,7 +104,9 @@ std::vector<OperationSpec> read_operations(ListReader list, const KafkaSpec& kaf
                                            {"reassign_partitions", "cancel_reassignment", "decommission_broker",
                                             "alter_replica_log_dirs", "balance_log_dirs"},
                                            "");
-    op.kind = *std::find_if(std::begin(kKinds), std::end(kKinds), [&](auto k) { return to_string(k) == kind; });
+    // An unknown kind is an error get_choice reported; the item is read on as the default's.
+    const auto* known = std::find_if(std::begin(kKinds), std::end(kKinds), [&](auto k) { return to_string(k) == kind; });
+    if (known != std::end(kKinds)) op.kind = *known;
     op.at = in.required<config::Duration>("at");
     if (op.at >= end) throw in.error("at", "is after the run's end (duration + drain), so it never happens");
     if (op.kind == OperationSpec::Kind::AlterReplicaLogDirs || op.kind == OperationSpec::Kind::BalanceLogDirs) {

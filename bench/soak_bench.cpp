@@ -1,5 +1,6 @@
 #include "bench/soak_bench.hpp"
 
+#include <algorithm>
 #include <chrono>
 
 #include <fmt/format.h>
@@ -81,7 +82,10 @@ SoakBenchResult run_soak_bench(const SoakBenchOptions& options) {
   r.expired = report.kafka->delivery.expired;
   for (const auto& g : report.kafka->groups) r.consumed += g.report.processed;
   r.events = report.events;
+  // ru_maxrss follows the kernel's high-water mark, which lags the resident
+  // size /proc reports: the peak is at least every sample taken.
   r.peak_rss_bytes = peak_rss_bytes();
+  for (const SoakSample& s : r.samples) r.peak_rss_bytes = std::max(r.peak_rss_bytes, s.rss_bytes);
   r.verdict = report.kafka->delivery.verdict();
   r.trace_hash = report.trace_hash;
   return r;

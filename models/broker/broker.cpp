@@ -467,7 +467,7 @@ bool Broker::write_to_disk(Replica& r, std::uint64_t bytes, std::int32_t records
   }
   returns_at = std::max(returns_at, write.returns_at);
   mark_durable(r);
-  r.durability.emplace_back(r.log().log_end_offset() + records, write.durable_at);
+  r.durability.push_back({r.log().log_end_offset() + records, write.durable_at});
   return true;
 }
 
@@ -484,7 +484,7 @@ SimTime Broker::flush(Replica& r) {
   const SimTime done = log_dirs_[r.log_dir].disk.flush(now(), static_cast<std::uint64_t>(global_index(r.tp())));
   r.last_flush = now();
   // The fsync covers everything appended so far; it is durable from `done` on.
-  for (auto& entry : r.durability) entry.second = std::min(entry.second, done);
+  for (std::size_t i = 0; i < r.durability.size(); ++i) r.durability[i].second = std::min(r.durability[i].second, done);
   return done;
 }
 

@@ -10,6 +10,7 @@
 // broker_follower.cpp (replica fetchers and truncation), broker_group.cpp
 // (hosting the group coordinator: FindCoordinator, group requests, appends
 // to __consumer_offsets).
+#include <cassert>
 #include <deque>
 #include <map>
 #include <memory>
@@ -34,6 +35,7 @@
 #include "models/log/producer_state.hpp"
 #include "models/history/compaction_history.hpp"
 #include "models/history/retention_history.hpp"
+#include "sim/events/ring_queue.hpp"
 #include "sim/resources/cpu.hpp"
 #include "sim/core/node.hpp"
 
@@ -140,12 +142,17 @@ class Broker final : public Node, private TxnCoordinatorHost {
     Replica(TopicPartition tp, BrokerId local, std::size_t dir) : Partition(tp, local), log_dir(dir) {}
     std::size_t log_dir = 0;
     // --- process state, lost on a crash ---
-    std::deque<std::pair<Offset, SimTime>> durability;  // (end offset, durable at), oldest first: a deque, trimmed at the front
+    RingQueue<std::pair<Offset, SimTime>> durability;  // (end offset, durable at), oldest first, trimmed at the front
+    // After a truncation: the marks past the new log end go (they are the newest: end offsets only grow between truncations).
+    void drop_durability_above_log_end() {
+      while (!durability.empty() && durability.back().first > log().log_end_offset()) durability.pop_back();
+      assert(durability.empty() || durability.back().first <= log().log_end_offset());
+    }
     SimTime last_flush = 0;
     // Where the log sits in the broker's stream of appends, every MiB or so:
     // (first offset after the mark, bytes the broker had appended by then).
     // Data older than the page cache's size in that stream is read from disk.
-    std::deque<std::pair<Offset, std::uint64_t>> cache_marks;
+    RingQueue<std::pair<Offset, std::uint64_t>> cache_marks;
     std::pair<Offset, std::uint64_t> newest_cache_mark{-1, 0};  // cache_marks.back(), at hand
     ProducerStateTable producers;
     std::vector<std::uint64_t> waiting_produces;  // ids in the produce purgatory waiting on this partition

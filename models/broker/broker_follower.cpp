@@ -247,7 +247,7 @@ void Broker::apply_fetched(Replica& r, const FetchResponse::PartitionData& data,
     const Offset from = r.log().log_end_offset();
     r.truncate_to(truncate_at);
     publish(LogTruncated{id_, r.tp(), from, truncate_at, TruncationCause::Divergence});
-    std::erase_if(r.durability, [&](const auto& d) { return d.first > r.log().log_end_offset(); });
+    r.drop_durability_above_log_end();
     return;
   }
   if (!data.batches.empty() && data.batches.front().base_offset < r.log().log_end_offset() &&

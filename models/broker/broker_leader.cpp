@@ -433,9 +433,12 @@ SimTime Broker::cache_read_done(const Replica& r, Offset offset, std::uint64_t b
   if (!r.cache_marks.empty() && offset >= r.newest_cache_mark.first) {
     position = r.newest_cache_mark.second;  // the usual read: the log's tail
   } else {
-    const auto after = std::upper_bound(r.cache_marks.begin(), r.cache_marks.end(), offset,
-                                        [](Offset o, const auto& mark) { return o < mark.first; });
-    position = after == r.cache_marks.begin() ? 0 : std::prev(after)->second;
+    std::size_t after = 0;  // the first mark after `offset` (upper_bound)
+    for (std::size_t end = r.cache_marks.size(); after < end;) {
+      const std::size_t mid = after + (end - after) / 2;
+      if (offset < r.cache_marks[mid].first) end = mid; else after = mid + 1;
+    }
+    position = after == 0 ? 0 : r.cache_marks[after - 1].second;
   }
   if (appended_bytes_ - position <= config_.page_cache_bytes && position >= cache_floor_) return now();
   return log_dirs_[r.log_dir].disk.read(bytes, now());

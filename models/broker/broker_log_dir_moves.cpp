@@ -135,7 +135,7 @@ void Broker::copy_to_future(Replica& r, std::size_t mover) {
   const Offset agreed = agreed_end(f.log(), r.log());
   if (agreed < f.log().log_end_offset()) {
     f.truncate_to(agreed);
-    std::erase_if(f.durability, [&](const auto& d) { return d.first > f.log().log_end_offset(); });
+    f.drop_durability_above_log_end();
   }
   if (f.log().log_end_offset() < r.log().log_start_offset()) {
     free_disk_later(f.log_dir, f.truncate_fully_and_start_at(r.log().log_start_offset()));

@@ -11,7 +11,7 @@ namespace ksim::models {
 namespace {
 
 // The index of the segment containing `offset` (the last one starting at or below it).
-std::size_t cleaner_segment_of(const std::deque<LogSegment>& segments, Offset offset) {
+std::size_t cleaner_segment_of(const std::vector<LogSegment>& segments, Offset offset) {
   const auto it = std::upper_bound(segments.begin(), segments.end(), offset,
                                    [](Offset o, const LogSegment& s) { return o < s.base_offset; });
   return it == segments.begin() ? 0 : static_cast<std::size_t>(it - segments.begin() - 1);

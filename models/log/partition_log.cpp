@@ -217,10 +217,8 @@ DeletedSegments PartitionLog::delete_segments(Predicate deletable, SegmentDeleti
   }
   if (count == 0) return result;
   if (count == segments_.size()) roll();  // the active segment goes too: a new one first
-  for (std::size_t i = 0; i < count; ++i) {
-    result.bytes += segments_.front().bytes;
-    segments_.pop_front();
-  }
+  for (std::size_t i = 0; i < count; ++i) result.bytes += segments_[i].bytes;
+  segments_.erase(segments_.begin(), segments_.begin() + static_cast<std::ptrdiff_t>(count));
   result.segments = static_cast<int>(count);
   size_bytes_ -= result.bytes;
   log_start_offset_ = std::max(log_start_offset_, segments_.front().base_offset);

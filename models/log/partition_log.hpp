@@ -9,7 +9,6 @@
 // never past the HW (UnifiedLog.deleteOldSegments): the batches leave memory
 // (a start index into the batches, compacted as it grows).
 #include <cstdint>
-#include <deque>
 #include <optional>
 #include <span>
 #include <vector>
@@ -59,7 +58,7 @@ class PartitionLog {
   // The batches still in the log, from the log start offset; valid until the log next changes.
   std::span<const RecordBatch> batches() const { return {batches_.data() + first_, batches_.size() - first_}; }
   bool empty() const { return first_ == batches_.size(); }
-  const std::deque<LogSegment>& segments() const { return segments_; }  // oldest first; the last is active
+  const std::vector<LogSegment>& segments() const { return segments_; }  // oldest first; the last is active
   // Batch slots held in memory, deleted ones not yet compacted away included (for tests of memory).
   std::size_t batch_slots() const { return batches_.capacity(); }
 
@@ -143,7 +142,7 @@ class PartitionLog {
 
   std::vector<RecordBatch> batches_;  // [first_, end) are in the log; before first_: deleted, to be compacted away
   std::size_t first_ = 0;
-  std::deque<LogSegment> segments_;   // never empty
+  std::vector<LogSegment> segments_;  // never empty; a handful (a deque's first block is 0.5 KiB per replica)
   std::vector<std::pair<Epoch, Offset>> epochs_;
   const LogConfig* config_ = nullptr;
   // The LEO and the epochs are read on every fetch and append: kept here

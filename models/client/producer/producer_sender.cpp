@@ -168,7 +168,7 @@ SimTime Producer::retry_not_before(Batch& b) const {
   return leader_changed ? 0 : b.retry_at;
 }
 
-bool Producer::batch_ready(const std::deque<BatchPtr>& queue, std::deque<BatchPtr>::const_iterator first,
+bool Producer::batch_ready(const BatchQueue& queue, BatchQueue::const_iterator first,
                            SimTime& next_check, SimTime& not_before) {
   Batch& b = **first;
   if (sequences_hold(queue, first)) return false;
@@ -187,7 +187,7 @@ bool Producer::batch_ready(const std::deque<BatchPtr>& queue, std::deque<BatchPt
 
 // In-flight batches stay at the front of their queue until answered: the
 // sender looks past those it already knows of.
-std::deque<Producer::BatchPtr>::const_iterator Producer::first_unsent(std::size_t partition) {
+Producer::BatchQueue::const_iterator Producer::first_unsent(std::size_t partition) {
   const auto& queue = queues_[partition];
   std::size_t& prefix = in_flight_prefix_[partition];
   prefix = std::min(prefix, queue.size());

@@ -22,7 +22,7 @@ bool Producer::has_sequenced_batches(std::size_t partition) const {
 
 // RecordAccumulator.shouldStopDrainBatchesForPartition: may the partition's
 // first unsent batch not go yet, for the sake of its sequences?
-bool Producer::sequences_hold(const std::deque<BatchPtr>& queue, std::deque<BatchPtr>::const_iterator first) const {
+bool Producer::sequences_hold(const BatchQueue& queue, BatchQueue::const_iterator first) const {
   if (!config_.enable_idempotence) return false;
   if (producer_id_ == kNoProducerId) return true;  // no producer id yet
   const Batch& b = **first;

@@ -28,6 +28,7 @@ Broker::Broker(Simulation& sim, std::string name, HostId host, BrokerId id, Brok
   }
   replica_index_.assign(static_cast<std::size_t>(total), nullptr);
   partition_changes_.assign(static_cast<std::size_t>(total), 0);
+  in_fetcher_.assign(static_cast<std::size_t>(total), false);
   if (directory_->transaction_topic >= 0) {
     txn_coordinator_ = std::make_unique<TxnCoordinator>(static_cast<TxnCoordinatorHost&>(*this),
                                                         config_.transaction_coordinator, *directory_->coordinator_records);
@@ -131,6 +132,7 @@ void Broker::on_crash(CrashKind kind) {
   share_partitions_.clear();
   parked_share_fetches_.clear();
   fetchers_.clear();
+  in_fetcher_.assign(in_fetcher_.size(), false);
   controller_connected_ = false;
   if (coordinator_) coordinator_->reset();
   coordinator_appends_.clear();
@@ -177,6 +179,7 @@ void Broker::on_handed_over(Node& /*side*/) {
     if (f->connected) close(f->connection);
   }
   fetchers_.clear();
+  in_fetcher_.assign(in_fetcher_.size(), false);
   SimTime flushed = now();
   for (auto& [tp, r] : replicas_) {
     if (replica_online(r) && r.log().unflushed_records() > 0) flushed = std::max(flushed, flush(r));

@@ -515,6 +515,10 @@ class Broker final : public Node, private TxnCoordinatorHost {
   bool applying_metadata_ = false;  // partitions joining fetchers wait for the rest of the update
   std::map<ConnectionId, FetchSession> fetch_sessions_;  // as a leader, by follower connection
   std::vector<std::uint32_t> partition_changes_;         // by global partition number (FetchSession)
+  // By global partition number: whether it is in a fetcher's partition list,
+  // so that removing a partition no fetcher holds does not scan them all
+  // (a broker becoming leader of 1,000,000 partitions did, quadratically).
+  std::vector<bool> in_fetcher_;
   std::uint64_t next_pending_id_ = 0;
   std::int64_t next_correlation_id_ = 0;
   std::int64_t next_producer_id_ = 0;

@@ -29,14 +29,18 @@ void Broker::add_to_fetcher(Replica& r) {
   f.delayed.erase(r.tp());  // a new fetch state (addPartitions), ready at once, sent whole
   if (f.in_flight) f.readded_in_flight.insert(r.tp());
   f.partitions.push_back(fetch_position(r));
+  in_fetcher_[static_cast<std::size_t>(global_index(r.tp()))] = true;
   f.same_partitions = false;
   ++f.altered;  // sent whole in the next request
   if (!applying_metadata_) send_fetch(f);  // else once the whole update is applied
 }
 
 void Broker::remove_from_fetchers(TopicPartition tp) {
+  const auto index = static_cast<std::size_t>(global_index(tp));
+  const bool listed = in_fetcher_[index];
+  in_fetcher_[index] = false;
   for (auto& f : fetchers_) {
-    std::size_t removed = std::erase_if(f->partitions, [tp](const auto& p) { return p.partition == tp; });
+    std::size_t removed = listed ? std::erase_if(f->partitions, [tp](const auto& p) { return p.partition == tp; }) : 0;
     const auto delay = f->delayed.find(tp);
     if (delay != f->delayed.end()) {
       if (delay->second.left_out) removed = 0;  // the session already forgot it

@@ -92,4 +92,13 @@ void Cluster::track_fault_paths() {
   events_->subscribe([this](SimTime, const Node&, const models::ModelEvent& e) { protocol_coverage_->on_event(e); });
 }
 
+// KIP-848's online migrations of consumer groups, for the groups' report.
+void Cluster::track_group_conversions() {
+  events_->subscribe([this](SimTime t, const Node&, const models::ModelEvent& e) {
+    if (const auto* c = std::get_if<models::GroupConverted>(&e)) {
+      conversions_.push_back({std::string(c->group), c->to == "consumer", t, std::string(c->trigger), c->members});
+    }
+  });
+}
+
 }  // namespace ksim::app

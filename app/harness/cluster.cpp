@@ -37,6 +37,7 @@ Cluster::Cluster(const Scenario& scenario, const RunOptions& options)
     sim_->add_after_event_hook([this] { quorum_->after_event(sim_->now()); });
     track_availability();
     schedule_operations();
+    track_group_conversions();
   }
   if (transaction_topic_ >= 0) open_transactions_ = std::make_unique<models::OpenTransactionTracker>(internal_topics());
   if (scenario.kafka) {
@@ -303,6 +304,14 @@ void Cluster::spawn_kafka() {
       workload.warmup_end = scenario_.warmup;
       consumers_.push_back(&sim_->spawn<models::Consumer>(p.name, *sim_->topology().find(p.name), consumer_index++,
                                                           config, workload, directory, *events_, consumption_));
+      if (group.restart_config) {
+        models::ConsumerConfig restart = *group.restart_config;
+        if (restart.group_instance_id) {
+          const auto at = restart.group_instance_id->find("{name}");
+          if (at != std::string::npos) restart.group_instance_id->replace(at, 6, p.name);
+        }
+        consumers_.back()->set_restart_config(std::move(restart));
+      }
     }
   }
   // Producers paced by consumers (kafka.tools.EndToEndLatency): every consumer of the entry paces them.

@@ -15,6 +15,7 @@
 #include "models/check/replication_lag_tracker.hpp"
 #include "models/check/availability_tracker.hpp"
 #include "models/check/failover_tracker.hpp"
+#include "models/coordinator/group_conversion.hpp"
 #include "models/check/log_dir_move_tracker.hpp"
 #include "models/check/reassignment_tracker.hpp"
 #include "models/controller/replica_assignment.hpp"
@@ -90,6 +91,8 @@ class Cluster {
   const std::vector<models::Producer*>& transform_producers() const { return transform_producers_; }
   const models::DeliveryHistory& history() const { return history_; }
   const models::ConsumptionHistory& consumption() const { return consumption_; }
+  // KIP-848's online migrations, as they happened.
+  const std::vector<models::GroupConversion>& group_conversions() const { return conversions_; }
   // Each fault as it started, with its nodes' names.
   struct FiredFault {
     std::string kind;  // "crash", "partition", "disk_failure", ...
@@ -203,6 +206,7 @@ class Cluster {
   void plan_nemesis();
   void track_availability();  // app/harness/availability.cpp
   void track_fault_paths();
+  void track_group_conversions();  // app/harness/availability.cpp: KIP-848's online migrations
   models::ClusterView view() const {
     return {*quorum_, brokers_, internal_topics(), &retention_, &compaction_, record_keys_.get()};
   }
@@ -256,6 +260,7 @@ class Cluster {
   ResourceSample warmup_resources_;
   Startup startup_;
   models::FailoverTracker failover_;
+  std::vector<models::GroupConversion> conversions_;
   models::ReassignmentTracker reassignments_;
   models::LogDirMoveTracker log_dir_moves_;
   std::vector<OperationResult> operation_results_;

@@ -80,6 +80,12 @@ constexpr Figure<G> kGroup[] = {
     {.name = "coordinator_loads", .value = of_report<&C::coordinator_loads>,
      .label = "coordinator loads", .expect = ExpectAs::Count,
      .description = "times a broker took the group over from __consumer_offsets (failover)"},
+    {.name = "protocol_upgrades", .value = of<&G::protocol_upgrades>, .expect = ExpectAs::Count,
+     .description = "KIP-848's online upgrades: a member with group.protocol=consumer joined the classic group and "
+                    "the coordinator converted it to a consumer group (the report lists each)"},
+    {.name = "protocol_downgrades", .value = of<&G::protocol_downgrades>, .expect = ExpectAs::Count,
+     .description = "KIP-848's online downgrades: the last member on the consumer protocol left a group of classic "
+                    "members, which became a classic group again"},
     {.name = "rebalances", .value = [](const G& g) { return figure_value(g.report.rebalances.size()); },
      .label = "rebalances", .new_line = true, .expect = ExpectAs::Count, .description = "rebalances of the group"},
     {.name = "rebalance_time_s", .value = of_report<&C::rebalance_time_s>, .unit = U::Seconds,
@@ -136,8 +142,11 @@ std::vector<GroupInput> group_inputs(const Cluster& cluster) {
   for (const auto& entry : cluster.scenario().kafka->consumers) {
     auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.spec.group == entry.config.group_id; });
     if (it == groups.end()) {
-      groups.push_back({{entry.config.group_id, entry.workload.topic, {}, {}, cluster.sim().now()}, std::nullopt});
+      groups.push_back({{entry.config.group_id, entry.workload.topic, {}, {}, cluster.sim().now()}, std::nullopt, {}});
       it = groups.end() - 1;
+      for (const auto& c : cluster.group_conversions()) {
+        if (c.group == entry.config.group_id) it->conversions.push_back(c);
+      }
     }
     for (int i = 0; i < entry.nodes.count; ++i) {
       it->spec.consumers.push_back(index);
@@ -159,6 +168,7 @@ std::vector<GroupFigures> group_figures(const std::vector<GroupInput>& inputs, c
     g.group = spec.group;
     g.members = spec.consumer_names;
     g.report = models::check_consumption(consumption, logs, spec);
+    g.conversions = input.conversions;
     // A record the producer wrote twice is two log records: processing both is a duplicate end to end.
     g.end_to_end_at_most_once = g.report.at_most_once() && delivery.at_most_once();
     g.end_to_end_at_least_once = g.report.at_least_once() && delivery.at_least_once();
@@ -231,6 +241,11 @@ void print_groups(const std::vector<GroupFigures>& groups, std::ostream& out) {
     for (const auto& c : r.unprocessed_causes) fmt::print(out, "  {} unprocessed: {}\n", c.count, c.cause);
     for (const auto& e : r.unprocessed_examples) {
       fmt::print(out, "  never processed: partition {} offset {}\n", e.partition.partition, e.offset);
+    }
+    for (const auto& c : g.conversions) {
+      fmt::print(out, "  {} at {:.3f}s: {} ({} members)\n",
+                 c.to_consumer ? "upgraded to a consumer group (KIP-848)" : "downgraded to a classic group (KIP-848)",
+                 to_seconds(c.at), c.trigger, c.members);
     }
     for (std::size_t i = 0; i < r.rebalances.size(); ++i) {
       const auto& b = r.rebalances[i];

@@ -3,6 +3,7 @@
 // group.id, the end-to-end verdict (the producers' delivery combined with
 // the group's processing); a figure table applied to each group, and one to
 // a consume-transform-produce group's output; as JSON and text.
+#include <algorithm>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -14,6 +15,7 @@
 #include "models/check/consumption_checker.hpp"
 #include "models/check/delivery_checker.hpp"
 #include "models/check/transform_checker.hpp"
+#include "models/coordinator/group_conversion.hpp"
 
 namespace ksim::app {
 
@@ -23,6 +25,10 @@ struct GroupFigures {
   std::string group;
   std::vector<std::string> members;
   models::ConsumptionReport report;
+  // KIP-848's online migration: the group's conversions between the protocols (broker knowledge).
+  std::vector<models::GroupConversion> conversions;
+  std::int64_t protocol_upgrades() const { return std::count_if(conversions.begin(), conversions.end(), [](const auto& c) { return c.to_consumer; }); }
+  std::int64_t protocol_downgrades() const { return std::ssize(conversions) - protocol_upgrades(); }
   // End to end: each acknowledged record processed (at least once), no
   // record processed twice even if the producer wrote it twice (at most once).
   std::optional<models::TransformReport> transform;  // a consume-transform-produce application's output
@@ -54,6 +60,7 @@ const Section<models::TransformReport>& transform_output_section();
 struct GroupInput {
   models::ConsumerGroupSpec spec;
   std::optional<std::int32_t> output_topic;
+  std::vector<models::GroupConversion> conversions;  // from a run only: a recorded history has none
 };
 std::vector<GroupInput> group_inputs(const Cluster& cluster);
 

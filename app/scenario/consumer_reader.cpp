@@ -165,6 +165,25 @@ KafkaSpec::ConsumerGroup read_consumer(MapReader in, const std::vector<models::T
     throw config.error("group.instance.id",
                                  "each member needs its own: include {name}, which becomes the consumer's name");
   }
+  if (in.has("restart_config")) {
+    // A rolling deployment of new consumer configs: the whole config the
+    // consumers run with once restarted (by a fault or the nemesis).
+    MapReader restart = in.map("restart_config");
+    restart.foreign_keys({&kafka_config_names(KafkaConfigKind::Consumer), "a Kafka consumer config"});
+    models::ConsumerConfig next = read_consumer_config(restart, client.mechanisms);
+    if (!restart.has("group.id")) next.group_id = group.config.group_id;
+    if (next.group_id != group.config.group_id) throw restart.error("group.id", "must be the consumers' group.id");
+    if (next.group_instance_id && group.nodes.count > 1 && next.group_instance_id->find("{name}") == std::string::npos) {
+      throw restart.error("group.instance.id", "each member needs its own: include {name}, which becomes the consumer's name");
+    }
+    const auto& c = group.config;
+    if (next.request_timeout != c.request_timeout || next.retry_backoff != c.retry_backoff ||
+        next.reconnect_backoff != c.reconnect_backoff || next.retry_backoff_max != c.retry_backoff_max) {
+      throw in.error("restart_config", "request.timeout.ms, retry.backoff.ms, retry.backoff.max.ms and reconnect.backoff.ms "
+                                       "must be those of config (a change of the client's timeouts on restart is not modelled)");
+    }
+    group.restart_config = std::move(next);
+  }
   const std::optional<SimTime> start = read_client_start(in);
   group.start = start.value_or(0);
   group.start_when_ready = !start;
@@ -190,7 +209,8 @@ KafkaSpec::ConsumerGroup read_consumer(MapReader in, const std::vector<models::T
     group.transform->transaction_v2 = client.mechanisms.has(Mechanism::TransactionsV2);  // and the cluster's feature (read_kafka)
     check_record_format(transform, *group.transform, topics[static_cast<std::size_t>(group.workload.output_topic)]);
     group.transform_kafka_config = transform.map("config").resolved();
-    if (group.workload.commit == models::CommitStrategy::Transactional && group.config.consumer_protocol) {
+    if (group.workload.commit == models::CommitStrategy::Transactional &&
+        (group.config.consumer_protocol || (group.restart_config && group.restart_config->consumer_protocol))) {
       throw in.error("commit", "transactional with group.protocol: consumer is not modelled (issue 18)");
     }
     if (group.workload.commit == models::CommitStrategy::Transactional && group.transform->transactional_id.empty()) {

@@ -80,7 +80,7 @@ delete.retention.ms delete.topic.enable early.start.listeners eligible.leader.re
 fetch.purgatory.purge.interval.requests file.delete.delay.ms flush.messages flush.ms
 follower.replication.throttled.rate follower.replication.throttled.replicas group.consumer.assignors
 group.consumer.heartbeat.interval.ms group.consumer.max.heartbeat.interval.ms
-group.consumer.max.session.timeout.ms group.consumer.max.size group.consumer.min.heartbeat.interval.ms
+group.consumer.max.session.timeout.ms group.consumer.max.size group.consumer.migration.policy group.consumer.min.heartbeat.interval.ms
 group.consumer.min.session.timeout.ms group.consumer.session.timeout.ms group.coordinator.append.linger.ms
 group.coordinator.rebalance.protocols group.coordinator.threads group.initial.rebalance.delay.ms
 group.max.session.timeout.ms group.max.size group.min.session.timeout.ms group.share.delivery.count.limit

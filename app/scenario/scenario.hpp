@@ -134,6 +134,9 @@ struct KafkaSpec {
     std::string name = "consumer";
     NodeGroupSpec nodes{1, {}};
     models::ConsumerConfig config;
+    // `restart_config`: the configs the consumers restart with (a rolling
+    // deployment of new settings, e.g. group.protocol: consumer).
+    std::optional<models::ConsumerConfig> restart_config;
     models::ConsumerWorkload workload;
     SimTime start = 0;  // when these consumers start, unless start_when_ready
     bool start_when_ready = true;  // no `start` (or `start: ready`): once the cluster is ready

@@ -71,22 +71,15 @@ std::vector<models::LogDirSpec> read_log_dirs(MapReader& brokers, const std::opt
   return dirs;
 }
 
-// group.protocol: consumer needs brokers that have KIP-848, and one group
-// speaks one protocol (ksim does not model mixed groups or their online
-// migration from classic).
+// group.protocol: consumer needs brokers that have KIP-848. One group may mix
+// the protocols (KIP-848's online migration, group.consumer.migration.policy).
 void check_group_protocol(ListReader& consumers, std::size_t i, const KafkaSpec& kafka) {
   const auto& added = kafka.consumers.back();
-  if (added.config.consumer_protocol &&
-      !kafka.release.mechanisms(kafka.release.release, {}).has(Mechanism::ConsumerGroupProtocol)) {
+  const bool consumer_protocol =
+      added.config.consumer_protocol || (added.restart_config && added.restart_config->consumer_protocol);
+  if (consumer_protocol && !kafka.release.mechanisms(kafka.release.release, {}).has(Mechanism::ConsumerGroupProtocol)) {
     throw consumers.error(i, "group.protocol: consumer needs brokers with KIP-848 (4.0+); the cluster runs " +
                                  kafka.release.release.name());
-  }
-  for (std::size_t j = 0; j + 1 < kafka.consumers.size(); ++j) {
-    const auto& other = kafka.consumers[j];
-    if (other.config.group_id == added.config.group_id && other.config.consumer_protocol != added.config.consumer_protocol) {
-      throw consumers.error(i, "group '" + added.config.group_id + "' mixes group.protocol classic and consumer "
-                               "(mixed groups and their online migration are not modelled)");
-    }
   }
 }
 
@@ -135,9 +128,19 @@ void read_share_group_config(MapReader& in, models::GroupCoordinatorConfig& g, c
 
 // KIP-848's consumer groups (4.0+): the broker times and assigns them.
 void read_consumer_group_config(MapReader& in, models::GroupCoordinatorConfig& g, const models::Mechanisms& m) {
-  for (const char* key : {"group.consumer.heartbeat.interval.ms", "group.consumer.session.timeout.ms", "group.consumer.assignors"}) {
+  for (const char* key : {"group.consumer.heartbeat.interval.ms", "group.consumer.session.timeout.ms", "group.consumer.assignors",
+                          "group.consumer.migration.policy", "group.consumer.max.size"}) {
     reject_absent(in, key, m, Mechanism::ConsumerGroupProtocol);
   }
+  // KIP-848's online migration (ConsumerGroupMigrationPolicy; an internal config, bidirectional by default).
+  using Policy = models::GroupCoordinatorConfig::MigrationPolicy;
+  const std::string policy = in.get_choice("group.consumer.migration.policy", {"bidirectional", "upgrade", "downgrade", "disabled"},
+                                           "bidirectional");
+  g.consumer_migration_policy = policy == "disabled"    ? Policy::Disabled
+                                : policy == "upgrade"   ? Policy::Upgrade
+                                : policy == "downgrade" ? Policy::Downgrade
+                                                        : Policy::Bidirectional;
+  g.consumer_max_size = in.get<int>("group.consumer.max.size", g.consumer_max_size, {1, INT32_MAX});
   g.consumer_heartbeat_interval =
       in.get<Duration>("group.consumer.heartbeat.interval.ms", g.consumer_heartbeat_interval, {1, kNever});
   g.consumer_session_timeout = in.get<Duration>("group.consumer.session.timeout.ms", g.consumer_session_timeout, {1, kNever});
@@ -183,6 +186,8 @@ void read_group_coordinator_config(MapReader& in, models::GroupCoordinatorConfig
       in.get<Duration>("group.initial.rebalance.delay.ms", g.group_initial_rebalance_delay);
   g.group_min_session_timeout = in.get<Duration>("group.min.session.timeout.ms", g.group_min_session_timeout);
   g.group_max_session_timeout = in.get<Duration>("group.max.session.timeout.ms", g.group_max_session_timeout);
+  // Only the online downgrade's condition reads it (a JoinGroup past it is not refused: not modelled).
+  g.classic_max_size = in.get<int>("group.max.size", g.classic_max_size, {1, INT32_MAX});
   read_consumer_group_config(in, g, m);
   read_share_group_config(in, g, m);
 }

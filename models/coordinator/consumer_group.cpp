@@ -61,6 +61,60 @@ std::string ConsumerGroup::holder(TopicPartition tp) const {
   return it == holders_.end() ? std::string() : it->second;
 }
 
+ConsumerGroup ConsumerGroup::from_classic(std::string id, std::int32_t generation, std::vector<ConsumerGroupMember> members) {
+  ConsumerGroup g(std::move(id));
+  g.group_epoch_ = generation;
+  g.target_epoch_ = generation;
+  for (ConsumerGroupMember& m : members) {
+    m.member_epoch = generation;
+    m.previous_member_epoch = generation;
+    m.state = MemberAssignmentState::Stable;
+    m.pending_revocation.clear();
+    g.target_[m.member_id] = std::vector<TopicPartition>(m.assigned.begin(), m.assigned.end());
+    g.hold(m);
+    const std::string member_id = m.member_id;
+    g.members_.emplace(member_id, std::move(m));
+  }
+  return g;
+}
+
+void ConsumerGroup::set_classic(const std::string& member_id, std::optional<ClassicMemberMetadata> classic,
+                                SimTime rebalance_timeout) {
+  ConsumerGroupMember& m = members_.at(member_id);
+  m.classic = std::move(classic);
+  m.rebalance_timeout = rebalance_timeout;
+}
+
+std::size_t ConsumerGroup::classic_members() const {
+  return static_cast<std::size_t>(
+      std::count_if(members_.begin(), members_.end(), [](const auto& m) { return m.second.classic.has_value(); }));
+}
+
+bool ConsumerGroup::all_classic_except(const std::string& member_id) const {
+  const ConsumerGroupMember* m = member(member_id);
+  return m && !m->classic && classic_members() + 1 == members_.size();
+}
+
+bool ConsumerGroup::supports_classic_protocols(const std::vector<std::string>& protocols) const {
+  if (members_.empty()) return !protocols.empty();
+  return std::any_of(protocols.begin(), protocols.end(), [&](const std::string& name) {
+    return std::all_of(members_.begin(), members_.end(), [&](const auto& m) {
+      if (!m.second.classic) return true;
+      const auto& p = m.second.classic->protocols;
+      return std::find(p.begin(), p.end(), name) != p.end();
+    });
+  });
+}
+
+bool ConsumerGroup::waiting_on_unreleased(const std::string& member_id) const {
+  const ConsumerGroupMember& m = members_.at(member_id);
+  if (m.state != MemberAssignmentState::UnreleasedPartitions) return false;
+  for (const TopicPartition tp : target_of(member_id)) {
+    if (!m.assigned.contains(tp) && !holder(tp).empty() && holder(tp) != member_id) return true;
+  }
+  return false;
+}
+
 void ConsumerGroup::add_member(ConsumerGroupMember member) {
   member.member_epoch = 0;
   member.previous_member_epoch = 0;

@@ -36,6 +36,13 @@ std::string_view to_string(MemberAssignmentState state);
 enum class ConsumerGroupState { Empty, Assigning, Reconciling, Stable };
 std::string_view to_string(ConsumerGroupState state);
 
+// A member of a consumer group that speaks the classic protocol (JoinGroup,
+// SyncGroup, Heartbeat): ConsumerGroupMemberMetadataValue.ClassicMemberMetadata.
+struct ClassicMemberMetadata {
+  SimTime session_timeout = 0;          // its session.timeout.ms: its own session at the coordinator
+  std::vector<std::string> protocols;   // its partition.assignment.strategy, in its order
+};
+
 struct ConsumerGroupMember {
   std::string member_id;
   std::string client_id;
@@ -48,11 +55,16 @@ struct ConsumerGroupMember {
   SimTime rebalance_timeout = 0;      // max.poll.interval.ms
   std::set<TopicPartition> assigned;            // its current assignment
   std::set<TopicPartition> pending_revocation;  // to give up before it may go on
+  std::optional<ClassicMemberMetadata> classic;  // set: a classic member (KIP-848's online migration)
 };
 
 class ConsumerGroup {
  public:
   explicit ConsumerGroup(std::string id) : id_(std::move(id)) {}
+  // ConsumerGroup.fromClassicGroup (the online upgrade): the classic group's
+  // members at its generation, STABLE, each with its last assignment as its
+  // assignment and its target; group and target epochs are the generation.
+  static ConsumerGroup from_classic(std::string id, std::int32_t generation, std::vector<ConsumerGroupMember> members);
 
   const std::string& id() const { return id_; }
   std::int32_t group_epoch() const { return group_epoch_; }
@@ -87,6 +99,16 @@ class ConsumerGroup {
   // CurrentAssignmentBuilder.build: moves the member towards its target given
   // the partitions it reports owning. True when the member changed.
   bool reconcile(const std::string& member_id, const std::vector<TopicPartition>& owned);
+  // A classic member's JoinGroup: its session, protocols and rebalance
+  // timeout (a consumer-protocol heartbeat clears `classic` with nullopt).
+  void set_classic(const std::string& member_id, std::optional<ClassicMemberMetadata> classic, SimTime rebalance_timeout);
+  std::size_t classic_members() const;
+  // allMembersUseClassicProtocolExcept: `member_id` is the only member on the consumer protocol.
+  bool all_classic_except(const std::string& member_id) const;
+  // supportsClassicProtocols: one of `protocols` every classic member supports (any, without classic members).
+  bool supports_classic_protocols(const std::vector<std::string>& protocols) const;
+  // waitingOnUnreleasedPartition: a partition of its target is still held by another member.
+  bool waiting_on_unreleased(const std::string& member_id) const;
   // KIP-848's epoch check (throwIfMemberEpochIsInvalid): a heartbeat from an
   // older epoch is accepted only as the previous epoch with no partition the
   // member no longer has.

@@ -57,6 +57,17 @@ void GroupCoordinator::handle(ConnectionId c, const JoinGroupRequest& request) {
       request.session_timeout > config_.group_max_session_timeout) {
     return reply_join_error(c, request.correlation_id, Error::InvalidSessionTimeout);
   }
+  // KIP-848's online migration: a classic member of a consumer group (classicGroupJoin).
+  if (routes_to_consumer_group(request.group)) {
+    return classic_join_to_consumer_group(consumer_groups_.at(request.group), c, request);
+  }
+  if (const auto empty = consumer_groups_.find(request.group); empty != consumer_groups_.end()) {
+    for (auto* timers : {&empty->second.session_timers, &empty->second.revocation_timers, &empty->second.join_timers,
+                         &empty->second.sync_timers}) {
+      for (const auto& [id, timer] : *timers) host_.coordinator_cancel(timer);
+    }
+    consumer_groups_.erase(empty);  // an empty consumer group becomes a classic one
+  }
   Group& g = find_or_create(request.group);
   if (request.member.member_id.empty()) {
     join_new_member(g, c, request);
@@ -340,6 +351,9 @@ Error GroupCoordinator::check_member(const Group& g, const MemberIdentity& membe
 }
 
 void GroupCoordinator::handle(ConnectionId c, const SyncGroupRequest& request) {
+  if (check_coordinator(request.group) == Error::None && routes_to_consumer_group(request.group)) {
+    return classic_sync_to_consumer_group(consumer_groups_.at(request.group), c, request);
+  }
   auto response = std::make_unique<SyncGroupResponse>();
   response->correlation_id = request.correlation_id;
   Group* g = nullptr;
@@ -409,6 +423,9 @@ void GroupCoordinator::complete_sync(const std::string& group, std::int32_t gene
 }
 
 void GroupCoordinator::handle(ConnectionId c, const HeartbeatRequest& request) {
+  if (check_coordinator(request.group) == Error::None && routes_to_consumer_group(request.group)) {
+    return classic_heartbeat_to_consumer_group(consumer_groups_.at(request.group), c, request);
+  }
   auto response = std::make_unique<HeartbeatResponse>();
   response->correlation_id = request.correlation_id;
   response->error = check_coordinator(request.group);
@@ -430,6 +447,9 @@ void GroupCoordinator::handle(ConnectionId c, const HeartbeatRequest& request) {
 }
 
 void GroupCoordinator::handle(ConnectionId c, const LeaveGroupRequest& request) {
+  if (check_coordinator(request.group) == Error::None && routes_to_consumer_group(request.group)) {
+    return classic_leave_to_consumer_group(consumer_groups_.at(request.group), c, request);
+  }
   auto response = std::make_unique<LeaveGroupResponse>();
   response->correlation_id = request.correlation_id;
   response->error = check_coordinator(request.group);

@@ -152,6 +152,10 @@ class GroupCoordinator {
     std::int32_t partition = 0;
     std::map<std::string, TimerId> session_timers;     // group.consumer.session.timeout.ms, by member
     std::map<std::string, TimerId> revocation_timers;  // the member's rebalance timeout while it revokes
+    // KIP-848's online migration: a classic member's JoinGroup within its
+    // rebalance timeout once told to rejoin, and its SyncGroup after its JoinGroup.
+    std::map<std::string, TimerId> join_timers;
+    std::map<std::string, TimerId> sync_timers;
     std::map<TopicPartition, std::string> stable_owners;  // client id per partition when last Stable
     bool rebalancing = false;                         // a rebalance is open in the history
   };
@@ -168,6 +172,28 @@ class GroupCoordinator {
   // OffsetCommit and TxnOffsetCommit of a consumer group's member: nullopt when `group` is not one.
   std::optional<Error> check_consumer_commit(const std::string& group, const MemberIdentity& member) const;
   void unload_consumer_groups(std::int32_t partition);
+  // The reconciliation steps a member's request runs in its consumer group
+  // (ConsumerGroupHeartbeat, or a classic member's JoinGroup): the partition
+  // counts, a new target if the group epoch is ahead, the member's
+  // reconciliation with the partitions it owns.
+  void consumer_assign(ConsumerGroupEntry& entry, const std::string& member_id, const std::vector<TopicPartition>& owned);
+
+  // group_coordinator_migration.cpp: KIP-848's online migration between the
+  // protocols (GroupMetadataManager's convertToConsumerGroup,
+  // convertToClassicGroup and classicGroup*ToConsumerGroup)
+  bool validate_online_upgrade(const Group& g) const;
+  void convert_to_consumer_group(Group& g, const std::string& trigger);
+  bool validate_online_downgrade(const ConsumerGroupEntry& entry, const std::string& leaving_member) const;
+  void convert_to_classic_group(ConsumerGroupEntry& entry, const std::string& leaving_member, const std::string& trigger);
+  // The classic requests of a member of a non-empty consumer group.
+  bool routes_to_consumer_group(const std::string& group) const;
+  void classic_join_to_consumer_group(ConsumerGroupEntry& entry, ConnectionId c, const JoinGroupRequest& request);
+  void classic_sync_to_consumer_group(ConsumerGroupEntry& entry, ConnectionId c, const SyncGroupRequest& request);
+  void classic_heartbeat_to_consumer_group(ConsumerGroupEntry& entry, ConnectionId c, const HeartbeatRequest& request);
+  void classic_leave_to_consumer_group(ConsumerGroupEntry& entry, ConnectionId c, const LeaveGroupRequest& request);
+  Error validate_classic_member(const ConsumerGroup& g, const MemberIdentity& member) const;
+  void consumer_schedule_classic_timer(ConsumerGroupEntry& entry, const std::string& member_id, bool join);
+  void consumer_cancel_timer(std::map<std::string, TimerId>& timers, const std::string& member_id);
 
   // group_coordinator_share.cpp: KIP-932's share groups (membership only; the
   // share-partitions live on the partition leaders, models/broker/broker_share.cpp)

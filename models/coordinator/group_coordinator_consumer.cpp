@@ -19,7 +19,7 @@ namespace ksim::models {
 GroupCoordinator::ConsumerGroupEntry& GroupCoordinator::consumer_group(const std::string& group) {
   auto it = consumer_groups_.find(group);
   if (it == consumer_groups_.end()) {
-    it = consumer_groups_.emplace(group, ConsumerGroupEntry{ConsumerGroup(group), 0, {}, {}, {}, false}).first;
+    it = consumer_groups_.emplace(group, ConsumerGroupEntry{ConsumerGroup(group), 0, {}, {}, {}, {}, {}, false}).first;
     it->second.partition = group_partition(group, config_.offsets_topic_num_partitions);
   }
   return it->second;
@@ -41,6 +41,13 @@ void GroupCoordinator::handle(ConnectionId c, const ConsumerGroupHeartbeatReques
       std::find(assignors.begin(), assignors.end(), request.server_assignor) == assignors.end()) {
     return reply(Error::UnsupportedAssignor);
   }
+  // KIP-848's online upgrade: a ConsumerGroupHeartbeat to a non-empty classic
+  // group (getOrMaybeCreateConsumerGroup): a joining member converts it if
+  // validateOnlineUpgrade allows, else GROUP_ID_NOT_FOUND, as for any other.
+  if (Group* classic = find(request.group); classic && !classic->members.empty() && !routes_to_consumer_group(request.group)) {
+    if (request.member_epoch != kJoinMemberEpoch || !validate_online_upgrade(*classic)) return reply(Error::GroupIdNotFound);
+    convert_to_consumer_group(*classic, request.client_id + " joined with group.protocol=consumer");
+  }
   ConsumerGroupEntry& entry = consumer_group(request.group);
   ConsumerGroup& g = entry.group;
   if (request.member_epoch == kLeaveMemberEpoch || request.member_epoch == kStaticLeaveMemberEpoch) {
@@ -57,34 +64,42 @@ void GroupCoordinator::handle(ConnectionId c, const ConsumerGroupHeartbeatReques
     return reply(Error::FencedMemberEpoch);
   }
   const ConsumerGroupMember& member = *g.member(request.member_id);
+  if (member.classic) g.set_classic(request.member_id, std::nullopt, request.rebalance_timeout);  // setClassicMemberMetadata(null)
   const std::string client = member.client_id;
   if (g.update_subscription(request.member_id, request.topics, request.server_assignor)) {
     consumer_epoch_bumped(entry, "subscription of " + client);
   }
-  std::map<std::int32_t, std::int32_t> counts;
-  for (const auto& [id, m] : g.members()) {
-    for (const std::int32_t topic : m.topics) counts[topic] = host_.coordinator_partition_count(topic);
-  }
-  if (g.update_partition_counts(counts)) consumer_epoch_bumped(entry, "partition metadata");
-  std::string assignor_name = g.preferred_assignor();
-  if (assignor_name.empty()) assignor_name = assignors.front();
-  const std::unique_ptr<ServerAssignor> assignor = make_server_assignor(assignor_name);
-  g.maybe_compute_target(*assignor);
-  const std::set<TopicPartition> before = g.member(request.member_id)->assigned;
-  if (g.reconcile(request.member_id, request.owned)) {
-    consumer_schedule_revocation(entry, request.member_id);
-    const ConsumerGroupMember& m = *g.member(request.member_id);
-    const auto acquired = static_cast<std::size_t>(
-        std::count_if(m.assigned.begin(), m.assigned.end(), [&](TopicPartition tp) { return !before.contains(tp); }));
-    host_.coordinator_publish(
-        MemberReconciled{g.id(), m.client_id, to_string(m.state), m.member_epoch, m.pending_revocation.size(), acquired});
-  }
+  consumer_assign(entry, request.member_id, request.owned);
   consumer_schedule_session(entry, request.member_id);
   const ConsumerGroupMember& reconciled = *g.member(request.member_id);
   response->member_epoch = reconciled.member_epoch;
   response->assignment = std::vector<TopicPartition>(reconciled.assigned.begin(), reconciled.assigned.end());
   consumer_maybe_stable(entry);
   reply(Error::None);
+}
+
+void GroupCoordinator::consumer_assign(ConsumerGroupEntry& entry, const std::string& member_id,
+                                       const std::vector<TopicPartition>& owned) {
+  ConsumerGroup& g = entry.group;
+  std::map<std::int32_t, std::int32_t> counts;
+  for (const auto& [id, m] : g.members()) {
+    for (const std::int32_t topic : m.topics) counts[topic] = host_.coordinator_partition_count(topic);
+  }
+  if (g.update_partition_counts(counts)) consumer_epoch_bumped(entry, "partition metadata");
+  std::string assignor_name = g.preferred_assignor();
+  if (assignor_name.empty()) assignor_name = config_.consumer_assignors.front();
+  const std::unique_ptr<ServerAssignor> assignor = make_server_assignor(assignor_name);
+  g.maybe_compute_target(*assignor);
+  const std::set<TopicPartition> before = g.member(member_id)->assigned;
+  if (g.reconcile(member_id, owned)) {
+    // Classic members have their join and sync timers instead (maybeReconcile).
+    if (!g.member(member_id)->classic) consumer_schedule_revocation(entry, member_id);
+    const ConsumerGroupMember& m = *g.member(member_id);
+    const auto acquired = static_cast<std::size_t>(
+        std::count_if(m.assigned.begin(), m.assigned.end(), [&](TopicPartition tp) { return !before.contains(tp); }));
+    host_.coordinator_publish(
+        MemberReconciled{g.id(), m.client_id, to_string(m.state), m.member_epoch, m.pending_revocation.size(), acquired});
+  }
 }
 
 // A member with epoch 0: new, a static member back (KIP-345's rules with
@@ -130,6 +145,9 @@ void GroupCoordinator::consumer_leave(ConsumerGroupEntry& entry, const ConsumerG
 
 void GroupCoordinator::consumer_remove(ConsumerGroupEntry& entry, const std::string& member_id,
                                        const std::string& reason, const std::string& trigger) {
+  // consumerGroupFenceMember: the last member on the consumer protocol leaving a group
+  // of classic members downgrades it (validateOnlineDowngradeWithFencedMember).
+  if (validate_online_downgrade(entry, member_id)) return convert_to_classic_group(entry, member_id, trigger);
   consumer_forget_timers(entry, member_id);
   host_.coordinator_publish(MemberRemoved{entry.group.id(), member_id, reason});
   entry.group.remove_member(member_id);
@@ -138,7 +156,7 @@ void GroupCoordinator::consumer_remove(ConsumerGroupEntry& entry, const std::str
 }
 
 void GroupCoordinator::consumer_forget_timers(ConsumerGroupEntry& entry, const std::string& member_id) {
-  for (auto* timers : {&entry.session_timers, &entry.revocation_timers}) {
+  for (auto* timers : {&entry.session_timers, &entry.revocation_timers, &entry.join_timers, &entry.sync_timers}) {
     if (const auto it = timers->find(member_id); it != timers->end()) {
       host_.coordinator_cancel(it->second);
       timers->erase(it);
@@ -184,7 +202,10 @@ void GroupCoordinator::consumer_schedule_session(ConsumerGroupEntry& entry, cons
     host_.coordinator_cancel(it->second);
   }
   const std::string group = entry.group.id();
-  entry.session_timers[member_id] = host_.coordinator_timer(config_.consumer_session_timeout, [this, group, member_id] {
+  // A classic member's own session.timeout.ms (classicProtocolSessionTimeout), else group.consumer.session.timeout.ms.
+  const ConsumerGroupMember* m = entry.group.member(member_id);
+  const SimTime timeout = m && m->classic ? m->classic->session_timeout : config_.consumer_session_timeout;
+  entry.session_timers[member_id] = host_.coordinator_timer(timeout, [this, group, member_id] {
     const auto it = consumer_groups_.find(group);
     if (it == consumer_groups_.end() || !it->second.group.member(member_id)) return;
     it->second.session_timers.erase(member_id);
@@ -230,6 +251,8 @@ std::optional<Error> GroupCoordinator::check_consumer_commit(const std::string& 
   }
   const ConsumerGroupMember* m = g.member(member.member_id);
   if (!m) return Error::UnknownMemberId;
+  // validateMemberEpoch: a classic member's generation is its member epoch, or ILLEGAL_GENERATION.
+  if (m->classic) return member.generation == m->member_epoch ? Error::None : Error::IllegalGeneration;
   if (member.generation > m->member_epoch) return Error::FencedMemberEpoch;
   if (member.generation < m->member_epoch) return Error::StaleMemberEpoch;
   return Error::None;
@@ -241,7 +264,8 @@ void GroupCoordinator::unload_consumer_groups(std::int32_t partition) {
       ++it;
       continue;
     }
-    for (auto* timers : {&it->second.session_timers, &it->second.revocation_timers}) {
+    for (auto* timers : {&it->second.session_timers, &it->second.revocation_timers, &it->second.join_timers,
+                         &it->second.sync_timers}) {
       for (const auto& [id, timer] : *timers) host_.coordinator_cancel(timer);
     }
     it = consumer_groups_.erase(it);

@@ -192,4 +192,17 @@ struct TxnResumed {
   }
 };
 
+// KIP-848's online migration: the group changed protocol (convertToConsumerGroup,
+// an upgrade; convertToClassicGroup, a downgrade) with `members` members.
+struct GroupConverted {
+  std::string_view group;
+  std::string_view to;       // "consumer" or "classic"
+  std::string_view trigger;  // who joined or left
+  std::int64_t members;
+  std::string_view kind() const { return "group.converted"; }
+  template <class Write> void trace(Write&& write) const {
+    write({{"group", group}, {"to", to}, {"trigger", trigger}, {"members", members}});
+  }
+};
+
 }  // namespace ksim::models

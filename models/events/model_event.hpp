@@ -33,7 +33,9 @@ using ModelEvent = std::variant<
     TxnOffsetsRejected, TransactionsInitialised, TransactionEnded, ProducerFenced, BatchFailed,
     ProduceRequestTimedOut,
     // the log cleaner (at the end: the alternatives before keep their indexes)
-    LogCleaned>;
+    LogCleaned,
+    // KIP-848's online migration (at the end, for the same reason)
+    GroupConverted>;
 
 // Writes the event as its trace record (kind, then fields), unless it is one the trace leaves out.
 void trace_event(Trace& trace, SimTime time, std::string_view node, const ModelEvent& event);

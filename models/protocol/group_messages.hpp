@@ -47,6 +47,11 @@ struct JoinGroupRequest final : KafkaRequest<JoinGroupRequest, ApiKey::JoinGroup
   std::vector<std::string> protocols;  // partition.assignment.strategy
   MemberSubscription subscription;
   std::string reason;  // KIP-800
+  // ConsumerProtocolSubscription.ownedPartitions: what the member holds as it
+  // joins (nothing for an eager member, which revoked everything first), where
+  // `subscription.owned` is also the eager sticky assignor's userData. A
+  // consumer group (KIP-848's online migration) reconciles a classic member with it.
+  std::vector<TopicPartition> owned_partitions;
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 64 + 8 * subscription.owned.size(); }
 };
 

@@ -34,6 +34,22 @@ struct GroupCoordinatorConfig {
   SimTime consumer_heartbeat_interval = seconds(5);        // group.consumer.heartbeat.interval.ms
   SimTime consumer_session_timeout = seconds(45);          // group.consumer.session.timeout.ms
   std::vector<std::string> consumer_assignors{"uniform", "range"};  // group.consumer.assignors (the first: default)
+  // KIP-848's online migration (GroupMetadataManager.validateOnlineUpgrade /
+  // validateOnlineDowngrade): group.consumer.migration.policy, whose release
+  // default (GroupCoordinatorConfig.CONSUMER_GROUP_MIGRATION_POLICY_DEFAULT) is bidirectional.
+  enum class MigrationPolicy { Disabled, Downgrade, Upgrade, Bidirectional };
+  MigrationPolicy consumer_migration_policy = MigrationPolicy::Bidirectional;
+  bool upgrade_enabled() const {
+    return consumer_migration_policy == MigrationPolicy::Upgrade || consumer_migration_policy == MigrationPolicy::Bidirectional;
+  }
+  bool downgrade_enabled() const {
+    return consumer_migration_policy == MigrationPolicy::Downgrade ||
+           consumer_migration_policy == MigrationPolicy::Bidirectional;
+  }
+  // The group sizes a conversion must fit (Integer.MAX_VALUE by default);
+  // ksim checks them only there, not on joins (GROUP_MAX_SIZE_REACHED is not modelled).
+  std::int32_t consumer_max_size = INT32_MAX;              // group.consumer.max.size
+  std::int32_t classic_max_size = INT32_MAX;               // group.max.size
   // KIP-932's share groups (ShareGroupConfig, GroupCoordinatorConfig's group.share.*).
   SimTime share_heartbeat_interval = seconds(5);      // group.share.heartbeat.interval.ms
   SimTime share_session_timeout = seconds(45);        // group.share.session.timeout.ms

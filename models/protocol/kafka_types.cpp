@@ -49,6 +49,8 @@ std::string_view to_string(Error error) {
     case Error::NoReassignmentInProgress: return "NO_REASSIGNMENT_IN_PROGRESS";
     case Error::LogDirNotFound: return "LOG_DIR_NOT_FOUND";
     case Error::ReplicaNotAvailable: return "REPLICA_NOT_AVAILABLE";
+    case Error::GroupIdNotFound: return "GROUP_ID_NOT_FOUND";
+    case Error::InconsistentGroupProtocol: return "INCONSISTENT_GROUP_PROTOCOL";
   }
   return "?";
 }
@@ -83,6 +85,8 @@ bool is_retriable(Error error) {
     case Error::InvalidReplicaAssignment:
     case Error::NoReassignmentInProgress:
     case Error::LogDirNotFound:
+    case Error::GroupIdNotFound:
+    case Error::InconsistentGroupProtocol:
     case Error::None:
     case Error::BrokerNotAvailable:
     case Error::OffsetOutOfRange:

@@ -82,6 +82,9 @@ enum class Error {
   // KIP-113's alterReplicaLogDirs
   LogDirNotFound,                // the broker has no log dir at that path
   ReplicaNotAvailable,           // the broker hosts no replica of the partition (yet)
+  // KIP-848's online migration between the group protocols
+  GroupIdNotFound,               // a ConsumerGroupHeartbeat to a group that is not (and may not become) a consumer group
+  InconsistentGroupProtocol,     // a JoinGroup whose protocols the group's classic members do not all support
 };
 std::string_view to_string(Error error);
 bool is_retriable(Error error);

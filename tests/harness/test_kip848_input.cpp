@@ -40,9 +40,6 @@ TEST_CASE("group.protocol: consumer is refused where it cannot run", "[kip848][r
              Catch::Contains("did you mean 'uniform'?"));
   CHECK_THAT(scenario_error(kip848_consumer("group.remote.assignor: uniform")),
              Catch::Contains("group.remote.assignor: is for group.protocol: consumer"));
-  CHECK_THAT(scenario_error(kip848_with("consumers: [{name: a, topic: t, config: {group.id: g}},\n"
-                                        "  {name: b, topic: t, config: {group.id: g, group.protocol: consumer}}]\n")),
-             Catch::Contains("mixes group.protocol classic and consumer"));
   CHECK_THAT(scenario_error("kafka_version: \"3.9\"\n" +
                             kip848_with("consumers: [{name: c, topic: t, kafka_version: \"4.0\", "
                                         "config: {group.protocol: consumer}}]\n")),
@@ -62,4 +59,45 @@ TEST_CASE("the brokers' group.consumer.* configs", "[kip848][releases]") {
              Catch::Contains("group.consumer.session.timeout.ms: not in Kafka 3.9: KIP-848"));
   CHECK_THAT(scenario_error("brokers: {count: 3, config: {group.consumer.assignors: sticky}}\ntopics: [{name: t, partitions: 3}]\n"),
              Catch::Contains("unknown assignor 'sticky'"));
+}
+
+TEST_CASE("KIP-848's online migration in scenarios: mixed groups, restart_config, the migration policy",
+          "[kip848-migration][releases]") {
+  // One group may mix the protocols (the coordinator migrates it online).
+  CHECK(scenario_error(kip848_with("consumers: [{name: a, topic: t, config: {group.id: g}},\n"
+                                   "  {name: b, topic: t, config: {group.id: g, group.protocol: consumer}}]\n")) == "no error");
+  const auto scenario = parse_scenario(kip848_with(
+      "consumers: [{name: c, count: 2, topic: t, config: {partition.assignment.strategy: cooperative-sticky},\n"
+      "  restart_config: {group.protocol: consumer, max.poll.records: 50}}]\n"));
+  const auto& c = scenario.kafka->consumers.at(0);
+  CHECK_FALSE(c.config.consumer_protocol);
+  REQUIRE(c.restart_config);
+  CHECK(c.restart_config->consumer_protocol);
+  CHECK(c.restart_config->max_poll_records == 50);
+  CHECK(c.restart_config->group_id == "c");
+  CHECK(scenario.kafka->broker.group_coordinator.consumer_migration_policy ==
+        ksim::models::GroupCoordinatorConfig::MigrationPolicy::Bidirectional);  // Kafka 4.0's default
+  CHECK_THAT(scenario_error(kip848_with("consumers: [{name: c, topic: t, restart_config: {group.id: other}}]\n")),
+             Catch::Contains("must be the consumers' group.id"));
+  CHECK_THAT(scenario_error(kip848_with("consumers: [{name: c, topic: t, restart_config: {request.timeout.ms: 5s}}]\n")),
+             Catch::Contains("must be those of config"));
+  CHECK_THAT(scenario_error(kip848_with("consumers: [{name: c, topic: t, restart_config: {group.protocol: consumer, "
+                                        "session.timeout.ms: 10s}}]\n")),
+             Catch::Contains("session.timeout.ms: not supported with group.protocol: consumer"));
+  CHECK_THAT(scenario_error("kafka_version: \"3.9\"\n" +
+                            kip848_with("consumers: [{name: c, topic: t, restart_config: {group.protocol: consumer}}]\n")),
+             Catch::Contains("group.protocol: not in Kafka 3.9: KIP-848"));
+  const auto disabled = parse_scenario(
+      "brokers: {count: 3, config: {group.consumer.migration.policy: disabled, group.consumer.max.size: 10, "
+      "group.max.size: 20}}\ntopics: [{name: t, partitions: 3}]\n");
+  const auto& g = disabled.kafka->broker.group_coordinator;
+  CHECK(g.consumer_migration_policy == ksim::models::GroupCoordinatorConfig::MigrationPolicy::Disabled);
+  CHECK(g.consumer_max_size == 10);
+  CHECK(g.classic_max_size == 20);
+  CHECK_THAT(scenario_error("brokers: {count: 3, config: {group.consumer.migration.policy: sideways}}\n"
+                            "topics: [{name: t, partitions: 3}]\n"),
+             Catch::Contains("group.consumer.migration.policy"));
+  CHECK_THAT(scenario_error("kafka_version: \"3.9\"\nbrokers: {count: 3, config: {group.consumer.migration.policy: upgrade}}\n"
+                            "topics: [{name: t, partitions: 3}]\n"),
+             Catch::Contains("group.consumer.migration.policy: not in Kafka 3.9: KIP-848"));
 }

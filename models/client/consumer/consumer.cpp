@@ -40,6 +40,10 @@ Consumer::Consumer(Simulation& sim, std::string name, HostId host, std::uint32_t
 
 void Consumer::on_start() {
   if (incarnation() > 1) history_.consumer_events.push_back({index_, ConsumerEventKind::Restarted, now()});
+  if (incarnation() > 0 && restart_config_) {  // restarted (the first start is incarnation 0)
+    config_ = *restart_config_;
+    protocol_kind_ = common_protocol(config_.partition_assignment_strategy);
+  }
   if (output_ && output_->state() == NodeState::Crashed) output_->restart();  // task producers start with their partitions
   next_auto_commit_ = now() + config_.auto_commit_interval;
   for (const std::int32_t p : workload_.partitions) own(p);

@@ -134,6 +134,10 @@ class Consumer final : public KafkaClient {
   const ConsumerConfig& config() const { return config_; }
   const ConsumerWorkload& workload() const { return workload_; }
   bool in_group() const { return group_mode_; }
+  // The configs the consumer restarts with (a deployment of new settings,
+  // such as a rolling upgrade to group.protocol=consumer): from its first
+  // restart on. Same group.id and client timeouts as `config`.
+  void set_restart_config(ConsumerConfig config) { restart_config_ = std::move(config); }
   // The application's producer (the same process: it crashes, pauses and restarts with the consumer).
   void set_output(Producer* producer) { output_ = producer; }
   // A producer paced by this consumer (ProducerWorkload::paced_by_consumer):
@@ -293,6 +297,7 @@ class Consumer final : public KafkaClient {
 
   std::uint32_t index_;
   ConsumerConfig config_;
+  std::optional<ConsumerConfig> restart_config_;
   ConsumerWorkload workload_;
   ConsumptionHistory& history_;
   Producer* output_ = nullptr;

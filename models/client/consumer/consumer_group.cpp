@@ -181,6 +181,7 @@ void Consumer::send_join_group() {
   } else {
     request->subscription.owned = last_assignment_;  // StickyAssignor's userData
   }
+  for (const auto& [p, state] : partitions_) request->owned_partitions.push_back({workload_.topic, p});
   request->reason = rejoin_reason_;
   member_ = MemberState::Joining;
   rejoin_needed_ = false;
@@ -201,6 +202,8 @@ void Consumer::handle_join_group(const JoinGroupResponse& response) {
     case Error::IllegalGeneration: return reset_generation(false, "JoinGroup: illegal generation");
     case Error::FencedInstanceId:
     case Error::InvalidSessionTimeout: return fenced();
+    case Error::InconsistentGroupProtocol:  // JoinGroupResponseHandler: fatal, poll() throws
+      return stop("JoinGroup: " + std::string(models::to_string(response.error)));
     case Error::NotCoordinator:
     case Error::CoordinatorNotAvailable:
       coordinator_unknown(models::to_string(response.error));

@@ -122,6 +122,7 @@ void Consumer::handle_consumer_heartbeat(const ConsumerGroupHeartbeatResponse& r
     case Error::UnknownMemberId:
     case Error::FencedMemberEpoch: return consumer_fenced(models::to_string(response.error));
     case Error::UnreleasedInstanceId:
+    case Error::GroupIdNotFound:      // a classic group that may not be upgraded (KIP-848's migration policy)
     case Error::UnsupportedAssignor:  // HeartbeatRequestManager: fatal
       history_.consumer_events.push_back({index_, ConsumerEventKind::Fenced, now()});
       return stop("ConsumerGroupHeartbeat: " + std::string(models::to_string(response.error)));

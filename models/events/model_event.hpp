@@ -32,8 +32,8 @@ using ModelEvent = std::variant<
     // producers
     TxnOffsetsRejected, TransactionsInitialised, TransactionEnded, ProducerFenced, BatchFailed,
     ProduceRequestTimedOut,
-    // the log cleaner (at the end: the alternatives before keep their indexes)
-    LogCleaned>;
+    // the log cleaner, then the brokers' metadata log (at the end: the alternatives before keep their indexes)
+    LogCleaned, MetadataApplied>;
 
 // Writes the event as its trace record (kind, then fields), unless it is one the trace leaves out.
 void trace_event(Trace& trace, SimTime time, std::string_view node, const ModelEvent& event);

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include <limits>
+
 namespace ksim::app {
 
 namespace {
@@ -11,6 +13,12 @@ using Q = QuorumFigures;
 using U = FigureUnit;
 
 double ms(SimTime t) { return to_milliseconds(t); }
+
+// A lag's mean or max in milliseconds; NaN (null, "n/a") when no batch was measured.
+double lag_ms(const models::QuorumStats::MetadataLag& lag, bool max) {
+  if (lag.batches == 0) return std::numeric_limits<double>::quiet_NaN();
+  return max ? ms(lag.max) : lag.mean_ms();
+}
 
 constexpr Figure<Q> kQuorum[] = {
     {.name = "controllers", .value = of<&Q::controllers>, .label = "controllers"},
@@ -36,6 +44,16 @@ constexpr Figure<Q> kQuorum[] = {
      .unit = U::Milliseconds, .label = "longest", .expect = ExpectAs::Bound,
      .description = "the longest period without an active controller: a controller failover's time",
      .expect_key = "controller_failover"},
+    // KIP-631: with a quorum the brokers fetch the metadata log (printed with the brokers' lines below).
+    {.name = "metadata_batches_applied", .value = [](const Q& q) { return figure_value(q.stats.metadata_lag.batches); }},
+    {.name = "metadata_lag_mean_ms", .value = [](const Q& q) { return figure_value(lag_ms(q.stats.metadata_lag, false)); },
+     .unit = U::Milliseconds},
+    {.name = "metadata_lag_max_ms", .value = [](const Q& q) { return figure_value(lag_ms(q.stats.metadata_lag, true)); },
+     .unit = U::Milliseconds, .expect = ExpectAs::Bound,
+     .description = "with a controller quorum, the longest a committed metadata batch took to reach a running broker "
+                    "(from its commit on the active controller to the broker applying it: brokers fetch the metadata "
+                    "log, KIP-631); a bound fails without a quorum",
+     .expect_key = "metadata_lag"},
 };
 
 constexpr Section<Q> kQuorumSection{"controller quorum", SectionScope::Kafka, "controller.quorum", kQuorum};
@@ -52,7 +70,16 @@ QuorumFigures quorum_figures(const Cluster& cluster) {
   return QuorumFigures{static_cast<int>(quorum.controllers().size()), quorum.quorum_stats(cluster.sim().now())};
 }
 
-void add_quorum_json(const QuorumFigures& q, nlohmann::ordered_json& j) { add_json(kQuorumSection, q, j); }
+void add_quorum_json(const QuorumFigures& q, nlohmann::ordered_json& j) {
+  add_json(kQuorumSection, q, j);
+  if (q.stats.metadata_lag_by_broker.empty()) return;
+  auto& brokers = j["controller"]["quorum"]["metadata_lag_by_broker"] = nlohmann::ordered_json::array();
+  for (std::size_t b = 0; b < q.stats.metadata_lag_by_broker.size(); ++b) {
+    const auto& lag = q.stats.metadata_lag_by_broker[b];
+    brokers.push_back({{"broker", b}, {"batches", lag.batches}, {"mean_ms", figure_json(lag_ms(lag, false))},
+                       {"max_ms", figure_json(lag_ms(lag, true))}});
+  }
+}
 
 void print_quorum(const QuorumFigures& q, std::ostream& out) {
   if (q.zookeeper) {  // no Raft: the figures that hold for a controller elected through ZooKeeper
@@ -65,6 +92,18 @@ void print_quorum(const QuorumFigures& q, std::ostream& out) {
   }
   fmt::print(out, "  controller quorum{}\n", q.controllers == 1 ? " (one controller: no Raft)" : ", Raft");
   print_figures(kQuorumSection, q, out);
+  if (q.stats.metadata_lag_by_broker.empty()) return;  // one controller pushes the metadata
+  fmt::print(out, "  brokers' metadata lag (commit to applied, KIP-631): {} batches  mean {}  max {}\n",
+             q.stats.metadata_lag.batches, format_figure(lag_ms(q.stats.metadata_lag, false), U::Milliseconds),
+             format_figure(lag_ms(q.stats.metadata_lag, true), U::Milliseconds));
+  std::string line = "   ";
+  for (std::size_t b = 0; b < q.stats.metadata_lag_by_broker.size(); ++b) {
+    const auto& lag = q.stats.metadata_lag_by_broker[b];
+    line += fmt::format(" broker-{} mean {} max {};", b, format_figure(lag_ms(lag, false), U::Milliseconds),
+                        format_figure(lag_ms(lag, true), U::Milliseconds));
+  }
+  line.pop_back();
+  fmt::print(out, "{}\n", line);
 }
 
 }  // namespace ksim::app

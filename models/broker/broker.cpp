@@ -17,7 +17,8 @@ Broker::Broker(Simulation& sim, std::string name, HostId host, BrokerId id, Brok
       id_(id),
       config_(std::move(config)),
       directory_(std::move(directory)),
-      events_(events) {
+      events_(events),
+      metadata_rng_(sim.stream(Node::name() + "/metadata-log")) {
   assert(!config_.log_dirs.empty());
   for (const LogDirSpec& spec : config_.log_dirs) log_dirs_.push_back(LogDir{spec, Disk(spec.disk)});
   alter_log_dirs_quota_.set_rate(config_.replica_alter_log_dirs_io_max_bytes_per_second);
@@ -74,7 +75,8 @@ void Broker::on_start() {
   controller_index_ = zookeeper_mode() ? static_cast<std::size_t>(id_) : 0;  // ZooKeeper: its own side until told
   heartbeat_unanswered_since_ = kNever;
   controller_retry_pending_ = false;
-  controller_backoff_ = milliseconds(50);
+  controller_waiting_ = false;
+  start_metadata_log();  // KIP-631, with a quorum: before the first heartbeat, which goes to the leader it finds
   if (!zookeeper_mode()) heartbeat_tick();  // with ZooKeeper its session says it lives
   if (config_.log_flush_scheduler_interval != kNever) flush_tick();
   isr_expiration_tick();
@@ -134,6 +136,7 @@ void Broker::on_crash(CrashKind kind) {
   fetchers_.clear();
   in_fetcher_.assign(in_fetcher_.size(), false);
   controller_connected_ = false;
+  stop_metadata_log(kind);
   if (coordinator_) coordinator_->reset();
   coordinator_appends_.clear();
   leaders_.clear();
@@ -200,6 +203,9 @@ void Broker::on_connection_closed(ConnectionId connection) {
   close_session(connection);
   broker_link_closed(connection);
   if (controller_connected_ && connection == controller_connection_) controller_channel_closed();
+  if (const auto peer = metadata_connections_.closed(connection); peer && metadata_raft_) {
+    metadata_raft_->on_disconnected(*peer);
+  }
   for (auto& fetcher : fetchers_) {
     if (fetcher->connected && fetcher->connection == connection) {
       fetcher->connected = false;
@@ -215,6 +221,7 @@ void Broker::on_connection_closed(ConnectionId connection) {
 // to this broker's own requests (a replica fetcher's, its heartbeats and
 // AlterPartition, KIP-890's verification, markers it asked another leader for).
 void Broker::dispatch(ConnectionId connection, MessagePtr message) {
+  if (metadata_bootstrap_ && is_raft_message(*message)) return handle_metadata_log_message(connection, *message);
   const ApiMessage& m = api_message(*message);
   switch (m.api_key()) {
     case ApiKey::Produce: return handle_produce(connection, take_message<ProduceRequest>(std::move(message)));

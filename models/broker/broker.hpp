@@ -3,7 +3,9 @@
 // them (Produce with acks 0, 1 or all, a purgatory for acks=all, serving
 // follower fetches, the high watermark and the ISR) and follows others
 // (replica fetchers, truncation by leader epoch). It heartbeats to the
-// controller and applies the metadata the controller pushes.
+// controller and applies the cluster metadata: with a KRaft controller quorum
+// it fetches the metadata log as an observer of the quorum (KIP-631,
+// broker_metadata_log.cpp); alone or with ZooKeeper, the controller pushes it.
 //
 // Its files: broker.cpp (lifecycle, metadata, log dirs), broker_produce.cpp
 // (the produce path), broker_leader.cpp (serving fetches, HW, ISR),
@@ -27,6 +29,7 @@
 #include "models/coordinator/group_coordinator.hpp"
 #include "models/coordinator/share_partition.hpp"
 #include "models/coordinator/txn_coordinator.hpp"
+#include "models/controller/metadata_records.hpp"
 #include "models/events/model_event_bus.hpp"
 #include "models/protocol/cluster_directory.hpp"
 #include "models/protocol/kafka_config.hpp"
@@ -35,6 +38,8 @@
 #include "models/log/producer_state.hpp"
 #include "models/history/compaction_history.hpp"
 #include "models/history/retention_history.hpp"
+#include "models/raft/raft_connections.hpp"
+#include "models/raft/raft_replica.hpp"
 #include "sim/events/ring_queue.hpp"
 #include "sim/resources/cpu.hpp"
 #include "sim/core/node.hpp"
@@ -69,6 +74,14 @@ class Broker final : public Node, private TxnCoordinatorHost {
   ~Broker() override;
 
   BrokerId broker_id() const { return id_; }
+  // KIP-631, with a controller quorum: the broker hosts a replica of the
+  // metadata log, an observer of the quorum (`raft`: the controller.quorum.*
+  // configs), and applies what is committed over `bootstrap`, the metadata the
+  // cluster was formatted with (broker_metadata_log.cpp). Before the first start.
+  void host_metadata_log(const RaftConfig& raft, std::shared_ptr<const MetadataImage> bootstrap);
+  const RaftReplica* metadata_replica() const { return metadata_raft_.get(); }  // null while down, and without a quorum
+  // The end offset of the metadata it applied (-1: none yet in this process).
+  std::int64_t applied_metadata_offset() const { return metadata_offset_; }
   // Replica assignment, fixed when the topic is created (log dir by fewest partitions).
   void create_replica(TopicPartition tp);
 
@@ -213,7 +226,16 @@ class Broker final : public Node, private TxnCoordinatorHost {
   void heartbeat_tick();
   void handle_heartbeat_response(const BrokerHeartbeatResponse& response);
   void controller_channel_closed();
-  void try_another_controller(std::int32_t hint);
+  bool controller_channel_ready();
+  void retry_controller_channel();
+  // broker_metadata_log.cpp: the metadata log's observer replica (KIP-631)
+  class MetadataLogHost;
+  void start_metadata_log();
+  void stop_metadata_log(CrashKind kind);
+  void handle_metadata_log_message(ConnectionId connection, const Message& message);
+  void metadata_committed(Offset from, Offset to);
+  void metadata_leader_changed(RaftNodeId leader);
+  void apply_metadata_image(std::vector<PartitionState> states);
   void flush_tick();
   void isr_expiration_tick();
   void apply_metadata(const std::vector<PartitionState>& states);
@@ -499,12 +521,24 @@ class Broker final : public Node, private TxnCoordinatorHost {
   std::size_t controller_index_ = 0;  // the controller it takes for the active one (directory_->controller_nodes)
   SimTime heartbeat_unanswered_since_ = kNever;  // the first heartbeat since the last answer
   bool controller_retry_pending_ = false;  // a retry on another controller is scheduled
-  SimTime controller_backoff_ = 50'000'000;  // when no controller knows the active one: doubling to 200 ms
   bool shutting_down_ = false;  // controlled shutdown: waiting for the controller to move leaderships
   std::set<TopicPartition> fetching_while_shutting_down_;  // ZooKeeper mode: led when the shutdown began
   bool got_shutdown_answer_ = false;  // BrokerLifecycleManager.gotControlledShutdownResponse
   SimTime last_heartbeat_sent_ = 0;
   std::int64_t metadata_offset_ = -1;  // of the last metadata update applied
+  bool controller_waiting_ = false;  // quorum: requests wait for the metadata log's replica to know a leader
+  // KIP-631 (broker_metadata_log.cpp): the metadata log's observer replica.
+  RaftConfig metadata_raft_config_;
+  std::shared_ptr<const MetadataImage> metadata_bootstrap_;  // null: no quorum, the controller pushes
+  RaftPersistentState metadata_log_;  // durable: the log and election state
+  std::unique_ptr<RaftHost> metadata_host_;  // a MetadataLogHost
+  std::unique_ptr<RaftReplica> metadata_raft_;  // process state, as everything below
+  RaftConnections metadata_connections_;
+  RandomStream metadata_rng_;
+  MetadataImage metadata_image_;  // the brokers' registrations replayed (no partitions: applied as they come)
+  std::map<TopicPartition, const PartitionState*> catching_up_;  // before the first publish: each partition's last record
+  bool metadata_published_ = false;  // applied once in this process (MetadataLoader caught up)
+  SimTime started_at_ = 0;
   bool previous_stop_clean_ = true;  // the last stop was a controlled shutdown (Kafka's clean shutdown file)
   std::vector<BrokerId> live_brokers_;
   std::vector<BrokerId> isr_eligible_;  // live and not in controlled shutdown

@@ -2,24 +2,39 @@
 // broker.heartbeat.interval.ms (BrokerLifecycleManager) and AlterPartition
 // requests (NodeToControllerChannelManager), on one connection.
 //
-// With a controller quorum the broker must find the active controller. In
-// Kafka its metadata log replica (an observer of the Raft quorum) learns the
-// leader from its fetches, and the channel sends to that leader. ksim's
-// brokers fetch no metadata log, so the channel learns the leader from the
-// controllers themselves, which comes to the same in time: a controller
-// that is not active answers NOT_CONTROLLER with the leader it knows, and
-// the broker sends there after reconnect.backoff.ms (50 ms), or, when none
-// is known (an election is on), to the next controller after a backoff
-// doubling from 50 ms to 200 ms until one answers; it also moves on when its controller's
-// connection closes, and when a heartbeat goes unanswered for
-// controller.quorum.request.timeout.ms (its observer's fetch would time out
-// and ask another voter).
+// With a controller quorum the channel sends to the leader the broker's
+// replica of the metadata log knows (RaftControllerNodeProvider, KIP-631:
+// broker_metadata_log.cpp); while it knows none, requests wait for it. A
+// request answered NOT_CONTROLLER, or whose connection closed, or a heartbeat
+// unanswered for controller.quorum.request.timeout.ms, goes again after
+// reconnect.backoff.ms (50 ms) to the leader the replica knows then (Kafka's
+// channel ignores the hint in the answer: the replica's fetches find the
+// new leader). Alone, the controller is the only one; with ZooKeeper the
+// metadata names it.
 #include <algorithm>
 
 #include "models/broker/broker.hpp"
 #include "sim/core/simulation.hpp"
 
 namespace ksim::models {
+
+// With a quorum: true once the channel points at the leader the metadata log's
+// replica knows; false (the requests wait for one) while it knows none.
+bool Broker::controller_channel_ready() {
+  if (!has_controller_quorum()) return true;
+  const RaftNodeId leader = metadata_raft_ ? metadata_raft_->leader() : kNoRaftNode;
+  if (leader == kNoRaftNode) {
+    controller_waiting_ = true;
+    return false;
+  }
+  const auto next = static_cast<std::size_t>(leader);
+  if (next != controller_index_ && controller_connected_) {
+    close(controller_connection_);
+    controller_connected_ = false;
+  }
+  controller_index_ = next;
+  return true;
+}
 
 ConnectionId Broker::controller_connection() {
   if (!controller_connected_) {
@@ -30,6 +45,7 @@ ConnectionId Broker::controller_connection() {
 }
 
 void Broker::send_heartbeat() {
+  if (!controller_channel_ready()) return;
   const ConnectionId connection = controller_connection();
   auto heartbeat = std::make_unique<BrokerHeartbeat>();
   heartbeat->broker = id_;
@@ -50,7 +66,9 @@ void Broker::heartbeat_tick() {
   const bool unanswered = heartbeat_unanswered_since_ != kNever &&
                           now() - heartbeat_unanswered_since_ >= config_.controller_request_timeout;
   if (has_controller_quorum() && unanswered) {
-    try_another_controller(-1);
+    if (controller_connected_) close(controller_connection_);
+    controller_connected_ = false;
+    retry_controller_channel();
   } else if (!shutting_down_ || now() - last_heartbeat_sent_ >= config_.broker_heartbeat_interval) {
     // In a controlled shutdown each answer schedules the next heartbeat; the
     // tick only stands in when an answer is overdue.
@@ -81,45 +99,35 @@ void Broker::on_companion_stopped(Node& /*side*/, CrashKind kind) {
 
 void Broker::handle_heartbeat_response(const BrokerHeartbeatResponse& response) {
   heartbeat_unanswered_since_ = kNever;
-  if (response.error == Error::NotController) return try_another_controller(response.active_controller);
-  controller_backoff_ = milliseconds(50);
+  if (response.error == Error::NotController) return retry_controller_channel();
   if (shutting_down_) shutdown_heartbeat_answered(response.shutdown_ready);
 }
 
 // The controller's connection closed (a crash, or a reset after a long cut):
-// after reconnect.backoff.ms the broker connects again (to the next
-// controller of a quorum), and an AlterPartition lost with the connection is sent again.
+// after reconnect.backoff.ms the broker connects again (with a quorum, to the
+// leader its metadata log's replica knows), and an AlterPartition lost with the
+// connection is sent again.
 void Broker::controller_channel_closed() {
   controller_connected_ = false;
   if (zookeeper_mode()) {  // the same controller, or the next the metadata names
     set_timer(milliseconds(50), [this] { resend_alter_partitions(); });
     return;
   }
-  if (has_controller_quorum()) return try_another_controller(-1);
+  if (has_controller_quorum()) return retry_controller_channel();
   set_timer(milliseconds(50), [this] {  // reconnect.backoff.ms
     send_heartbeat();
     resend_alter_partitions();
   });
 }
 
-// Moves the channel to controller `hint` (-1: the next one), and sends the
-// heartbeat and pending AlterPartitions there after the backoff.
-void Broker::try_another_controller(std::int32_t hint) {
-  const std::size_t controllers = directory_->controller_nodes.size();
-  const std::size_t next = hint >= 0 && static_cast<std::size_t>(hint) < controllers
-                               ? static_cast<std::size_t>(hint)
-                               : (controller_index_ + 1) % controllers;
-  if (next != controller_index_ && controller_connected_) {
-    close(controller_connection_);
-    controller_connected_ = false;
-  }
-  controller_index_ = next;
+// After NOT_CONTROLLER (only from a quorum's standby), a closed connection or
+// an unanswered heartbeat: the heartbeat and pending AlterPartitions go again
+// after reconnect.backoff.ms, to the leader the metadata log's replica knows then.
+void Broker::retry_controller_channel() {
   heartbeat_unanswered_since_ = kNever;
   if (controller_retry_pending_) return;
   controller_retry_pending_ = true;
-  const SimTime backoff = hint >= 0 ? milliseconds(50) : controller_backoff_;
-  if (hint < 0) controller_backoff_ = std::min(2 * controller_backoff_, milliseconds(200));
-  set_timer(backoff, [this] {
+  set_timer(milliseconds(50), [this] {
     controller_retry_pending_ = false;
     send_heartbeat();
     resend_alter_partitions();

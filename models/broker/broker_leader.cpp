@@ -352,6 +352,7 @@ void Broker::propose_isr(Replica& r, std::vector<BrokerId> isr) {
 // connection is lost (Kafka's NodeToControllerRequestThread puts a
 // disconnected request back first in its queue: the partition stays pending).
 void Broker::send_alter_partition(const Replica& r) {
+  if (!controller_channel_ready()) return;  // sent once the metadata log's replica knows the leader
   const IsrProposal& proposal = *r.pending_isr_change();
   auto request = std::make_unique<AlterPartitionRequest>();
   request->leader = id_;
@@ -389,7 +390,7 @@ void Broker::handle_alter_partition_response(const AlterPartitionResponse& respo
   }
   if (response.error == Error::NotController) {
     if (zookeeper_mode()) return;  // sent again when the metadata names the controller
-    return try_another_controller(response.active_controller);
+    return retry_controller_channel();
   }
   if (response.error == Error::IneligibleReplica) {
     r->end_isr_change();  // not applied, the controller says: back to the committed ISR

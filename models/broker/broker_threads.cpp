@@ -11,7 +11,8 @@
 //   each response;
 // - a request handler (num.io.threads) handles it;
 // - replica fetchers (num.replica.fetchers) append what they fetched, and a
-//   single metadata thread applies what the controller sends, in order. A
+//   single metadata thread applies what the controller sends (with a quorum,
+//   what the metadata log's replica fetched, KIP-631), in order. A
 //   replica fetcher is a thread of its own: num.replica.fetchers per source
 //   broker (AbstractFetcherManager keys its threads by BrokerIdAndFetcherId).
 // All of them share the machine's cores (sim/resources/cpu.hpp).
@@ -126,7 +127,8 @@ void Broker::on_send(ConnectionId connection, const Message& message) {
 void Broker::receive_as_client(ConnectionId connection, MessagePtr message) {
   const BrokerCpuCosts& c = config_.cpu_costs;
   SimTime done = now();
-  if (const auto* fetched = message_if<FetchResponse>(message.get())) {
+  const bool metadata_log = metadata_bootstrap_ && is_raft_message(*message);  // KIP-631: not a partition fetch
+  if (const auto* fetched = metadata_log ? nullptr : message_if<FetchResponse>(message.get())) {
     SimTime cost = c.network_request;
     for (const auto& p : fetched->partitions) {
       cost += c.partition + static_cast<SimTime>(p.batches.size()) * c.batch;
@@ -136,8 +138,12 @@ void Broker::receive_as_client(ConnectionId connection, MessagePtr message) {
     if (thread) fetcher_threads_->grow_to(*thread + 1);  // AbstractFetcherManager starts a source's threads as needed
     done = fetcher_threads_->run(now(), cost, thread);
   } else {
-    const auto* update = message_if<MetadataUpdate>(message.get());
-    const SimTime cost = update ? c.request + static_cast<SimTime>(update->partitions.size()) * c.metadata_partition : 0;
+    SimTime cost = 0;
+    if (const auto* update = message_if<MetadataUpdate>(message.get())) {
+      cost = c.request + static_cast<SimTime>(update->partitions.size()) * c.metadata_partition;
+    } else if (const auto* fetched = metadata_log ? message_if<MetadataFetchResponse>(message.get()) : nullptr) {
+      cost = c.request + static_cast<SimTime>(fetched->entries.size()) * c.metadata_partition;  // a record each
+    }
     done = metadata_thread_->run(now(), cost);
   }
   if (done == now()) return dispatch(connection, std::move(message));

@@ -24,7 +24,9 @@ void Controller::create_partitions(const std::vector<std::vector<std::vector<Bro
   }
   bootstrap_.partitions = partitions_;
   bootstrap_.brokers.assign(brokers_.size(), BrokerRegistration{});
+  bootstrap_.registered_at.assign(brokers_.size(), -1);
   committed_ = bootstrap_;
+  registered_at_ = bootstrap_.registered_at;
 }
 
 // A restart is a failover to a new active controller, which first loads the
@@ -141,15 +143,22 @@ void Controller::handle_heartbeat(ConnectionId connection, const BrokerHeartbeat
   if (r.ever_registered && heartbeat.incarnation != r.incarnation && !heartbeat.previous_stop_clean) {
     forget_unclean_replica(heartbeat.broker);  // ClusterControlManager: PreviousBrokerEpoch does not match
   }
-  if (heartbeat.incarnation != r.incarnation) r.shutting_down = false, r.shutdown_offset = -1;
+  if (heartbeat.incarnation != r.incarnation || !r.ever_registered) {
+    r.shutting_down = false, r.shutdown_offset = -1;
+    if (in_quorum()) registered_at_[b] = kUnregistered;  // until its registration is written (this event)
+  }
   r.incarnation = heartbeat.incarnation;
   r.ever_registered = true;
   update_offline_replicas(heartbeat.broker, heartbeat.offline_replicas);
-  if (r.fenced && !heartbeat.shutting_down) unfence(heartbeat.broker);
+  // In a quorum a fenced broker is unfenced once it has applied the metadata
+  // log up to its registration (BrokerHeartbeatManager: currentMetadataOffset
+  // >= the registration's offset; until then it is still catching up).
+  const bool caught_up = !in_quorum() || heartbeat.metadata_offset >= registered_at_[b];
+  if (r.fenced && !heartbeat.shutting_down && caught_up) unfence(heartbeat.broker);
   if (heartbeat.shutting_down && !r.shutting_down) begin_controlled_shutdown(heartbeat.broker);
-  // Back on a connection after missing updates: it reads the metadata log from
-  // where it stopped (KIP-631's fetch), here as one update of everything.
-  if (reconnected && !r.fenced && r.metadata_offset >= 0 && r.metadata_offset < metadata_offset()) {
+  // Alone: back on a connection after missing updates, it gets everything in
+  // one update (in a quorum the broker fetches what it missed from the log).
+  if (!in_quorum() && reconnected && !r.fenced && r.metadata_offset >= 0 && r.metadata_offset < metadata_offset()) {
     push_all_to(heartbeat.broker);
   }
   if (in_quorum()) push({});  // what changed of its registration, if anything
@@ -233,32 +242,28 @@ void Controller::push(const std::vector<PartitionState>& states) {
     track_imbalance(state);
   }
   maybe_schedule_leader_balance();
-  if (in_quorum()) return write(states);  // pushed once committed
+  if (in_quorum()) return write(states);  // brokers fetch it once committed (KIP-631)
   ++metadata_offset_;
   for (const BrokerId b : live_brokers()) send_update(b, states);
 }
 
 void Controller::push_all_to(BrokerId broker) {
-  const auto& partitions = in_quorum() ? committed_.partitions : partitions_;
   std::vector<PartitionState> states;
-  for (const auto& [tp, state] : partitions) states.push_back(state);
+  for (const auto& [tp, state] : partitions_) states.push_back(state);
   send_update(broker, std::move(states));
 }
 
-// One update to `broker` if it is connected: `states`, with the live and
-// shutting-down brokers and the offset of the metadata they come from (in a
-// quorum, the committed metadata; not to a broker whose new process is not
-// registered in it yet: what it says was meant for the one before, which
-// Kafka's broker never acts on, as it catches up with the metadata log
-// before it does).
+// Alone: one update to `broker` if it is connected: `states`, with the live
+// and shutting-down brokers and the offset of the metadata they come from.
+// (In a quorum nothing is pushed: brokers fetch the log, KIP-631.)
 void Controller::send_update(BrokerId broker, std::vector<PartitionState> states) {
+  assert(!in_quorum());
   const Registration& r = brokers_[static_cast<std::size_t>(broker)];
   if (!r.connected) return;
-  if (in_quorum() && committed_.brokers[static_cast<std::size_t>(broker)].incarnation != r.incarnation) return;
   auto update = std::make_unique<MetadataUpdate>();
   update->partitions = std::move(states);
-  update->live_brokers = in_quorum() ? unfenced_brokers(committed_.brokers) : live_brokers();
-  update->shutting_down = in_quorum() ? brokers_shutting_down(committed_.brokers) : shutting_down_brokers();
+  update->live_brokers = live_brokers();
+  update->shutting_down = shutting_down_brokers();
   update->offset = metadata_offset();
   send(r.connection, std::move(update));
 }

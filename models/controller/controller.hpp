@@ -4,7 +4,7 @@
 // leaders from the ISR (then, with KIP-966, from the eligible leader
 // replicas; or, with unclean.leader.election.enable, from any live replica),
 // commits ISR changes (AlterPartition, KIP-497) and pushes metadata changes
-// to the brokers. Elections are processed one at a time, each costing
+// to the brokers (in a quorum the brokers fetch them, KIP-631). Elections are processed one at a time, each costing
 // `election_time_per_partition`, so failover time grows with partitions.
 //
 // Alone (one controller, ksim's default) it is always the active controller,
@@ -14,6 +14,8 @@
 // the active controller: it writes every change as records
 // (metadata_records.hpp) and acts on them outside only once they are
 // committed; the others replay the committed log and answer NOT_CONTROLLER.
+// Brokers replicate the log as observers of the quorum and apply what is
+// committed (KIP-631, models/broker/broker_metadata_log.cpp).
 #include <deque>
 #include <map>
 #include <memory>
@@ -106,6 +108,8 @@ class Controller final : public Node {
   const MetadataImage& committed() const { return committed_; }
   const RaftReplica* raft() const { return raft_.get(); }  // null while down, and alone
   const RaftPersistentState& raft_state() const { return raft_durable_; }
+  // The metadata the cluster was formatted with (the topics; no records): where brokers' replay starts.
+  const MetadataImage& bootstrap() const { return bootstrap_; }
 
  private:
   struct Registration : BrokerRegistration {  // what the metadata log says, and the heartbeats' process state
@@ -174,7 +178,6 @@ class Controller final : public Node {
   std::int32_t known_active() const;
   void write(const std::vector<PartitionState>& states);
   void replay_committed(Offset from, Offset to);
-  void push_committed(const std::vector<PartitionState>& states, const std::vector<BrokerId>& unfenced);
   void claim(Epoch epoch);
   void renounce();
   void restore_committed_state();
@@ -231,6 +234,11 @@ class Controller final : public Node {
   Epoch active_epoch_ = 0;
   Offset written_end_ = 0;   // the log's end after this controller's last write
   std::vector<BrokerRegistration> logged_;  // the registrations as last written
+  // By broker: where its current process's registration record ends (written
+  // or committed: MetadataImage::registered_at); kUnregistered from its first
+  // heartbeat until that record is written.
+  static constexpr Offset kUnregistered = INT64_MAX;
+  std::vector<Offset> registered_at_;
   std::vector<std::pair<ConnectionId, PendingResponse>> responding_;  // in this event
   std::deque<AwaitingCommit> awaiting_commit_;
 };

@@ -9,6 +9,7 @@ namespace ksim::models {
 
 ControllerQuorum::ControllerQuorum(std::vector<Controller*> controllers) : controllers_(std::move(controllers)) {
   assert(!controllers_.empty());
+  if (is_quorum()) stats_.metadata_lag_by_broker.resize(controllers_.front()->committed().brokers.size());
 }
 
 ControllerQuorum::ControllerQuorum(std::vector<ZkController*> sides, ZooKeeperServer& zookeeper,
@@ -103,7 +104,18 @@ const Controller* ControllerQuorum::active() const {
   return nullptr;
 }
 
+void QuorumStats::MetadataLag::add(SimTime lag) {
+  ++batches;
+  total += lag;
+  max = std::max(max, lag);
+}
+
+double QuorumStats::MetadataLag::mean_ms() const {
+  return batches == 0 ? 0.0 : to_milliseconds(total) / static_cast<double>(batches);
+}
+
 void ControllerQuorum::after_event(SimTime now) {
+  if (is_quorum()) note_commits(now);
   if (!any_active()) {
     if (stats_.first_active_at != kNever && inactive_since_ == kNever) inactive_since_ = now;
     return;
@@ -116,6 +128,39 @@ void ControllerQuorum::after_event(SimTime now) {
   stats_.longest_inactive = std::max(stats_.longest_inactive, period);
   ++stats_.inactive_periods;
   inactive_since_ = kNever;
+}
+
+// A metadata batch is committed when the first controller replays it (the
+// leader, as its high watermark passes it): its end offset and that time.
+// Raft's own LeaderChange batches are not metadata.
+void ControllerQuorum::note_commits(SimTime now) {
+  const Controller* most = controllers_.front();
+  for (const Controller* c : controllers_) {
+    if (c->committed().end_offset > most->committed().end_offset) most = c;
+  }
+  const Offset end = most->committed().end_offset;
+  if (end <= commits_seen_) return;
+  const RaftLog& log = most->raft_state().log();
+  for (Offset offset = commits_seen_; offset < end; ++offset) {
+    const RaftEntry& entry = log.at(offset);
+    if (entry.batch_end && !entry.record->is_control()) batch_commits_.emplace_back(offset + 1, now);
+  }
+  commits_seen_ = end;
+}
+
+// Each batch ending in (from, to], committed since the broker's process started, once.
+void ControllerQuorum::metadata_applied(SimTime now, const MetadataApplied& applied) {
+  auto& by_broker = stats_.metadata_lag_by_broker;
+  const auto b = static_cast<std::size_t>(applied.broker);
+  if (by_broker.size() <= b) by_broker.resize(b + 1);
+  auto it = std::upper_bound(batch_commits_.begin(), batch_commits_.end(), applied.from,
+                             [](Offset offset, const auto& commit) { return offset < commit.first; });
+  for (; it != batch_commits_.end() && it->first <= applied.to; ++it) {
+    if (it->second < applied.since) continue;
+    assert(it->second <= now && "a broker applies only what was committed");
+    stats_.metadata_lag.add(now - it->second);
+    by_broker[b].add(now - it->second);
+  }
 }
 
 QuorumStats ControllerQuorum::quorum_stats(SimTime now) const {

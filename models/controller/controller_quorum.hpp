@@ -6,13 +6,14 @@
 // controller's (durable at once); in a quorum, the replay of the committed
 // metadata log by the controller that has replayed the most; with ZooKeeper,
 // the partition states ZooKeeper holds. It also measures the periods without
-// an active controller.
+// an active controller, and in a quorum the brokers' metadata lag (KIP-631).
 #include <cstdint>
 #include <map>
 #include <vector>
 
 #include "models/controller/controller.hpp"
 #include "models/controller/zk_controller.hpp"
+#include "models/events/broker_events.hpp"
 #include "models/zookeeper/zookeeper_server.hpp"
 
 namespace ksim::models {
@@ -28,6 +29,18 @@ struct QuorumStats {
   SimTime first_active_at = kNever;   // when the first controller became active
   SimTime inactive = 0;               // time without an active controller after the first activation
   SimTime longest_inactive = 0;       // the longest such period
+  // KIP-631 (a quorum's brokers fetch the metadata log): each metadata batch's
+  // lag, from its commit on the active controller to a broker applying it,
+  // over the batches committed while that broker's process ran.
+  struct MetadataLag {
+    std::uint64_t batches = 0;
+    SimTime total = 0;
+    SimTime max = 0;
+    void add(SimTime lag);
+    double mean_ms() const;
+  };
+  MetadataLag metadata_lag;                  // every broker's
+  std::vector<MetadataLag> metadata_lag_by_broker;  // by broker id (empty without a quorum)
 };
 
 class ControllerQuorum {
@@ -57,13 +70,17 @@ class ControllerQuorum {
   const Controller* active() const;
   const Controller* last_active() const { return last_active_; }
 
-  // After every event: notes when the cluster has an active controller.
+  // After every event: notes when the cluster has an active controller, and
+  // (in a quorum) when metadata batches are committed.
   void after_event(SimTime now);
+  // A broker applied the committed metadata log up to `applied.to` (KIP-631).
+  void metadata_applied(SimTime now, const MetadataApplied& applied);
   QuorumStats quorum_stats(SimTime now) const;
 
  private:
   bool any_active() const { return is_zookeeper() ? active_zookeeper_controller() != nullptr : active() != nullptr; }
   void zookeeper_changed(const std::string& path);
+  void note_commits(SimTime now);
 
   std::vector<Controller*> controllers_;
   std::vector<ZkController*> sides_;
@@ -73,6 +90,9 @@ class ControllerQuorum {
   Epoch last_epoch_ = 0;
   SimTime inactive_since_ = kNever;  // kNever: there is an active controller (or never was one)
   QuorumStats stats_;
+  // In a quorum: the end offset of every committed metadata batch, and when it was committed.
+  std::vector<std::pair<Offset, SimTime>> batch_commits_;
+  Offset commits_seen_ = 0;  // the committed end offset they go up to
 };
 
 }  // namespace ksim::models

@@ -5,9 +5,11 @@
 // handleCommit); the Raft leader, once the log of earlier epochs is replayed,
 // is the active controller (claim). It decides on its in-memory state, which
 // runs ahead of the log, writes every change as records (write), and acts
-// outside only on what is committed: brokers get the metadata then, and a
-// request's response waits until everything written before it answered is
-// committed (QuorumController's purgatory of ControllerWriteEvents). A
+// outside only on what is committed: a request's response waits until
+// everything written before it answered is committed (QuorumController's
+// purgatory of ControllerWriteEvents). Brokers fetch the committed log
+// themselves, as observers of the quorum (KIP-631, broker_metadata_log.cpp):
+// nothing is pushed to them. A
 // controller that stops leading reverts to the committed state and answers
 // what waited NOT_CONTROLLER (renounce). A standby answers every broker
 // request NOT_CONTROLLER, naming the leader it knows.
@@ -190,43 +192,43 @@ void Controller::write(const std::vector<PartitionState>& states) {
   }
   for (const PartitionState& state : states) records.push_back(std::make_shared<PartitionChangeRecord>(state));
   if (records.empty()) return;
+  std::vector<std::pair<BrokerId, std::size_t>> registering;  // a new process's first record, at its index
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const auto& m = static_cast<const MetadataRecord&>(*records[i]);
+    if (m.kind() != MetadataRecord::Kind::BrokerRegistrationChange) continue;
+    const BrokerId b = static_cast<const BrokerRegistrationRecord&>(m).broker;
+    if (registered_at_[static_cast<std::size_t>(b)] == kUnregistered) registering.emplace_back(b, i);
+  }
+  const std::size_t count = records.size();
   const std::optional<Offset> last = raft_ ? raft_->append(active_epoch_, std::move(records)) : std::nullopt;
   if (!last) {
     // The replica resigned and has not learnt the next epoch yet: renounce, after this event.
     set_timer(0, [this] { still_leading(); });
     return;
   }
+  const Offset first = *last + 1 - static_cast<Offset>(count);
+  for (const auto& [b, i] : registering) registered_at_[static_cast<std::size_t>(b)] = first + static_cast<Offset>(i) + 1;
   written_end_ = *last + 1;
 }
 
-// The entries in [from, to) are committed: replayed into the image; the
-// active controller pushes each batch to the brokers and answers what waited.
+// The entries in [from, to) are committed: replayed into the image, and what
+// waited for them is answered. A broker's record with a new process is its
+// registration: the broker is unfenced once it has applied the log up to it.
 void Controller::replay_committed(Offset from, Offset to) {
   const RaftLog& log = raft_durable_.log();
-  std::vector<PartitionState> changed;
-  std::vector<BrokerId> unfenced;
-  bool metadata = false;  // the batch has metadata records (not only Raft's LeaderChange)
   for (Offset offset = from; offset < to; ++offset) {
     const RaftEntry& entry = log.at(offset);
-    if (!entry.record->is_control()) {
-      metadata = true;
-      const auto& record = static_cast<const MetadataRecord&>(*entry.record);
-      if (record.kind() == MetadataRecord::Kind::PartitionChange) {
-        changed.push_back(static_cast<const PartitionChangeRecord&>(record).state);
-      } else {
-        const auto& r = static_cast<const BrokerRegistrationRecord&>(record);
-        if (committed_.brokers[static_cast<std::size_t>(r.broker)].fenced && !r.registration.fenced) {
-          unfenced.push_back(r.broker);
-        }
+    if (entry.record->is_control()) continue;
+    const auto& record = static_cast<const MetadataRecord&>(*entry.record);
+    if (record.kind() == MetadataRecord::Kind::BrokerRegistrationChange) {
+      const auto& r = static_cast<const BrokerRegistrationRecord&>(record);
+      const auto b = static_cast<std::size_t>(r.broker);
+      const BrokerRegistration& before = committed_.brokers[b];
+      if (r.registration.ever_registered && (!before.ever_registered || before.incarnation != r.registration.incarnation)) {
+        committed_.registered_at[b] = offset + 1;
       }
-      committed_.replay(record);
     }
-    if (!entry.batch_end && offset + 1 < to) continue;
-    committed_.end_offset = offset + 1;
-    if (role_ == ControllerRole::Active && metadata) push_committed(changed, unfenced);
-    changed.clear();
-    unfenced.clear();
-    metadata = false;
+    committed_.replay(record);
   }
   committed_.end_offset = to;
   while (!awaiting_commit_.empty() && awaiting_commit_.front().offset <= to) {
@@ -234,13 +236,6 @@ void Controller::replay_committed(Offset from, Offset to) {
     std::visit([&](auto& r) { send(done.connection, std::move(r)); }, done.response);
     awaiting_commit_.pop_front();
   }
-}
-
-// Brokers fetch the committed metadata log (KIP-631); ksim pushes each
-// committed batch to the live brokers, and everything to a broker just unfenced.
-void Controller::push_committed(const std::vector<PartitionState>& states, const std::vector<BrokerId>& unfenced) {
-  for (const BrokerId b : unfenced_brokers(committed_.brokers)) send_update(b, states);
-  for (const BrokerId b : unfenced) push_all_to(b);
 }
 
 // QuorumController.claim: the new active controller starts from the committed
@@ -302,6 +297,7 @@ void Controller::restore_committed_state() {
     static_cast<BrokerRegistration&>(brokers_[b]) = committed_.brokers[b];
   }
   logged_ = committed_.brokers;
+  registered_at_ = committed_.registered_at;
   written_end_ = committed_.end_offset;
 }
 

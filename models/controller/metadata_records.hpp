@@ -65,11 +65,20 @@ class BrokerRegistrationRecord final : public MetadataRecord {
 struct MetadataImage {
   std::map<TopicPartition, PartitionState> partitions;
   std::vector<BrokerRegistration> brokers;  // by broker id
+  // By broker id: the end offset of the record that registered its current
+  // process (BrokerRegistrationReply.epoch's offset; -1: none). A broker is
+  // unfenced only once it reports metadata up to here (KIP-631).
+  std::vector<Offset> registered_at;
   Offset end_offset = 0;  // the log's offsets below this are replayed
 
   // Applies one record (Raft's control records change nothing).
   void replay(const RaftRecord& record);
 };
+
+// A broker's replica of the metadata log (an observer, KIP-631). Kafka's node
+// ids are unique across brokers and controllers; ksim numbers the controllers
+// 0 to n-1 in the quorum, so a broker's replica takes 1000 + its broker id.
+constexpr RaftNodeId broker_replica_id(BrokerId broker) { return 1000 + broker; }
 
 // The unfenced brokers of `registrations` (BrokerRegistrations, by broker id).
 template <class Registration>

@@ -277,4 +277,20 @@ struct ShareRecordReleased {
   }
 };
 
+// KIP-631: the broker applied the committed metadata log up to `to` (its
+// end offset), from `from`: what its replica of __cluster_metadata fetched and
+// learnt was committed (BrokerMetadataListener / MetadataLoader's publish).
+// `since`: when its process started (batches committed before are a replay).
+struct MetadataApplied {
+  BrokerId broker;
+  Offset from;
+  Offset to;
+  SimTime since;
+  std::size_t partitions;  // partition states it applied
+  std::string_view kind() const { return "broker.metadata_applied"; }
+  template <class Write> void trace(Write&& write) const {
+    write({{"from", from}, {"to", to}, {"partitions", static_cast<std::int64_t>(partitions)}});
+  }
+};
+
 }  // namespace ksim::models

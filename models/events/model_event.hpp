@@ -34,8 +34,8 @@ using ModelEvent = std::variant<
     ProduceRequestTimedOut,
     // the log cleaner (at the end: the alternatives before keep their indexes)
     LogCleaned,
-    // KIP-848's online migration (at the end, for the same reason)
-    GroupConverted>;
+    // KIP-848's online migration, the brokers' metadata log (at the end, for the same reason)
+    GroupConverted, MetadataApplied>;
 
 // Writes the event as its trace record (kind, then fields), unless it is one the trace leaves out.
 void trace_event(Trace& trace, SimTime time, std::string_view node, const ModelEvent& event);

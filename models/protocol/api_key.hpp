@@ -15,9 +15,9 @@ enum class ApiKey : std::int16_t {
   ListOffsets = 2,
   Metadata = 3,
   // The controller's push of partition states and live brokers
-  // (MetadataUpdate). KRaft brokers read these from the metadata log instead
-  // (a Fetch of __cluster_metadata); the push has the fields, the direction
-  // (controller to broker) and so the key of ZooKeeper mode's UpdateMetadata.
+  // (MetadataUpdate): ZooKeeper mode's UpdateMetadata, and ksim's single KRaft
+  // controller's. A quorum's brokers read these from the metadata log instead
+  // (a Fetch of __cluster_metadata, KIP-631).
   UpdateMetadata = 6,
   ControlledShutdown = 7,  // ZooKeeper mode: a broker asks the controller to move its leaderships first
   OffsetCommit = 8,

@@ -136,9 +136,9 @@ struct FetchResponse final : KafkaResponse<FetchResponse, ApiKey::Fetch> {
 struct BrokerHeartbeat final : KafkaRequest<BrokerHeartbeat, ApiKey::BrokerHeartbeat> {
   static constexpr std::string_view kName = "BrokerHeartbeat";
   BrokerId broker = kNoBroker;
-  std::uint32_t incarnation = 0;   // a new incarnation is a restart: the controller re-sends all metadata
+  std::uint32_t incarnation = 0;   // a new incarnation is a restart: the controller registers it anew
   bool shutting_down = false;      // controlled shutdown: move my leaderships away first
-  std::int64_t metadata_offset = -1;  // BrokerHeartbeatRequest.CurrentMetadataOffset: the last update applied
+  std::int64_t metadata_offset = -1;  // BrokerHeartbeatRequest.CurrentMetadataOffset: the end of the metadata applied
   // BrokerRegistrationRequest.PreviousBrokerEpoch: whether the broker's last stop was
   // clean (a controlled shutdown); a crash is an unclean shutdown (KIP-966).
   bool previous_stop_clean = true;
@@ -194,8 +194,9 @@ struct AlterPartitionResponse final : KafkaResponse<AlterPartitionResponse, ApiK
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 4 * state.isr.size(); }
 };
 
-// The controller's metadata, pushed to brokers (standing in for KRaft brokers
-// fetching the metadata log).
+// The controller's metadata, pushed to brokers: ZooKeeper mode's
+// UpdateMetadata and LeaderAndIsr, and ksim's single KRaft controller, which
+// runs without Raft (with a quorum, brokers fetch the metadata log, KIP-631).
 struct MetadataUpdate final : KafkaRequest<MetadataUpdate, ApiKey::UpdateMetadata> {
   static constexpr std::string_view kName = "MetadataUpdate";
   std::vector<PartitionState> partitions;

@@ -120,6 +120,10 @@ const std::vector<MechanismInfo>& mechanisms() {
        "eligible leader replicas (on for new clusters from 4.1, eligible.leader.replicas.version=1)", D::Both},
       {M::ShareGroups, "KIP-932", {4, 1}, "consumers, brokers",
        "share groups (preview in 4.1, production ready in 4.2): consumers entries with share_group", D::Both, {}, false},
+      {M::HighWatermarkInFetch, "KIP-1166", {4, 1}, "controller",
+       "a KRaft fetch carries the fetcher's high watermark: the leader answers a held fetch when its own passes it "
+       "(before, only new records or the 500 ms wait did)",
+       D::Both},
   };
   return table;
 }

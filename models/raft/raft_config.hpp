@@ -26,6 +26,11 @@ struct RaftConfig {
   SimTime append_linger = milliseconds(25);
   // KafkaRaftClient.MAX_FETCH_WAIT_MS: how long the leader holds a fetch that found nothing new.
   SimTime fetch_max_wait = milliseconds(500);
+  // KIP-1166 (Kafka 4.1): a fetch carries the fetcher's high watermark, and the
+  // leader answers at once, or as soon as its own passes it, a fetch that would
+  // learn a higher one. Before, a fetch at the log's end waited for new records
+  // or the max wait (KAFKA-14145: up to 500 ms for a commit to reach a replica).
+  bool fetch_carries_high_watermark = false;
   // KafkaRaftClient.MAX_FETCH_SIZE_BYTES.
   std::uint64_t fetch_max_bytes = 8 * 1024 * 1024;
   // RaftManager passes followersAlwaysFlush = true on controllers (they may

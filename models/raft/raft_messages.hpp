@@ -90,6 +90,7 @@ struct MetadataFetchRequest final : KafkaRequest<MetadataFetchRequest, ApiKey::F
   Epoch last_fetched_epoch = 0;    // the epoch of its last entry
   SimTime max_wait = 0;            // KafkaRaftClient.MAX_FETCH_WAIT_MS
   std::uint64_t max_bytes = 0;     // MAX_FETCH_SIZE_BYTES
+  Offset high_watermark = -1;      // KIP-1166: the fetcher's (-1: none known, or a fetch before KIP-1166)
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes + kRaftPartitionBytes; }
 };
 

@@ -94,6 +94,7 @@ class RaftReplica {
     Epoch last_fetched_epoch = 0;
     std::uint64_t max_bytes = 0;
     SimTime deadline = 0;
+    Offset high_watermark = -1;  // KIP-1166: the fetcher's
   };
   enum class Outcome { Handled, Failed, Continue };  // maybeHandleCommonResponse's answers
 
@@ -146,6 +147,7 @@ class RaftReplica {
   std::unique_ptr<MetadataFetchResponse> try_complete_fetch(const ParkedFetch& fetch);
   void answer_parked_fetches(bool all);
   SimTime parked_fetch_deadline() const;
+  bool has_news_for(const ParkedFetch& fetch) const;
   SimTime maybe_send_fetch(RaftNodeId to);
   SimTime send_fetch_to_any_voter();
   void update_follower_high_watermark(Offset leader_high_watermark);

@@ -17,10 +17,10 @@ void RaftReplica::handle_fetch(const MetadataFetchRequest& request) {
   assert(request.last_fetched_epoch <= request.current_leader_epoch && "a fetcher's log is not ahead of its epoch");
   const ParkedFetch fetch{request.source,       request.correlation_id, request.current_leader_epoch,
                           request.fetch_offset, request.last_fetched_epoch, request.max_bytes,
-                          host_.now() + request.max_wait};
+                          host_.now() + request.max_wait, request.high_watermark};
   auto response = try_complete_fetch(fetch);
   if (response->error != Error::None || !response->entries.empty() || request.max_wait == 0 ||
-      response->diverging_epoch) {
+      response->diverging_epoch || has_news_for(fetch)) {
     host_.send(fetch.replica, std::move(response));
     return;
   }
@@ -63,11 +63,18 @@ void RaftReplica::answer_parked_fetches(bool all) {
   std::vector<ParkedFetch> due;
   for (const ParkedFetch& fetch : parked_) {
     const bool ready = all || role_ != RaftRole::Leader || host_.now() >= fetch.deadline ||
-                       log().end_offset() > fetch.fetch_offset;
+                       log().end_offset() > fetch.fetch_offset || has_news_for(fetch);
     (ready ? due : waiting).push_back(fetch);
   }
   parked_ = std::move(waiting);
   for (const ParkedFetch& fetch : due) host_.send(fetch.replica, try_complete_fetch(fetch));
+}
+
+// KIP-1166: the leader's high watermark is past the one the fetcher sent.
+bool RaftReplica::has_news_for(const ParkedFetch& fetch) const {
+  if (!config_.fetch_carries_high_watermark || role_ != RaftRole::Leader) return false;
+  const std::optional<Offset> hw = leader_state_->high_watermark();
+  return hw && *hw > fetch.high_watermark;
 }
 
 SimTime RaftReplica::parked_fetch_deadline() const {
@@ -93,6 +100,7 @@ SimTime RaftReplica::maybe_send_fetch(RaftNodeId to) {
     request->last_fetched_epoch = log().last_epoch();
     request->max_wait = config_.fetch_max_wait;
     request->max_bytes = config_.fetch_max_bytes;
+    if (config_.fetch_carries_high_watermark) request->high_watermark = high_watermark_.value_or(-1);
     send_request(to, std::move(request));
     ++stats_.fetches_sent;
   }

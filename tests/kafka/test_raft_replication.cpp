@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -122,5 +123,46 @@ TEST_CASE("raft: observers' fetches do not count towards the high watermark", "[
     cluster.heal(cut);
     REQUIRE(cluster.commits(10));
     CHECK(cluster.final_check() == "");
+  }
+}
+
+// KIP-1166: the observer's fetch carries its high watermark, so the leader
+// answers it as soon as its own passes it; before, a fetch at the log's end
+// waited for the next records or the 500 ms max wait.
+TEST_CASE("raft: with KIP-1166 an idle observer learns a commit at once, without it after the max wait",
+          "[raft][kip631]") {
+  for (const bool kip1166 : {true, false}) {
+    for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+      INFO((kip1166 ? "KIP-1166, seed " : "before KIP-1166, seed ") << seed);
+      RaftClusterOptions options{.voters = 3, .observers = 1, .seed = seed};
+      options.append_interval = seconds(2);  // one record every 2 s: idle between them
+      options.config.fetch_carries_high_watermark = kip1166;
+      RaftCluster cluster(options);
+      REQUIRE(cluster.commits(1));
+      // The first time the leader's, then the observer's, high watermark reached each offset.
+      std::map<Offset, SimTime> leader_at, observer_at;
+      const SimTime until = cluster.sim.now() + seconds(10);
+      for (SimTime t = cluster.sim.now(); t < until; t += microseconds(500)) {
+        cluster.sim.run_until(t);
+        leader_at.try_emplace(cluster.leader_high_watermark().value_or(0), t);
+        observer_at.try_emplace(cluster.high_watermark(3), t);
+      }
+      SimTime longest = 0;
+      int commits = 0;
+      for (const auto& [offset, at] : leader_at) {
+        const auto seen = observer_at.lower_bound(offset);
+        if (seen == observer_at.end() || offset == leader_at.begin()->first) continue;
+        longest = std::max(longest, seen->second - at);
+        ++commits;
+      }
+      REQUIRE(commits >= 3);
+      if (kip1166) {
+        CHECK(longest <= milliseconds(3));  // a message's trip, jitter and the step
+      } else {
+        CHECK(longest >= milliseconds(400));
+        CHECK(longest <= milliseconds(510));
+      }
+      CHECK(cluster.final_check() == "");
+    }
   }
 }

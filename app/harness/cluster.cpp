@@ -273,14 +273,7 @@ void Cluster::spawn_kafka() {
   } else {
     quorum_ = std::make_unique<models::ControllerQuorum>(controllers_);
   }
-  if (quorum_->is_quorum()) {
-    // KIP-631: each broker replicates the metadata log as an observer of the quorum, from the bootstrap metadata.
-    const auto bootstrap = std::make_shared<const models::MetadataImage>(controllers_.front()->bootstrap());
-    for (models::Broker* b : brokers_) b->host_metadata_log(kafka.quorum, bootstrap);
-    events_->subscribe([q = quorum_.get()](SimTime now, const Node&, const models::ModelEvent& event) {
-      if (const auto* applied = std::get_if<models::MetadataApplied>(&event)) q->metadata_applied(now, *applied);
-    });
-  }
+  if (quorum_->is_quorum()) host_metadata_logs();
   if (offsets_topic_ >= 0) offsets_replicas_ = replicas[static_cast<std::size_t>(offsets_topic_)];
   if (transaction_topic_ >= 0) transaction_replicas_ = replicas[static_cast<std::size_t>(transaction_topic_)];
   std::uint32_t index = 0;

@@ -229,6 +229,7 @@ class Cluster {
   models::ZooKeeperServer* zookeeper_ = nullptr;
   std::vector<models::ZkController*> zookeeper_sides_;  // by broker id
   void spawn_zookeeper(const std::shared_ptr<models::ClusterDirectory>& directory);
+  void host_metadata_logs();  // app/harness/cluster_metadata_log.cpp: KIP-631's observers
   void seed_zookeeper(const std::vector<std::vector<std::vector<models::BrokerId>>>& replicas);
   void create_topics_when_registered(std::size_t topics);
   std::unique_ptr<models::ControllerQuorum> quorum_;

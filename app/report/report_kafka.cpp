@@ -170,7 +170,7 @@ nlohmann::ordered_json log_dirs_json(const std::vector<LogDirFigures>& log_dirs)
   for (const auto& d : log_dirs) {
     dirs.push_back({{"broker", d.broker}, {"path", d.stats.path}, {"partitions", d.stats.partitions},
                     {"bytes", d.stats.bytes}, {"online", d.stats.online},
-                    {"bytes_read_from_disk", d.stats.bytes_read_from_disk}});
+                    {"bytes_read_from_disk", d.stats.bytes_read_from_disk}, {"disk_bytes", d.stats.disk_bytes}});
   }
   return dirs;
 }

@@ -566,7 +566,8 @@ std::optional<PartitionState> Broker::partition_state(TopicPartition tp) const {
 std::vector<LogDirStats> Broker::log_dir_stats() const {
   std::vector<LogDirStats> stats;
   for (std::size_t i = 0; i < log_dirs_.size(); ++i) {
-    LogDirStats s{log_dirs_[i].spec.path, log_dirs_[i].partitions, 0, log_dirs_[i].online, log_dirs_[i].disk.bytes_read()};
+    LogDirStats s{log_dirs_[i].spec.path, log_dirs_[i].partitions, 0, log_dirs_[i].online,
+                  log_dirs_[i].disk.bytes_read(), log_dirs_[i].disk.used_bytes()};
     for (const auto& [tp, r] : replicas_) {
       if (r.log_dir == i) s.bytes += r.log().size_bytes();
       if (r.future && r.future->log_dir == i) s.bytes += r.future->log().size_bytes();  // KIP-113: a move's copy

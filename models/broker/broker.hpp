@@ -65,6 +65,7 @@ struct LogDirStats {
   std::uint64_t bytes = 0;
   bool online = true;
   std::uint64_t bytes_read_from_disk = 0;  // reads that missed the page cache
+  std::uint64_t disk_bytes = 0;  // what the disk holds: the logs, and deleted files until file.delete.delay.ms ends
 };
 
 class Broker final : public Node, private TxnCoordinatorHost {

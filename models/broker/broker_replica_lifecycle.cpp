@@ -4,8 +4,9 @@
 // partitions, which then fetches from the leader from offset 0 like any
 // follower; one whose replicas no longer include it is stopped and its log
 // deleted (TopicsDelta.localChanges' deletes, stopPartitions with
-// deleteLocalLog). Kafka renames the log's directory and deletes it
-// file.delete.delay.ms (60 s) later; ksim frees its bytes at once.
+// deleteLocalLog). Kafka renames the log's directory *-delete and removes it
+// file.delete.delay.ms (60 s) later (LogManager.asyncDelete, deleteLogs):
+// its bytes hold the disk until then.
 #include "models/broker/broker.hpp"
 #include "models/protocol/replica_list.hpp"
 
@@ -37,6 +38,7 @@ void Broker::delete_replica(Replica& r, const PartitionState& state) {
   if (r.future) abandon_move(r, "replica deleted");
   stop_replica(r, state);
   publish(ReplicaDeleted{id_, tp, r.log().size_bytes()});
+  if (log_dirs_[r.log_dir].online) free_disk_later(r.log_dir, r.log().size_bytes());
   --log_dirs_[r.log_dir].partitions;
   replica_index_[static_cast<std::size_t>(global_index(tp))] = nullptr;
   replicas_.erase(tp);

@@ -204,3 +204,28 @@ TEST_CASE("a reassignment to the replicas a partition has changes nothing, a new
   CHECK(reordered.longest == 0);
   CHECK(reordered.replicas_created == 0);
 }
+
+// LogManager.asyncDelete: a removed replica's log is renamed *-delete and
+// removed file.delete.delay.ms later (deleteLogs); its bytes hold the disk
+// until then, and count against its capacity.
+TEST_CASE("a removed replica's log leaves the disk file.delete.delay.ms later", "[kip455][system]") {
+  const auto disk_excess = [](const ksim::testing::ScenarioRun& run, BrokerId broker) {
+    std::uint64_t excess = 0;
+    for (const auto& dir : run.report["log_dirs"]) {
+      if (dir["broker"] != broker) continue;
+      excess += dir["disk_bytes"].get<std::uint64_t>() - dir["bytes"].get<std::uint64_t>();
+    }
+    return excess;
+  };
+  // The moves complete about 11 s in; the run ends at 40 s.
+  const auto kept = run_scenario("reassign-partitions", 1);
+  const auto freed = run_scenario("reassign-partitions", 1, {"brokers.config[log.segment.delete.delay.ms]=5000"});
+  REQUIRE(kept.status == ksim::app::kExitOk);
+  REQUIRE(freed.status == ksim::app::kExitOk);
+  // Broker 0 gave up two replicas: still on its disk 60 s on, gone 5 s on.
+  const auto deleted = kept.report["reassignments"]["bytes_deleted"].get<std::uint64_t>();
+  CHECK(deleted > 10'000'000);
+  CHECK(disk_excess(kept, 0) == deleted);
+  CHECK(disk_excess(freed, 0) == 0);
+  for (BrokerId b = 0; b < 4; ++b) CHECK(disk_excess(freed, b) == 0);
+}

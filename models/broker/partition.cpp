@@ -60,14 +60,36 @@ bool Partition::is_new_epoch(const PartitionState& state) const {
   return state.leader_epoch > state_.leader_epoch || role_ == Role::None;
 }
 
+// Partition.makeLeader: a new leader knows nothing of its followers; a leader
+// re-elected in a new epoch (an ISR change the ZooKeeper-era controller made
+// with a new leader epoch) keeps each follower's log end and start offsets
+// (Replica.resetReplicaState with isNewLeader false), so the high watermark
+// can move at once rather than at each follower's next fetch.
 void Partition::make_leader(const PartitionState& state, SimTime now) {
-  if (!is_leader() || state.leader_epoch > state_.leader_epoch) epoch_start_offset_ = log_.log_end_offset();
+  const bool new_leader = !is_leader();
+  const bool new_epoch = state.leader_epoch > state_.leader_epoch;
+  if (new_leader || new_epoch) epoch_start_offset_ = log_.log_end_offset();
+  std::vector<std::pair<BrokerId, FollowerState>> known;
+  if (!new_leader) known.swap(followers_);
   role_ = Role::Leader;
   state_ = state;
   pending_isr_.reset();
   followers_.clear();
   for (const BrokerId b : state.replicas) {
-    if (b != local_) followers_.emplace_back(b, FollowerState{-1, now, now, 0});
+    if (b == local_) continue;
+    const auto it = std::find_if(known.begin(), known.end(), [&](const auto& f) { return f.first == b; });
+    if (it == known.end()) {
+      followers_.emplace_back(b, FollowerState{-1, now, now, 0});
+    } else if (!new_epoch) {
+      followers_.push_back(*it);  // the same epoch: nothing to reset
+    } else {
+      FollowerState f = it->second;
+      const bool in_sync = contains(state.isr, b);
+      f.last_caught_up = in_sync ? now : 0;
+      f.last_fetch = in_sync ? now : 0;
+      f.leader_end_offset_at_last_fetch = epoch_start_offset_;
+      followers_.emplace_back(b, f);
+    }
   }
   epoch_high_watermark_ = log_.high_watermark();
   changed(PartitionChange::State);

@@ -268,3 +268,26 @@ TEST_CASE("a leader's epoch start offset is its log end offset when the epoch be
   p.make_follower(leader_state({0, 1}, 4, 5));
   CHECK(p.epoch_start_offset() == -1);
 }
+
+// Partition.makeLeader / Replica.resetReplicaState(isNewLeader = false): a
+// leader re-elected in a new epoch (the ZooKeeper-era controller bumps the
+// leader epoch when it shrinks the ISR) keeps what it knows of its followers'
+// logs, so the smaller ISR moves the high watermark at once.
+TEST_CASE("a leader re-elected in a new epoch keeps its followers' log ends", "[partition]") {
+  Partition p = leader_with(10);
+  p.update_follower_fetch_state(1, 10, seconds(2));
+  p.update_follower_fetch_state(2, 5, seconds(2));
+  p.maybe_advance_high_watermark();
+  REQUIRE(p.log().high_watermark() == 5);
+  p.make_leader(leader_state({0, 1}, 2, 2), seconds(3));  // follower 2 left the ISR, in epoch 2
+  REQUIRE(p.follower(1));
+  CHECK(p.follower(1)->log_end_offset == 10);
+  CHECK(p.follower(1)->last_caught_up == seconds(3));  // in the ISR: caught up as of the election
+  CHECK(p.follower(2)->last_caught_up == 0);           // out of it: not brought back before a fetch
+  CHECK(p.maybe_advance_high_watermark());
+  CHECK(p.log().high_watermark() == 10);
+  // A leader new to the partition knows nothing of its followers (isNewLeader).
+  Partition fresh(kTp, kLeader);
+  fresh.make_leader(leader_state({0, 1}, 2, 2), seconds(3));
+  CHECK(fresh.follower(1)->log_end_offset == -1);
+}

@@ -182,7 +182,7 @@ class ZkController final : public Node, private ZkClientHost {
   std::set<std::pair<TopicPartition, BrokerId>> offline_replicas_;  // replicasOnOfflineDirs
   std::set<BrokerId> shutting_down_;  // shuttingDownBrokerIds: registered, but not elected or kept in ISRs
   std::int64_t update_sequence_ = 0;
-  std::vector<PartitionState> pending_push_;  // changed in this event, sent at its end
+  std::vector<PartitionState> pending_push_;  // changed, sent once no ZooKeeper write is in flight
   std::size_t writes_in_flight_ = 0;
 
   // Its own controlled shutdown: the tries left, and the one in flight.

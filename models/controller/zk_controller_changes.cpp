@@ -398,9 +398,13 @@ void ZkController::push_all(const std::vector<BrokerId>& to) {
   push(states, to);
 }
 
-// What changed in this event goes to every live broker at its end.
+// What changed goes to every live broker once the ZooKeeper writes in flight
+// have all completed: Kafka's controller waits for a batch of writes
+// (KafkaZkClient.updateLeaderAndIsr) within one event, then sends one
+// LeaderAndIsr per broker (ControllerBrokerRequestBatch.sendRequestsToBrokers),
+// so a controlled shutdown's moved leaderships reach a follower together.
 void ZkController::flush_pushes() {
-  if (pending_push_.empty()) return;
+  if (pending_push_.empty() || writes_in_flight_ > 0) return;
   std::vector<PartitionState> states = std::move(pending_push_);
   pending_push_.clear();
   push(states, live_brokers());

@@ -27,7 +27,7 @@ constexpr TopicPartition kRetP0{0, 0};
 constexpr TopicPartition kRetP1{0, 1};
 
 // A batch with what the checkers read.
-RecordBatch batch_of(Offset base, std::int32_t count, std::uint32_t writer, std::uint64_t first,
+RecordBatch retention_batch(Offset base, std::int32_t count, std::uint32_t writer, std::uint64_t first,
                      ControlType control = ControlType::None) {
   RecordBatch b;
   b.base_offset = base;
@@ -68,7 +68,7 @@ struct RetentionRun {
   RecordBatch append(TopicPartition tp, std::uint32_t writer, std::uint64_t first, std::int32_t count,
                      ControlType control = ControlType::None) {
     auto& batches = log[tp];
-    RecordBatch b = batch_of(batches.empty() ? 0 : batches.back().next_offset(), count, writer, first, control);
+    RecordBatch b = retention_batch(batches.empty() ? 0 : batches.back().next_offset(), count, writer, first, control);
     b.bytes = 100 * static_cast<std::uint64_t>(count);
     b.producer_id = writer + 1;
     batches.push_back(b);
@@ -195,9 +195,9 @@ const ConsumerGroupSpec kRetentionGroup{.group = "g", .topic = 0, .consumers = {
 
 TEST_CASE("a deleted batch is kept once, markers only moving the end", "[checker][retention]") {
   RetentionHistory h;
-  const RecordBatch data = batch_of(0, 3, 2, 40);
-  const RecordBatch marker = batch_of(3, 1, 0, 0, ControlType::Commit);
-  const RecordBatch more = batch_of(4, 3, 2, 43);
+  const RecordBatch data = retention_batch(0, 3, 2, 40);
+  const RecordBatch marker = retention_batch(3, 1, 0, 0, ControlType::Commit);
+  const RecordBatch more = retention_batch(4, 3, 2, 43);
   h.segments_deleted(kRetP0, {data, marker});
   h.segments_deleted(kRetP0, {data, marker, more});  // another replica: only `more` is new
   REQUIRE(h.deleted.at(kRetP0).batches.size() == 2);

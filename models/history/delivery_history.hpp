@@ -46,7 +46,7 @@ struct DeliveryHistory {
   // (writer, partition) -> records handed to the producer so far.
   std::map<std::pair<std::uint32_t, TopicPartition>, std::uint64_t> produced;
   // In deques: they grow with every batch, and a vector that doubles holds
-  // both copies while it moves (the soak's peak memory: docs/performance.md).
+  // both copies while it moves (docs/performance.md, the soak: a small gain).
   std::deque<Ack> acks;
   std::deque<Failure> failures;
   std::uint64_t produce_attempts = 0;  // produce requests' batches sent, retries included

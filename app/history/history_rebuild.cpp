@@ -220,7 +220,7 @@ class Rebuild {
       p.incarnation = 1 + static_cast<std::uint32_t>(std::upper_bound(times.begin(), times.end(), p.at) - times.begin());
     }
     auto& c = h_.consumption;
-    c.processed = std::move(e_.processed);
+    c.processed.assign(e_.processed.begin(), e_.processed.end());
     c.commits = std::move(e_.commits);
     c.consumer_events = e_.consumer_events;
     std::set<std::pair<std::uint32_t, models::TopicPartition>> owned;

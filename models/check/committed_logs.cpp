@@ -48,12 +48,8 @@ namespace {
 // does not split what retention deleted by transaction).
 void add_expired(const ClusterView& cluster, TopicPartition tp, Offset log_start, FinalLogs& logs) {
   if (!cluster.retention || log_start == 0) return;
-  const auto it = cluster.retention->deleted.find(tp);
-  if (it == cluster.retention->deleted.end()) return;
-  for (const RecordBatch& b : it->second) {
-    if (b.next_offset() > log_start) break;
-    if (!b.is_control()) logs.expired[tp].push_back(b);
-  }
+  std::vector<RecordBatch> expired = cluster.retention->expired_below(tp, log_start);
+  if (!expired.empty()) logs.expired[tp] = std::move(expired);
 }
 
 // The records some replica's cleaner removed that the final leader's log does

@@ -5,6 +5,7 @@
 // evictions, and every rebalance with its trigger and cost. Recording never
 // changes what the models do.
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -98,7 +99,7 @@ struct CoordinatorLoad {
 };
 
 struct ConsumptionHistory {
-  std::vector<ProcessedRecord> processed;
+  std::deque<ProcessedRecord> processed;  // a deque: it grows with every batch (delivery_history.hpp)
   std::vector<CommitEvent> commits;
   std::vector<OwnershipEvent> ownership;
   std::vector<ConsumerEvent> consumer_events;

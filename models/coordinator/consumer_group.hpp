@@ -41,6 +41,7 @@ std::string_view to_string(ConsumerGroupState state);
 struct ClassicMemberMetadata {
   SimTime session_timeout = 0;          // its session.timeout.ms: its own session at the coordinator
   std::vector<std::string> protocols;   // its partition.assignment.strategy, in its order
+  bool operator==(const ClassicMemberMetadata&) const = default;
 };
 
 struct ConsumerGroupMember {
@@ -56,6 +57,7 @@ struct ConsumerGroupMember {
   std::set<TopicPartition> assigned;            // its current assignment
   std::set<TopicPartition> pending_revocation;  // to give up before it may go on
   std::optional<ClassicMemberMetadata> classic;  // set: a classic member (KIP-848's online migration)
+  bool operator==(const ConsumerGroupMember&) const = default;
 };
 
 class ConsumerGroup {
@@ -65,6 +67,9 @@ class ConsumerGroup {
   // members at its generation, STABLE, each with its last assignment as its
   // assignment and its target; group and target epochs are the generation.
   static ConsumerGroup from_classic(std::string id, std::int32_t generation, std::vector<ConsumerGroupMember> members);
+
+  // The same state: nothing to write to __consumer_offsets (group_coordinator_persist.cpp).
+  bool operator==(const ConsumerGroup&) const = default;
 
   const std::string& id() const { return id_; }
   std::int32_t group_epoch() const { return group_epoch_; }

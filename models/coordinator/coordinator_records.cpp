@@ -6,6 +6,14 @@ namespace ksim::models {
 std::uint64_t CoordinatorRecord::bytes() const {
   const std::uint64_t key = 16 + group.size();
   if (transaction) return key + 40 + 24 * transaction->partitions.size();
+  if (consumer_group) {  // the group's epoch, each member's metadata, assignment and target
+    std::uint64_t size = key + 32;
+    for (const auto& [id, m] : consumer_group->members()) {
+      size += 3 * (key + id.size()) + 64 + m.client_id.size() + 8 * (m.assigned.size() + m.pending_revocation.size()) +
+              8 * consumer_group->target_of(id).size();
+    }
+    return size;
+  }
   if (!metadata) return offsets.size() * (key + 48);
   std::uint64_t size = key + 32 + metadata->protocol.size() + metadata->leader.size();
   for (const auto& m : metadata->members) {

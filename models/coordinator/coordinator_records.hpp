@@ -8,12 +8,16 @@
 // the batch: written once, never changed, so every replica that copies the
 // batch reads the same content, and a new coordinator rebuilds the group from
 // its own log, as Kafka's GroupMetadataManager.loadGroupsAndOffsets does.
+// A KIP-848 consumer group is written whole (in place of Kafka's
+// ConsumerGroupMetadata, ...MemberMetadata, ...PartitionMetadata,
+// ...TargetAssignment* and ...CurrentMemberAssignment records).
 #include <cstdint>
 #include <deque>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "models/coordinator/consumer_group.hpp"
 #include "models/coordinator/txn_state.hpp"
 #include "models/protocol/group_types.hpp"
 
@@ -62,10 +66,12 @@ struct CoordinatorRecord {
   std::vector<CommittedOffset> offsets;        // an offset commit
   std::optional<GroupMetadataRecord> metadata; // or the group's metadata
   std::optional<TransactionRecord> transaction;  // or a transaction's state
+  std::optional<ConsumerGroup> consumer_group;   // or a KIP-848 consumer group's state
   // A transactional offset commit (TxnOffsetCommit): written by this producer, in its transaction.
   ProducerId producer_id = kNoProducerId;
   ProducerEpoch producer_epoch = -1;
   std::int32_t record_count() const {
+    if (consumer_group) return 1 + static_cast<std::int32_t>(consumer_group->members().size());
     return metadata || transaction ? 1 : static_cast<std::int32_t>(offsets.size());
   }
   std::uint64_t bytes() const;

@@ -38,7 +38,7 @@ void GroupCoordinator::reply_join_error(ConnectionId c, std::int64_t correlation
   response->correlation_id = correlation;
   response->error = error;
   response->member_id = std::move(member_id);
-  host_.coordinator_send(c, std::move(response));
+  respond(c, std::move(response));
 }
 
 void GroupCoordinator::reply_sync(const Reply& to, Error error, std::vector<TopicPartition> assignment) {
@@ -46,7 +46,7 @@ void GroupCoordinator::reply_sync(const Reply& to, Error error, std::vector<Topi
   response->correlation_id = to.correlation_id;
   response->error = error;
   response->assignment = std::move(assignment);
-  host_.coordinator_send(to.connection, std::move(response));
+  respond(to.connection, std::move(response));
 }
 
 void GroupCoordinator::handle(ConnectionId c, const JoinGroupRequest& request) {
@@ -59,7 +59,7 @@ void GroupCoordinator::handle(ConnectionId c, const JoinGroupRequest& request) {
   }
   // KIP-848's online migration: a classic member of a consumer group (classicGroupJoin).
   if (routes_to_consumer_group(request.group)) {
-    return classic_join_to_consumer_group(consumer_groups_.at(request.group), c, request);
+    return consumer_write(request.group, [&] { classic_join_to_consumer_group(consumer_groups_.at(request.group), c, request); });
   }
   if (const auto empty = consumer_groups_.find(request.group); empty != consumer_groups_.end()) {
     for (auto* timers : {&empty->second.session_timers, &empty->second.revocation_timers, &empty->second.join_timers,
@@ -352,7 +352,7 @@ Error GroupCoordinator::check_member(const Group& g, const MemberIdentity& membe
 
 void GroupCoordinator::handle(ConnectionId c, const SyncGroupRequest& request) {
   if (check_coordinator(request.group) == Error::None && routes_to_consumer_group(request.group)) {
-    return classic_sync_to_consumer_group(consumer_groups_.at(request.group), c, request);
+    return consumer_write(request.group, [&] { classic_sync_to_consumer_group(consumer_groups_.at(request.group), c, request); });
   }
   auto response = std::make_unique<SyncGroupResponse>();
   response->correlation_id = request.correlation_id;
@@ -424,7 +424,7 @@ void GroupCoordinator::complete_sync(const std::string& group, std::int32_t gene
 
 void GroupCoordinator::handle(ConnectionId c, const HeartbeatRequest& request) {
   if (check_coordinator(request.group) == Error::None && routes_to_consumer_group(request.group)) {
-    return classic_heartbeat_to_consumer_group(consumer_groups_.at(request.group), c, request);
+    return consumer_write(request.group, [&] { classic_heartbeat_to_consumer_group(consumer_groups_.at(request.group), c, request); });
   }
   auto response = std::make_unique<HeartbeatResponse>();
   response->correlation_id = request.correlation_id;
@@ -448,7 +448,7 @@ void GroupCoordinator::handle(ConnectionId c, const HeartbeatRequest& request) {
 
 void GroupCoordinator::handle(ConnectionId c, const LeaveGroupRequest& request) {
   if (check_coordinator(request.group) == Error::None && routes_to_consumer_group(request.group)) {
-    return classic_leave_to_consumer_group(consumer_groups_.at(request.group), c, request);
+    return consumer_write(request.group, [&] { classic_leave_to_consumer_group(consumer_groups_.at(request.group), c, request); });
   }
   auto response = std::make_unique<LeaveGroupResponse>();
   response->correlation_id = request.correlation_id;

@@ -13,12 +13,16 @@
 // removed. Static members (KIP-345) keep their place across restarts.
 // Offsets and group metadata are appended to the partition and take effect
 // once replicated (offsets.commit.required.acks = -1); a new leader of the
-// partition loads its groups from its log.
+// partition loads its groups from its log. KIP-848's consumer groups are
+// written the same way, their responses held until the write commits.
 //
 // Files: group_coordinator.cpp (membership and rebalances),
-// group_coordinator_offsets.cpp (commits, fetches, loading, storing).
+// group_coordinator_offsets.cpp (commits, fetches, loading, storing),
+// group_coordinator_persist.cpp (consumer groups' writes and loading).
+#include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -117,9 +121,15 @@ class GroupCoordinator {
 
     void transition_to(GroupState next);  // GroupMetadata.transitionTo: asserts that `next` may follow
   };
+  struct WaitingOperation {  // an operation that wrote nothing, answered after the writes before it
+    std::uint64_t after = 0;  // the last write before it
+    std::function<void(Error)> then;
+  };
   struct PartitionLoad {
     LoadState state = LoadState::Loading;
     std::uint64_t generation = 0;  // a load superseded by an unload and a reload is ignored
+    std::set<std::uint64_t> in_flight;     // writes not committed yet
+    std::deque<WaitingOperation> waiting;  // in order
   };
 
   // group_coordinator.cpp
@@ -158,6 +168,7 @@ class GroupCoordinator {
     std::map<std::string, TimerId> sync_timers;
     std::map<TopicPartition, std::string> stable_owners;  // client id per partition when last Stable
     bool rebalancing = false;                         // a rebalance is open in the history
+    std::optional<std::uint64_t> stored;              // the record of the group as last written
   };
   ConsumerGroupEntry& consumer_group(const std::string& group);
   Error consumer_join(ConsumerGroupEntry& entry, const ConsumerGroupHeartbeatRequest& request);
@@ -177,6 +188,27 @@ class GroupCoordinator {
   // counts, a new target if the group epoch is ahead, the member's
   // reconciliation with the partitions it owns.
   void consumer_assign(ConsumerGroupEntry& entry, const std::string& member_id, const std::vector<TopicPartition>& owned);
+
+  void consumer_heartbeat(ConnectionId c, const ConsumerGroupHeartbeatRequest& request);
+
+  // group_coordinator_persist.cpp: KIP-848's groups through the coordinator runtime
+  void append(std::int32_t partition, std::uint64_t record_id, std::function<void(Error)> done);
+  void release_waiting(PartitionLoad& p, Error error);
+  void after_writes(std::int32_t partition, std::function<void(Error)> then);
+  void consumer_write(const std::string& group, const std::function<void()>& operation);
+  void persist_consumer_group(const std::string& group, std::function<void(Error)> then);
+  void replay_consumer_group(std::int32_t partition, std::uint64_t record_id);
+  void consumer_groups_loaded(std::int32_t partition);
+  // A response, held while a consumer_write operation runs (then sent, or failed, with its write).
+  template <class Response>
+  void respond(ConnectionId c, std::unique_ptr<Response> response) {
+    if (!held_) return host_.coordinator_send(c, std::move(response));
+    auto shared = std::make_shared<Response>(std::move(*response));
+    held_->push_back([this, c, shared](Error error) {
+      if (error != Error::None) shared->error = coordinator_error(error);
+      host_.coordinator_send(c, std::make_unique<Response>(std::move(*shared)));
+    });
+  }
 
   // group_coordinator_migration.cpp: KIP-848's online migration between the
   // protocols (GroupMetadataManager's convertToConsumerGroup,
@@ -224,6 +256,8 @@ class GroupCoordinator {
   std::map<std::string, Group> groups_;
   std::map<std::string, ConsumerGroupEntry> consumer_groups_;  // KIP-848's; their offsets live in groups_
   std::uint64_t next_load_generation_ = 0;
+  std::uint64_t next_write_ = 0;
+  std::vector<std::function<void(Error)>>* held_ = nullptr;  // the responses of the running consumer_write
 };
 
 }  // namespace ksim::models

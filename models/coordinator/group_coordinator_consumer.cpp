@@ -4,12 +4,9 @@
 // its session and rebalance (revocation) timeouts, and the member checks of
 // OffsetCommit for these groups (ConsumerGroup.validateOffsetCommit).
 //
-// Simplification: a consumer group's membership and assignments are kept in
-// the coordinator's memory, not written to __consumer_offsets (Kafka writes
-// ConsumerGroupMemberMetadata, TargetAssignment and CurrentMemberAssignment
-// records). A new coordinator therefore starts without the group: members
-// learn it from UNKNOWN_MEMBER_ID, lose their partitions and join again.
-// Offsets are written and loaded as for classic groups.
+// Every operation on a consumer group runs through consumer_write
+// (group_coordinator_persist.cpp): the group is written to __consumer_offsets
+// and the responses wait for the write to commit; a new coordinator loads it.
 #include <algorithm>
 
 #include "models/coordinator/group_coordinator.hpp"
@@ -19,13 +16,18 @@ namespace ksim::models {
 GroupCoordinator::ConsumerGroupEntry& GroupCoordinator::consumer_group(const std::string& group) {
   auto it = consumer_groups_.find(group);
   if (it == consumer_groups_.end()) {
-    it = consumer_groups_.emplace(group, ConsumerGroupEntry{ConsumerGroup(group), 0, {}, {}, {}, {}, {}, false}).first;
+    it = consumer_groups_.emplace(group, ConsumerGroupEntry{ConsumerGroup(group), 0, {}, {}, {}, {}, {}, false, std::nullopt}).first;
     it->second.partition = group_partition(group, config_.offsets_topic_num_partitions);
   }
   return it->second;
 }
 
+// CoordinatorRuntime: the heartbeat's records are committed before it is answered.
 void GroupCoordinator::handle(ConnectionId c, const ConsumerGroupHeartbeatRequest& request) {
+  consumer_write(request.group, [&] { consumer_heartbeat(c, request); });
+}
+
+void GroupCoordinator::consumer_heartbeat(ConnectionId c, const ConsumerGroupHeartbeatRequest& request) {
   auto response = std::make_unique<ConsumerGroupHeartbeatResponse>();
   response->correlation_id = request.correlation_id;
   response->member_id = request.member_id;
@@ -33,7 +35,7 @@ void GroupCoordinator::handle(ConnectionId c, const ConsumerGroupHeartbeatReques
   response->heartbeat_interval = config_.consumer_heartbeat_interval;
   const auto reply = [&](Error error) {
     response->error = error;
-    host_.coordinator_send(c, std::move(response));
+    respond(c, std::move(response));
   };
   if (const Error e = check_coordinator(request.group); e != Error::None) return reply(e);
   const auto& assignors = config_.consumer_assignors;
@@ -210,7 +212,7 @@ void GroupCoordinator::consumer_schedule_session(ConsumerGroupEntry& entry, cons
     if (it == consumer_groups_.end() || !it->second.group.member(member_id)) return;
     it->second.session_timers.erase(member_id);
     const std::string client = it->second.group.member(member_id)->client_id;
-    consumer_remove(it->second, member_id, "session timeout", "session timeout of " + client);
+    consumer_write(group, [&] { consumer_remove(it->second, member_id, "session timeout", "session timeout of " + client); });
   });
 }
 
@@ -236,7 +238,9 @@ void GroupCoordinator::consumer_schedule_revocation(ConsumerGroupEntry& entry, c
     if (!late || late->member_epoch != epoch || late->state != MemberAssignmentState::UnrevokedPartitions) return;
     it->second.revocation_timers.erase(member_id);
     const std::string client = late->client_id;
-    consumer_remove(it->second, member_id, "revocation timeout", client + " did not revoke within its rebalance timeout");
+    consumer_write(group, [&] {
+      consumer_remove(it->second, member_id, "revocation timeout", client + " did not revoke within its rebalance timeout");
+    });
   });
 }
 

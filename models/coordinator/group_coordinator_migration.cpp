@@ -179,8 +179,10 @@ void GroupCoordinator::consumer_schedule_classic_timer(ConsumerGroupEntry& entry
     if (it == consumer_groups_.end() || !it->second.group.member(member_id)) return;
     (join ? it->second.join_timers : it->second.sync_timers).erase(member_id);
     const std::string client = it->second.group.member(member_id)->client_id;
-    consumer_remove(it->second, member_id, join ? "JoinGroup timeout" : "SyncGroup timeout",
-                    client + (join ? " did not rejoin" : " did not sync") + " within its rebalance timeout");
+    consumer_write(group, [&] {
+      consumer_remove(it->second, member_id, join ? "JoinGroup timeout" : "SyncGroup timeout",
+                      client + (join ? " did not rejoin" : " did not sync") + " within its rebalance timeout");
+    });
   });
 }
 
@@ -229,7 +231,7 @@ void GroupCoordinator::classic_join_to_consumer_group(ConsumerGroupEntry& entry,
   response->generation = m.member_epoch;
   response->protocol = request.protocols.front();
   response->member_id = member_id;  // no leader: the coordinator assigns
-  host_.coordinator_send(c, std::move(response));
+  respond(c, std::move(response));
   consumer_maybe_stable(entry);
 }
 
@@ -255,7 +257,7 @@ void GroupCoordinator::classic_sync_to_consumer_group(ConsumerGroupEntry& entry,
       response->assignment = std::vector<TopicPartition>(m.assigned.begin(), m.assigned.end());
     }
   }
-  host_.coordinator_send(c, std::move(response));
+  respond(c, std::move(response));
 }
 
 void GroupCoordinator::classic_heartbeat_to_consumer_group(ConsumerGroupEntry& entry, ConnectionId c,
@@ -278,7 +280,7 @@ void GroupCoordinator::classic_heartbeat_to_consumer_group(ConsumerGroupEntry& e
       consumer_schedule_classic_timer(entry, id, /*join=*/true);
     }
   }
-  host_.coordinator_send(c, std::move(response));
+  respond(c, std::move(response));
 }
 
 // classicGroupLeaveToConsumerGroup: the member is removed and the group epoch
@@ -297,7 +299,7 @@ void GroupCoordinator::classic_leave_to_consumer_group(ConsumerGroupEntry& entry
     consumer_epoch_bumped(entry, client + " left the group" + (request.reason.empty() ? "" : ": " + request.reason));
     consumer_maybe_stable(entry);
   }
-  host_.coordinator_send(c, std::move(response));
+  respond(c, std::move(response));
 }
 
 }  // namespace ksim::models

@@ -3,6 +3,7 @@
 // group metadata, and loading a partition's groups from its log when this
 // broker becomes its leader (GroupMetadataManager.loadGroupsAndOffsets).
 #include <algorithm>
+#include <cassert>
 
 #include "models/coordinator/group_coordinator.hpp"
 
@@ -45,7 +46,7 @@ Error coordinator_error(Error append_error) {
 void GroupCoordinator::load(std::int32_t partition, const PartitionLog& log) {
   unload(partition);
   const std::uint64_t generation = next_load_generation_++;
-  partitions_[partition] = PartitionLoad{LoadState::Loading, generation};
+  partitions_[partition] = PartitionLoad{LoadState::Loading, generation, {}, {}};
   std::int64_t records = 0;
   for (const RecordBatch& batch : log.batches()) {
     if (batch.is_control()) {  // a transaction marker: pending transactional offsets settle
@@ -57,6 +58,7 @@ void GroupCoordinator::load(std::int32_t partition, const PartitionLog& log) {
     if (batch.writer != kCoordinatorWriter) continue;
     const CoordinatorRecord& record = records_.at(batch.first_record);
     replay(find_or_create(record.group), record);
+    if (record.consumer_group) replay_consumer_group(partition, batch.first_record);
     records += batch.record_count;
   }
   if (records > 0) host_.coordinator_publish(GroupLoadStarted{partition, records});
@@ -73,6 +75,11 @@ void GroupCoordinator::replay(Group& g, const CoordinatorRecord& record) {
     }
   }
   if (!record.metadata) return;
+  // A classic group's metadata replaces a consumer group of that id (Kafka writes its tombstones).
+  if (const auto cg = consumer_groups_.find(g.id); cg != consumer_groups_.end()) {
+    assert(cg->second.session_timers.empty() && "replayed while loading, before any timer");
+    consumer_groups_.erase(cg);
+  }
   const GroupMetadataRecord& meta = *record.metadata;
   g.generation = meta.generation;
   g.protocol = meta.protocol;
@@ -95,16 +102,25 @@ void GroupCoordinator::finish_load(std::int32_t partition, std::uint64_t generat
   const auto it = partitions_.find(partition);
   if (it == partitions_.end() || it->second.generation != generation) return;
   it->second.state = LoadState::Loaded;
+  consumer_groups_loaded(partition);
   for (auto& [id, g] : groups_) {
     if (g.partition != partition) continue;
     for (auto& [member_id, m] : g.members) schedule_session_expiry(g, m);
-    host_.coordinator_publish(GroupLoaded{id, g.generation, to_string(g.state)});
-    if (history_) history_->coordinator_loads.push_back({id, host_.coordinator_id(), g.generation, host_.coordinator_now()});
+    // A KIP-848 group is loaded at its group epoch, in the state its members imply.
+    const auto cg = consumer_groups_.find(id);
+    const std::int32_t generation = cg == consumer_groups_.end() ? g.generation : cg->second.group.group_epoch();
+    const std::string state{cg == consumer_groups_.end() ? to_string(g.state) : to_string(cg->second.group.state())};
+    host_.coordinator_publish(GroupLoaded{id, generation, state});
+    if (history_) history_->coordinator_loads.push_back({id, host_.coordinator_id(), generation, host_.coordinator_now()});
   }
 }
 
 void GroupCoordinator::unload(std::int32_t partition) {
-  if (partitions_.erase(partition) == 0) return;
+  const auto loaded = partitions_.find(partition);
+  if (loaded == partitions_.end()) return;
+  std::deque<WaitingOperation> waiting = std::move(loaded->second.waiting);
+  partitions_.erase(loaded);
+  for (const WaitingOperation& w : waiting) w.then(Error::NotLeaderOrFollower);  // answered NOT_COORDINATOR
   unload_consumer_groups(partition);
   for (auto it = share_groups_.begin(); it != share_groups_.end();) {
     if (it->second.partition != partition) {
@@ -156,7 +172,7 @@ void GroupCoordinator::store_group(const Group& g, const Assignment& assignment,
   record.group = g.id;
   record.metadata = metadata_of(g, assignment);
   const std::uint64_t id = records_.add(std::move(record));
-  host_.coordinator_append(g.partition, id, std::move(done));
+  append(g.partition, id, std::move(done));
 }
 
 // ---- offsets ----
@@ -194,7 +210,7 @@ void GroupCoordinator::handle(ConnectionId c, const OffsetCommitRequest& request
   record.offsets = request.offsets;
   const std::uint64_t id = records_.add(std::move(record));
   const std::string name = request.group;
-  host_.coordinator_append(group.partition, id, [this, c, correlation, name, id](Error append_error) {
+  append(group.partition, id, [this, c, correlation, name, id](Error append_error) {
     if (Group* committed = append_error == Error::None ? find(name) : nullptr) {
       for (const CommittedOffset& o : records_.at(id).offsets) committed->offsets[o.partition] = o;
     }
@@ -245,7 +261,7 @@ void GroupCoordinator::handle(ConnectionId c, const TxnOffsetCommitRequest& requ
   record.producer_epoch = request.producer_epoch;
   const std::uint64_t id = records_.add(std::move(record));
   const std::string name = request.group;
-  host_.coordinator_append(group.partition, id, [this, c, correlation, name, id](Error append_error) {
+  append(group.partition, id, [this, c, correlation, name, id](Error append_error) {
     if (Group* pending = append_error == Error::None ? find(name) : nullptr) {
       const CoordinatorRecord& r = records_.at(id);
       for (const CommittedOffset& o : r.offsets) pending->pending_offsets[r.producer_id][o.partition] = o;

@@ -106,16 +106,7 @@ struct MigrationFixture {
   }
   ConsumerGroupHeartbeatResponse consumer_heartbeat(const std::string& member, std::int32_t epoch,
                                                     std::vector<std::int32_t> owned = {}) {
-    ConsumerGroupHeartbeatRequest r;
-    r.correlation_id = ++correlation;
-    r.group = "g";
-    r.member_id = member;
-    r.member_epoch = epoch;
-    r.client_id = member;
-    r.rebalance_timeout = seconds(30);
-    r.topics = {0};
-    for (const std::int32_t p : owned) r.owned.push_back({0, p});
-    coordinator.handle(1, r);
+    coordinator.handle(1, ksim::testing::kip848_heartbeat_request(++correlation, member, epoch, owned));
     return last<ConsumerGroupHeartbeatResponse>();
   }
   Error commit(const std::string& member, std::int32_t generation) {

@@ -6,6 +6,7 @@
 // interface derived from it (TxnCoordinatorHost) whose own members the test adds.
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "models/coordinator/group_coordinator.hpp"
@@ -38,5 +39,21 @@ class FakeCoordinatorHost : public Base {
   std::vector<MessagePtr> sent;
   std::function<void(const models::ModelEvent&)> published;
 };
+
+// A KIP-848 member's ConsumerGroupHeartbeat to group "g", subscribed to topic 0, owning `owned` of it.
+inline models::ConsumerGroupHeartbeatRequest kip848_heartbeat_request(std::int64_t correlation, const std::string& member,
+                                                                      std::int32_t epoch,
+                                                                      const std::vector<std::int32_t>& owned) {
+  models::ConsumerGroupHeartbeatRequest r;
+  r.correlation_id = correlation;
+  r.group = "g";
+  r.member_id = member;
+  r.member_epoch = epoch;
+  r.client_id = member;
+  r.rebalance_timeout = seconds(30);
+  r.topics = {0};
+  for (const std::int32_t p : owned) r.owned.push_back({0, p});
+  return r;
+}
 
 }  // namespace ksim::testing

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "app/harness/cluster.hpp"
@@ -222,4 +223,27 @@ faults:
     unstalled += report.kafka->performance.e2e_latency_p99_ms < 100.0 ? 1 : 0;
   }
   CHECK(unstalled >= 4);
+}
+
+// Every start after a crash is a restart in the history (the first start is
+// incarnation 0): two crashes, two restarts; a consumer that starts late has none.
+TEST_CASE("a consumer's restarts are in the history, the first one too", "[consumer][kip848-persist]") {
+  const std::string yaml = kCluster + R"(
+  - {name: late, topic: t, start: 4s, processing_time: 100us}
+faults: [{kind: crash, at: 3s, duration: 1s, nodes: [reader-0]}, {kind: crash, at: 6s, duration: 1s, nodes: [reader-0]}]
+)";
+  const Scenario scenario = ksim::testing::parse_scenario(yaml);
+  Cluster cluster(scenario, RunOptions{});
+  cluster.run();
+  std::map<std::uint32_t, int> restarts, crashes;
+  for (const auto& e : cluster.consumption().consumer_events) {
+    if (e.kind == models::ConsumerEventKind::Restarted) {
+      ++restarts[e.consumer];
+      CHECK((e.at == seconds(4) || e.at == seconds(7)));
+    }
+    if (e.kind == models::ConsumerEventKind::Crashed) ++crashes[e.consumer];
+  }
+  CHECK(crashes[0] == 2);
+  CHECK(restarts[0] == 2);
+  CHECK(restarts[1] == 0);  // the late consumer started once
 }

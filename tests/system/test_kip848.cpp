@@ -207,7 +207,9 @@ TEST_CASE("a consumer's lost connection fails only what was in flight on it (exp
   CHECK(run.status == ksim::app::kExitOk);
   const nlohmann::json g = kip848_group(run, "billing");
   CHECK(g["unprocessed"] == 0);
-  CHECK(g["processed"].get<std::uint64_t>() > 27000);
+  // Every committed record processed (the coordinator's moves no longer add duplicates: the group is loaded).
+  CHECK(g["committed"].get<std::uint64_t>() > 26000);
+  CHECK(g["processed"].get<std::uint64_t>() >= g["committed"].get<std::uint64_t>());
 }
 
 // An explore finding of the classic protocol: the group coordinator moved at

@@ -39,8 +39,10 @@ Consumer::Consumer(Simulation& sim, std::string name, HostId host, std::uint32_t
 }
 
 void Consumer::on_start() {
-  if (incarnation() > 1) history_.consumer_events.push_back({index_, ConsumerEventKind::Restarted, now()});
-  if (incarnation() > 0 && restart_config_) {  // restarted (the first start is incarnation 0)
+  // The first start is incarnation 0; every crash counts one up, so any later start is a restart.
+  const bool restarted = incarnation() > 0;
+  if (restarted) history_.consumer_events.push_back({index_, ConsumerEventKind::Restarted, now()});
+  if (restarted && restart_config_) {
     config_ = *restart_config_;
     protocol_kind_ = common_protocol(config_.partition_assignment_strategy);
   }

@@ -208,7 +208,9 @@ bool Broker::verify_transactional_writes(ConnectionId connection, std::unique_pt
   for (const auto& data : request->partitions) {
     const RecordBatch& b = data.batch;
     const Replica* r = replica(data.partition);
-    if (!b.transactional || !r || !r->is_leader() || r->producers.in_transaction(b.producer_id)) continue;
+    if (!b.transactional || !r || !r->is_leader() || r->producers.in_transaction(b.producer_id, b.producer_epoch)) {
+      continue;
+    }
     const auto known = r->verified.find(b.producer_id);
     if (known != r->verified.end() && known->second == b.producer_epoch) continue;
     unverified.push_back(data.partition);

@@ -51,6 +51,11 @@ ProducerStateTable::Check ProducerStateTable::check(const RecordBatch& batch, bo
   return {in_sequence ? Verdict::Append : Verdict::OutOfOrder};
 }
 
+bool ProducerStateTable::in_transaction(ProducerId producer, ProducerEpoch epoch) const {
+  const auto found = entries_.find(producer);
+  return open_.contains(producer) && found != entries_.end() && found->second.epoch == epoch;
+}
+
 bool ProducerStateTable::marker_allowed(ProducerId producer, ProducerEpoch epoch) const {
   const auto found = entries_.find(producer);
   return found == entries_.end() || epoch >= found->second.epoch;

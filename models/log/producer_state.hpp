@@ -58,7 +58,11 @@ class ProducerStateTable {
     Offset first_offset;
     Offset last_offset;  // the abort marker's offset
   };
-  bool in_transaction(ProducerId producer) const { return open_.contains(producer); }
+  // Whether the producer has a transaction open here in this epoch (Kafka 4.0's
+  // UnifiedLog.hasOngoingTransaction(producerId, epoch): under transactions v2
+  // every transaction has a new epoch, so one from an older epoch may be
+  // ending, its marker not written yet, while the new one starts).
+  bool in_transaction(ProducerId producer, ProducerEpoch epoch) const;
   // The first offset of the oldest transaction still unstable at this high
   // watermark: open, or ended by a marker the high watermark has not passed
   // (Kafka's ProducerStateManager.firstUnstableOffset counts its

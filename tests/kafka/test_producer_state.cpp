@@ -207,3 +207,22 @@ TEST_CASE("after truncation a rebuilt table accepts a retry of a truncated batch
   table.rebuild(log);
   CHECK(table.producers() == 0);
 }
+
+// Kafka 4.0's UnifiedLog.hasOngoingTransaction(producerId, epoch): under
+// transactions v2 each transaction has its own epoch, so while the marker of
+// epoch 3's transaction is not yet written here, a batch of epoch 4 belongs to
+// a new transaction that the leader must add to the coordinator (txn-chaos
+// seed 710865 lost 1,108 acknowledged records when it was taken as ongoing).
+TEST_CASE("an open transaction is ongoing only for its own producer epoch", "[transactions]") {
+  ProducerStateTable table;
+  RecordBatch batch = idempotent(7, 3, 0, 2, 40);
+  batch.transactional = true;
+  table.record(batch);
+  CHECK(table.in_transaction(7, 3));
+  CHECK_FALSE(table.in_transaction(7, 4));  // a new transaction, not this one
+  CHECK_FALSE(table.in_transaction(8, 3));  // another producer
+  RecordBatch marker = idempotent(7, 3, -1, 1, 42);
+  marker.control = ControlType::Abort;
+  table.record(marker);
+  CHECK_FALSE(table.in_transaction(7, 3));
+}

@@ -197,6 +197,20 @@ TEST_CASE("txn-chaos: transactions stay exactly-once under random crashes, pause
   CHECK(aborted > 1000);  // the application's aborts and the faults' happened
 }
 
+// Swarm seed 710865: a transactions-v2 producer's next transaction wrote to a
+// partition whose previous transaction's abort marker was not written yet; its
+// leader took the write as part of the old transaction and never added the
+// partition, so the abort marker (or no marker) left 1,108 committed records
+// outside the committed transaction. Kafka 4.0 compares the producer epoch.
+TEST_CASE("txn-chaos seed 710865: a new transaction's first write is added although the last one's marker is pending",
+          "[scenarios][transactions]") {
+  const auto run = run_scenario("txn-chaos", 710865);
+  CHECK(run.status == ksim::app::kExitOk);
+  CHECK(run.report["transactions"]["exactly_once"] == true);
+  CHECK(run.report["transactions"]["output_missing"] == 0);
+  CHECK(run.report["delivery"]["lost"] == 0);
+}
+
 TEST_CASE("eos-transform: every committed input is in the committed output exactly once, over 200 seeds",
           "[scenarios][transactions]") {
   std::uint64_t aborted = 0, reprocessed = 0;

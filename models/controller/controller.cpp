@@ -177,7 +177,7 @@ void Controller::fence(BrokerId broker, std::string_view reason) {
 }
 
 // KRaft's controlled shutdown: the broker leaves every ISR it is not the last
-// member of, and its leaderships move (elections, one at a time as usual).
+// member of, and its leaderships move (in one batch of elections, as a fence's).
 // A broker that led nothing may exit at once (SHUTDOWN_NOW); one that led
 // partitions waits until every active broker has reported, in a heartbeat,
 // the metadata that moved them (BrokerHeartbeatManager's CONTROLLED_SHUTDOWN).
@@ -226,8 +226,7 @@ void Controller::update_offline_replicas(BrokerId broker, const std::vector<Topi
     if (!r.offline_replicas.insert(tp).second) continue;
     PartitionState& state = partitions_.at(tp);
     if (state.leader == broker) {
-      depose(state);
-      push({state});
+      depose(state);  // published with its new leader
       queue_election(tp, broker);
     } else if (leave_isr(state, broker)) {
       ++state.partition_epoch;

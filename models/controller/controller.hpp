@@ -4,8 +4,9 @@
 // leaders from the ISR (then, with KIP-966, from the eligible leader
 // replicas; or, with unclean.leader.election.enable, from any live replica),
 // commits ISR changes (AlterPartition, KIP-497) and pushes metadata changes
-// to the brokers (in a quorum the brokers fetch them, KIP-631). Elections are processed one at a time, each costing
-// `election_time_per_partition`, so failover time grows with partitions.
+// to the brokers (in a quorum the brokers fetch them, KIP-631). Elections run in
+// batches (all a broker's leaderships at once), each costing
+// `election_time_per_partition` per partition, so failover time grows with partitions.
 //
 // Alone (one controller, ksim's default) it is always the active controller,
 // its metadata durable across its restarts and every change final at once.
@@ -142,7 +143,7 @@ class Controller final : public Node {
   void depose(PartitionState& state);
   void queue_election(TopicPartition tp, BrokerId replacing);
   void run_next_election();
-  void elect(TopicPartition tp, BrokerId replacing);
+  bool elect(TopicPartition tp, BrokerId replacing);  // false when the partition keeps its leader
   bool is_usable(BrokerId broker, TopicPartition tp) const;
   void push(const std::vector<PartitionState>& states);
   void push_all_to(BrokerId broker);

@@ -257,12 +257,20 @@ void Controller::claim(Epoch epoch) {
   queue_elections_for_leaderless();
 }
 
-// A deposed leader whose successor the last active controller had not elected yet.
+// A deposed leader whose successor the last active controller had not elected
+// yet, or a leader it had not moved yet (its batch was not written): the
+// records of one event are committed together or not at all.
 void Controller::queue_elections_for_leaderless() {
-  for (const auto& [tp, state] : partitions_) {
-    if (state.leader != kNoBroker) continue;
+  for (auto& [tp, state] : partitions_) {
     const TopicPartition partition = tp;
-    if (std::any_of(state.replicas.begin(), state.replicas.end(), [&](BrokerId b) { return is_usable(b, partition); })) {
+    const BrokerId leader = state.leader;
+    if (leader != kNoBroker && is_usable(leader, partition)) continue;
+    if (leader != kNoBroker && !brokers_[static_cast<std::size_t>(leader)].ever_registered) continue;  // the bootstrap image
+    if (leader != kNoBroker) {
+      depose(state);
+      queue_election(tp, leader);
+    } else if (std::any_of(state.replicas.begin(), state.replicas.end(),
+                           [&](BrokerId b) { return is_usable(b, partition); })) {
       queue_election(tp, kNoBroker);
     }
   }

@@ -1,8 +1,8 @@
 // What the active controller decides about partitions (ReplicationControlManager,
 // PartitionChangeBuilder): a fenced or departing broker's leaderships and ISR
-// memberships, elections (one at a time, each taking
-// election_time_per_partition), AlterPartition requests, and the checks on
-// every partition state it commits.
+// memberships, elections (in batches, each taking election_time_per_partition
+// per partition), AlterPartition requests, and the checks on every partition
+// state it commits.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -14,13 +14,13 @@ namespace ksim::models {
 
 // A fenced broker leaves every ISR (but without KIP-966 the last member stays,
 // as in KRaft, so the partition can come back when it does) and loses its
-// leaderships.
+// leaderships: deposed now, its partitions reach the brokers with their new
+// leaders, in one batch (ReplicationControlManager.generateLeaderAndIsrUpdates).
 void Controller::remove_replica_from_partitions(BrokerId broker) {
   std::vector<PartitionState> changed;
   for (auto& [tp, state] : partitions_) {
     if (state.leader == broker) {
       depose(state);
-      changed.push_back(state);
       queue_election(tp, broker);
     } else if (leave_isr(state, broker)) {
       ++state.partition_epoch;
@@ -48,21 +48,34 @@ void Controller::queue_election(TopicPartition tp, BrokerId replacing) {
   if (!queued_.insert(tp).second) return;
   leaderless_since_.try_emplace(tp, now());
   election_queue_.emplace_back(tp, replacing);
-  if (!electing_) run_next_election();
+  if (electing_) return;
+  // The batch starts once the event that queued it is done, with all it queued.
+  electing_ = true;
+  election_timer_ = set_timer(0, [this] { run_next_election(); });
 }
 
-// One election at a time, each taking election_time_per_partition.
+// The elections queued so far as one batch: they take
+// election_time_per_partition each, then every new leader reaches the brokers
+// in one metadata update, as the records of one controller event do (Kafka's
+// generateLeaderAndIsrUpdates builds a PartitionChangeRecord per partition of
+// a fenced, shutting-down or unfenced broker in the same event). Elections
+// queued meanwhile form the next batch, as the next event would.
 void Controller::run_next_election() {
   if (election_queue_.empty()) {
     electing_ = false;
     return;
   }
   electing_ = true;
-  election_timer_ = set_timer(config_.election_time_per_partition, [this] {
-    const auto [tp, replacing] = election_queue_.front();
-    election_queue_.pop_front();
-    queued_.erase(tp);
-    elect(tp, replacing);
+  const std::size_t batch = election_queue_.size();
+  election_timer_ = set_timer(config_.election_time_per_partition * static_cast<std::int64_t>(batch), [this, batch] {
+    std::vector<PartitionState> changed;
+    for (std::size_t i = 0; i < batch && !election_queue_.empty(); ++i) {
+      const auto [tp, replacing] = election_queue_.front();
+      election_queue_.pop_front();
+      queued_.erase(tp);
+      if (elect(tp, replacing)) changed.push_back(partitions_.at(tp));
+    }
+    push(changed);
     run_next_election();
   });
 }
@@ -84,9 +97,9 @@ std::string_view to_string(ElectedFrom from) {
   return "?";
 }
 
-void Controller::elect(TopicPartition tp, BrokerId replacing) {
+bool Controller::elect(TopicPartition tp, BrokerId replacing) {
   PartitionState& state = partitions_.at(tp);
-  if (state.leader != kNoBroker && is_usable(state.leader, tp)) return;
+  if (state.leader != kNoBroker && is_usable(state.leader, tp)) return false;
   const PartitionState previous = state;
   const TopicSpec& topic = directory_->topics[static_cast<std::size_t>(tp.topic)];
   BrokerId leader = kNoBroker;
@@ -151,7 +164,7 @@ void Controller::elect(TopicPartition tp, BrokerId replacing) {
   }
   publish(LeaderElected{tp, leader, state.leader_epoch, unclean, state.isr.size()});
   if (state.reassigning() && leader != kNoBroker) settle_reassignment(state, previous);
-  push({state});
+  return true;
 }
 
 // ReplicationControlManager.validateAlterPartitionData: the request must come

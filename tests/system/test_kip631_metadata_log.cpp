@@ -69,7 +69,7 @@ TEST_CASE("kip631: a broker applies a leader change only once committed and fetc
           "[kip631][quorum]") {
   for (std::uint64_t seed = 1; seed <= 3; ++seed) {
     INFO("seed " << seed);
-    // broker-2 stops cleanly at 8 s: its leaderships move, one election at a time.
+    // broker-2 stops cleanly at 8 s: its leaderships move, in one batch of elections.
     const Scenario s = testing::parse_scenario(kQuorum + "seed: " + std::to_string(seed) +
                                                "\nfaults: [{kind: shutdown, nodes: [broker-2], at: 8s, duration: 4s}]\n");
     Cluster cluster(s, RunOptions{});

@@ -70,6 +70,8 @@ ConsumerGroup ConsumerGroup::from_classic(std::string id, std::int32_t generatio
     m.previous_member_epoch = generation;
     m.state = MemberAssignmentState::Stable;
     m.pending_revocation.clear();
+    m.assignment_epochs.clear();
+    for (const TopicPartition tp : m.assigned) m.assignment_epochs[tp] = generation;
     g.target_[m.member_id] = std::vector<TopicPartition>(m.assigned.begin(), m.assigned.end());
     g.hold(m);
     const std::string member_id = m.member_id;
@@ -241,6 +243,14 @@ void ConsumerGroup::set_assignment(ConsumerGroupMember& m, std::int32_t epoch, M
   m.state = state;
   m.assigned = std::move(assigned);
   m.pending_revocation = std::move(pending_revocation);
+  std::map<TopicPartition, std::int32_t> epochs;
+  for (const auto* set : {&m.assigned, &m.pending_revocation}) {
+    for (const TopicPartition tp : *set) {
+      const auto kept = m.assignment_epochs.find(tp);
+      epochs[tp] = kept != m.assignment_epochs.end() ? kept->second : epoch;
+    }
+  }
+  m.assignment_epochs = std::move(epochs);
   hold(m);
 }
 

@@ -56,6 +56,9 @@ struct ConsumerGroupMember {
   SimTime rebalance_timeout = 0;      // max.poll.interval.ms
   std::set<TopicPartition> assigned;            // its current assignment
   std::set<TopicPartition> pending_revocation;  // to give up before it may go on
+  // KIP-1251: the member epoch at which it was given each partition it holds
+  // (assigned or pending revocation), kept while it holds it.
+  std::map<TopicPartition, std::int32_t> assignment_epochs;
   std::optional<ClassicMemberMetadata> classic;  // set: a classic member (KIP-848's online migration)
   bool operator==(const ConsumerGroupMember&) const = default;
 };

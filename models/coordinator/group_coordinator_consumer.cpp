@@ -245,8 +245,14 @@ void GroupCoordinator::consumer_schedule_revocation(ConsumerGroupEntry& entry, c
 }
 
 // ConsumerGroup.validateOffsetCommit: a member's commit carries its member
-// epoch; a newer one than the coordinator's is fenced, an older one stale.
-std::optional<Error> GroupCoordinator::check_consumer_commit(const std::string& group, const MemberIdentity& member) const {
+// epoch; a newer one than the coordinator's is fenced, an older one stale,
+// except, with KIP-1251 (4.3), for partitions the member was given at that
+// epoch or before and still holds: assignmentEpoch <= clientEpoch <=
+// brokerEpoch (the member's epoch was bumped and the client has not heard
+// yet). Kafka answers each partition; ksim the request as a whole, stale if
+// any of its partitions is.
+std::optional<Error> GroupCoordinator::check_consumer_commit(const std::string& group, const MemberIdentity& member,
+                                                             const std::vector<CommittedOffset>& offsets) const {
   const auto it = consumer_groups_.find(group);
   if (it == consumer_groups_.end()) return std::nullopt;
   const ConsumerGroup& g = it->second.group;
@@ -258,8 +264,13 @@ std::optional<Error> GroupCoordinator::check_consumer_commit(const std::string& 
   // validateMemberEpoch: a classic member's generation is its member epoch, or ILLEGAL_GENERATION.
   if (m->classic) return member.generation == m->member_epoch ? Error::None : Error::IllegalGeneration;
   if (member.generation > m->member_epoch) return Error::FencedMemberEpoch;
-  if (member.generation < m->member_epoch) return Error::StaleMemberEpoch;
-  return Error::None;
+  if (member.generation == m->member_epoch) return Error::None;
+  if (!config_.assignment_epochs) return Error::StaleMemberEpoch;
+  const bool all_held_then = std::all_of(offsets.begin(), offsets.end(), [&](const CommittedOffset& o) {
+    const auto it = m->assignment_epochs.find(o.partition);
+    return it != m->assignment_epochs.end() && it->second <= member.generation;
+  });
+  return all_held_then ? Error::None : Error::StaleMemberEpoch;
 }
 
 void GroupCoordinator::unload_consumer_groups(std::int32_t partition) {

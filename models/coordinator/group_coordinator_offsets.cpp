@@ -192,7 +192,7 @@ Error GroupCoordinator::check_commit(const Group* g, const MemberIdentity& membe
 void GroupCoordinator::handle(ConnectionId c, const OffsetCommitRequest& request) {
   Error error = check_coordinator(request.group);
   Group* g = error == Error::None ? find(request.group) : nullptr;
-  if (error == Error::None) error = check_consumer_commit(request.group, request.member).value_or(Error::None);
+  if (error == Error::None) error = check_consumer_commit(request.group, request.member, request.offsets).value_or(Error::None);
   if (error == Error::None && !consumer_groups_.contains(request.group)) error = check_commit(g, request.member, false);
   const std::int64_t correlation = request.correlation_id;
   if (error != Error::None) {
@@ -243,7 +243,7 @@ void GroupCoordinator::handle(ConnectionId c, const TxnOffsetCommitRequest& requ
   Group* g = error == Error::None ? find(request.group) : nullptr;
   // Without group metadata (the API before KIP-447) there is nothing to check the sender against.
   if (error == Error::None && request.member.generation >= 0) {
-    error = consumer_groups_.contains(request.group) ? *check_consumer_commit(request.group, request.member)
+    error = consumer_groups_.contains(request.group) ? *check_consumer_commit(request.group, request.member, request.offsets)
                                                      : check_commit(g, request.member, true);
   }
   const std::int64_t correlation = request.correlation_id;

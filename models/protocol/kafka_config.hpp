@@ -34,6 +34,9 @@ struct GroupCoordinatorConfig {
   SimTime consumer_heartbeat_interval = seconds(5);        // group.consumer.heartbeat.interval.ms
   SimTime consumer_session_timeout = seconds(45);          // group.consumer.session.timeout.ms
   std::vector<std::string> consumer_assignors{"uniform", "range"};  // group.consumer.assignors (the first: default)
+  // KIP-1251 (4.3): a commit's member epoch may be older than the member's, down to the
+  // epoch each committed partition was assigned at (ConsumerGroup.validateOffsetCommit).
+  bool assignment_epochs = true;
   // KIP-848's online migration (GroupMetadataManager.validateOnlineUpgrade /
   // validateOnlineDowngrade): group.consumer.migration.policy, whose release
   // default (GroupCoordinatorConfig.CONSUMER_GROUP_MIGRATION_POLICY_DEFAULT) is bidirectional.

@@ -124,6 +124,10 @@ const std::vector<MechanismInfo>& mechanisms() {
        "a KRaft fetch carries the fetcher's high watermark: the leader answers a held fetch when its own passes it "
        "(before, only new records or the 500 ms wait did)",
        D::Both},
+      {M::AssignmentEpochs, "KIP-1251", {4, 3}, "brokers",
+       "a consumer-protocol member's offset commit with an older member epoch is accepted for the partitions "
+       "it was assigned at or before that epoch (before, only its current epoch)",
+       D::Both},
   };
   return table;
 }

@@ -138,6 +138,35 @@ TEST_CASE("a partition moves only after its owner revoked it", "[kip848][coordin
   for (const TopicPartition tp : all) CHECK_FALSE(g.holder(tp).empty());
 }
 
+// KIP-1251: each partition a member holds keeps the member epoch it was
+// given at; the coordinator accepts a commit with an older member epoch for
+// the partitions given at that epoch or before.
+TEST_CASE("a partition's assignment epoch is the member epoch it was given at, kept while held", "[kip848][coordinator]") {
+  ConsumerGroup g("g");
+  g.add_member(kip848_member("a"));
+  kip848_heartbeat(g, "a", {});
+  const std::int32_t first = g.member("a")->member_epoch;
+  for (const TopicPartition tp : kip848_partitions({0, 1, 2, 3, 4, 5})) {
+    CHECK(g.member("a")->assignment_epochs.at(tp) == first);
+  }
+  g.add_member(kip848_member("b"));
+  kip848_heartbeat(g, "b", {});
+  kip848_heartbeat(g, "a", kip848_partitions({0, 1, 2, 3, 4, 5}));  // asked to revoke half
+  const ConsumerGroupMember& revoking = *g.member("a");
+  REQUIRE(revoking.pending_revocation.size() == 3);
+  for (const TopicPartition tp : revoking.pending_revocation) CHECK(revoking.assignment_epochs.at(tp) == first);
+  const std::vector<TopicPartition> keep = kip848_assigned(g, "a");
+  kip848_heartbeat(g, "a", keep);  // revoked: a new member epoch, the kept partitions keep theirs
+  const ConsumerGroupMember& a = *g.member("a");
+  CHECK(a.member_epoch > first);
+  CHECK(a.assignment_epochs.size() == 3);
+  for (const TopicPartition tp : keep) CHECK(a.assignment_epochs.at(tp) == first);
+  kip848_heartbeat(g, "b", {});  // b takes the other half at its current epoch
+  const ConsumerGroupMember& b = *g.member("b");
+  REQUIRE(b.assigned.size() == 3);
+  for (const TopicPartition tp : b.assigned) CHECK(b.assignment_epochs.at(tp) == b.member_epoch);
+}
+
 TEST_CASE("a member that leaves frees its partitions at once", "[kip848][coordinator]") {
   ConsumerGroup g("g");
   g.add_member(kip848_member("a"));

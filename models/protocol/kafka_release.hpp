@@ -65,8 +65,9 @@ enum class Mechanism : std::uint8_t {
   EligibleLeaderReplicas,    // KIP-966
   ShareGroups,               // KIP-932
   HighWatermarkInFetch,      // KIP-1166
+  PreVote,                   // KIP-996
 };
-inline constexpr std::size_t kMechanismCount = static_cast<std::size_t>(Mechanism::HighWatermarkInFetch) + 1;
+inline constexpr std::size_t kMechanismCount = static_cast<std::size_t>(Mechanism::PreVote) + 1;
 
 // Which sides of a mechanism ksim models: the cluster with it, without it, or both.
 enum class Modelled : std::uint8_t { Both, WithOnly, WithoutOnly, Neither };

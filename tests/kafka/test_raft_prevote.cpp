@@ -48,7 +48,7 @@ using raft_prevote_test::followers_of;
 using raft_prevote_test::vote_like;
 using raft_prevote_test::with_pre_vote;
 
-TEST_CASE("raft: a follower fetching from a live leader rejects a pre-vote; a granted pre-vote changes no voter",
+TEST_CASE("raft: a follower fetching from a live leader rejects a pre-vote, and a granted pre-vote changes no voter",
           "[raft][prevote]") {
   for (std::uint64_t seed = 1; seed <= 10; ++seed) {
     INFO("seed " << seed);

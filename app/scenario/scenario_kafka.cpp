@@ -513,6 +513,7 @@ std::optional<KafkaSpec> read_kafka(MapReader& root, const std::vector<std::stri
   kafka.broker.transaction_coordinator.transaction_v2 = kafka.controller.transaction_version >= 2;
   read_controllers(root, kafka);
   kafka.quorum.fetch_carries_high_watermark = cluster.has(Mechanism::HighWatermarkInFetch);  // KIP-1166 (4.1)
+  kafka.quorum.pre_vote = cluster.has(Mechanism::PreVote);  // KIP-996 (4.0)
   read_zookeeper(root, brokers.map("config"), cluster, kafka);
   kafka.zookeeper_client.controlled_shutdown = kafka.broker.controlled_shutdown_enable;
   kafka.broker_config = brokers.map("config").resolved();

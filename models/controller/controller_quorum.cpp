@@ -90,7 +90,8 @@ ControllerStats ControllerQuorum::stats() const {
 // quorum has reached (the largest epoch at least a majority of controllers
 // persisted, or a later one): a leader cut off from the others, which may
 // not know yet that they moved on, no longer counts once they have; one cut
-// off voter raising its epoch alone (there is no pre-vote) does not matter.
+// off voter raising its epoch alone (before KIP-996's pre-vote, Kafka 3.x, or
+// a cut-off leader's one epoch after it resigned) does not matter.
 const Controller* ControllerQuorum::active() const {
   if (is_zookeeper()) return nullptr;
   if (!is_quorum()) return controllers_.front()->is_active() ? controllers_.front() : nullptr;

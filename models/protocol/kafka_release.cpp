@@ -116,6 +116,10 @@ const std::vector<MechanismInfo>& mechanisms() {
        "the consumer group protocol (group.protocol=consumer; classic stays the default)", D::Both, {}, false},
       {M::TransactionsV2, "KIP-890-part2", {4, 0}, "producers, brokers",
        "transactions v2: an epoch bump per transaction, partitions added implicitly (transaction.version=2)", D::Both},
+      {M::PreVote, "KIP-996", {4, 0}, "controller",
+       "KRaft pre-vote: a controller whose election or fetch timeout expires asks for pre-votes before it raises "
+       "its epoch, so one cut off from the quorum no longer forces an election when it returns",
+       D::Both},
       {M::EligibleLeaderReplicas, "KIP-966", {4, 1}, "controller",
        "eligible leader replicas (on for new clusters from 4.1, eligible.leader.replicas.version=1)", D::Both},
       {M::ShareGroups, "KIP-932", {4, 1}, "consumers, brokers",

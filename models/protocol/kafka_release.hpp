@@ -65,6 +65,7 @@ enum class Mechanism : std::uint8_t {
   EligibleLeaderReplicas,    // KIP-966
   ShareGroups,               // KIP-932
   HighWatermarkInFetch,      // KIP-1166
+  PreVote,                   // KIP-996
   AssignmentEpochs,          // KIP-1251
 };
 inline constexpr std::size_t kMechanismCount = static_cast<std::size_t>(Mechanism::AssignmentEpochs) + 1;

@@ -3,7 +3,9 @@
 // retries, and whether it is backing off before its next epoch. It votes for
 // itself; it wins with a majority of grants, and loses once the grants it
 // has and may still get are short of one (then it backs off at once instead
-// of waiting for its election timeout).
+// of waiting for its election timeout). A prospective's pre-votes (KIP-996,
+// ProspectiveState) are tallied the same way (EpochElection, which both
+// NomineeStates share); a prospective never backs off.
 #include <cassert>
 #include <cstdint>
 #include <map>

@@ -31,6 +31,11 @@ struct RaftConfig {
   // learn a higher one. Before, a fetch at the log's end waited for new records
   // or the max wait (KAFKA-14145: up to 500 ms for a commit to reach a replica).
   bool fetch_carries_high_watermark = false;
+  // KIP-996 (Kafka 4.0): a voter whose election or fetch timeout expires
+  // becomes Prospective and asks for pre-votes (a Vote with PreVote=true, in
+  // its own epoch, which no voter records) and stands as a candidate only once
+  // a majority granted them. Before, it became a candidate of the next epoch at once.
+  bool pre_vote = false;
   // KafkaRaftClient.MAX_FETCH_SIZE_BYTES.
   std::uint64_t fetch_max_bytes = 8 * 1024 * 1024;
   // RaftManager passes followersAlwaysFlush = true on controllers (they may

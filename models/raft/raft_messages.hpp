@@ -34,10 +34,11 @@ struct RaftResponseFields : RaftMessageHeader {
 
 constexpr std::uint64_t kRaftPartitionBytes = 48;  // the topic, partition and the fields above
 
-// ---- candidate -> voters ----
+// ---- candidate (or, KIP-996, prospective) -> voters ----
 struct VoteRequest final : KafkaRequest<VoteRequest, ApiKey::Vote>, RaftMessageHeader {
   static constexpr std::string_view kName = "Vote";
-  Epoch candidate_epoch = 0;
+  Epoch candidate_epoch = 0;    // ReplicaEpoch: a candidate's new epoch, a prospective's current one
+  bool pre_vote = false;        // KIP-996: would the voter grant it? Nothing is recorded
   Epoch last_offset_epoch = 0;  // the epoch of the candidate's last entry
   Offset last_offset = 0;       // the candidate's log end offset
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes + kRaftPartitionBytes; }

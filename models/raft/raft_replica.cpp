@@ -72,7 +72,7 @@ void RaftReplica::start() {
   if (role_ == RaftRole::Candidate && candidate_.won()) {
     transition_to_leader();  // onBecomeCandidate: a single voter wins at once
   } else if (voter && voters_.size() == 1 && role_ != RaftRole::Candidate) {
-    transition_to_candidate();
+    stand();
   }
   poll();
 }
@@ -153,6 +153,7 @@ SimTime RaftReplica::poll_role() {
   switch (role_) {
     case RaftRole::Leader: return poll_leader();
     case RaftRole::Candidate: return poll_candidate();
+    case RaftRole::Prospective: return poll_prospective();
     case RaftRole::Follower: return poll_follower();
     case RaftRole::Unattached:
     case RaftRole::Voted: return poll_unattached();
@@ -184,17 +185,30 @@ SimTime RaftReplica::poll_leader() {
 }
 
 // KafkaRaftClient.pollCandidate: vote requests until the election times out,
-// then a random backoff (binary exponential in the retries), then the next epoch.
+// then a random backoff (binary exponential in the retries), then the next
+// epoch (with KIP-996, Prospective first: pre-votes again).
 SimTime RaftReplica::poll_candidate() {
   const SimTime now = host_.now();
   if (candidate_.backing_off()) {
     if (now < candidate_.backoff_deadline()) return candidate_.backoff_deadline();
-    transition_to_candidate();
+    stand();
     return now;
   }
   if (now >= election_deadline_) {
     candidate_.start_backoff(now + election_backoff(candidate_.retries()));
     return candidate_.backoff_deadline();
+  }
+  return std::min(election_deadline_, send_vote_requests());
+}
+
+// KafkaRaftClient.pollProspective (KIP-996): pre-votes until a majority grants
+// them (handle_vote_response makes it a candidate) or rejects them, or the
+// election timeout passes; then it goes back (prospectiveTransitionAfterElectionLoss).
+SimTime RaftReplica::poll_prospective() {
+  const SimTime now = host_.now();
+  if (candidate_.lost() || now >= election_deadline_) {
+    transition_after_pre_vote_loss();
+    return now;
   }
   return std::min(election_deadline_, send_vote_requests());
 }
@@ -205,7 +219,7 @@ SimTime RaftReplica::poll_follower() {
   const RaftNodeId leader = this->leader();
   if (is_voter()) {
     if (now >= fetch_deadline_) {
-      transition_to_candidate();
+      stand();
       return now;
     }
     return std::min(fetch_deadline_, maybe_send_fetch(leader));
@@ -224,16 +238,23 @@ SimTime RaftReplica::poll_follower() {
 SimTime RaftReplica::poll_unattached() {
   if (!is_voter()) return send_fetch_to_any_voter();
   if (host_.now() < election_deadline_) return election_deadline_;
-  transition_to_candidate();
+  stand();
   return host_.now();
 }
 
 // KafkaRaftClient.pollResigned: EndQuorumEpoch to voters until they answer;
-// the election timeout makes it a candidate.
+// the election timeout makes it a candidate. With KIP-996 it moves to the next
+// epoch Unattached instead, its election timer expired (it would otherwise be
+// a prospective that follows itself when it loses): Prospective at once.
 SimTime RaftReplica::poll_resigned() {
   const SimTime retry = send_end_quorum_epoch();
   if (host_.now() < election_deadline_) return std::min(election_deadline_, retry);
-  transition_to_candidate();
+  if (config_.pre_vote) {
+    transition_to_unattached(epoch() + 1);
+    election_deadline_ = host_.now();
+  } else {
+    transition_to_candidate();
+  }
   return host_.now();
 }
 
@@ -286,8 +307,8 @@ void RaftReplica::become(RaftRole to, const RaftElection& election) {
 
 void RaftReplica::transition_to_unattached(Epoch epoch) {
   assert(epoch > this->epoch());
-  const bool keeps_timer =
-      role_ == RaftRole::Candidate || role_ == RaftRole::Unattached || role_ == RaftRole::Voted;
+  const bool keeps_timer = role_ == RaftRole::Candidate || role_ == RaftRole::Unattached ||
+                           role_ == RaftRole::Voted || (role_ == RaftRole::Prospective && !candidate_.lost());
   become(RaftRole::Unattached, {epoch, kNoRaftNode, kNoRaftNode});
   if (!is_voter()) election_deadline_ = kNever;
   else if (!keeps_timer) election_deadline_ = random_election_timeout();
@@ -301,9 +322,51 @@ void RaftReplica::transition_to_voted(RaftNodeId candidate) {
   election_deadline_ = random_election_timeout();
 }
 
+// An election or fetch timeout, or a candidate's backoff ended.
+void RaftReplica::stand() {
+  if (config_.pre_vote) transition_to_prospective();
+  else transition_to_candidate();
+}
+
+// QuorumState.transitionToProspective (KIP-996), a soft state: the election
+// state stays as it is (its epoch, and the leader it knew or its vote), and
+// onBecomeProspective: a single voter's own pre-vote is a majority.
+void RaftReplica::transition_to_prospective() {
+  assert(is_voter() && config_.pre_vote && "only a voter asks for pre-votes");
+  const int retries = role_ == RaftRole::Candidate ? candidate_.retries() + 1 : 1;
+  become(RaftRole::Prospective, state_.election());
+  candidate_ = RaftCandidateState(id_, voters_, retries);
+  election_deadline_ = random_election_timeout();
+  ++stats_.prospective;
+  requests_.reset_all();
+  if (candidate_.won()) {
+    ++stats_.pre_votes_won;
+    transition_to_candidate();
+  }
+}
+
+// prospectiveTransitionAfterElectionLoss: it follows the leader it knew again
+// (a new fetch timeout), or is Unattached in its epoch (Voted, if it voted in
+// it): a new random election timeout after a rejection (the backoff), the timer
+// it had (expired) after the election timeout.
+void RaftReplica::transition_after_pre_vote_loss() {
+  assert(role_ == RaftRole::Prospective);
+  ++stats_.pre_votes_lost;
+  const RaftElection election = state_.election();
+  if (election.has_leader()) return transition_to_follower(election.epoch, election.leader);
+  const bool rejected = candidate_.lost();
+  become(election.has_voted() ? RaftRole::Voted : RaftRole::Unattached, election);
+  if (rejected) election_deadline_ = random_election_timeout();
+  requests_.reset_all();
+}
+
 void RaftReplica::transition_to_candidate() {
   assert(is_voter() && "an observer never stands");
-  const int retries = role_ == RaftRole::Candidate ? candidate_.retries() + 1 : 1;
+  assert((!config_.pre_vote || role_ == RaftRole::Prospective || role_ == RaftRole::Candidate) &&
+         "with KIP-996 only a prospective (or a restarted candidate) stands");
+  const int retries = role_ == RaftRole::Candidate ? candidate_.retries() + 1
+                      : role_ == RaftRole::Prospective ? candidate_.retries()
+                                                        : 1;
   become(RaftRole::Candidate, {epoch() + 1, kNoRaftNode, id_});
   candidate_ = RaftCandidateState(id_, voters_, retries);
   election_deadline_ = random_election_timeout();
@@ -339,6 +402,7 @@ void RaftReplica::transition_to_follower(Epoch epoch, RaftNodeId leader) {
          "one leader per epoch");
   become(RaftRole::Follower, {epoch, leader, kNoRaftNode});
   fetch_deadline_ = host_.now() + config_.fetch_timeout;
+  fetched_from_leader_ = false;
   election_deadline_ = kNever;
   requests_.reset_all();
 }

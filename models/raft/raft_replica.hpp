@@ -15,7 +15,13 @@
 // epoch, and the fetcher truncates to it. The high watermark is the offset a
 // majority of voters has fetched (flushed), once an entry of the leader's
 // epoch is in it. A leader that hears no fetches from a majority resigns and
-// sends EndQuorumEpoch. Like KafkaRaftClient it polls: after every message,
+// sends EndQuorumEpoch. With KIP-996's pre-vote (RaftConfig::pre_vote, Kafka
+// 4.0+) a voter whose timeout expires is first Prospective: it asks the voters
+// whether they would vote for it (a Vote with PreVote=true in its own epoch,
+// which changes nothing on them; a follower that has fetched from its leader
+// says no) and becomes a candidate only with a majority of them; otherwise it
+// goes back to following the leader it knew, or to Unattached, in the same
+// epoch. Like KafkaRaftClient it polls: after every message,
 // timer and append it does what its role's poll does, then asks its host for
 // a timer at the next deadline.
 #include <cstdint>
@@ -43,6 +49,12 @@ struct RaftReplicaStats {
   std::uint64_t truncations = 0;         // diverging-epoch truncations of this replica's log
   std::uint64_t truncated_entries = 0;   // entries they removed
   std::uint64_t fetches_sent = 0;
+  // KIP-996
+  std::uint64_t prospective = 0;         // became Prospective (asked for pre-votes)
+  std::uint64_t pre_votes_won = 0;       // a majority granted them: became a candidate
+  std::uint64_t pre_votes_lost = 0;      // rejected by a majority, or the election timeout passed
+  std::uint64_t pre_votes_granted = 0;   // as a voter: pre-votes this replica granted
+  std::uint64_t pre_votes_rejected = 0;  // and rejected
 };
 
 class RaftReplica {
@@ -103,6 +115,7 @@ class RaftReplica {
   SimTime poll_role();
   SimTime poll_leader();
   SimTime poll_candidate();
+  SimTime poll_prospective();
   SimTime poll_follower();
   SimTime poll_unattached();
   SimTime poll_resigned();
@@ -111,6 +124,9 @@ class RaftReplica {
   void become(RaftRole to, const RaftElection& election);
   void transition_to_unattached(Epoch epoch);
   void transition_to_voted(RaftNodeId candidate);
+  void transition_to_prospective();
+  void transition_after_pre_vote_loss();
+  void stand();  // an election or fetch timeout: Prospective with KIP-996, else Candidate
   void transition_to_candidate();
   void transition_to_leader();
   void transition_to_follower(Epoch epoch, RaftNodeId leader);
@@ -120,6 +136,7 @@ class RaftReplica {
 
   // raft_replica_election.cpp: Vote, BeginQuorumEpoch, EndQuorumEpoch, and what all responses share
   void handle_vote(const VoteRequest& request);
+  bool can_grant_vote(const VoteRequest& request, bool log_up_to_date) const;
   void handle_vote_response(const VoteResponse& response);
   void handle_begin_quorum_epoch(const BeginQuorumEpochRequest& request);
   void handle_begin_quorum_epoch_response(const BeginQuorumEpochResponse& response);
@@ -165,9 +182,10 @@ class RaftReplica {
   RaftRequestManager requests_;
   RaftRole role_ = RaftRole::Unattached;
 
-  SimTime election_deadline_ = kNever;  // Unattached, Voted, Candidate, Resigned (kNever for observers)
+  SimTime election_deadline_ = kNever;  // Unattached, Voted, Prospective, Candidate, Resigned (kNever for observers)
   SimTime fetch_deadline_ = kNever;     // Follower
-  RaftCandidateState candidate_;
+  bool fetched_from_leader_ = false;    // Follower: a fetch from its leader succeeded (FollowerState.hasFetchedFromLeader)
+  RaftCandidateState candidate_;        // Candidate's votes, or (KIP-996) Prospective's pre-votes
   std::optional<RaftLeaderState> leader_state_;
   bool resign_requested_ = false;
   std::set<RaftNodeId> unacked_resignation_;  // Resigned: voters yet to answer EndQuorumEpoch

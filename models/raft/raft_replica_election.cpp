@@ -9,39 +9,84 @@
 
 namespace ksim::models {
 
-// handleVoteRequest: one vote per epoch, to a candidate whose log is at least as up to date.
+// handleVoteRequest: one vote per epoch, to a candidate whose log is at least
+// as up to date. A pre-vote (KIP-996) is answered the same way but recorded
+// nowhere: the voter's epoch, vote and role stay as they are (unless the
+// request's epoch is newer, which moves it there first, as any request does).
 void RaftReplica::handle_vote(const VoteRequest& request) {
   auto response = std::make_unique<VoteResponse>();
   if (request.candidate_epoch < epoch()) {
     return respond(request.source, request.correlation_id, std::move(response), Error::FencedLeaderEpoch);
   }
   assert(request.last_offset >= 0 && request.last_offset_epoch >= 0);
-  assert(request.last_offset_epoch < request.candidate_epoch && "a candidate's log is older than its epoch");
+  assert((request.pre_vote || request.last_offset_epoch < request.candidate_epoch) &&
+         "a candidate's log is older than its epoch");
+  assert(request.last_offset_epoch <= request.candidate_epoch);
   if (request.candidate_epoch > epoch()) transition_to_unattached(request.candidate_epoch);
   // OffsetAndEpoch.compareTo: the last epoch first, then the end offset.
   const bool log_up_to_date = std::pair(request.last_offset_epoch, request.last_offset) >=
                               std::pair(log().last_epoch(), log().end_offset());
-  bool granted = false;
-  switch (role_) {
-    case RaftRole::Unattached: granted = log_up_to_date && is_voter(); break;
-    case RaftRole::Voted: granted = state_.election().voted_for == request.source; break;
-    case RaftRole::Candidate:  // its own vote is implicit, never granted to another
-    case RaftRole::Leader:
-    case RaftRole::Follower:   // a leader is known in this epoch
-    case RaftRole::Resigned: granted = false; break;
+  const bool granted = can_grant_vote(request, log_up_to_date);
+  if (request.pre_vote) {
+    ++(granted ? stats_.pre_votes_granted : stats_.pre_votes_rejected);
+  } else if (granted && role_ == RaftRole::Unattached) {
+    transition_to_voted(request.source);
+  } else if (granted && role_ == RaftRole::Prospective && !state_.election().has_voted()) {
+    // prospectiveAddVotedState: it stays Prospective, with its vote written and a new election timeout.
+    state_.write_election({epoch(), kNoRaftNode, request.source});
+    election_deadline_ = random_election_timeout();
   }
-  if (granted && role_ == RaftRole::Unattached) transition_to_voted(request.source);
   response->vote_granted = granted;
   respond(request.source, request.correlation_id, std::move(response), Error::None);
 }
 
+// EpochState.canGrantVote of each role (QuorumState.unattachedOrProspectiveCanGrantVote
+// for Unattached and Prospective).
+bool RaftReplica::can_grant_vote(const VoteRequest& request, bool log_up_to_date) const {
+  const RaftElection& election = state_.election();
+  if (request.pre_vote) {
+    switch (role_) {
+      case RaftRole::Unattached:
+      case RaftRole::Voted:
+      case RaftRole::Prospective:
+      case RaftRole::Candidate:  // CandidateState: a pre-vote is not its own vote
+      case RaftRole::Resigned: return log_up_to_date && is_voter();
+      case RaftRole::Leader: return false;
+      // FollowerState: not while its leader answers its fetches (the fetch timeout
+      // would make it Prospective itself once they fail).
+      case RaftRole::Follower: return log_up_to_date && !fetched_from_leader_;
+    }
+    return false;
+  }
+  switch (role_) {
+    case RaftRole::Unattached: return log_up_to_date && is_voter();
+    case RaftRole::Voted: return election.voted_for == request.source;
+    case RaftRole::Prospective:
+      if (election.has_voted()) return election.voted_for == request.source;
+      return !election.has_leader() && log_up_to_date;
+    case RaftRole::Candidate:  // its own vote is implicit, never granted to another
+    case RaftRole::Leader:
+    case RaftRole::Follower:   // a leader is known in this epoch
+    case RaftRole::Resigned: return false;
+  }
+  return false;
+}
+
+// handleVoteResponse: a nominee (Candidate, or KIP-996's Prospective) records
+// the answer; a majority of grants makes a candidate the leader and a
+// prospective a candidate. A candidate rejected by enough voters backs off at
+// once; a prospective's loss is poll_prospective's to act on.
 void RaftReplica::handle_vote_response(const VoteResponse& response) {
   handle_response(response, [&] {
-    if (role_ != RaftRole::Candidate || !candidate_.unrecorded(response.source)) return;
+    const bool nominee = role_ == RaftRole::Candidate || role_ == RaftRole::Prospective;
+    if (!nominee || !candidate_.unrecorded(response.source)) return;
     candidate_.record(response.source, response.vote_granted);
     if (candidate_.won()) {
-      transition_to_leader();
-    } else if (candidate_.lost() && !candidate_.backing_off()) {
+      if (role_ == RaftRole::Candidate) return transition_to_leader();
+      ++stats_.pre_votes_won;
+      return transition_to_candidate();
+    }
+    if (role_ == RaftRole::Candidate && candidate_.lost() && !candidate_.backing_off()) {
       // Rejected by enough voters: back off now rather than wait for the election timeout.
       candidate_.start_backoff(host_.now() + election_backoff(candidate_.retries()));
     }
@@ -99,7 +144,9 @@ RaftReplica::Outcome RaftReplica::handle_common_response(const RaftResponseField
     return news ? Outcome::Handled : Outcome::Failed;
   }
   if (response.leader_id != kNoRaftNode && !has_leader()) {
-    // The responder knows this epoch's leader: follow it, and take the data if there is no error.
+    // The responder knows this epoch's leader: follow it, and take the data if
+    // there is no error. (Not a prospective that knows it already: a voter's
+    // answer names the leader it last knew, not one that is alive.)
     transition_to_follower(response.leader_epoch, response.leader_id);
     return response.error == Error::None ? Outcome::Continue : Outcome::Handled;
   }
@@ -118,12 +165,13 @@ void RaftReplica::maybe_transition(RaftNodeId leader, Epoch epoch) {
   if (epoch > this->epoch()) {
     if (leader != kNoRaftNode) transition_to_follower(epoch, leader);
     else transition_to_unattached(epoch);
-  } else if (epoch == this->epoch() && leader != kNoRaftNode && !has_leader()) {
-    transition_to_follower(epoch, leader);
+  } else if (epoch == this->epoch() && leader != kNoRaftNode && (!has_leader() || role_ == RaftRole::Prospective)) {
+    transition_to_follower(epoch, leader);  // a prospective hears from its epoch's leader: it follows again
   }
 }
 
-// maybeSendVoteRequests: to every voter not yet heard from, while the election can still be won.
+// maybeSendVoteRequests: to every voter not yet heard from, while the election
+// can still be won; a prospective's are pre-votes in its own epoch (KIP-996).
 SimTime RaftReplica::send_vote_requests() {
   if (candidate_.lost()) return kNever;
   SimTime next = kNever;
@@ -131,6 +179,7 @@ SimTime RaftReplica::send_vote_requests() {
     if (requests_.is_ready(voter, host_.now())) {
       auto request = std::make_unique<VoteRequest>();
       request->candidate_epoch = epoch();
+      request->pre_vote = role_ == RaftRole::Prospective;
       request->last_offset_epoch = log().last_epoch();
       request->last_offset = log().end_offset();
       send_request(voter, std::move(request));

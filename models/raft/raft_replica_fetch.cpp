@@ -148,6 +148,7 @@ void RaftReplica::handle_fetch_response(const MetadataFetchResponse& response) {
       if (response.high_watermark >= 0) update_follower_high_watermark(response.high_watermark);
     }
     fetch_deadline_ = host_.now() + config_.fetch_timeout;
+    fetched_from_leader_ = true;
   });
 }
 

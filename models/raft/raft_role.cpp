@@ -6,6 +6,7 @@ std::string_view to_string(RaftRole role) {
   switch (role) {
     case RaftRole::Unattached: return "Unattached";
     case RaftRole::Voted: return "Voted";
+    case RaftRole::Prospective: return "Prospective";
     case RaftRole::Candidate: return "Candidate";
     case RaftRole::Leader: return "Leader";
     case RaftRole::Follower: return "Follower";
@@ -18,11 +19,18 @@ std::string_view to_string(RaftRole role) {
 bool legal(RaftRole from, RaftRole to) {
   using enum RaftRole;
   switch (to) {
-    // transitionToUnattached: a larger epoch was learned, in any role.
+    // transitionToUnattached: a larger epoch was learned, in any role; or (KIP-996)
+    // a prospective lost its pre-vote and knows no leader (the same epoch).
     case Unattached: return true;
-    // transitionToUnattachedVotedState: only an unattached replica that has not voted in its epoch.
-    case Voted: return from == Unattached;
-    // transitionToCandidate: an election or fetch timeout, or a candidate's retry; never from Leader.
+    // unattachedAddVotedState: only an unattached replica that has not voted in
+    // its epoch; or a prospective that had voted in its epoch lost its pre-vote.
+    case Voted: return from == Unattached || from == Prospective;
+    // transitionToProspective (KIP-996): an election or fetch timeout, or a
+    // candidate's backoff ended; never a leader, a resigned leader (it moves to
+    // the next epoch Unattached first) or a prospective.
+    case Prospective: return from == Unattached || from == Voted || from == Follower || from == Candidate;
+    // transitionToCandidate: an election or fetch timeout, or a candidate's retry
+    // (before KIP-996), or a prospective's pre-vote majority; never from Leader.
     case Candidate: return from != Leader;
     // transitionToLeader: only a candidate, once a majority granted its votes.
     case Leader: return from == Candidate;

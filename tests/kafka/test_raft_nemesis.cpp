@@ -1,7 +1,7 @@
 // The Raft core under random faults, as a swarm: each seed draws the quorum's
-// size, the disk's fsync latency and a schedule of partitions, process
-// crashes, power losses and pauses. During the faults (the safety phase) the
-// invariants hold after every event; once every fault is undone (the
+// size, the disk's fsync latency, whether the voters pre-vote (KIP-996) and a
+// schedule of partitions, process crashes, power losses and pauses. During the
+// faults (the safety phase) the invariants hold after every event; once every fault is undone (the
 // liveness phase) every replica catches up, and the committed data agrees.
 #include <catch2/catch.hpp>
 
@@ -82,8 +82,11 @@ TEST_CASE("raft: random partitions, crashes, power losses and pauses keep the in
     const SimTime fsyncs[] = {0, milliseconds(1), milliseconds(8)};
     options.config.fsync_latency = fsyncs[rng.below(3)];
     options.append_interval = milliseconds(static_cast<std::int64_t>(2 + rng.below(30)));
+    // KIP-996 on half the seeds, from a stream of its own: the fault schedules stay those of before.
+    options.config.pre_vote = RandomStream::derive(seed, "raft-nemesis-kip996").bernoulli(0.5);
     INFO("seed " << seed << ", voters " << options.voters << ", fsync " << to_milliseconds(options.config.fsync_latency)
-                 << " ms, append every " << to_milliseconds(options.append_interval) << " ms");
+                 << " ms, append every " << to_milliseconds(options.append_interval) << " ms"
+                 << (options.config.pre_vote ? ", pre-vote" : ""));
     RaftCluster cluster(options);
     raft_nemesis_test::Faults faults;
     cluster.run_for(seconds(3));

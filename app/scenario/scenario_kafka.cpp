@@ -20,7 +20,6 @@ using config::Duration;
 using config::ListReader;
 using config::MapReader;
 using config::Rate;
-
 using models::Mechanism;
 
 namespace {

@@ -88,3 +88,13 @@ TEST_CASE("no transaction committed: the transactions' exactly-once is vacuous a
   CHECK(t.at("exactly_once") == false);
   CHECK(run.status == 1);
 }
+
+TEST_CASE("an expectation on Raft epochs without a controller quorum fails as n/a, never holds over nothing",
+          "[verdicts]") {
+  const auto run = ksim::testing::run_scenario("kraft-prevote", 1, {"controllers.count=1", "faults.0.nodes=[controller]"});
+  CHECK(run.status == 1);
+  CHECK(run.report.at("controller").at("quorum").at("raft_epochs").is_null());
+  const auto& epochs = expectation(run.report, "controller_raft_epochs");
+  CHECK(epochs.at("held") == false);
+  CHECK(epochs.at("detail").get<std::string>().starts_with("n/a"));
+}

@@ -211,6 +211,7 @@ class Cluster {
     return {*quorum_, brokers_, internal_topics(), &retention_, &compaction_, record_keys_.get()};
   }
   NodeId active_controller_node() const;
+  NodeId standby_controller_node() const;
   std::set<std::int32_t> internal_topics() const;
   std::vector<NodeId> resolve_nodes(const std::vector<std::string>& names) const;
   std::vector<LinkId> resolve_links(const std::vector<std::string>& names) const;

@@ -122,7 +122,7 @@ json distribution_json(const Distribution& d) {
 }
 
 bool is_dynamic_target(const Scenario& scenario, const std::string& name) {
-  if (name == "controller") return scenario.kafka && scenario.kafka->controller_count > 1;
+  if (name == "controller" || name == "standby-controller") return scenario.kafka && scenario.kafka->controller_count > 1;
   return name.starts_with("coordinator:") || name.starts_with("txn-coordinator:");
 }
 

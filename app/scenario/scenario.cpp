@@ -225,10 +225,14 @@ NemesisSpec read_nemesis(MapReader in, const KnownNames& known, const Scenario& 
     } else {
       rule.targets = read_names(rule_in, "targets", rule.targets, &known.targets);
       const bool quorum = s.kafka && s.kafka->controller_count > 1;
-      if (quorum && std::find(rule.targets.begin(), rule.targets.end(), "controller") != rule.targets.end()) {
-        throw rule_in.error("targets", "names 'controller', the active controller of the quorum, which is known only "
-                                       "when a fault starts; a nemesis draws its targets before the run: name "
-                                       "'controllers' (any of them) or 'controller-0' ...");
+      for (const auto& [role, what] : {std::pair{"controller", "the active controller"},
+                                       std::pair{"standby-controller", "a controller that is not the active one"}}) {
+        if (quorum && std::find(rule.targets.begin(), rule.targets.end(), role) != rule.targets.end()) {
+          throw rule_in.error("targets", std::string("names '") + role + "', " + what +
+                                             " of the quorum, which is known only when a fault starts; a nemesis "
+                                             "draws its targets before the run: name 'controllers' (any of them) "
+                                             "or 'controller-0' ...");
+        }
       }
       rule.count = rule_in.get<int>("count", 1, {1, 100000});
     }
@@ -413,6 +417,8 @@ std::vector<std::string> target_names(const Scenario& scenario) {
   for (const auto& node : node_placements(scenario)) names.push_back(node.name);
   // The active controller (with ZooKeeper, the broker that is).
   if (scenario.kafka && (scenario.kafka->controller_count > 1 || scenario.kafka->zookeeper)) names.push_back("controller");
+  // A KRaft quorum's first controller that is not the active one.
+  if (scenario.kafka && scenario.kafka->controller_count > 1) names.push_back("standby-controller");
   if (scenario.kafka) {
     // The broker coordinating that group: a consumer group's, or a share group's (KIP-932: its group
     // coordinator, the leader of the group's __consumer_offsets partition, as for any group).

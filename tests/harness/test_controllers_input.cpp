@@ -110,10 +110,11 @@ TEST_CASE("a quorum setting with one controller is a warning: one controller run
   CHECK_THAT(s.warnings[1].text(), Catch::Contains("controllers.fsync_latency: has no effect with one controller"));
 }
 
-TEST_CASE("fault targets with a quorum: controller is the active one, controllers all, controller-K one",
+TEST_CASE("fault targets with a quorum: controller is the active one, standby-controller another, controllers all, "
+          "controller-K one",
           "[input][quorum]") {
   const std::string quorum = kQuorumCluster + "controllers: {count: 3}\n";
-  for (const char* target : {"controller", "controllers", "controller-2"}) {
+  for (const char* target : {"controller", "standby-controller", "controllers", "controller-2"}) {
     INFO(target);
     const Scenario s = parse_scenario(quorum + "faults: [{kind: crash, at: 1s, nodes: [" + target + "]}]\n");
     REQUIRE(s.faults.size() == 1);
@@ -126,6 +127,11 @@ TEST_CASE("fault targets with a quorum: controller is the active one, controller
   // A nemesis plans its targets before the run: the active controller is not known then.
   CHECK_THAT(scenario_error(quorum + "nemesis: {crash: {rate: 1/s, targets: [brokers, controller]}}\n"),
              Catch::Contains("nemesis.crash.targets: names 'controller', the active controller of the quorum"));
+  CHECK_THAT(scenario_error(quorum + "nemesis: {crash: {rate: 1/s, targets: [standby-controller]}}\n"),
+             Catch::Contains("names 'standby-controller', a controller that is not the active one of the quorum"));
+  // Without a quorum there is no standby: the name is unknown.
+  CHECK_THAT(scenario_error(kQuorumCluster + "faults: [{kind: crash, at: 1s, nodes: [standby-controller]}]\n"),
+             Catch::Contains("unknown name 'standby-controller'"));
   CHECK(scenario_error(quorum + "nemesis: {crash: {rate: 1/s, targets: [brokers, controllers]}}\n") == "no error");
   CHECK(scenario_error(kQuorumCluster + "nemesis: {crash: {rate: 1/s, targets: [brokers, controller]}}\n") == "no error");
 }

@@ -22,7 +22,9 @@ const nlohmann::json& kraft_prevote_quorum(const ScenarioRun& run) { return run.
 TEST_CASE("kraft-prevote: a returning standby forces no election with pre-vote (4.x), and does without (3.9, "
           "KIP-996 off)",
           "[quorum][prevote][scenarios]") {
-  for (const std::uint64_t seed : {1, 4}) {  // seeds where controller-1 is a standby at 10 s (on 2, 3 and 5 it leads)
+  // The cut hits `standby-controller`, whichever controller the seed made active (controller-1 leads on
+  // seeds 2, 3, 5, 6 and 8: when the scenario named controller-1, those seeds cut the active controller off).
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
     const ScenarioRun with = run_scenario("kraft-prevote", seed);
     INFO("seed " << seed << ": " << with.report["expectations"].dump() << " " << kraft_prevote_quorum(with).dump());
     CHECK(with.status == ksim::app::kExitOk);
@@ -31,6 +33,7 @@ TEST_CASE("kraft-prevote: a returning standby forces no election with pre-vote (
     CHECK(kraft_prevote_quorum(with)["leaderless_periods"] == 0);
     CHECK(kraft_prevote_quorum(with)["raft_epochs"].get<int>() <= 2);
 
+    if (seed > 3) continue;
     for (const std::vector<std::string>& before : {std::vector<std::string>{"kips.KIP-996=off"},
                                                    std::vector<std::string>{"kafka_version=3.9"}}) {
       const ScenarioRun without = run_scenario("kraft-prevote", seed, before);

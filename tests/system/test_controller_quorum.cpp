@@ -76,6 +76,20 @@ TEST_CASE("kraft-quorum-failover: a standby takes over within 5 s and nothing ac
   }
 }
 
+// Both standbys' fetch timers were reset by the same append (the leader answered both parked fetches
+// together), so they time out together, both pass the pre-vote and split the vote: each split round adds an
+// election timeout (1-2 s). Seed 100068 splits twice (Raft epochs 2 and 3 elect nobody): about 5 s without an
+// active controller, the longest of seeds 100000-100400, within the scenario's 6 s bound.
+TEST_CASE("kraft-quorum-failover: split votes lengthen a failover by an election timeout each", "[quorum][scenarios]") {
+  const ScenarioRun run = run_scenario("kraft-quorum-failover", 100068);
+  INFO(quorum(run).dump());
+  CHECK(run.status == ksim::app::kExitOk);
+  CHECK(quorum(run)["longest_leaderless_ms"].get<double>() > 5000);
+  CHECK(quorum(run)["longest_leaderless_ms"].get<double>() < 6000);
+  CHECK(quorum(run)["raft_epochs"] == 5);  // 1, two split epochs, the winner, the second failover's
+  CHECK(quorum(run)["failovers"] == 2);
+}
+
 TEST_CASE("with one controller the same faults leave partitions without a leader longer", "[quorum][scenarios]") {
   const ScenarioRun quorum_run = run_scenario("kraft-quorum-failover", 1);
   const ScenarioRun alone = run_scenario("kraft-quorum-failover", 1, {"controllers.count=1"});

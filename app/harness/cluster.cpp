@@ -91,7 +91,7 @@ void Cluster::poll_readiness(std::vector<NodeId> waiting) {
   }
   startup_.clients_started = sim_->now();
   for (const NodeId n : waiting) {
-    if (sim_->node(n).state() == NodeState::Crashed && sim_->node(n).incarnation() == 0) sim_->node(n).start();
+    if (sim_->node(n).never_started()) sim_->node(n).start();
   }
 }
 

@@ -49,6 +49,8 @@ class Node {
   NodeState state() const { return state_; }
   bool is_running() const { return state_ == NodeState::Running; }
   std::uint32_t incarnation() const { return incarnation_; }
+  // Not started yet: down since it was created (a crash starts a new incarnation).
+  bool never_started() const { return state_ == NodeState::Crashed && incarnation_ == 0; }
   SimTime now() const;
 
   // Lifecycle, driven by faults and the driver.

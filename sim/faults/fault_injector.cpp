@@ -153,7 +153,11 @@ void FaultInjector::stop(Scheduled& s) {
       break;
     case FaultKind::NodeCrash:
     case FaultKind::NodeShutdown:
-      for (const NodeId n : fault.nodes) sim_.node(n).restart();
+      // A node not started yet (a client or broker that starts later) was not crashed by this fault: it
+      // starts when it was going to, not when the fault ends.
+      for (const NodeId n : fault.nodes) {
+        if (!sim_.node(n).never_started()) sim_.node(n).restart();
+      }
       break;
     case FaultKind::Extension: extensions_.find(fault.extension)->second(fault, false); break;
   }

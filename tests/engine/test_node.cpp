@@ -75,3 +75,25 @@ TEST_CASE("a paused node's own timers wait too, but time moves on for others", "
   CHECK(c[1].timer_fired_at == std::vector<SimTime>{milliseconds(5)});
   CHECK(c[0].timer_fired_at == std::vector<SimTime>{milliseconds(100)});
 }
+
+TEST_CASE("a crash that ends before a node's start does not start it early", "[node]") {
+  Simulation sim(1, ksim::testing::ProbeCluster::make_topology(2, 100, {1.25e8, microseconds(10)}), {});
+  auto& early = sim.spawn<ksim::testing::ProbeNode>("h0", *sim.topology().find("h0"));
+  auto& late = sim.spawn<ksim::testing::ProbeNode>("h1", *sim.topology().find("h1"));  // starts at 3 s
+  early.start();
+  sim.events().schedule_at(seconds(3), [&late] { late.start(); });
+  FaultInjector faults(sim);
+  faults.schedule(Fault{.kind = FaultKind::NodeCrash, .at = milliseconds(10), .duration = seconds(1),
+                        .nodes = {early.id(), late.id()}});
+  CHECK(late.never_started());
+  sim.run_until(seconds(2));
+  CHECK(early.state() == NodeState::Running);  // crashed and restarted
+  CHECK(early.starts == 2);
+  CHECK(late.state() == NodeState::Crashed);  // the fault's end did not start it
+  CHECK(late.starts == 0);
+  CHECK(late.never_started());
+  sim.run_until(seconds(4));
+  CHECK(late.state() == NodeState::Running);
+  CHECK(late.starts == 1);
+  CHECK_FALSE(late.never_started());
+}

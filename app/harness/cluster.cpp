@@ -180,6 +180,7 @@ SimTime Cluster::start_time(const NodePlacement& placement) const {
     if (group.start_when_ready) return kWhenReady;
     return group.config.transactional_id.empty() ? 0 : group.workload.start;
   }
+  if (placement.group == "brokers") return broker_added_at(*scenario_.kafka, placement.index);  // add_broker
   return 0;
 }
 
@@ -245,6 +246,9 @@ void Cluster::spawn_kafka() {
     directory->broker_nodes.push_back(brokers_.back()->id());
     placement.push_back({p.index, scenario_.network.racks.size() > 1 ? p.rack : ""});
   }
+  broker_placement_ = placement;
+  // The topics are created on the brokers the cluster starts with; those an operation adds get none.
+  std::erase_if(placement, [&](const models::BrokerPlacement& b) { return b.id >= kafka.brokers.count; });
   for (const auto& p : placements_) {
     if (p.group != "controller" && p.group != "controllers") continue;
     controllers_.push_back(&sim_->spawn<models::Controller>(p.name, *sim_->topology().find(p.name), kafka.controller,
@@ -252,7 +256,6 @@ void Cluster::spawn_kafka() {
     directory->controller_nodes.push_back(controllers_.back()->id());
   }
   if (kafka.zookeeper) spawn_zookeeper(directory);
-  broker_placement_ = placement;
   RandomStream assignment_rng = sim_->stream("replica-assignment");
   std::vector<std::vector<std::vector<models::BrokerId>>> replicas;
   for (std::size_t t = 0; t < directory->topics.size(); ++t) {

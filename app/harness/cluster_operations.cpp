@@ -17,6 +17,7 @@ void Cluster::schedule_operations() {
   events_->subscribe([this](SimTime t, const Node&, const models::ModelEvent& e) {
     reassignments_.on_event(t, e);
     log_dir_moves_.on_event(t, e);
+    if (const auto* unfenced = std::get_if<models::BrokerUnfenced>(&e)) note_broker_added(*unfenced, t);
     const auto* move = std::get_if<models::LogDirMoveChanged>(&e);
     if (move && move->phase != models::LogDirMovePhase::Started) {
       // Looked at once the broker has finished with the move (it publishes before it drops the future replica).
@@ -46,13 +47,22 @@ std::vector<Cluster::PartitionChange> Cluster::operation_changes(std::size_t ind
     case OperationSpec::Kind::CancelReassignment:
       for (const std::int32_t partition : op.partitions) changes.push_back({{op.topic, partition}, std::nullopt});
       break;
-    case OperationSpec::Kind::DecommissionBroker: {
-      std::vector<models::BrokerPlacement> others = broker_placement_;
-      std::erase_if(others, [&](const models::BrokerPlacement& b) { return b.id == op.broker; });
+    case OperationSpec::Kind::DecommissionBroker:
+    case OperationSpec::Kind::GenerateReassignment: {
+      // The --broker-list: a decommission's is every broker running then but the one leaving.
+      std::vector<models::BrokerId> list = op.brokers;
+      if (op.kind == OperationSpec::Kind::DecommissionBroker) {
+        list = brokers_present_at(kafka, op.at);
+        std::erase(list, op.broker);
+      }
+      std::vector<models::BrokerPlacement> over;
+      for (const models::BrokerPlacement& b : broker_placement_) {
+        if (std::find(list.begin(), list.end(), b.id) != list.end()) over.push_back(b);
+      }
       RandomStream rng = sim_->stream("operation-" + std::to_string(index));
       for (std::size_t t = 0; t < kafka.topics.size(); ++t) {
         const models::TopicSpec& topic = kafka.topics[t];
-        const auto targets = models::assign_replicas(others, topic.partitions, topic.replication_factor, rng);
+        const auto targets = models::assign_replicas(over, topic.partitions, topic.replication_factor, rng);
         for (std::size_t p = 0; p < targets.size(); ++p) {
           changes.push_back({{static_cast<std::int32_t>(t), static_cast<std::int32_t>(p)}, targets[p]});
         }
@@ -60,13 +70,26 @@ std::vector<Cluster::PartitionChange> Cluster::operation_changes(std::size_t ind
       break;
     }
     case OperationSpec::Kind::AlterReplicaLogDirs:
-    case OperationSpec::Kind::BalanceLogDirs: break;  // not the controller's (run_log_dir_operation)
+    case OperationSpec::Kind::BalanceLogDirs:
+    case OperationSpec::Kind::AddBroker: break;  // not the controller's (run_log_dir_operation, start_time)
   }
   return changes;
 }
 
+// An added broker's process starts at the operation's time (start_time); the operation is done when the
+// controller unfences it: registered, caught up with the metadata, ready for replicas.
+void Cluster::note_broker_added(const models::BrokerUnfenced& unfenced, SimTime t) {
+  for (OperationResult& result : operation_results_) {
+    const OperationSpec& op = scenario_.kafka->operations[result.operation];
+    if (op.kind == OperationSpec::Kind::AddBroker && op.broker == unfenced.broker && result.applied_at == kNever) {
+      result.applied_at = t;
+    }
+  }
+}
+
 void Cluster::run_operation(std::size_t index, SimTime first_try) {
   const OperationSpec& op = scenario_.kafka->operations[index];
+  if (op.kind == OperationSpec::Kind::AddBroker) return;  // the broker starts then (start_time)
   if (op.kind == OperationSpec::Kind::AlterReplicaLogDirs || op.kind == OperationSpec::Kind::BalanceLogDirs) {
     return run_log_dir_operation(index, first_try);
   }

@@ -107,6 +107,11 @@ double log_dir_skew(const Cluster& cluster) {
 }
 
 std::string describe_operation(const OperationSpec& op, const KafkaSpec& kafka, std::size_t partitions) {
+  if (op.kind == OperationSpec::Kind::AddBroker) return fmt::format("add_broker broker {} (rack {})", op.broker, op.rack);
+  if (op.kind == OperationSpec::Kind::GenerateReassignment) {
+    return fmt::format("generate_reassignment over brokers {} ({} partition{})", fmt::join(op.brokers, ","), partitions,
+                       partitions == 1 ? "" : "s");
+  }
   const bool on_broker = op.kind == OperationSpec::Kind::DecommissionBroker || op.kind == OperationSpec::Kind::BalanceLogDirs;
   const std::string what = on_broker ? fmt::format("broker {}", op.broker)
                            : op.kind == OperationSpec::Kind::AlterReplicaLogDirs
@@ -190,13 +195,16 @@ void print_operations(const OperationFigures& o, std::ostream& out) {
     for (const std::string& a : o.abandoned_moves) fmt::print(out, "  abandoned {}\n", a);
   }
   for (const OperationOutcome& op : o.operations) {
+    const bool added = op.what.starts_with("add_broker");
     if (op.applied_at == kNever) {
-      fmt::print(out, "  at {:.3f}s {}: {} within default.api.timeout.ms\n", to_seconds(op.at), op.what,
-                 op.log_dirs_after.empty() ? "no active controller" : "the broker was not reachable");
+      fmt::print(out, "  at {:.3f}s {}: {}\n", to_seconds(op.at), op.what,
+                 added                         ? "not registered and unfenced by the end"
+                 : op.log_dirs_after.empty() ? "no active controller within default.api.timeout.ms"
+                                             : "the broker was not reachable within default.api.timeout.ms");
       continue;
     }
-    fmt::print(out, "  at {:.3f}s {}: applied at {:.3f}s{}\n", to_seconds(op.at), op.what, to_seconds(op.applied_at),
-               op.errors.empty() ? "" : ", " + fmt::format("{}", fmt::join(op.errors, ", ")));
+    fmt::print(out, "  at {:.3f}s {}: {} at {:.3f}s{}\n", to_seconds(op.at), op.what, added ? "unfenced" : "applied",
+               to_seconds(op.applied_at), op.errors.empty() ? "" : ", " + fmt::format("{}", fmt::join(op.errors, ", ")));
     if (!op.log_dirs_after.empty()) {
       fmt::print(out, "    log dirs before: {}\n", mib_list(op.log_dirs_before));
       if (op.moves_done_at != kNever) {

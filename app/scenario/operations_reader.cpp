@@ -4,6 +4,7 @@
 
 #include "app/scenario/kafka_entry_readers.hpp"
 #include "app/scenario/scenario.hpp"
+#include "app/scenario/units.hpp"
 
 namespace ksim::app {
 
@@ -17,11 +18,78 @@ std::string_view to_string(OperationSpec::Kind kind) {
     case OperationSpec::Kind::DecommissionBroker: return "decommission_broker";
     case OperationSpec::Kind::AlterReplicaLogDirs: return "alter_replica_log_dirs";
     case OperationSpec::Kind::BalanceLogDirs: return "balance_log_dirs";
+    case OperationSpec::Kind::AddBroker: return "add_broker";
+    case OperationSpec::Kind::GenerateReassignment: return "generate_reassignment";
   }
   return "?";
 }
 
+int broker_total(const KafkaSpec& kafka) {
+  int total = kafka.brokers.count;
+  for (const OperationSpec& op : kafka.operations) total += op.kind == OperationSpec::Kind::AddBroker ? 1 : 0;
+  return total;
+}
+
+SimTime broker_added_at(const KafkaSpec& kafka, models::BrokerId broker) {
+  for (const OperationSpec& op : kafka.operations) {
+    if (op.kind == OperationSpec::Kind::AddBroker && op.broker == broker) return op.at;
+  }
+  return 0;
+}
+
+std::vector<models::BrokerId> brokers_present_at(const KafkaSpec& kafka, SimTime at) {
+  std::vector<models::BrokerId> present;
+  for (models::BrokerId b = 0; b < broker_total(kafka); ++b) {
+    if (broker_added_at(kafka, b) <= at) present.push_back(b);
+  }
+  return present;
+}
+
 namespace {
+
+constexpr std::string_view kKindList =
+    "reassign_partitions, cancel_reassignment, decommission_broker, alter_replica_log_dirs, balance_log_dirs, "
+    "add_broker or generate_reassignment";
+
+// The brokers that operations add get the ids after the cluster's own, in time order (file order at the
+// same time): a first pass over the list finds them, so that any operation may name one.
+struct AddedBrokers {
+  int first_id = 0;
+  std::vector<std::pair<SimTime, std::size_t>> by_time;  // (at, list index), in id order
+
+  int total() const { return first_id + static_cast<int>(by_time.size()); }
+  models::BrokerId id_of(std::size_t list_index) const {
+    for (std::size_t k = 0; k < by_time.size(); ++k) {
+      if (by_time[k].second == list_index) return first_id + static_cast<int>(k);
+    }
+    return -1;
+  }
+  SimTime added_at(models::BrokerId b) const {
+    return b < first_id ? 0 : by_time[static_cast<std::size_t>(b - first_id)].first;
+  }
+};
+
+AddedBrokers find_added_brokers(ListReader& list, const KafkaSpec& kafka) {
+  AddedBrokers added{kafka.brokers.count, {}};
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    MapReader in = list.map_at(i);
+    if (!in.has("kind") || !in.has("at") || in.get<std::string>("kind", "") != "add_broker") continue;
+    added.by_time.emplace_back(in.required<config::Duration>("at"), i);
+  }
+  std::stable_sort(added.by_time.begin(), added.by_time.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  return added;
+}
+
+// A broker an operation names must be running by then: one of the cluster's, or one added at or before it.
+models::BrokerId present_broker(MapReader& in, std::string_view key, models::BrokerId b, SimTime at,
+                                const AddedBrokers& added) {
+  if (added.added_at(b) > at) {
+    throw in.error(key, "broker " + std::to_string(b) + " is added at " + units::format_duration(added.added_at(b)) +
+                            " (add_broker), after this operation at " + units::format_duration(at));
+  }
+  return b;
+}
 
 std::int32_t partition_number(MapReader& in, std::string_view key, const std::string& text, std::int32_t partitions) {
   std::int32_t p = -1;
@@ -34,7 +102,7 @@ std::int32_t partition_number(MapReader& in, std::string_view key, const std::st
 }
 
 // replicas: {PARTITION: [BROKER, ...]}, as the tool's JSON lists them, preferred leader first.
-void read_targets(MapReader& in, OperationSpec& op, const KafkaSpec& kafka) {
+void read_targets(MapReader& in, OperationSpec& op, const KafkaSpec& kafka, const AddedBrokers& added) {
   const std::int32_t partitions = kafka.topics[static_cast<std::size_t>(op.topic)].partitions;
   MapReader targets = in.map("replicas");
   for (const std::string& key : targets.keys()) {
@@ -42,8 +110,9 @@ void read_targets(MapReader& in, OperationSpec& op, const KafkaSpec& kafka) {
     ListReader row = targets.list(key);
     std::vector<models::BrokerId> replicas;
     for (std::size_t i = 0; i < row.size(); ++i) {
-      const auto b = row.at<int>(i, {0, kafka.brokers.count - 1});
+      const auto b = row.at<int>(i, {0, added.total() - 1});
       if (std::find(replicas.begin(), replicas.end(), b) != replicas.end()) throw row.error(i, "broker listed twice");
+      present_broker(targets, key, b, op.at, added);
       replicas.push_back(b);
     }
     if (replicas.empty()) throw targets.error(key, "needs at least one broker");
@@ -56,12 +125,12 @@ void read_targets(MapReader& in, OperationSpec& op, const KafkaSpec& kafka) {
 // KIP-113's moves between one broker's log dirs: alter_replica_log_dirs
 // (log_dirs: {PARTITION: PATH}, as the tool's reassignment JSON names them) or
 // balance_log_dirs; both optionally throttled (--replica-alter-log-dirs-throttle).
-void read_log_dir_operation(MapReader& in, OperationSpec& op, const KafkaSpec& kafka) {
+void read_log_dir_operation(MapReader& in, OperationSpec& op, const KafkaSpec& kafka, const AddedBrokers& added) {
   if (!kafka.broker.mechanisms.has(models::Mechanism::AlterReplicaLogDirs)) {
     throw in.error("kind", "moving replicas between log dirs (KIP-113) came with Kafka 1.1; this cluster's brokers "
                            "run an earlier release");
   }
-  op.broker = in.required<int>("broker", {0, kafka.brokers.count - 1});
+  op.broker = present_broker(in, "broker", in.required<int>("broker", {0, added.total() - 1}), op.at, added);
   const auto& dirs = kafka.broker.log_dirs;
   if (dirs.size() < 2) throw in.error("kind", "the brokers have one log dir (brokers.log_dirs): nowhere to move a replica");
   if (op.kind == OperationSpec::Kind::AlterReplicaLogDirs) {
@@ -84,25 +153,61 @@ void read_log_dir_operation(MapReader& in, OperationSpec& op, const KafkaSpec& k
   op.throttle = in.get<config::Bandwidth>("throttle", 0.0, {1.0, 1e13});
 }
 
+// add_broker: the broker's rack (default: the next in the round robin the cluster's brokers follow).
+void read_added_broker(MapReader& in, OperationSpec& op, const KafkaSpec& kafka, const std::vector<std::string>& racks,
+                       const AddedBrokers& added, std::size_t list_index) {
+  op.broker = added.id_of(list_index);
+  const std::string fallback = kafka.brokers.rack.value_or(racks[static_cast<std::size_t>(op.broker) % racks.size()]);
+  op.rack = in.get<std::string>("rack", fallback);
+  if (std::find(racks.begin(), racks.end(), op.rack) == racks.end()) {
+    throw in.error("rack", "'" + config::excerpt(op.rack) + "' is not one of network.racks");
+  }
+}
+
+// generate_reassignment: the --broker-list (default: every broker running then); every topic must fit on it.
+void read_generated_reassignment(MapReader& in, OperationSpec& op, const KafkaSpec& kafka, const AddedBrokers& added) {
+  if (in.has("brokers")) {
+    ListReader list = in.list("brokers");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const auto b = list.at<int>(i, {0, added.total() - 1});
+      if (std::find(op.brokers.begin(), op.brokers.end(), b) != op.brokers.end()) throw list.error(i, "broker listed twice");
+      present_broker(in, "brokers", b, op.at, added);
+      op.brokers.push_back(b);
+    }
+    std::sort(op.brokers.begin(), op.brokers.end());
+  } else {
+    for (models::BrokerId b = 0; b < added.total(); ++b) {
+      if (added.added_at(b) <= op.at) op.brokers.push_back(b);
+    }
+  }
+  for (const auto& t : kafka.topics) {
+    if (t.replication_factor <= static_cast<int>(op.brokers.size())) continue;
+    throw in.error("brokers", "topic '" + t.name + "' has replication factor " + std::to_string(t.replication_factor) +
+                                  ": the list needs at least that many brokers");
+  }
+  op.throttle = in.get<config::Bandwidth>("throttle", 0.0, {1.0, 1e13});
+}
+
 }  // namespace
 
-std::vector<OperationSpec> read_operations(ListReader list, const KafkaSpec& kafka, SimTime end) {
+std::vector<OperationSpec> read_operations(ListReader list, const KafkaSpec& kafka, const std::vector<std::string>& racks,
+                                           SimTime end) {
   std::vector<OperationSpec> operations;
+  const AddedBrokers added = find_added_brokers(list, kafka);
   for (std::size_t i = 0; i < list.size(); ++i) {
     MapReader in = list.map_at(i);
     OperationSpec op;
     op.location = in.location();
-    if (!in.has("kind")) {
-      throw in.error("kind", "is required: reassign_partitions, cancel_reassignment, decommission_broker, "
-                             "alter_replica_log_dirs or balance_log_dirs");
-    }
+    if (!in.has("kind")) throw in.error("kind", "is required: " + std::string(kKindList));
     static constexpr OperationSpec::Kind kKinds[] = {
-        OperationSpec::Kind::ReassignPartitions, OperationSpec::Kind::CancelReassignment,
-        OperationSpec::Kind::DecommissionBroker, OperationSpec::Kind::AlterReplicaLogDirs,
-        OperationSpec::Kind::BalanceLogDirs};
+        OperationSpec::Kind::ReassignPartitions,  OperationSpec::Kind::CancelReassignment,
+        OperationSpec::Kind::DecommissionBroker,  OperationSpec::Kind::AlterReplicaLogDirs,
+        OperationSpec::Kind::BalanceLogDirs,      OperationSpec::Kind::AddBroker,
+        OperationSpec::Kind::GenerateReassignment};
     const std::string kind = in.get_choice("kind",
                                            {"reassign_partitions", "cancel_reassignment", "decommission_broker",
-                                            "alter_replica_log_dirs", "balance_log_dirs"},
+                                            "alter_replica_log_dirs", "balance_log_dirs", "add_broker",
+                                            "generate_reassignment"},
                                            "");
     // An unknown kind is an error get_choice reported; the item is read on as the default's.
     const auto* known = std::find_if(std::begin(kKinds), std::end(kKinds), [&](auto k) { return to_string(k) == kind; });
@@ -110,19 +215,33 @@ std::vector<OperationSpec> read_operations(ListReader list, const KafkaSpec& kaf
     op.at = in.required<config::Duration>("at");
     if (op.at >= end) throw in.error("at", "is after the run's end (duration + drain), so it never happens");
     if (op.kind == OperationSpec::Kind::AlterReplicaLogDirs || op.kind == OperationSpec::Kind::BalanceLogDirs) {
-      read_log_dir_operation(in, op, kafka);
+      read_log_dir_operation(in, op, kafka, added);
       in.finish();
       operations.push_back(std::move(op));
       continue;
     }
     if (kafka.zookeeper) {
-      throw in.error("kind", "partition reassignment is modelled on KRaft controllers only; this cluster's "
-                             "release runs a ZooKeeper controller (kafka_version 3.3 or later with KRaft)");
+      throw in.error("kind", std::string(op.kind == OperationSpec::Kind::AddBroker ? "adding a broker"
+                                                                                    : "partition reassignment") +
+                                 " is modelled on KRaft controllers only; this cluster's release runs a ZooKeeper "
+                                 "controller (kafka_version 3.3 or later with KRaft)");
+    }
+    if (op.kind == OperationSpec::Kind::AddBroker) {
+      read_added_broker(in, op, kafka, racks, added, i);
+    } else if (op.kind == OperationSpec::Kind::GenerateReassignment) {
+      read_generated_reassignment(in, op, kafka, added);
+    }
+    if (op.kind == OperationSpec::Kind::AddBroker || op.kind == OperationSpec::Kind::GenerateReassignment) {
+      in.finish();
+      operations.push_back(std::move(op));
+      continue;
     }
     if (op.kind == OperationSpec::Kind::DecommissionBroker) {
-      op.broker = in.required<int>("broker", {0, kafka.brokers.count - 1});
+      op.broker = present_broker(in, "broker", in.required<int>("broker", {0, added.total() - 1}), op.at, added);
+      int present = 0;
+      for (models::BrokerId b = 0; b < added.total(); ++b) present += added.added_at(b) <= op.at ? 1 : 0;
       for (const auto& t : kafka.topics) {
-        if (t.replication_factor < kafka.brokers.count) continue;
+        if (t.replication_factor < present) continue;
         throw in.error("broker", "topic '" + t.name + "' has a replica on every broker (replication factor " +
                                      std::to_string(t.replication_factor) + "): the others cannot hold it");
       }
@@ -133,7 +252,7 @@ std::vector<OperationSpec> read_operations(ListReader list, const KafkaSpec& kaf
     }
     op.topic = read_topic_index(in, kafka.topics);
     if (op.kind == OperationSpec::Kind::ReassignPartitions) {
-      read_targets(in, op, kafka);
+      read_targets(in, op, kafka, added);
       op.throttle = in.get<config::Bandwidth>("throttle", 0.0, {1.0, 1e13});
     } else {
       ListReader partitions = in.list("partitions");

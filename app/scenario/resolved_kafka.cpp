@@ -227,6 +227,9 @@ void add_kafka_json(const Scenario& s, json& out) {
   }
   brokers["names"] = std::move(names);  // broker id i is names[i]
   brokers["racks"] = std::move(racks);
+  json added = json::array();  // add_broker operations: the ids after count, and when each starts
+  for (models::BrokerId b = k.brokers.count; b < broker_total(k); ++b) added.push_back({{"id", b}, {"at_ns", broker_added_at(k, b)}});
+  brokers["added"] = std::move(added);
   brokers["config"] = broker_config(k);
   brokers["truncate_to_high_watermark"] = !k.broker.mechanisms.has(models::Mechanism::LeaderEpochTruncation);
   brokers["consumer_fetch_completes_on_append"] = k.broker.consumer_fetch_completes_on_append;

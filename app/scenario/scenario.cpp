@@ -316,7 +316,7 @@ Scenario read_all(const config::Document& document, const ExpectationCatalogue& 
   }
   s.kafka = read_kafka(root, s.network.racks, s.profile);
   if (s.kafka) {
-    s.kafka->operations = read_operations(root.list("operations"), *s.kafka, s.duration + s.drain);
+    s.kafka->operations = read_operations(root.list("operations"), *s.kafka, s.network.racks, s.duration + s.drain);
   } else if (root.has("operations")) {
     throw root.error("operations", "changes a Kafka cluster: the scenario has no brokers:");
   }
@@ -367,6 +367,11 @@ std::vector<NodePlacement> node_placements(const Scenario& scenario) {
   };
   if (scenario.kafka) {
     add_group(scenario.kafka->brokers, "brokers", "broker-");
+    for (const OperationSpec& op : scenario.kafka->operations) {  // brokers added later: the next ids
+      if (op.kind == OperationSpec::Kind::AddBroker) {
+        nodes.push_back({"broker-" + std::to_string(op.broker), "brokers", op.rack, op.broker});
+      }
+    }
     // One controller is `controller`; a quorum's are controller-0 ... (group `controllers`),
     // round-robin over the racks unless controller.rack puts them all in one.
     const KafkaSpec& k = *scenario.kafka;

@@ -65,13 +65,17 @@ struct OperationSpec {
     DecommissionBroker,  // --generate without the broker, then --execute: every topic on the others
     AlterReplicaLogDirs,  // KIP-113: the Admin API's alterReplicaLogDirs on one broker
     BalanceLogDirs,       // KIP-113 moves that even out one broker's log dirs (models/broker/log_dir_balance.hpp)
+    AddBroker,            // a new broker process (the next broker id) starts and registers with the controller
+    GenerateReassignment,  // --generate over a broker list, then --execute: every topic placed anew over them
   };
   Kind kind = Kind::ReassignPartitions;
   SimTime at = 0;
   std::int32_t topic = 0;  // reassign, cancel
   std::vector<std::pair<std::int32_t, std::vector<models::BrokerId>>> replicas;  // reassign: partition, target
   std::vector<std::int32_t> partitions;  // cancel
-  models::BrokerId broker = -1;          // decommission, log dir moves
+  models::BrokerId broker = -1;          // decommission, log dir moves, the id an added broker gets
+  std::string rack;                      // add_broker: its rack
+  std::vector<models::BrokerId> brokers;  // generate_reassignment: the --broker-list
   std::vector<std::pair<std::int32_t, std::string>> log_dirs;  // alter_replica_log_dirs: partition, target path
   // reassign --throttle: leader.replication.throttled.rate in bytes/s; log dir moves
   // --replica-alter-log-dirs-throttle: replica.alter.log.dirs.io.max.bytes.per.second (0: none)
@@ -237,7 +241,14 @@ std::optional<KafkaSpec> read_kafka(config::MapReader& root, const std::vector<s
                                     const std::optional<HardwareProfile>& profile);
 NodeGroupSpec read_group(config::MapReader& in, NodeGroupSpec group, const std::vector<std::string>& racks);
 // The `operations:` list (operations_reader.cpp); needs the topics and brokers read.
-std::vector<OperationSpec> read_operations(config::ListReader list, const KafkaSpec& kafka, SimTime end);
+std::vector<OperationSpec> read_operations(config::ListReader list, const KafkaSpec& kafka,
+                                           const std::vector<std::string>& racks, SimTime end);
+// The brokers of the cluster: those it starts with (brokers.count) and those operations add.
+int broker_total(const KafkaSpec& kafka);
+// When a broker starts: 0 for the cluster's own, its add_broker's time for an added one.
+SimTime broker_added_at(const KafkaSpec& kafka, models::BrokerId broker);
+// The brokers running by `at` (started with the cluster or added at or before it), in id order.
+std::vector<models::BrokerId> brokers_present_at(const KafkaSpec& kafka, SimTime at);
 
 // Every node of the scenario, in creation order: brokers, the controller,
 // producers, then servers and clients. Each node runs on a host of its own name.

@@ -29,7 +29,8 @@ Error Controller::alter_partition_reassignment(TopicPartition tp, const std::opt
   // validateManualPartitionAssignment: not empty, no broker twice, every broker registered.
   std::set<BrokerId> seen;
   for (const BrokerId b : *target) {
-    if (b < 0 || static_cast<std::size_t>(b) >= brokers_.size() || !seen.insert(b).second) {
+    if (b < 0 || static_cast<std::size_t>(b) >= brokers_.size() || !seen.insert(b).second ||
+        !brokers_[static_cast<std::size_t>(b)].ever_registered) {  // "... but no such broker is registered"
       return Error::InvalidReplicaAssignment;
     }
   }

@@ -84,3 +84,55 @@ TEST_CASE("operations: a decommission names a broker of the cluster", "[kip455][
   CHECK_THAT(scenario_error(with_operations("  - {at: 3s, kind: decommission_broker, broker: 1, topic: orders}\n")),
              Catch::Contains("topic"));
 }
+
+TEST_CASE("operations: add_broker gives the next broker ids in time order, which later operations may name",
+          "[kip455][input][add-broker]") {
+  const auto s = parse_scenario(with_operations(R"(
+  - {at: 9s, kind: generate_reassignment, throttle: 5MB/s}
+  - {at: 8s, kind: add_broker, rack: r2}
+  - {at: 4s, kind: add_broker}
+  - {at: 9s, kind: reassign_partitions, topic: orders, replicas: {0: [5, 4, 1]}}
+)", "network: {racks: [r1, r2, r3]}\n"));
+  const auto& ops = s.kafka->operations;
+  REQUIRE(ops.size() == 4);
+  using Kind = ksim::app::OperationSpec::Kind;
+  CHECK(ops[0].kind == Kind::AddBroker);  // 4 s: the first added, broker 4, the round robin's rack (4 % 3)
+  CHECK(ops[0].broker == 4);
+  CHECK(ops[0].rack == "r2");
+  CHECK(ops[1].kind == Kind::AddBroker);
+  CHECK(ops[1].broker == 5);
+  CHECK(ops[1].rack == "r2");
+  CHECK(ops[2].kind == Kind::GenerateReassignment);  // default --broker-list: every broker running at 9 s
+  CHECK(ops[2].brokers == std::vector<ksim::models::BrokerId>{0, 1, 2, 3, 4, 5});
+  CHECK(ops[2].throttle == Approx(5e6));
+  CHECK(ksim::app::broker_total(*s.kafka) == 6);
+  CHECK(ksim::app::brokers_present_at(*s.kafka, ksim::seconds(5)) == std::vector<ksim::models::BrokerId>{0, 1, 2, 3, 4});
+  // The added brokers are nodes (and fault targets) of the cluster from the start.
+  const auto nodes = ksim::app::node_placements(s);
+  CHECK(std::count_if(nodes.begin(), nodes.end(), [](const auto& n) { return n.group == "brokers"; }) == 6);
+}
+
+TEST_CASE("operations: an added broker is named only from its addition on; bad add_broker and "
+          "generate_reassignment items are refused",
+          "[kip455][input][add-broker]") {
+  const std::string add = "  - {at: 10s, kind: add_broker}\n";
+  CHECK_THAT(scenario_error(with_operations(add + "  - {at: 5s, kind: reassign_partitions, topic: orders, "
+                                                  "replicas: {0: [4, 1, 2]}}\n")),
+             Catch::Contains("operations.1.replicas.0: broker 4 is added at 10s (add_broker), after this operation at 5s"));
+  CHECK_THAT(scenario_error(with_operations(add + "  - {at: 5s, kind: decommission_broker, broker: 4}\n")),
+             Catch::Contains("broker 4 is added at 10s"));
+  CHECK_THAT(scenario_error(with_operations(add + "  - {at: 5s, kind: generate_reassignment, brokers: [0, 4, 1]}\n")),
+             Catch::Contains("operations.1.brokers: broker 4 is added at 10s"));
+  CHECK_THAT(scenario_error(with_operations("  - {at: 5s, kind: reassign_partitions, topic: orders, replicas: {0: [4]}}\n")),
+             Catch::Contains("operations.0.replicas.0.0: must be between 0 and 3, got 4"));  // no add_broker
+  CHECK_THAT(scenario_error(with_operations("  - {at: 5s, kind: add_broker, rack: r9}\n")),
+             Catch::Contains("operations.0.rack: 'r9' is not one of network.racks"));
+  CHECK_THAT(scenario_error(with_operations("  - {at: 5s, kind: add_broker, broker: 7}\n")),
+             Catch::Contains("operations.0.broker"));  // the id is the next one, not chosen
+  CHECK_THAT(scenario_error(with_operations("  - {at: 5s, kind: generate_reassignment, brokers: [0, 1]}\n")),
+             Catch::Contains("topic 'orders' has replication factor 3: the list needs at least that many brokers"));
+  CHECK_THAT(scenario_error(with_operations("  - {at: 5s, kind: generate_reassignment, brokers: [0, 1, 1]}\n")),
+             Catch::Contains("broker listed twice"));
+  CHECK_THAT(scenario_error(with_operations("  - {at: 5s, kind: add_broker}\n", "kafka_version: \"2.8\"\n")),
+             Catch::Contains("adding a broker is modelled on KRaft controllers only"));
+}

@@ -127,7 +127,7 @@ class Broker final : public Node, private TxnCoordinatorHost {
   std::optional<PartitionState> partition_state(TopicPartition tp) const;
   // The last stable offset a leader serves read_committed consumers (KIP-98), and its open transactions.
   Offset last_stable_offset(TopicPartition tp) const;
-  std::map<ProducerId, Offset> open_transactions(TopicPartition tp) const;
+  OpenTransactions open_transactions(TopicPartition tp) const;
   std::vector<LogDirStats> log_dir_stats() const;
   BrokerCpuUsage cpu_usage() const;
   std::vector<std::pair<std::string, SimTime>> disk_busy() const;  // by log dir path
@@ -170,7 +170,8 @@ class Broker final : public Node, private TxnCoordinatorHost {
     std::pair<Offset, std::uint64_t> newest_cache_mark{-1, 0};  // cache_marks.back(), at hand
     ProducerStateTable producers;
     std::vector<std::uint64_t> waiting_produces;  // ids in the produce purgatory waiting on this partition
-    std::map<ProducerId, ProducerEpoch> verified;  // KIP-890: may open a transaction here (the coordinator said so)
+    // KIP-890: may open a transaction here (the coordinator said so); flat: usually empty.
+    boost::container::flat_map<ProducerId, ProducerEpoch> verified;
     // Before KIP-279 (2.0) a follower compared epochs with its leader once,
     // after it became a follower (OffsetsForLeaderEpoch v0), and then fetched
     // by offset alone: set once that first answer is applied.

@@ -336,9 +336,9 @@ Offset Broker::last_stable_offset(TopicPartition tp) const {
   return r ? last_stable_offset(*r) : 0;
 }
 
-std::map<ProducerId, Offset> Broker::open_transactions(TopicPartition tp) const {
+OpenTransactions Broker::open_transactions(TopicPartition tp) const {
   const Replica* r = replica(tp);
-  return r ? r->producers.open_transactions() : std::map<ProducerId, Offset>{};
+  return r ? r->producers.open_transactions() : OpenTransactions{};
 }
 
 }  // namespace ksim::models

@@ -22,7 +22,9 @@ void Controller::create_partitions(const std::vector<std::vector<std::vector<Bro
       partitions_.emplace(state.partition, state);
     }
   }
-  bootstrap_.partitions = partitions_;
+  // The image the metadata log starts from, and the committed one a renouncing controller reverts to:
+  // a quorum's (one controller's changes are final at once, and brokers get them pushed).
+  if (in_quorum()) bootstrap_.partitions = partitions_;
   bootstrap_.brokers.assign(brokers_.size(), BrokerRegistration{});
   bootstrap_.registered_at.assign(brokers_.size(), -1);
   committed_ = bootstrap_;

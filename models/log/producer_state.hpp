@@ -19,6 +19,10 @@
 
 namespace ksim::models {
 
+// Producer id -> the first offset of its open transaction, in producer id order. A flat map: a
+// replica's table is usually empty, and a std::map costs 48 bytes even then (one per replica).
+using OpenTransactions = boost::container::flat_map<ProducerId, Offset>;
+
 class ProducerStateTable {
  public:
   static constexpr std::size_t kBatchesRemembered = 5;  // as Kafka's ProducerStateEntry
@@ -75,7 +79,7 @@ class ProducerStateTable {
   // Aborted transactions overlapping [from, to): what a read_committed fetch of that range must skip.
   std::vector<AbortedTransaction> aborted_between(Offset from, Offset to) const;
   // The open transactions, by producer id: where each started.
-  const std::map<ProducerId, Offset>& open_transactions() const { return open_; }
+  const OpenTransactions& open_transactions() const { return open_; }
 
  private:
   struct BatchInfo {
@@ -90,7 +94,7 @@ class ProducerStateTable {
   };
   // By producer id; flat (a partition has a few producers), as a map node per producer missed the cache on every append.
   boost::container::flat_map<ProducerId, Entry> entries_;
-  std::map<ProducerId, Offset> open_;          // producer id -> first offset of its open transaction
+  OpenTransactions open_;  // producer id -> first offset of its open transaction
   struct EndedTransaction {
     Offset first_offset;
     Offset marker_offset;

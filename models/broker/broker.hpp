@@ -327,6 +327,7 @@ class Broker final : public Node, private TxnCoordinatorHost {
   // broker_cleaner.cpp: the log cleaner's threads (LogCleaner.CleanerThread), every log.cleaner.backoff.ms
   void start_cleaner();
   void cleaner_tick();
+  SimTime charge_cleaning_io(const Replica& r, const LogToClean& plan, const CleanerStats& stats);
   // AbstractFetcherThread.handleOutOfRangeError: below the leader's log start, a follower starts again there.
   void restart_at_leader_start(Replica& replica, Offset leader_log_start_offset);
   const TopicSpec& topic(TopicPartition tp) const { return directory_->topics[static_cast<std::size_t>(tp.topic)]; }

@@ -4,11 +4,16 @@
 // those over min.cleanable.dirty.ratio or due by max.compaction.lag.ms),
 // clean it (Cleaner.doClean, PartitionLog::clean) and look again; with none
 // they sleep log.cleaner.backoff.ms. Every replica, leader or follower,
-// cleans its own log, as in Kafka. A cleaning takes no simulated time here
-// (its disk reads and writes are not charged); the old segment files leave the
-// disk file.delete.delay.ms later (UnifiedLog.replaceSegments, asyncDeleteSegment).
+// cleans its own log, as in Kafka. A cleaning takes its I/O's time on the log
+// dir's disk (Cleaner.buildOffsetMap reads the dirty section, cleanSegments
+// reads every segment up to the first uncleanable offset and writes what it
+// keeps, then flushes it), reading through the page cache, and its thread takes
+// the next log only then. Simplified: the cleaned log replaces the old one when
+// the cleaning starts, not when it ends. The old segment files leave the disk
+// file.delete.delay.ms later (UnifiedLog.replaceSegments, asyncDeleteSegment).
 #include "models/broker/broker.hpp"
 
+#include <algorithm>
 #include <cassert>
 
 #include "models/protocol/record_keys.hpp"
@@ -33,9 +38,11 @@ void Broker::cleaner_tick() {
   const std::size_t map_keys = offset_map_keys(config_.log_cleaner_dedupe_buffer_size, config_.log_cleaner_threads,
                                                config_.log_cleaner_io_buffer_load_factor);
   const RecordKeyStore& keys = *directory_->record_keys;
-  // A cleaning takes no time: the threads clean back to back until no log is cleanable
-  // (bounded: each cleaning moves the log's first dirty offset on).
-  for (std::size_t round = 0; round <= 4 * replicas_.size(); ++round) {
+  // Each of the log.cleaner.threads threads takes the filthiest log left; they all look again once the
+  // last of their cleanings is done (or after log.cleaner.backoff.ms when no log was cleanable).
+  SimTime done = now();
+  bool cleaned = false;
+  for (std::int32_t thread = 0; thread < config_.log_cleaner_threads; ++thread) {
     Replica* filthiest = nullptr;
     LogToClean best;
     for (auto& [tp, r] : replicas_) {
@@ -65,9 +72,32 @@ void Broker::cleaner_tick() {
       compaction_history_->tombstones_removed += stats.tombstones_removed;
       compaction_history_->map_full_cleanings += stats.map_full ? 1 : 0;
     }
-    free_disk_later(filthiest->log_dir, stats.bytes_before - stats.bytes_after);
+    done = std::max(done, charge_cleaning_io(*filthiest, best, stats));
+    cleaned |= stats.end_offset > stats.first_dirty_offset;  // it moved the log's checkpoint on
   }
-  set_timer(config_.log_cleaner_backoff, [this] { cleaner_tick(); });
+  if (cleaned) {
+    set_timer(std::max<SimTime>(done - now(), 1), [this] { cleaner_tick(); });
+  } else {
+    set_timer(config_.log_cleaner_backoff, [this] { cleaner_tick(); });
+  }
+}
+
+// A cleaning's I/O, and when it is done: the dirty section read for the offset map and every segment up
+// to the first uncleanable offset read again (through the page cache: from disk if the log's start is no
+// longer cached), the kept bytes written as new segment files and flushed (Cleaner.cleanSegments:
+// cleaned.flush()). The old files leave the disk later; a write the disk refuses (full, failed) is not
+// charged, and only what the cleaning removed is freed.
+SimTime Broker::charge_cleaning_io(const Replica& r, const LogToClean& plan, const CleanerStats& stats) {
+  const SimTime read = cache_read_done(r, r.log().log_start_offset(), plan.cleanable_bytes + plan.total_bytes());
+  Disk& disk = log_dirs_[r.log_dir].disk;
+  const auto file = static_cast<std::uint64_t>(global_index(r.tp()));
+  const Disk::Write write = disk.write(stats.bytes_after, now(), file);
+  if (write.status != Disk::Status::Ok) {
+    free_disk_later(r.log_dir, stats.bytes_before - stats.bytes_after);
+    return read;
+  }
+  free_disk_later(r.log_dir, stats.bytes_before);
+  return std::max({read, write.returns_at, disk.flush(now(), file)});
 }
 
 }  // namespace ksim::models

@@ -125,6 +125,8 @@ class Broker final : public Node, private TxnCoordinatorHost {
   const Partition* partition(TopicPartition tp) const { return replica(tp); }
   bool is_leader(TopicPartition tp) const;
   std::optional<PartitionState> partition_state(TopicPartition tp) const;
+  // KIP-951: the leader (and its epoch) a NOT_LEADER_OR_FOLLOWER answer for tp names, if this broker knows one.
+  std::optional<std::pair<BrokerId, Epoch>> leader_hint(TopicPartition tp) const;
   // The last stable offset a leader serves read_committed consumers (KIP-98), and its open transactions.
   Offset last_stable_offset(TopicPartition tp) const;
   OpenTransactions open_transactions(TopicPartition tp) const;

@@ -96,12 +96,20 @@ void Broker::answer_error(FetchResponse& response, TopicPartition tp, Error erro
   data.error = error;
   if (error != Error::NotLeaderOrFollower && error != Error::FencedLeaderEpoch) return;
   if (!config_.mechanisms.has(Mechanism::LeaderDiscovery)) return;  // a broker before 3.7
+  if (const auto hint = leader_hint(tp)) {
+    data.current_leader = hint->first;
+    data.current_leader_epoch = hint->second;
+  }
+}
+
+// The leader this broker's metadata names for a partition it does not lead: from its replica's state,
+// or, for a partition a reassignment took from it, the state it last received (its metadata cache keeps
+// the topic): KIP-951's currentLeader.
+std::optional<std::pair<BrokerId, Epoch>> Broker::leader_hint(TopicPartition tp) const {
   const Replica* r = replica(tp);
   const PartitionState* state = r ? &r->state() : departed_state(tp);
-  if (state && state->leader != kNoBroker && state->leader != id_) {
-    data.current_leader = state->leader;
-    data.current_leader_epoch = state->leader_epoch;
-  }
+  if (!state || state->leader == kNoBroker || state->leader == id_) return std::nullopt;
+  return std::pair{state->leader, state->leader_epoch};
 }
 
 bool Broker::read_for_follower(const FetchRequest::PartitionData& p, Replica& r, const FetchRequest& request,

@@ -174,11 +174,9 @@ void Broker::finish_produce(std::uint64_t id) {
   const bool fill_leader = config_.mechanisms.has(Mechanism::LeaderDiscovery);
   for (auto& p : it->second.response->partitions) {
     if (!fill_leader || p.error != Error::NotLeaderOrFollower) continue;
-    const Replica* r = replica(p.partition);
-    const PartitionState* state = r ? &r->state() : departed_state(p.partition);
-    if (state && state->leader != id_ && state->leader != kNoBroker) {
-      p.current_leader = state->leader;
-      p.current_leader_epoch = state->leader_epoch;
+    if (const auto hint = leader_hint(p.partition)) {
+      p.current_leader = hint->first;
+      p.current_leader_epoch = hint->second;
     }
   }
   send(it->second.connection, std::move(it->second.response));

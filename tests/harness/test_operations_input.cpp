@@ -112,7 +112,7 @@ TEST_CASE("operations: add_broker gives the next broker ids in time order, which
   CHECK(std::count_if(nodes.begin(), nodes.end(), [](const auto& n) { return n.group == "brokers"; }) == 6);
 }
 
-TEST_CASE("operations: an added broker is named only from its addition on; bad add_broker and "
+TEST_CASE("operations: an added broker is named only from its addition on, and bad add_broker and "
           "generate_reassignment items are refused",
           "[kip455][input][add-broker]") {
   const std::string add = "  - {at: 10s, kind: add_broker}\n";

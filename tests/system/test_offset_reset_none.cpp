@@ -35,7 +35,7 @@ faults:
 
 }  // namespace
 
-TEST_CASE("auto.offset.reset=none: members restarted after commits resume from them; without commits they stop",
+TEST_CASE("auto.offset.reset=none: members restarted after commits resume from them, without commits they stop",
           "[consumer][offset-reset]") {
   for (std::uint64_t seed = 1; seed <= 3; ++seed) {
     INFO("seed " << seed);

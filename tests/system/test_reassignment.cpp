@@ -87,6 +87,13 @@ TEST_CASE("replicas move onto a new broker under load with nothing lost", "[kip4
   for (std::int32_t p = 0; p < 4; ++p) CHECK(cluster.brokers()[0]->partition({0, p}) == nullptr);
   CHECK(cluster.brokers()[3]->is_leader({0, 0}));
   CHECK(cluster.brokers()[3]->is_leader({0, 3}));
+  // Broker 0 holds no replica of partition 0 any more, but its metadata still names the leader: a
+  // producer or consumer that asks it (NOT_LEADER_OR_FOLLOWER) is sent to broker 3 at once (KIP-951).
+  const auto hint = cluster.brokers()[0]->leader_hint({0, 0});
+  REQUIRE(hint.has_value());
+  CHECK(hint->first == 3);
+  CHECK(hint->second == cluster.controller()->partitions().at({0, 0}).leader_epoch);
+  CHECK_FALSE(cluster.brokers()[3]->leader_hint({0, 0}).has_value());  // it leads: nothing to point to
   const auto state = cluster.controller()->partitions().at({0, 2});
   CHECK(state.adding.empty());
   CHECK(state.removing.empty());

@@ -452,6 +452,12 @@ NodeId Cluster::standby_controller_node() const {
   return controllers_.front()->id();
 }
 
+std::string Cluster::topic_name(std::int32_t topic) const {
+  if (topic == offsets_topic_) return "__consumer_offsets";
+  if (topic == transaction_topic_) return "__transaction_state";
+  return scenario_.kafka->topics.at(static_cast<std::size_t>(topic)).name;
+}
+
 std::set<std::int32_t> Cluster::internal_topics() const {
   std::set<std::int32_t> internal;
   for (const std::int32_t t : {offsets_topic_, transaction_topic_}) {

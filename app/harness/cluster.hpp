@@ -158,6 +158,8 @@ class Cluster {
     SimTime moves_done_at = kNever;
   };
   const std::vector<OperationResult>& operation_results() const { return operation_results_; }
+  // A topic's name by its index: the scenario's topics, then __consumer_offsets and __transaction_state.
+  std::string topic_name(std::int32_t topic) const;
   models::ReassignmentFigures reassignments() const { return reassignments_.figures(); }
   models::LogDirMoveFigures log_dir_moves() const { return log_dir_moves_.figures(); }
   // When each partition could not be written or read, by incident (models/check/availability_tracker.hpp).

@@ -60,12 +60,14 @@ std::vector<Cluster::PartitionChange> Cluster::operation_changes(std::size_t ind
         if (std::find(list.begin(), list.end(), b.id) != list.end()) over.push_back(b);
       }
       RandomStream rng = sim_->stream("operation-" + std::to_string(index));
-      for (std::size_t t = 0; t < kafka.topics.size(); ++t) {
-        const models::TopicSpec& topic = kafka.topics[t];
+      // The --topics-to-move-json: the scenario's topics, then with internal_topics the internal ones.
+      std::vector<std::pair<std::int32_t, models::TopicSpec>> topics;
+      for (std::size_t t = 0; t < kafka.topics.size(); ++t) topics.emplace_back(static_cast<std::int32_t>(t), kafka.topics[t]);
+      if (op.internal_topics && offsets_topic_ >= 0) topics.emplace_back(offsets_topic_, offsets_topic());
+      if (op.internal_topics && transaction_topic_ >= 0) topics.emplace_back(transaction_topic_, transaction_topic());
+      for (const auto& [t, topic] : topics) {
         const auto targets = models::assign_replicas(over, topic.partitions, topic.replication_factor, rng);
-        for (std::size_t p = 0; p < targets.size(); ++p) {
-          changes.push_back({{static_cast<std::int32_t>(t), static_cast<std::int32_t>(p)}, targets[p]});
-        }
+        for (std::size_t p = 0; p < targets.size(); ++p) changes.push_back({{t, static_cast<std::int32_t>(p)}, targets[p]});
       }
       break;
     }

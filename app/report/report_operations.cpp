@@ -132,7 +132,7 @@ OperationFigures operation_figures(const Cluster& cluster) {
   o.log_dir_skew = log_dir_skew(cluster);
   const KafkaSpec& kafka = *cluster.scenario().kafka;
   for (const auto& a : o.log_dir_moves.abandoned_moves) {
-    o.abandoned_moves.push_back(fmt::format("{}-{} on broker {}: {}", kafka.topics[static_cast<std::size_t>(a.partition.topic)].name,
+    o.abandoned_moves.push_back(fmt::format("{}-{} on broker {}: {}", cluster.topic_name(a.partition.topic),
                                             a.partition.partition, a.broker, a.reason));
   }
   for (const Cluster::OperationResult& result : cluster.operation_results()) {
@@ -149,7 +149,7 @@ OperationFigures operation_figures(const Cluster& cluster) {
     for (std::size_t i = 0; i < result.errors.size(); ++i) {
       if (result.errors[i] == models::Error::None) continue;
       const models::TopicPartition tp = result.partitions[i];
-      outcome.errors.push_back(fmt::format("{}-{}: {}", kafka.topics[static_cast<std::size_t>(tp.topic)].name,
+      outcome.errors.push_back(fmt::format("{}-{}: {}", cluster.topic_name(tp.topic),
                                            tp.partition, models::to_string(result.errors[i])));
     }
     o.operation_errors += outcome.errors.size();

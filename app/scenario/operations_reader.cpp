@@ -24,6 +24,19 @@ std::string_view to_string(OperationSpec::Kind kind) {
   return "?";
 }
 
+std::vector<std::pair<std::string, int>> internal_topic_replication(const KafkaSpec& kafka) {
+  std::vector<std::pair<std::string, int>> internal;
+  if (!kafka.consumers.empty() || !kafka.share_consumers.empty()) {
+    internal.emplace_back("__consumer_offsets",
+                          std::min(kafka.broker.group_coordinator.offsets_topic_replication_factor, kafka.brokers.count));
+  }
+  if (kafka.has_transactions()) {
+    internal.emplace_back("__transaction_state",
+                          std::min(kafka.broker.transaction_coordinator.replication_factor, kafka.brokers.count));
+  }
+  return internal;
+}
+
 int broker_total(const KafkaSpec& kafka) {
   int total = kafka.brokers.count;
   for (const OperationSpec& op : kafka.operations) total += op.kind == OperationSpec::Kind::AddBroker ? 1 : 0;
@@ -46,6 +59,21 @@ std::vector<models::BrokerId> brokers_present_at(const KafkaSpec& kafka, SimTime
 }
 
 namespace {
+
+// The topics a --generate places (the --topics-to-move-json): the scenario's, and with internal_topics the
+// internal ones; each needs as many brokers as its replication factor.
+void check_topics_fit(MapReader& in, std::string_view key, const OperationSpec& op, const KafkaSpec& kafka, int brokers,
+                      std::string_view what) {
+  std::vector<std::pair<std::string, int>> topics;
+  for (const auto& t : kafka.topics) topics.emplace_back(t.name, t.replication_factor);
+  if (op.internal_topics) {
+    for (const auto& internal : internal_topic_replication(kafka)) topics.push_back(internal);
+  }
+  for (const auto& [name, rf] : topics) {
+    if (rf <= brokers) continue;
+    throw in.error(key, "topic '" + name + "' has replication factor " + std::to_string(rf) + ": " + std::string(what));
+  }
+}
 
 constexpr std::string_view kKindList =
     "reassign_partitions, cancel_reassignment, decommission_broker, alter_replica_log_dirs, balance_log_dirs, "
@@ -180,11 +208,9 @@ void read_generated_reassignment(MapReader& in, OperationSpec& op, const KafkaSp
       if (added.added_at(b) <= op.at) op.brokers.push_back(b);
     }
   }
-  for (const auto& t : kafka.topics) {
-    if (t.replication_factor <= static_cast<int>(op.brokers.size())) continue;
-    throw in.error("brokers", "topic '" + t.name + "' has replication factor " + std::to_string(t.replication_factor) +
-                                  ": the list needs at least that many brokers");
-  }
+  op.internal_topics = in.get<bool>("internal_topics", false);
+  check_topics_fit(in, "brokers", op, kafka, static_cast<int>(op.brokers.size()),
+                   "the list needs at least that many brokers");
   op.throttle = in.get<config::Bandwidth>("throttle", 0.0, {1.0, 1e13});
 }
 
@@ -240,11 +266,8 @@ std::vector<OperationSpec> read_operations(ListReader list, const KafkaSpec& kaf
       op.broker = present_broker(in, "broker", in.required<int>("broker", {0, added.total() - 1}), op.at, added);
       int present = 0;
       for (models::BrokerId b = 0; b < added.total(); ++b) present += added.added_at(b) <= op.at ? 1 : 0;
-      for (const auto& t : kafka.topics) {
-        if (t.replication_factor < present) continue;
-        throw in.error("broker", "topic '" + t.name + "' has a replica on every broker (replication factor " +
-                                     std::to_string(t.replication_factor) + "): the others cannot hold it");
-      }
+      op.internal_topics = in.get<bool>("internal_topics", false);
+      check_topics_fit(in, "broker", op, kafka, present - 1, "the other brokers cannot hold it");
       op.throttle = in.get<config::Bandwidth>("throttle", 0.0, {1.0, 1e13});
       in.finish();
       operations.push_back(std::move(op));

@@ -76,6 +76,7 @@ struct OperationSpec {
   models::BrokerId broker = -1;          // decommission, log dir moves, the id an added broker gets
   std::string rack;                      // add_broker: its rack
   std::vector<models::BrokerId> brokers;  // generate_reassignment: the --broker-list
+  bool internal_topics = false;           // decommission, generate: __consumer_offsets and __transaction_state too
   std::vector<std::pair<std::int32_t, std::string>> log_dirs;  // alter_replica_log_dirs: partition, target path
   // reassign --throttle: leader.replication.throttled.rate in bytes/s; log dir moves
   // --replica-alter-log-dirs-throttle: replica.alter.log.dirs.io.max.bytes.per.second (0: none)
@@ -243,6 +244,9 @@ NodeGroupSpec read_group(config::MapReader& in, NodeGroupSpec group, const std::
 // The `operations:` list (operations_reader.cpp); needs the topics and brokers read.
 std::vector<OperationSpec> read_operations(config::ListReader list, const KafkaSpec& kafka,
                                            const std::vector<std::string>& racks, SimTime end);
+// The internal topics the cluster creates (a consumer group: __consumer_offsets; a transactional
+// producer: __transaction_state) and their replication factors, as the brokers' configs and count set them.
+std::vector<std::pair<std::string, int>> internal_topic_replication(const KafkaSpec& kafka);
 // The brokers of the cluster: those it starts with (brokers.count) and those operations add.
 int broker_total(const KafkaSpec& kafka);
 // When a broker starts: 0 for the cluster's own, its add_broker's time for an added one.

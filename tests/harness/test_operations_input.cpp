@@ -136,3 +136,24 @@ TEST_CASE("operations: an added broker is named only from its addition on, and b
   CHECK_THAT(scenario_error(with_operations("  - {at: 5s, kind: add_broker}\n", "kafka_version: \"2.8\"\n")),
              Catch::Contains("adding a broker is modelled on KRaft controllers only"));
 }
+
+TEST_CASE("operations: internal_topics adds the internal topics to a decommission, which must fit on the others",
+          "[kip455][input]") {
+  const std::string group = "consumers: [{name: g, topic: orders}]\n";
+  const auto s = ksim::testing::parse_scenario(
+      group + with_operations("  - {at: 3s, kind: decommission_broker, broker: 1, internal_topics: true}\n"));
+  CHECK(s.kafka->operations[0].internal_topics);
+  // Three brokers: __consumer_offsets has replication factor 3 (offsets.topic.replication.factor), and two are left.
+  CHECK_THAT(scenario_error(group + R"(
+brokers: {count: 3}
+topics: [{name: orders, partitions: 2, replication_factor: 2}]
+operations: [{at: 3s, kind: decommission_broker, broker: 1, internal_topics: true}]
+)"),
+             Catch::Contains("operations.0.broker: topic '__consumer_offsets' has replication factor 3: the other "
+                             "brokers cannot hold it"));
+  CHECK(scenario_error(group + R"(
+brokers: {count: 3}
+topics: [{name: orders, partitions: 2, replication_factor: 2}]
+operations: [{at: 3s, kind: decommission_broker, broker: 1}]
+)") == "no error");
+}

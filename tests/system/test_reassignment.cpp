@@ -194,7 +194,38 @@ brokers: {count: 3}
 topics: [{name: t, partitions: 1, replication_factor: 3}]
 operations: [{at: 1s, kind: decommission_broker, broker: 1}]
 )"),
-             Catch::Contains("has a replica on every broker"));
+             Catch::Contains("has replication factor 3: the other brokers cannot hold it"));
+}
+
+TEST_CASE("a decommission with internal_topics moves __consumer_offsets off the broker too", "[kip455][system]") {
+  // The tool moves the topics it is given: without the internal ones the broker keeps its replicas of
+  // __consumer_offsets (and may still coordinate groups); with them it is left with nothing.
+  const auto offsets_on_broker_0 = [](const ksim::app::Cluster& cluster) {
+    int held = 0;
+    for (const auto& [tp, state] : cluster.controller()->partitions()) {
+      if (cluster.topic_name(tp.topic) != "__consumer_offsets") continue;
+      held += std::find(state.replicas.begin(), state.replicas.end(), 0) != state.replicas.end() ? 1 : 0;
+    }
+    return held;
+  };
+  for (const bool internal : {false, true}) {
+    INFO("internal_topics " << internal);
+    const std::string flag = internal ? ", internal_topics: true" : "";
+    const auto scenario =
+        ksim::testing::parse_scenario(moving_cluster("  - {at: 10s, kind: decommission_broker, broker: 0" + flag + "}\n"));
+    ksim::app::Cluster cluster(scenario, ksim::app::RunOptions{});
+    cluster.run();
+    const auto report = ksim::app::make_report(cluster, 0);
+    CHECK(report.kafka->delivery.lost == 0);
+    CHECK(report.kafka->groups[0].report.unprocessed == 0);
+    CHECK(report.kafka->operations.operation_errors == 0);
+    if (internal) {
+      CHECK(offsets_on_broker_0(cluster) == 0);
+      CHECK(cluster.brokers()[0]->log_dir_stats()[0].partitions == 0);
+    } else {
+      CHECK(offsets_on_broker_0(cluster) > 0);  // 50 partitions with RF 3 over 4 brokers
+    }
+  }
 }
 
 TEST_CASE("a reassignment to the replicas a partition has changes nothing, a new order completes at once",

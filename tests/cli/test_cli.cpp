@@ -46,3 +46,15 @@ TEST_CASE("every scenario file validates", "[cli][scenarios]") {
   }
   CHECK(files >= 35);
 }
+
+TEST_CASE("every benchmark input validates", "[cli][scenarios]") {
+  // bench/inputs/: scenarios too large for the test suite to run, measured in docs/performance.md.
+  std::size_t files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(KSIM_SOURCE_DIR) + "/bench/inputs")) {
+    if (entry.path().extension() != ".yaml") continue;
+    INFO(entry.path().string());
+    CHECK(run_ksim("validate " + entry.path().string()) == 0);
+    ++files;
+  }
+  CHECK(files >= 1);
+}

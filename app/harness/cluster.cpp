@@ -196,6 +196,7 @@ models::TopicSpec Cluster::offsets_topic() const {
   topic.partitions = kafka.broker.group_coordinator.offsets_topic_num_partitions;
   topic.replication_factor = std::min(kafka.broker.group_coordinator.offsets_topic_replication_factor, kafka.brokers.count);
   topic.min_insync_replicas = kafka.topic_defaults.min_insync_replicas;
+  topic.log = internal_log_config(kafka.broker.group_coordinator.offsets_topic_segment_bytes);
   return topic;
 }
 
@@ -208,7 +209,20 @@ models::TopicSpec Cluster::transaction_topic() const {
   topic.partitions = t.partitions;
   topic.replication_factor = std::min(t.replication_factor, kafka.brokers.count);
   topic.min_insync_replicas = std::min(t.min_isr, topic.replication_factor);
+  topic.log = internal_log_config(t.segment_bytes);
   return topic;
+}
+
+// The internal topics' configs (GroupCoordinatorService.groupMetadataTopicConfigs,
+// TransactionStateManager.transactionTopicConfigs): compacted, segments of
+// offsets.topic.segment.bytes or transaction.state.log.segment.bytes, the
+// brokers' log.* defaults for the rest.
+models::LogConfig Cluster::internal_log_config(std::uint64_t segment_bytes) const {
+  models::LogConfig log = scenario_.kafka->topic_defaults.log;
+  log.compact_enabled = true;
+  log.delete_enabled = false;
+  log.segment_bytes = segment_bytes;
+  return log;
 }
 
 void Cluster::spawn_kafka() {

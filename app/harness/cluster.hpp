@@ -190,6 +190,7 @@ class Cluster {
   void poll_readiness(std::vector<NodeId> waiting);
   models::TopicSpec offsets_topic() const;
   models::TopicSpec transaction_topic() const;
+  models::LogConfig internal_log_config(std::uint64_t segment_bytes) const;
   void spawn_task_producers(const KafkaSpec::ConsumerGroup& group, std::size_t first_consumer, std::uint32_t& index,
                             const std::shared_ptr<models::ClusterDirectory>& directory);
   void spawn_kafka();

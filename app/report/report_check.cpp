@@ -13,7 +13,8 @@ namespace {
 bool history_gives(const Expectation& e) {
   if (e.section == "delivery") return true;
   if (e.section == "consumer group") {
-    return e.figure != "coordinator_loads" && e.figure != "protocol_upgrades" && e.figure != "protocol_downgrades";
+    return e.figure != "coordinator_loads" && e.figure != "coordinator_load_records" &&
+           e.figure != "protocol_upgrades" && e.figure != "protocol_downgrades";
   }
   if (e.section == "share group") return e.figure != "persister_loads" && e.figure != "persister_writes";
   if (e.section == "transactions") {

@@ -23,6 +23,14 @@ constexpr Figure<CR> kCompactionFigures[] = {
     {.name = "tombstones_removed", .value = of<&CR::tombstones_removed>, .label = "tombstones removed",
      .expect = ExpectAs::Count, .description = "tombstones (null values) among the records removed, every replica's"},
     {.name = "map_full_cleanings", .value = of<&CR::map_full_cleanings>, .label = "cut short by the offset map"},
+    {.name = "internal_cleanings", .value = of<&CR::internal_cleanings>, .label = "internal topics' cleanings",
+     .expect = ExpectAs::Count,
+     .description = "cleanings of __consumer_offsets and __transaction_state (compacted, every replica's; not in "
+                    "cleanings)"},
+    {.name = "internal_records_removed", .value = of<&CR::internal_records_removed>,
+     .label = "coordinator records removed", .expect = ExpectAs::Count,
+     .description = "offset commits, group and transaction records those cleanings removed (superseded by a later "
+                    "record of their key)"},
     {.name = "committed_compacted", .value = of<&CR::compacted>, .label = "committed records compacted away", .new_line = true},
     {.name = "keys", .value = of<&CR::keys>, .label = "keys", .expect = ExpectAs::Count,
      .description = "keys (by partition) of compacted topics with a committed write", .expect_key = "compacted_keys"},
@@ -47,7 +55,7 @@ const Section<models::CompactionReport>& compaction_section() { return kCompacti
 void add_compaction_json(const models::CompactionReport& c, nlohmann::ordered_json& j) { add_json(kCompactionSection, c, j); }
 
 void print_compaction(const models::CompactionReport& c, std::ostream& out) {
-  if (c.vacuous == "no compacted topic") return;
+  if (c.vacuous == "no compacted topic" && c.internal_cleanings == 0) return;
   fmt::print(out, "  compaction (the log cleaner){}\n", c.vacuous.empty() ? "" : ": " + c.vacuous);
   print_figures(kCompactionSection, c, out);
 }

@@ -80,6 +80,10 @@ constexpr Figure<G> kGroup[] = {
     {.name = "coordinator_loads", .value = of_report<&C::coordinator_loads>,
      .label = "coordinator loads", .expect = ExpectAs::Count,
      .description = "times a broker took the group over from __consumer_offsets (failover)"},
+    {.name = "coordinator_load_records", .value = of_report<&C::coordinator_load_records>,
+     .label = "records replayed", .expect = ExpectAs::Count,
+     .description = "records of __consumer_offsets those loads replayed (the group's partition, every group's on it: "
+                    "what the log cleaner left of it; the load takes time per record)"},
     {.name = "protocol_upgrades", .value = of<&G::protocol_upgrades>, .expect = ExpectAs::Count,
      .description = "KIP-848's online upgrades: a member with group.protocol=consumer joined the classic group and "
                     "the coordinator converted it to a consumer group (the report lists each)"},

@@ -111,4 +111,20 @@ models::LogConfig read_topic_log_config(MapReader& config, const models::LogConf
   return log;
 }
 
+// CleanerConfig; Kafka's ranges: threads at least 1, the dedupe buffer at least 1 MiB a thread.
+void read_log_cleaner_config(MapReader& in, models::BrokerConfig& c) {
+  c.log_cleaner_enable = in.get<bool>("log.cleaner.enable", c.log_cleaner_enable);
+  c.log_cleaner_backoff = in.get<Duration>("log.cleaner.backoff.ms", c.log_cleaner_backoff, {1, kNever});
+  c.log_cleaner_threads = in.get<std::int32_t>("log.cleaner.threads", c.log_cleaner_threads, {1, 1000});
+  c.log_cleaner_dedupe_buffer_size =
+      in.get<Bytes>("log.cleaner.dedupe.buffer.size", c.log_cleaner_dedupe_buffer_size, {1ULL << 20, 1ULL << 40});
+  if (c.log_cleaner_dedupe_buffer_size / static_cast<std::uint64_t>(c.log_cleaner_threads) < (1ULL << 20)) {
+    throw in.error("log.cleaner.dedupe.buffer.size", "must be at least 1MiB per cleaner thread (log.cleaner.threads)");
+  }
+  c.log_cleaner_io_buffer_load_factor =
+      in.get<double>("log.cleaner.io.buffer.load.factor", c.log_cleaner_io_buffer_load_factor, {0.01, 1.0});
+  c.log_cleaner_io_max_bytes_per_second = static_cast<double>(
+      in.get<Bytes>("log.cleaner.io.max.bytes.per.second", 0, {1, static_cast<std::uint64_t>(INT64_MAX)}));
+}
+
 }  // namespace ksim::app

@@ -3,6 +3,7 @@
 // brokers' log.* defaults and a topic's own segment.bytes, segment.ms,
 // retention.ms, retention.bytes and cleanup.policy.
 #include "app/scenario/config_reader.hpp"
+#include "models/protocol/kafka_config.hpp"
 #include "models/protocol/log_config.hpp"
 
 namespace ksim::app {
@@ -12,5 +13,8 @@ namespace ksim::app {
 models::LogConfig read_log_defaults(config::MapReader& broker_config);
 // A topic's config: its own keys over the brokers' defaults.
 models::LogConfig read_topic_log_config(config::MapReader& topic_config, const models::LogConfig& defaults);
+// brokers.config: the log cleaner's log.cleaner.enable, .backoff.ms, .threads, .dedupe.buffer.size,
+// .io.buffer.load.factor and .io.max.bytes.per.second.
+void read_log_cleaner_config(config::MapReader& broker_config, models::BrokerConfig& c);
 
 }  // namespace ksim::app

@@ -181,6 +181,7 @@ void read_group_coordinator_config(MapReader& in, models::GroupCoordinatorConfig
   g.offsets_topic_num_partitions = in.get<int>("offsets.topic.num.partitions", g.offsets_topic_num_partitions, {1, 10000});
   g.offsets_topic_replication_factor =
       in.get<int>("offsets.topic.replication.factor", g.offsets_topic_replication_factor, {1, 1000});
+  g.offsets_topic_segment_bytes = in.get<Bytes>("offsets.topic.segment.bytes", g.offsets_topic_segment_bytes, {1, INT32_MAX});
   g.offsets_commit_timeout = in.get<Duration>("offsets.commit.timeout.ms", g.offsets_commit_timeout, {1, kNever});
   g.group_initial_rebalance_delay =
       in.get<Duration>("group.initial.rebalance.delay.ms", g.group_initial_rebalance_delay);
@@ -196,6 +197,7 @@ void read_txn_coordinator_config(MapReader& in, models::BrokerConfig& c) {
   models::TxnCoordinatorConfig& t = c.transaction_coordinator;
   t.partitions = in.get<int>("transaction.state.log.num.partitions", t.partitions, {1, 10000});
   t.replication_factor = in.get<int>("transaction.state.log.replication.factor", t.replication_factor, {1, 1000});
+  t.segment_bytes = in.get<Bytes>("transaction.state.log.segment.bytes", t.segment_bytes, {1, INT32_MAX});
   t.min_isr = in.get<int>("transaction.state.log.min.isr", t.min_isr, {1, 1000});
   t.max_timeout = in.get<Duration>("transaction.max.timeout.ms", t.max_timeout, {1, kNever});
   t.abort_check_interval = in.get<Duration>("transaction.abort.timed.out.transaction.cleanup.interval.ms",
@@ -273,17 +275,7 @@ models::BrokerConfig read_broker_config(MapReader& brokers, const std::optional<
   c.log_retention_check_interval =
       in.get<Duration>("log.retention.check.interval.ms", c.log_retention_check_interval, {1, kNever});
   c.file_delete_delay = in.get<Duration>("log.segment.delete.delay.ms", c.file_delete_delay, {0, kNever});
-  // The log cleaner (CleanerConfig; Kafka's ranges: threads at least 1, the dedupe buffer at least 1 MiB a thread).
-  c.log_cleaner_enable = in.get<bool>("log.cleaner.enable", c.log_cleaner_enable);
-  c.log_cleaner_backoff = in.get<Duration>("log.cleaner.backoff.ms", c.log_cleaner_backoff, {1, kNever});
-  c.log_cleaner_threads = in.get<std::int32_t>("log.cleaner.threads", c.log_cleaner_threads, {1, 1000});
-  c.log_cleaner_dedupe_buffer_size =
-      in.get<Bytes>("log.cleaner.dedupe.buffer.size", c.log_cleaner_dedupe_buffer_size, {1ULL << 20, 1ULL << 40});
-  if (c.log_cleaner_dedupe_buffer_size / static_cast<std::uint64_t>(c.log_cleaner_threads) < (1ULL << 20)) {
-    throw in.error("log.cleaner.dedupe.buffer.size", "must be at least 1MiB per cleaner thread (log.cleaner.threads)");
-  }
-  c.log_cleaner_io_buffer_load_factor =
-      in.get<double>("log.cleaner.io.buffer.load.factor", c.log_cleaner_io_buffer_load_factor, {0.01, 1.0});
+  read_log_cleaner_config(in, c);
   read_group_coordinator_config(in, c.group_coordinator, m);
   reject_absent(in, "transaction.partition.verification.enable", m, Mechanism::TxnVerification);
   read_txn_coordinator_config(in, c);

@@ -24,6 +24,7 @@
 #include "models/broker/fetch_session.hpp"
 #include "models/broker/broker_footprint.hpp"
 #include "models/broker/partition.hpp"
+#include "models/broker/log_cleaner_state.hpp"
 #include "models/broker/log_dir_balance.hpp"
 #include "models/broker/replication_quota.hpp"
 #include "models/coordinator/group_coordinator.hpp"
@@ -54,7 +55,7 @@ struct BrokerCpuUsage {
   int network_threads = 0;
   SimTime io_threads_busy_ns = 0;
   int io_threads = 0;
-  SimTime other_busy_ns = 0;  // replica fetchers and the metadata thread
+  SimTime other_busy_ns = 0;  // replica fetchers, the metadata thread and the log cleaner's threads
   std::uint64_t follower_fetches = 0;  // fetch requests served, from followers
   std::uint64_t consumer_fetches = 0;  // and from consumers
 };
@@ -329,7 +330,11 @@ class Broker final : public Node, private TxnCoordinatorHost {
   // broker_cleaner.cpp: the log cleaner's threads (LogCleaner.CleanerThread), every log.cleaner.backoff.ms
   void start_cleaner();
   void cleaner_tick();
-  SimTime charge_cleaning_io(const Replica& r, const LogToClean& plan, const CleanerStats& stats);
+  SimTime start_cleaning(const Replica& r, std::size_t thread, CleanedLog cleaned);  // when it is done
+  void finish_cleaning(std::size_t thread);
+  void drop_cleanings();  // a crash: the .cleaned files go when the broker restarts (LogLoader)
+  RecordKeyOf cleaner_keys(TopicPartition tp) const;
+  LogCleanerState cleaner_;
   // AbstractFetcherThread.handleOutOfRangeError: below the leader's log start, a follower starts again there.
   void restart_at_leader_start(Replica& replica, Offset leader_log_start_offset);
   const TopicSpec& topic(TopicPartition tp) const { return directory_->topics[static_cast<std::size_t>(tp.topic)]; }

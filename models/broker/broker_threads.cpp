@@ -40,12 +40,14 @@ void Broker::start_threads() {
   io_threads_ = std::make_unique<ThreadPool>(t.num_io_threads, *cpu_);
   fetcher_threads_ = std::make_unique<ThreadPool>(config_.num_replica_fetchers, *cpu_);  // grows with the sources
   metadata_thread_ = std::make_unique<ThreadPool>(1, *cpu_);
+  cleaner_.threads = std::make_unique<ThreadPool>(config_.log_cleaner_threads, *cpu_);  // log.cleaner.threads
 }
 
 void Broker::reset_threads() {
   channels_.clear();
   if (!cpu_) return;
-  for (ThreadPool* pool : {network_threads_.get(), io_threads_.get(), fetcher_threads_.get(), metadata_thread_.get()}) {
+  for (ThreadPool* pool : {network_threads_.get(), io_threads_.get(), fetcher_threads_.get(), metadata_thread_.get(),
+                           cleaner_.threads.get()}) {
     pool->reset(now());
   }
   cpu_->reset(now());
@@ -59,7 +61,7 @@ BrokerCpuUsage Broker::cpu_usage() const {
           network_threads_->threads(),
           io_threads_->busy_ns(),
           io_threads_->threads(),
-          fetcher_threads_->busy_ns() + metadata_thread_->busy_ns(),
+          fetcher_threads_->busy_ns() + metadata_thread_->busy_ns() + cleaner_.threads->busy_ns(),
           follower_fetches_,
           consumer_fetches_};
 }

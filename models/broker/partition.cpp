@@ -182,9 +182,8 @@ std::uint64_t Partition::truncate_fully_and_start_at(Offset offset) {
   return removed;
 }
 
-CleanerStats Partition::clean(const LogToClean& cleanable, const RecordKeyOf& key_of, std::size_t max_map_keys,
-                             SimTime now) {
-  CleanerStats stats = log_.clean(cleanable, key_of, max_map_keys, now);
+CleanerStats Partition::replace_cleaned(CleanedLog cleaned) {
+  CleanerStats stats = log_.replace_cleaned(std::move(cleaned));
   changed(PartitionChange::LogCleaned);
   return stats;
 }

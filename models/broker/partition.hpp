@@ -137,8 +137,8 @@ class Partition {
   // becomes this replica's, with the current high watermark; `future` is left
   // holding the old log, to be deleted.
   void adopt_log_of(Partition& future);
-  // The log cleaner compacts the log (PartitionLog::clean).
-  CleanerStats clean(const LogToClean& cleanable, const RecordKeyOf& key_of, std::size_t max_map_keys, SimTime now);
+  // The log cleaner's cleaning, computed from this log, takes the place of its segments (PartitionLog::replace_cleaned).
+  CleanerStats replace_cleaned(CleanedLog cleaned);
 
   // --- a leader's followers, ISR and high watermark ---
   const FollowerState* follower(BrokerId broker) const { return const_cast<Partition*>(this)->find_follower(broker); }

@@ -84,7 +84,11 @@ class ConsumptionWalk {
     }
     check_commits();
     check_rebalances();
-    for (const CoordinatorLoad& load : history_.coordinator_loads) report_.coordinator_loads += load.group == group_.group ? 1 : 0;
+    for (const CoordinatorLoad& load : history_.coordinator_loads) {
+      if (load.group != group_.group) continue;
+      ++report_.coordinator_loads;
+      report_.coordinator_load_records += static_cast<std::uint64_t>(load.records);
+    }
     for (const ConsumerEvent& e : history_.consumer_events) {
       if (member(e.consumer) < 0) continue;
       report_.poll_timeouts += e.kind == ConsumerEventKind::PollTimeout ? 1 : 0;

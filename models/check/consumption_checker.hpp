@@ -69,6 +69,7 @@ struct ConsumptionReport {
   std::uint64_t poll_timeouts = 0;     // members that left because processing exceeded max.poll.interval.ms
   std::uint64_t crashes = 0;
   std::uint64_t coordinator_loads = 0; // a broker took the group over from __consumer_offsets (failover)
+  std::uint64_t coordinator_load_records = 0;  // records those loads replayed
   std::vector<DuplicateCause> duplicate_causes;  // most frequent first
   std::vector<UnprocessedCause> unprocessed_causes;  // every unprocessed record under one cause; most frequent first
   std::vector<ConsumedRecordExample> unprocessed_examples;  // the first few, by partition and offset

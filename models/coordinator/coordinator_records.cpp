@@ -1,5 +1,8 @@
 #include "models/coordinator/coordinator_records.hpp"
 
+#include <cassert>
+#include <iterator>
+
 namespace ksim::models {
 
 // Sizes close to Kafka's serialized keys and values.
@@ -25,6 +28,24 @@ std::uint64_t CoordinatorRecord::bytes() const {
 std::uint64_t CoordinatorRecordStore::add(CoordinatorRecord record) {
   records_.push_back(std::move(record));
   return records_.size() - 1;
+}
+
+RecordKey CoordinatorRecordStore::key(std::uint64_t id, std::int32_t index) {
+  const CoordinatorRecord& record = at(id);
+  assert(index >= 0 && index < record.record_count());
+  Key key{KeyKind::Offset, record.group, {}, {}};
+  if (record.transaction) {
+    std::get<KeyKind>(key) = KeyKind::Transaction;
+  } else if (record.consumer_group) {
+    std::get<KeyKind>(key) = index == 0 ? KeyKind::ConsumerGroup : KeyKind::ConsumerGroupMember;
+    if (index > 0) std::get<2>(key) = std::next(record.consumer_group->members().begin(), index - 1)->first;
+  } else if (record.metadata) {
+    std::get<KeyKind>(key) = KeyKind::GroupMetadata;
+  } else {
+    std::get<TopicPartition>(key) = record.offsets.at(static_cast<std::size_t>(index)).partition;
+  }
+  const auto next = static_cast<std::int64_t>(keys_.size());
+  return {keys_.try_emplace(std::move(key), next).first->second, false};
 }
 
 }  // namespace ksim::models

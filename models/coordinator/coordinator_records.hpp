@@ -13,13 +13,16 @@
 // ...TargetAssignment* and ...CurrentMemberAssignment records).
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "models/coordinator/consumer_group.hpp"
 #include "models/coordinator/txn_state.hpp"
 #include "models/protocol/group_types.hpp"
+#include "models/protocol/record_keys.hpp"
 
 namespace ksim::models {
 
@@ -83,8 +86,25 @@ class CoordinatorRecordStore {
   const CoordinatorRecord& at(std::uint64_t id) const { return records_.at(static_cast<std::size_t>(id)); }
   std::size_t size() const { return records_.size(); }
 
+  // The key of record `index` of the content `id`, as the log cleaner maps
+  // keys (equal keys, equal numbers): Kafka's OffsetCommitKey (group, topic,
+  // partition), GroupMetadataKey (group), ConsumerGroupMetadataKey (group: a
+  // KIP-848 group's record 0) and ConsumerGroupMemberMetadataKey (group,
+  // member: its records 1..n, by member id), TransactionLogKey (transactional id).
+  RecordKey key(std::uint64_t id, std::int32_t index);
+
  private:
+  enum class KeyKind { Offset, GroupMetadata, ConsumerGroup, ConsumerGroupMember, Transaction };
+  using Key = std::tuple<KeyKind, std::string, std::string, TopicPartition>;
   std::deque<CoordinatorRecord> records_;  // stable addresses
+  std::map<Key, std::int64_t> keys_;       // numbered as the cleaners first ask
 };
+
+// The content of a batch of __consumer_offsets or __transaction_state written
+// by a coordinator (batch.first_record, less the records the cleaner removed
+// before it), and the range of the content's records the batch holds.
+inline std::uint64_t coordinator_record_id(const RecordBatch& batch) {
+  return batch.first_record - static_cast<std::uint64_t>(batch.run_start);
+}
 
 }  // namespace ksim::models

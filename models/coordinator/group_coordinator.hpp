@@ -130,6 +130,7 @@ class GroupCoordinator {
     std::uint64_t generation = 0;  // a load superseded by an unload and a reload is ignored
     std::set<std::uint64_t> in_flight;     // writes not committed yet
     std::deque<WaitingOperation> waiting;  // in order
+    std::int64_t records = 0;              // replayed from the partition's log by the load
   };
 
   // group_coordinator.cpp
@@ -242,7 +243,7 @@ class GroupCoordinator {
   Error check_coordinator(const std::string& group) const;
   Group* find(const std::string& group);
   Group& find_or_create(const std::string& group);
-  void replay(Group& g, const CoordinatorRecord& record);
+  void replay(Group& g, const CoordinatorRecord& record, std::int32_t first, std::int32_t count);
   void settle(Group& g, ProducerId producer, bool commit);
   void finish_load(std::int32_t partition, std::uint64_t generation);
   void store_group(const Group& g, const Assignment& assignment, std::function<void(Error)> done);

@@ -4,6 +4,7 @@
 // broker becomes its leader (GroupMetadataManager.loadGroupsAndOffsets).
 #include <algorithm>
 #include <cassert>
+#include <span>
 
 #include "models/coordinator/group_coordinator.hpp"
 
@@ -56,18 +57,25 @@ void GroupCoordinator::load(std::int32_t partition, const PartitionLog& log) {
       continue;
     }
     if (batch.writer != kCoordinatorWriter) continue;
-    const CoordinatorRecord& record = records_.at(batch.first_record);
-    replay(find_or_create(record.group), record);
-    if (record.consumer_group) replay_consumer_group(partition, batch.first_record);
     records += batch.record_count;
+    const std::uint64_t id = coordinator_record_id(batch);
+    const CoordinatorRecord& record = records_.at(id);
+    // A KIP-848 group's member records the cleaner kept without the group's record 0: a later
+    // write of the group superseded that record, and that write (written whole) replaces them.
+    if (record.consumer_group && batch.run_start > 0) continue;
+    replay(find_or_create(record.group), record, batch.run_start, batch.record_count);
+    if (record.consumer_group) replay_consumer_group(partition, id);
   }
+  partitions_[partition].records = records;
   if (records > 0) host_.coordinator_publish(GroupLoadStarted{partition, records});
   host_.coordinator_timer(config_.load_time_per_record * records,
                           [this, partition, generation] { finish_load(partition, generation); });
 }
 
-void GroupCoordinator::replay(Group& g, const CoordinatorRecord& record) {
-  for (const CommittedOffset& o : record.offsets) {
+// Records [first, first + count) of `record`: those of its batch the log cleaner kept.
+void GroupCoordinator::replay(Group& g, const CoordinatorRecord& record, std::int32_t first, std::int32_t count) {
+  const auto offsets = std::span(record.offsets).subspan(first, record.offsets.empty() ? 0 : count);
+  for (const CommittedOffset& o : offsets) {
     if (record.producer_id != kNoProducerId) {
       g.pending_offsets[record.producer_id][o.partition] = o;
     } else {
@@ -111,7 +119,10 @@ void GroupCoordinator::finish_load(std::int32_t partition, std::uint64_t generat
     const std::int32_t generation = cg == consumer_groups_.end() ? g.generation : cg->second.group.group_epoch();
     const std::string state{cg == consumer_groups_.end() ? to_string(g.state) : to_string(cg->second.group.state())};
     host_.coordinator_publish(GroupLoaded{id, generation, state});
-    if (history_) history_->coordinator_loads.push_back({id, host_.coordinator_id(), generation, host_.coordinator_now()});
+    if (history_) {
+      history_->coordinator_loads.push_back(
+          {id, host_.coordinator_id(), generation, host_.coordinator_now(), it->second.records});
+    }
   }
 }
 

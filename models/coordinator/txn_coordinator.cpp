@@ -355,7 +355,7 @@ void TxnCoordinator::load(std::int32_t partition, const PartitionLog& log) {
   std::int64_t records = 0;
   for (const RecordBatch& batch : log.batches()) {
     if (batch.writer != kCoordinatorWriter) continue;
-    const CoordinatorRecord& record = records_.at(batch.first_record);
+    const CoordinatorRecord& record = records_.at(coordinator_record_id(batch));
     if (!record.transaction) continue;
     Txn& txn = txns_[record.group];
     txn.id = record.group;

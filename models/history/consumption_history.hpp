@@ -96,6 +96,7 @@ struct CoordinatorLoad {
   BrokerId broker = kNoBroker;
   std::int32_t generation = 0;
   SimTime at = 0;
+  std::int64_t records = 0;  // of __consumer_offsets the load replayed (its partition's: a compacted log holds fewer)
 };
 
 struct ConsumptionHistory {

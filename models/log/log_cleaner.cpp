@@ -23,6 +23,7 @@ RecordBatch cleaner_run_of(const RecordBatch& batch, std::int32_t from, std::int
   run.base_offset = batch.base_offset + from;
   run.record_count = count;
   run.first_record = batch.first_record + static_cast<std::uint64_t>(from);
+  run.run_start = batch.run_start + from;
   if (batch.base_sequence >= 0) run.base_sequence = batch.base_sequence + from;
   // The records' share of the batch's bytes (the header goes with the first run).
   run.bytes = std::max<std::uint64_t>(1, batch.bytes * static_cast<std::uint64_t>(count) /
@@ -78,23 +79,28 @@ LogToClean log_to_clean(const PartitionLog& log, Offset last_stable_offset, SimT
   return ltc;
 }
 
-CleanerStats PartitionLog::clean(const LogToClean& cleanable, const RecordKeyOf& key_of, std::size_t max_map_keys,
-                                 SimTime now) {
+CleanedLog PartitionLog::compute_cleaning(const LogToClean& cleanable, const RecordKeyOf& key_of,
+                                          std::size_t max_map_keys, SimTime now) const {
   assert(max_map_keys > 0);
   assert(cleanable.first_uncleanable_offset <= segments_.back().base_offset && "the active segment is never cleaned");
   const Offset first_dirty = cleanable.first_dirty_offset;
   const Offset upper = cleanable.first_uncleanable_offset;
-  const auto live = [this] { return std::span<RecordBatch>(batches_.data() + first_, batches_.size() - first_); };
+  const std::span<const RecordBatch> live = batches();
   const auto kept_whole = [](const RecordBatch& b) { return b.is_control() || b.transactional; };
 
   // buildOffsetMap: the latest offset of each key in [first dirty, first uncleanable).
-  CleanerStats stats;
+  CleanedLog cleaned;
+  cleaned.log_rewrites = rewrites_;
+  CleanerStats& stats = cleaned.stats;
   stats.first_dirty_offset = first_dirty;
   std::map<std::int64_t, Offset> map;
   Offset latest = -1;
-  for (const RecordBatch& b : live()) {
+  for (const RecordBatch& b : live) {
     if (b.base_offset >= upper || stats.map_full) break;
-    if (b.next_offset() <= first_dirty || kept_whole(b)) continue;
+    if (b.next_offset() <= first_dirty) continue;
+    stats.bytes_read += b.bytes;
+    stats.records_read += static_cast<std::uint64_t>(b.record_count);
+    if (kept_whole(b)) continue;
     for (std::int32_t i = 0; i < b.record_count; ++i) {
       const Offset offset = b.base_offset + i;
       const RecordKey key = key_of(b, i);
@@ -110,17 +116,26 @@ CleanerStats PartitionLog::clean(const LogToClean& cleanable, const RecordKeyOf&
   const Offset end = stats.map_full ? latest + 1 : std::max(first_dirty, upper);
   stats.end_offset = end;
   stats.keys_mapped = map.size();
+  // Every segment holding an offset below `end` is rewritten whole (groupSegmentsBySize over logSegments(0, end)).
+  const auto first_kept_segment =
+      std::lower_bound(segments_.begin(), segments_.end(), end, [](const LogSegment& s, Offset o) {
+        return s.base_offset < o;
+      });
+  assert(first_kept_segment != segments_.end() && "the active segment is never rewritten");
+  cleaned.cut = first_kept_segment->base_offset;
 
   // The last batch of each idempotent producer is kept (Kafka keeps its header for the producer's state).
   std::map<ProducerId, Offset> last_of_producer;
-  for (const RecordBatch& b : live()) {
+  for (const RecordBatch& b : live) {
     if (b.producer_id != kNoProducerId && !b.is_control()) last_of_producer[b.producer_id] = b.base_offset;
   }
 
-  // cleanSegments over every segment below `end`: shouldRetainRecord.
-  std::vector<RecordBatch> rewritten;
-  rewritten.reserve(batches_.size() - first_);
-  for (const RecordBatch& b : live()) {
+  // cleanSegments over every segment below the cut: shouldRetainRecord.
+  std::vector<RecordBatch>& rewritten = cleaned.batches;
+  for (const RecordBatch& b : live) {
+    if (b.base_offset >= cleaned.cut) break;
+    stats.bytes_read += b.bytes;
+    stats.records_read += static_cast<std::uint64_t>(b.record_count);
     const bool producer_last = b.producer_id != kNoProducerId && last_of_producer[b.producer_id] == b.base_offset;
     if (b.base_offset >= end || kept_whole(b) || producer_last) {
       rewritten.push_back(b);
@@ -161,30 +176,46 @@ CleanerStats PartitionLog::clean(const LogToClean& cleanable, const RecordKeyOf&
     flush(b.record_count);
   }
 
-  // The segments below `end` take their new sizes; one with tombstones left gets its delete horizon.
+  // The segments below the cut take their new sizes; one with tombstones left gets its delete horizon.
   std::size_t next_batch = 0;
-  for (std::size_t s = 0; s < segments_.size(); ++s) {
-    LogSegment& segment = segments_[s];
-    const Offset segment_end = s + 1 < segments_.size() ? segments_[s + 1].base_offset : INT64_MAX;
-    std::uint64_t bytes = 0;
+  for (auto s = segments_.begin(); s != first_kept_segment; ++s) {
+    const Offset segment_end = std::next(s)->base_offset;
+    CleanedLog::Segment after{0, s->delete_horizon};
     bool tombstones = false;
     for (; next_batch < rewritten.size() && rewritten[next_batch].base_offset < segment_end; ++next_batch) {
       const RecordBatch& b = rewritten[next_batch];
-      bytes += b.bytes;
-      if (segment.base_offset >= end || segment.delete_horizon >= 0) continue;
+      after.bytes += b.bytes;
+      if (s->delete_horizon >= 0) continue;
       for (std::int32_t i = 0; i < b.record_count && !tombstones; ++i) tombstones = key_of(b, i).tombstone;
     }
-    if (segment.base_offset >= end) continue;
-    stats.bytes_before += segment.bytes;
-    stats.bytes_after += bytes;
-    size_bytes_ = size_bytes_ - segment.bytes + bytes;
-    segment.bytes = bytes;
-    if (tombstones) segment.delete_horizon = saturating_add(now, config().delete_retention_ms);
+    stats.bytes_before += s->bytes;
+    stats.bytes_after += after.bytes;
+    if (tombstones) after.delete_horizon = saturating_add(now, config().delete_retention_ms);
+    cleaned.segments.push_back(after);
   }
-  batches_ = std::move(rewritten);
+  return cleaned;
+}
+
+// UnifiedLog.replaceSegments: the cleaned segments take the place of those below the cut.
+CleanerStats PartitionLog::replace_cleaned(CleanedLog cleaned) {
+  assert(cleaned.log_rewrites == rewrites_ && "the log changed under the cleaning");
+  assert(cleaned.segments.size() < segments_.size());
+  for (std::size_t i = 0; i < cleaned.segments.size(); ++i) {
+    LogSegment& segment = segments_[i];
+    size_bytes_ = size_bytes_ - segment.bytes + cleaned.segments[i].bytes;
+    segment.bytes = cleaned.segments[i].bytes;
+    segment.delete_horizon = cleaned.segments[i].delete_horizon;
+  }
+  assert(segments_[cleaned.segments.size()].base_offset == cleaned.cut);
+  const std::span<const RecordBatch> live = batches();
+  const auto kept = std::lower_bound(live.begin(), live.end(), cleaned.cut,
+                                     [](const RecordBatch& b, Offset o) { return b.base_offset < o; });
+  cleaned.batches.insert(cleaned.batches.end(), kept, live.end());
+  batches_ = std::move(cleaned.batches);
   first_ = 0;
-  first_dirty_offset_ = end;
-  return stats;
+  first_dirty_offset_ = cleaned.stats.end_offset;
+  ++rewrites_;
+  return std::move(cleaned.stats);
 }
 
 }  // namespace ksim::models

@@ -56,7 +56,24 @@ struct CleanerStats {
   std::uint64_t tombstones_removed = 0;  // of which tombstones (superseded, or past their delete horizon)
   std::uint64_t keys_mapped = 0;
   bool map_full = false;  // the dirty section had more keys than the map holds
+  std::uint64_t records_read = 0;  // by buildOffsetMap and cleanInto: what the cleaner's CPU goes through
+  std::uint64_t bytes_read = 0;    // the dirty section, then every rewritten segment
   std::vector<RecordBatch> removed;
+};
+
+// A cleaning computed from the log as it was when it started (Cleaner.cleanSegments
+// writes the .cleaned files), to replace the segments below `cut` once its I/O is
+// done (UnifiedLog.replaceSegments) if the log was not rewritten meanwhile.
+struct CleanedLog {
+  CleanerStats stats;
+  Offset cut = 0;                    // the first segment base at or past stats.end_offset
+  std::vector<RecordBatch> batches;  // what the segments below `cut` keep, in offset order
+  struct Segment {
+    std::uint64_t bytes = 0;
+    SimTime delete_horizon = -1;
+  };
+  std::vector<Segment> segments;     // the new size and tombstone horizon of each segment below `cut`
+  std::uint32_t log_rewrites = 0;    // PartitionLog::rewrites() when it was computed
 };
 
 // SkimpyOffsetMap's capacity: log.cleaner.dedupe.buffer.size split over

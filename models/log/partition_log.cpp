@@ -114,6 +114,7 @@ void PartitionLog::set_high_watermark(Offset hw) {
 
 void PartitionLog::truncate_to(Offset offset) {
   assert(offset >= 0);
+  ++rewrites_;
   if (offset < log_start_offset_) {
     truncate_fully_and_start_at(offset);
     return;
@@ -155,6 +156,7 @@ void PartitionLog::recompute_last_segment() {
 std::uint64_t PartitionLog::truncate_fully_and_start_at(Offset offset) {
   assert(offset >= 0);
   const std::uint64_t removed = size_bytes_;
+  ++rewrites_;
   batches_.clear();
   batches_.shrink_to_fit();
   first_ = 0;
@@ -216,6 +218,7 @@ DeletedSegments PartitionLog::delete_segments(Predicate deletable, SegmentDeleti
     if (high_watermark_ < upper || !deletable(s, next)) break;
   }
   if (count == 0) return result;
+  ++rewrites_;
   if (count == segments_.size()) roll();  // the active segment goes too: a new one first
   for (std::size_t i = 0; i < count; ++i) result.bytes += segments_[i].bytes;
   segments_.erase(segments_.begin(), segments_.begin() + static_cast<std::ptrdiff_t>(count));
@@ -255,6 +258,7 @@ void PartitionLog::drop_batches_below(Offset offset, std::vector<RecordBatch>* d
 bool PartitionLog::maybe_increment_log_start_offset(Offset offset) {
   const Offset capped = std::min(offset, high_watermark_);
   if (capped <= log_start_offset_) return false;
+  ++rewrites_;
   log_start_offset_ = capped;
   return true;
 }

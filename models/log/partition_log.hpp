@@ -113,7 +113,19 @@ class PartitionLog {
   // tombstones go once their segment's delete horizon has passed. Offsets
   // stay (gaps appear); the log start offset does not move. Transactional
   // batches, markers and the last batch of each idempotent producer are kept whole.
-  CleanerStats clean(const LogToClean& cleanable, const RecordKeyOf& key_of, std::size_t max_map_keys, SimTime now);
+  CleanerStats clean(const LogToClean& cleanable, const RecordKeyOf& key_of, std::size_t max_map_keys, SimTime now) {
+    return replace_cleaned(compute_cleaning(cleanable, key_of, max_map_keys, now));
+  }
+  // clean() in two steps, as the cleaner writes the cleaned segments before
+  // it swaps them in: computed from the log as it is, then put in place.
+  CleanedLog compute_cleaning(const LogToClean& cleanable, const RecordKeyOf& key_of, std::size_t max_map_keys,
+                              SimTime now) const;
+  // Precondition: rewrites() is what it was when `cleaned` was computed.
+  CleanerStats replace_cleaned(CleanedLog cleaned);
+  // Counts the changes to what lies below the log end (a truncation, segments
+  // deleted, the log start moved, a cleaning): a cleaning computed at one count
+  // may replace the log's segments only at the same (LogCleanerManager.abortCleaning).
+  std::uint32_t rewrites() const { return rewrites_; }
 
   // --- leader epoch cache (KIP-101) ---
   Epoch latest_epoch() const { return latest_epoch_; }  // -1 when the cache is empty
@@ -141,7 +153,8 @@ class PartitionLog {
   void recompute_last_segment();
 
   std::vector<RecordBatch> batches_;  // [first_, end) are in the log; before first_: deleted, to be compacted away
-  std::size_t first_ = 0;
+  std::uint32_t first_ = 0;
+  std::uint32_t rewrites_ = 0;  // 32 bits each, so that the counter costs no memory
   std::vector<LogSegment> segments_;  // never empty; a handful (a deque's first block is 0.5 KiB per replica)
   std::vector<std::pair<Epoch, Offset>> epochs_;
   const LogConfig* config_ = nullptr;

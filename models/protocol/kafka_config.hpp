@@ -25,6 +25,7 @@ struct LogDirSpec {
 // The group coordinator of every broker, and the __consumer_offsets topic it writes to.
 struct GroupCoordinatorConfig {
   std::int32_t offsets_topic_num_partitions = 50;          // offsets.topic.num.partitions
+  std::uint64_t offsets_topic_segment_bytes = 100ULL << 20;  // offsets.topic.segment.bytes: 100 MiB
   std::int32_t offsets_topic_replication_factor = 3;       // offsets.topic.replication.factor
   SimTime offsets_commit_timeout = seconds(5);             // offsets.commit.timeout.ms
   SimTime group_initial_rebalance_delay = seconds(3);      // group.initial.rebalance.delay.ms
@@ -69,6 +70,7 @@ struct TxnCoordinatorConfig {
   std::int32_t partitions = 50;                          // transaction.state.log.num.partitions
   std::int32_t replication_factor = 3;                   // transaction.state.log.replication.factor
   std::int32_t min_isr = 2;                              // transaction.state.log.min.isr
+  std::uint64_t segment_bytes = 100ULL << 20;            // transaction.state.log.segment.bytes: 100 MiB
   SimTime abort_check_interval = seconds(10);  // transaction.abort.timed.out.transaction.cleanup.interval.ms
   SimTime max_timeout = minutes(15);                     // transaction.max.timeout.ms
   SimTime load_time_per_record = microseconds(2);        // replaying the log (not a Kafka config)
@@ -117,6 +119,7 @@ struct BrokerConfig {
   std::int32_t log_cleaner_threads = 1;                   // log.cleaner.threads
   std::uint64_t log_cleaner_dedupe_buffer_size = 128ULL << 20;  // log.cleaner.dedupe.buffer.size: 128 MiB over all threads
   double log_cleaner_io_buffer_load_factor = 0.9;         // log.cleaner.io.buffer.load.factor: the offset map's fill
+  double log_cleaner_io_max_bytes_per_second = 0;         // log.cleaner.io.max.bytes.per.second (0: Kafka's Double.MaxValue)
   SimTime broker_heartbeat_interval = seconds(2);         // broker.heartbeat.interval.ms
   bool controlled_shutdown_enable = true;                 // controlled.shutdown.enable: move leaderships before stopping
   // With a controller quorum, a heartbeat unanswered this long moves the broker

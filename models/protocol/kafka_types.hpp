@@ -103,6 +103,9 @@ struct EpochEndOffset {
 struct RecordBatch {
   Offset base_offset = 0;  // assigned by the leader
   std::int32_t record_count = 0;
+  // Where this batch's records start in the batch as written: 0, or the first
+  // record of a run of it the log cleaner kept (log_cleaner.cpp).
+  std::int32_t run_start = 0;
   std::uint64_t bytes = 0;
   ProducerId producer_id = kNoProducerId;
   ProducerEpoch producer_epoch = -1;
@@ -118,5 +121,6 @@ struct RecordBatch {
   Offset last_offset() const { return base_offset + record_count - 1; }
   Offset next_offset() const { return base_offset + record_count; }
 };
+static_assert(sizeof(RecordBatch) == 64, "a batch is held by every replica's log: keep it to a cache line");
 
 }  // namespace ksim::models

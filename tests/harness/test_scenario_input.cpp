@@ -233,7 +233,7 @@ TEST_CASE("a Kafka config ksim does not model is named so, an unknown one gets a
   CHECK(scenario_error(kCluster + "producers: [{config: {compression.type: lz4}}]\n") ==
         "test.yaml:3:23: producers.0.config.compression.type: 'compression.type' is a Kafka producer config that ksim "
         "does not model (see docs/kafka-model.md; ksim run --ignore-unmodelled accepts it and lists it in the report)");
-  CHECK_THAT(scenario_error("brokers: {config: {log.cleaner.io.max.bytes.per.second: 1}}\n"), Catch::Contains("a Kafka broker config"));
+  CHECK_THAT(scenario_error("brokers: {config: {log.cleaner.io.buffer.size: 1}}\n"), Catch::Contains("a Kafka broker config"));
   CHECK_THAT(scenario_error(kCluster + "consumers: [{config: {socket.send.buffer.bytes: 1}}]\n"),
              Catch::Contains("unknown key"));  // a broker config, not a consumer's
   CHECK_THAT(scenario_error("brokers: {}\ntopics: [{name: t, config: {segment.index.bytes: 4096}}]\n"),

@@ -9,6 +9,7 @@
 #include <map>
 #include <vector>
 
+#include "models/coordinator/coordinator_records.hpp"
 #include "models/log/partition_log.hpp"
 
 using namespace ksim;
@@ -224,4 +225,110 @@ TEST_CASE("a follower appends the batches of a compacted leader past their gaps"
   // A truncation below the cleaner's checkpoint takes it back.
   leader.log.truncate_to(3);
   CHECK(leader.log.first_dirty_offset() <= 3);
+}
+
+TEST_CASE("a cleaning computed from the log replaces its segments later, keeping what was appended meanwhile",
+          "[log][compaction]") {
+  // Cleaner.cleanSegments writes the cleaned segments, UnifiedLog.replaceSegments swaps them in: the
+  // records appended in between (past the cleaned segments) stay, and the result is the one-step clean's.
+  CompactionFixture two_step(compaction_segments_of(250));  // two records a segment
+  CompactionFixture one_step(compaction_segments_of(250));
+  for (int i = 0; i < 7; ++i) {
+    two_step.write(i % 2);
+    one_step.write(i % 2);
+  }
+  const PartitionLog& log = two_step.log;
+  CleanedLog cleaned =
+      log.compute_cleaning(log_to_clean(log, log.high_watermark(), seconds(100)), two_step.key_of(), 1000, seconds(100));
+  CHECK(cleaned.cut == 6);
+  CHECK(cleaned.log_rewrites == log.rewrites());
+  CHECK(cleaned.stats.bytes_read == 600 + 600);  // the dirty section for the map, then the segments rewritten
+  CHECK(cleaned.stats.records_read == 12);
+  CHECK(two_step.offsets() == std::vector<Offset>{0, 1, 2, 3, 4, 5, 6});  // nothing replaced yet
+  const CleanerStats reference = one_step.clean(seconds(100));
+  for (int i = 0; i < 3; ++i) {
+    two_step.write(i);
+    one_step.write(i);
+  }
+  CHECK(cleaned.log_rewrites == log.rewrites());  // appends do not rewrite the log
+  const CleanerStats stats = two_step.log.replace_cleaned(std::move(cleaned));
+  CHECK(stats.records_removed == reference.records_removed);
+  CHECK(stats.bytes_after == reference.bytes_after);
+  CHECK(two_step.offsets() == one_step.offsets());
+  CHECK(two_step.offsets() == std::vector<Offset>{4, 5, 6, 7, 8, 9});
+  CHECK(log.size_bytes() == one_step.log.size_bytes());
+  CHECK(log.first_dirty_offset() == 6);
+  REQUIRE(log.segments().size() == one_step.log.segments().size());
+  for (std::size_t i = 0; i < log.segments().size(); ++i) CHECK(log.segments()[i].bytes == one_step.log.segments()[i].bytes);
+}
+
+TEST_CASE("a truncation, a deletion or a moved log start rewrites the log, a cleaning computed before does not apply",
+          "[log][compaction]") {
+  // LogCleanerManager.abortCleaning: the cleaner compares the count before it replaces the segments.
+  CompactionFixture f(compaction_segments_of(250));
+  for (int i = 0; i < 7; ++i) f.write(i % 2);
+  std::uint32_t before = f.log.rewrites();
+  f.log.truncate_to(5);
+  CHECK(f.log.rewrites() != before);
+  before = f.log.rewrites();
+  CHECK(f.log.maybe_increment_log_start_offset(2));
+  CHECK(f.log.rewrites() != before);
+  before = f.log.rewrites();
+  CHECK_FALSE(f.log.delete_old_segments(seconds(100)).empty());  // the segment below the new log start goes
+  CHECK(f.log.rewrites() != before);
+  before = f.log.rewrites();
+  f.clean(seconds(100));
+  CHECK(f.log.rewrites() != before);
+}
+
+TEST_CASE("a run the cleaner keeps of a batch knows where it starts in the batch as written", "[log][compaction]") {
+  // A coordinator's batch holds the records of one stored content (an offset commit of several
+  // partitions): the loader reads the records of the content the run kept.
+  CompactionFixture f(compaction_segments_of(150));  // a segment a batch
+  RecordBatch three;
+  three.record_count = 3;
+  three.bytes = 100;
+  three.first_record = f.keys.size();
+  for (const std::int64_t key : {5, 6, 7}) f.keys.push_back({key, false});
+  f.log.append_as_leader(three, 1);
+  f.write(5);  // offset 3 supersedes offset 0
+  f.write(7);  // offset 4 supersedes offset 2
+  f.write(9);
+  f.write(9);  // the active segment
+  f.clean(seconds(100));
+  const auto batches = f.log.batches();
+  REQUIRE_FALSE(batches.empty());
+  const RecordBatch& kept = batches.front();
+  CHECK(kept.base_offset == 1);
+  CHECK(kept.record_count == 1);
+  CHECK(kept.run_start == 1);  // the second record of the batch as written
+  CHECK(kept.first_record == three.first_record + 1);
+  CHECK(f.offsets() == std::vector<Offset>{1, 3, 4, 5, 6});
+}
+
+TEST_CASE("coordinator records are keyed as Kafka keys them", "[log][compaction]") {
+  // OffsetCommitKey (group, topic, partition), GroupMetadataKey (group), TransactionLogKey (id).
+  CoordinatorRecordStore store;
+  CoordinatorRecord commit;
+  commit.group = "g";
+  commit.offsets = {{{0, 0}, 10, 1}, {{0, 1}, 20, 1}};
+  const std::uint64_t first = store.add(commit);
+  commit.offsets = {{{0, 1}, 30, 1}};
+  const std::uint64_t second = store.add(commit);
+  commit.group = "h";
+  const std::uint64_t other_group = store.add(commit);
+  CoordinatorRecord meta;
+  meta.group = "g";
+  meta.metadata = GroupMetadataRecord{};
+  const std::uint64_t metadata = store.add(meta);
+  CoordinatorRecord txn;
+  txn.group = "g";
+  txn.transaction = TransactionRecord{};
+  const std::uint64_t transaction = store.add(txn);
+  CHECK(store.key(first, 1) == store.key(second, 0));  // the same partition of the same group
+  CHECK(store.key(first, 0).key != store.key(first, 1).key);
+  CHECK(store.key(other_group, 0).key != store.key(second, 0).key);
+  CHECK(store.key(metadata, 0).key != store.key(first, 0).key);
+  CHECK(store.key(transaction, 0).key != store.key(metadata, 0).key);  // a transactional.id named as a group
+  CHECK_FALSE(store.key(first, 0).tombstone);
 }

@@ -121,3 +121,36 @@ TEST_CASE("compacted-topic with a broker down 20 s: it catches up past the leade
     CHECK(run.report["replica_divergences_at_end"].get<std::uint64_t>() == 0);
   }
 }
+
+TEST_CASE("log.cleaner.io.max.bytes.per.second bounds the cleaner's I/O over its threads", "[scenarios][compaction]") {
+  // The Throttler the cleaner threads share (LogCleaner.throttler): every byte a cleaning reads or writes
+  // counts, so the cleanings' segments rewritten and written are at most the rate over the 70 s, per broker.
+  const ScenarioRun fast = run_scenario("compacted-topic", 1);
+  const ScenarioRun slow =
+      run_scenario("compacted-topic", 1, {"brokers.config[log.cleaner.io.max.bytes.per.second]=20KB", "expect={}"});
+  const auto io_of = [](const ScenarioRun& run) {
+    return compaction_count(run.report["compaction"], "bytes_before") +
+           compaction_count(run.report["compaction"], "bytes_after");
+  };
+  INFO("cleanings' bytes rewritten and written: unthrottled " << io_of(fast) << ", 20 KB/s " << io_of(slow));
+  CHECK(io_of(fast) > 3 * 20'000 * 70);  // over the bound: it bounds something
+  CHECK(io_of(slow) <= 3 * 20'000 * 70);
+  CHECK(compaction_count(slow.report["compaction"], "cleanings") > 0);
+  CHECK(compaction_count(slow.report["delivery"], "lost") == 0);
+  // Fewer cleanings: the slow consumer now reaches every tombstone before the cleaner removes it.
+  CHECK(compaction_count(compaction_group(slow, "slow"), "tombstones_missed") == 0);
+}
+
+TEST_CASE("with a CPU model a cleaning takes its thread's CPU time per record read", "[scenarios][compaction]") {
+  // Each record the cleaner reads (hashed into the offset map, then looked up when its segment is
+  // rewritten) costs the profile's per-record time: at 5 ms a record, far fewer cleanings fit.
+  const ScenarioRun cheap = run_scenario("compacted-topic", 1, {"profile.name=laptop-ssd"});
+  const ScenarioRun costly =
+      run_scenario("compacted-topic", 1, {"profile.name=laptop-ssd", "profile.broker_costs.record=5ms"});
+  const std::uint64_t cheap_cleanings = compaction_count(cheap.report["compaction"], "cleanings");
+  const std::uint64_t costly_cleanings = compaction_count(costly.report["compaction"], "cleanings");
+  INFO("cleanings: laptop-ssd " << cheap_cleanings << ", 5 ms a record " << costly_cleanings);
+  CHECK(costly_cleanings < cheap_cleanings * 2 / 3);
+  CHECK(costly_cleanings > 0);
+  CHECK(costly.status == ksim::app::kExitOk);
+}

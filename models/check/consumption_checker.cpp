@@ -89,6 +89,7 @@ class ConsumptionWalk {
       if (member(e.consumer) < 0) continue;
       report_.poll_timeouts += e.kind == ConsumerEventKind::PollTimeout ? 1 : 0;
       report_.crashes += e.kind == ConsumerEventKind::Crashed ? 1 : 0;
+      if (e.kind == ConsumerEventKind::Stopped) report_.stops.push_back({name_of(e.consumer), e.at, e.reason});
     }
     check_member_rebalances();
     for (const auto& [cause, count] : causes_) report_.duplicate_causes.push_back({cause, count});
@@ -265,7 +266,7 @@ class ConsumptionWalk {
 
   // Each member's own time in rebalances, whatever the protocol: from its
   // RebalanceJoined to its AssignmentSettled (or the end of the run); a crash
-  // ends it (the process is gone). Mean over the members that took part, and the longest.
+  // or a fatal error's stop ends it (the process is gone, or consumes no more). Mean over the members that took part, and the longest.
   void check_member_rebalances() {
     std::map<std::uint32_t, SimTime> since;
     std::map<std::uint32_t, SimTime> total;
@@ -273,7 +274,8 @@ class ConsumptionWalk {
       if (member(e.consumer) < 0) continue;
       if (e.kind == ConsumerEventKind::RebalanceJoined) {
         since.try_emplace(e.consumer, e.at);
-      } else if (e.kind == ConsumerEventKind::AssignmentSettled || e.kind == ConsumerEventKind::Crashed) {
+      } else if (e.kind == ConsumerEventKind::AssignmentSettled || e.kind == ConsumerEventKind::Crashed ||
+                 e.kind == ConsumerEventKind::Stopped) {
         const auto it = since.find(e.consumer);
         if (it == since.end()) continue;
         total[e.consumer] += e.at - it->second;

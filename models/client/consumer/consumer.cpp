@@ -41,7 +41,7 @@ Consumer::Consumer(Simulation& sim, std::string name, HostId host, std::uint32_t
 void Consumer::on_start() {
   // The first start is incarnation 0; every crash counts one up, so any later start is a restart.
   const bool restarted = incarnation() > 0;
-  if (restarted) history_.consumer_events.push_back({index_, ConsumerEventKind::Restarted, now()});
+  if (restarted) record_event(ConsumerEventKind::Restarted);
   if (restarted && restart_config_) {
     config_ = *restart_config_;
     protocol_kind_ = common_protocol(config_.partition_assignment_strategy);
@@ -61,7 +61,7 @@ void Consumer::on_start() {
 // Everything but the committed offsets (on the brokers) is gone; a dynamic
 // member comes back as a new member, a static one with its group.instance.id.
 void Consumer::on_crash(CrashKind kind) {
-  if (kind != CrashKind::Shutdown) history_.consumer_events.push_back({index_, ConsumerEventKind::Crashed, now()});
+  if (kind != CrashKind::Shutdown) record_event(ConsumerEventKind::Crashed);
   for (Producer* p : all_outputs()) {
     if (p->state() != NodeState::Crashed) p->crash(kind);
   }

@@ -200,7 +200,12 @@ class Consumer final : public KafkaClient {
   void on_connection_closed(ConnectionId connection) override;
   void begin_close();
   void finish_close();
-  void stop(std::string_view reason);  // a fatal error: the application stops consuming
+  // A fatal error: the application's poll() throws and it stops consuming
+  // (recorded with `reason`, the request and the error, for the report).
+  void stop(std::string_view reason);
+  void record_event(ConsumerEventKind kind, std::string reason = {}) {
+    history_.consumer_events.push_back({index_, kind, now(), std::move(reason)});
+  }
   bool stopped() const { return app_ == AppState::Stopped; }
   void wake_app();
   void poll();

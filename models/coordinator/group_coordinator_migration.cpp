@@ -50,14 +50,19 @@ bool GroupCoordinator::validate_online_upgrade(const Group& g) const {
   return config_.upgrade_enabled() && std::ssize(g.members) <= config_.consumer_max_size;
 }
 
-void GroupCoordinator::convert_to_consumer_group(Group& g, const std::string& trigger) {
-  for (auto& [id, m] : g.members) {  // completeAllJoinFutures / completeAllSyncFutures
+// completeAllJoinFutures / completeAllSyncFutures(REBALANCE_IN_PROGRESS).
+void GroupCoordinator::fail_classic_waiters(Group& g) {
+  for (auto& [id, m] : g.members) {
     if (m.join) reply_join_error(m.join->connection, m.join->correlation_id, Error::RebalanceInProgress, id);
     if (m.sync) reply_sync(*m.sync, Error::RebalanceInProgress);
     m.join.reset();
     m.sync.reset();
-    host_.coordinator_cancel(m.heartbeat_timer);
   }
+}
+
+void GroupCoordinator::convert_to_consumer_group(Group& g, const std::string& trigger) {
+  fail_classic_waiters(g);
+  for (auto& [id, m] : g.members) host_.coordinator_cancel(m.heartbeat_timer);
   host_.coordinator_cancel(g.join_timer);
   std::vector<ConsumerGroupMember> members;
   for (const auto& [id, m] : g.members) {
@@ -190,6 +195,8 @@ void GroupCoordinator::classic_join_to_consumer_group(ConsumerGroupEntry& entry,
                                                       const JoinGroupRequest& request) {
   ConsumerGroup& g = entry.group;
   std::string member_id = request.member.member_id;
+  // throwIfConsumerGroupIsFull first: a new member (no member id yet, or one the group does not have).
+  if (consumer_group_full(g, member_id)) return reply_join_error(c, request.correlation_id, Error::GroupMaxSizeReached);
   if (!g.supports_classic_protocols(request.protocols)) {  // throwIfClassicProtocolIsNotSupported
     return reply_join_error(c, request.correlation_id, Error::InconsistentGroupProtocol, member_id);
   }

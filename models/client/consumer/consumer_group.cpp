@@ -204,6 +204,7 @@ void Consumer::handle_join_group(const JoinGroupResponse& response) {
     case Error::FencedInstanceId:
     case Error::InvalidSessionTimeout: return fenced();
     case Error::InconsistentGroupProtocol:  // JoinGroupResponseHandler: fatal, poll() throws
+    case Error::GroupMaxSizeReached:        // likewise, as GroupMaxSizeReachedException (KIP-389)
       return stop("JoinGroup: " + std::string(models::to_string(response.error)));
     case Error::NotCoordinator:
     case Error::CoordinatorNotAvailable:

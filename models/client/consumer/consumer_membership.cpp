@@ -126,6 +126,8 @@ void Consumer::handle_consumer_heartbeat(const ConsumerGroupHeartbeatResponse& r
     case Error::UnsupportedAssignor:  // HeartbeatRequestManager: fatal
       record_event(ConsumerEventKind::Fenced);
       return stop("ConsumerGroupHeartbeat: " + std::string(models::to_string(response.error)));
+    case Error::GroupMaxSizeReached:  // AbstractHeartbeatRequestManager: handleFatalFailure, poll() throws
+      return stop("ConsumerGroupHeartbeat: " + std::string(models::to_string(response.error)));
     default:  // COORDINATOR_LOAD_IN_PROGRESS and other retriable errors
       return schedule_consumer_heartbeat(config_.retry_backoff);
   }

@@ -223,7 +223,11 @@ class GroupCoordinator {
   void fail_classic_waiters(Group& g);
   void convert_to_consumer_group(Group& g, const std::string& trigger);
   bool validate_online_downgrade(const ConsumerGroupEntry& entry, const std::string& leaving_member) const;
-  void convert_to_classic_group(ConsumerGroupEntry& entry, const std::string& leaving_member, const std::string& trigger);
+  bool validate_online_downgrade_with_replacement(const ConsumerGroupEntry& entry) const;
+  // `leaving_member` ("" for none: a static replacement already took its place) is left
+  // out; `rebalance`: every member rejoins (a leave), or none does (a replacement).
+  void convert_to_classic_group(ConsumerGroupEntry& entry, const std::string& leaving_member, const std::string& trigger,
+                                bool rebalance = true);
   // The classic requests of a member of a non-empty consumer group.
   bool routes_to_consumer_group(const std::string& group) const;
   void classic_join_to_consumer_group(ConsumerGroupEntry& entry, ConnectionId c, const JoinGroupRequest& request);

@@ -179,3 +179,21 @@ TEST_CASE("a classic static member replacing the last consumer-protocol member d
   CHECK(kept.kafka->groups.at(0).report.unprocessed == 0);
 }
 
+TEST_CASE("restart_config sets the restarted consumer's request.timeout.ms and backoffs", "[kip848-migration][consumer]") {
+  auto document = ksim::config::Document::from_string(static_replacement_downgrade_yaml(), "inline.yaml");
+  for (const char* o : {"consumers.0.restart_config[request.timeout.ms]=20000", "consumers.0.restart_config[retry.backoff.ms]=200",
+                        "consumers.0.restart_config[reconnect.backoff.ms]=100"}) {
+    document.apply_override(o);
+  }
+  const auto scenario = ksim::app::read_scenario(document, ksim::app::expectation_catalogue());
+  ksim::app::Cluster cluster(scenario, ksim::app::RunOptions{});
+  const auto& consumer = *cluster.consumers().at(0);
+  CHECK(consumer.timeouts().request_timeout == ksim::seconds(30));  // the first process: config's
+  CHECK(consumer.timeouts().retry_backoff == ksim::milliseconds(100));
+  cluster.run();
+  // The process started at 11 s is a new client: every config from restart_config.
+  CHECK(consumer.config().request_timeout == ksim::seconds(20));
+  CHECK(consumer.timeouts().request_timeout == ksim::seconds(20));
+  CHECK(consumer.timeouts().retry_backoff == ksim::milliseconds(200));
+  CHECK(consumer.timeouts().reconnect_backoff == ksim::milliseconds(100));
+}

@@ -20,11 +20,14 @@ std::string_view to_string(CommitStrategy strategy) {
   return "?";
 }
 
+ClientTimeouts client_timeouts(const ConsumerConfig& config) {
+  return ClientTimeouts{config.request_timeout, config.retry_backoff, config.reconnect_backoff, config.retry_backoff_max};
+}
+
 Consumer::Consumer(Simulation& sim, std::string name, HostId host, std::uint32_t index, ConsumerConfig config,
                    ConsumerWorkload workload, std::shared_ptr<const ClusterDirectory> directory,
                    ModelEventBus& events, ConsumptionHistory& history)
-    : KafkaClient(sim, std::move(name), host, directory, events, workload.topic,
-                  ClientTimeouts{config.request_timeout, config.retry_backoff, config.reconnect_backoff, config.retry_backoff_max}),
+    : KafkaClient(sim, std::move(name), host, directory, events, workload.topic, client_timeouts(config)),
       index_(index),
       config_(std::move(config)),
       workload_(std::move(workload)),
@@ -43,8 +46,10 @@ void Consumer::on_start() {
   const bool restarted = incarnation() > 0;
   if (restarted) record_event(ConsumerEventKind::Restarted);
   if (restarted && restart_config_) {
+    // A new process: every config it reads is the restart config's, the network client's timeouts too.
     config_ = *restart_config_;
     protocol_kind_ = common_protocol(config_.partition_assignment_strategy);
+    set_timeouts(client_timeouts(config_));
   }
   if (output_ && output_->state() == NodeState::Crashed) output_->restart();  // task producers start with their partitions
   next_auto_commit_ = now() + config_.auto_commit_interval;

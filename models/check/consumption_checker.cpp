@@ -133,12 +133,36 @@ class ConsumptionWalk {
       const auto furthest = furthest_processed_.find(partition);
       const bool unreached = furthest == furthest_processed_.end() || furthest->second < offset;
       report_.unreached += unreached ? 1 : 0;
-      cause = unreached ? "not read: no consumer of the group reached it by the end"
-                        : "not read, though later offsets were, and no auto.offset.reset skipped it";
+      const ConsumerEvent* stop = unreached ? stopped_last_owner(partition) : nullptr;
+      cause = stop ? "not read: the member that last owned its partition, " + name_of(stop->consumer) + ", stopped at " +
+                         format_seconds(stop->at) + " (" + stop->reason + ") and no other took the partition by the end"
+              : unreached ? "not read: no consumer of the group reached it by the end"
+                          : "not read, though later offsets were, and no auto.offset.reset skipped it";
     }
     const auto [it, fresh] = unprocessed_causes_.try_emplace(cause, 0);
     ++it->second;
     return it->first;
+  }
+
+  // The stop of the member that last released `partition` (its process stopped
+  // by a fatal error at or after the release), if none took it since; else null.
+  const ConsumerEvent* stopped_last_owner(std::int32_t partition) {
+    const auto [cached, fresh] = stopped_owner_.try_emplace(partition, nullptr);
+    if (fresh) cached->second = find_stopped_last_owner(partition);
+    return cached->second;
+  }
+  const ConsumerEvent* find_stopped_last_owner(std::int32_t partition) const {
+    const OwnershipEvent* last = nullptr;
+    for (const OwnershipEvent& e : history_.ownership) {
+      if (member(e.consumer) >= 0 && e.partition == TopicPartition{group_.topic, partition}) last = &e;
+    }
+    if (!last || last->owned) return nullptr;
+    const ConsumerEvent* stop = nullptr;
+    for (const ConsumerEvent& e : history_.consumer_events) {
+      if (e.consumer == last->consumer && e.kind == ConsumerEventKind::Stopped && e.at >= last->at) stop = &e;
+      if (e.consumer == last->consumer && e.kind == ConsumerEventKind::Restarted && stop) stop = nullptr;
+    }
+    return stop;
   }
 
   std::string fmt_reset(const PositionResetRecord& reset) {
@@ -353,6 +377,7 @@ class ConsumptionWalk {
   std::map<std::string, std::uint64_t> unprocessed_causes_;
   std::set<std::string> kafka_behaviour_;             // causes that are Kafka's documented behaviour
   std::map<std::int32_t, Offset> furthest_processed_;  // by partition: the highest offset any member processed
+  std::map<std::int32_t, const ConsumerEvent*> stopped_owner_;  // by partition: stopped_last_owner's answer
   ConsumptionReport report_;
 };
 

@@ -98,8 +98,13 @@ TEST_CASE("a full group refuses a static member back with a new process (before 
     CHECK(g.report.stops[0].at < ksim::seconds(12));
     CHECK(g.report.stops[0].reason.ends_with("GROUP_MAX_SIZE_REACHED"));
     // Its old place is freed when its session expires (45 s, past the run), so app-1's partitions
-    // have no live owner from 10 s on; the run ends before anyone takes them.
+    // have no live owner from 10 s on; the run ends before anyone takes them, and the checker says why.
     CHECK(g.report.unprocessed > 0);
+    CHECK(g.report.unreached == g.report.unprocessed);
+    REQUIRE(g.report.unprocessed_causes.size() == 1);
+    CHECK_THAT(g.report.unprocessed_causes[0].cause,
+               Catch::StartsWith("not read: the member that last owned its partition, app-1, stopped at 11.") &&
+                   Catch::Contains("GROUP_MAX_SIZE_REACHED) and no other took the partition by the end"));
   }
   // One place more: the static member takes its old place again.
   const auto report = run_inline(full_static_group_yaml(false), 1, {"brokers.config[group.max.size]=4"});

@@ -14,6 +14,7 @@ constexpr std::array kConsumerEvents{
     std::pair{models::ConsumerEventKind::Fenced, std::string_view("fenced")},
     std::pair{models::ConsumerEventKind::RebalanceJoined, std::string_view("rebalance_joined")},
     std::pair{models::ConsumerEventKind::AssignmentSettled, std::string_view("assignment_settled")},
+    std::pair{models::ConsumerEventKind::Stopped, std::string_view("stopped")},
 };
 
 // Every ksim error, from None to the last of the enum.

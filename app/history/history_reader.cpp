@@ -86,8 +86,10 @@ class Reader {
       const std::uint32_t consumer = consumer_of(f);
       const std::string name = f.text("kind");
       const auto k = history::consumer_event_kind(name);
-      if (!k) f.fail("kind", "unknown kind '" + config::excerpt(name) + "' (crashed, restarted, poll_timeout, left_group, fenced, rebalance_joined, assignment_settled)");
-      events_.consumer_events.push_back({consumer, *k, t});
+      if (!k) f.fail("kind", "unknown kind '" + config::excerpt(name) + "' (crashed, restarted, poll_timeout, left_group, fenced, rebalance_joined, assignment_settled, stopped)");
+      // A stop says why (the request and the error); optional, as in a history Kafka's clients wrote.
+      std::string reason = *k == models::ConsumerEventKind::Stopped && f.has("reason") ? f.text("reason") : "";
+      events_.consumer_events.push_back({consumer, *k, t, std::move(reason)});
       return;
     }
   }

@@ -125,9 +125,10 @@ void write_consumers(const models::ConsumptionHistory& h, std::ostream& out) {
                o.owned ? "assigned" : "revoked", o.at, o.consumer, o.partition.topic, o.partition.partition);
   }
   for (const auto& e : h.consumer_events) {
-    fmt::print(out, R"({{"event":"consumer","t":{},"consumer":{},"kind":"{}"}})"
+    const std::string reason = e.reason.empty() ? "" : ",\"reason\":" + nlohmann::json(e.reason).dump();
+    fmt::print(out, R"({{"event":"consumer","t":{},"consumer":{},"kind":"{}"{}}})"
                     "\n",
-               e.at, e.consumer, history::consumer_event_name(e.kind));
+               e.at, e.consumer, history::consumer_event_name(e.kind), reason);
   }
 }
 

@@ -77,6 +77,10 @@ constexpr Figure<G> kGroup[] = {
     {.name = "poll_timeouts", .value = of_report<&C::poll_timeouts>, .label = "poll timeouts",
      .expect = ExpectAs::Count, .description = "members that left because processing exceeded max.poll.interval.ms"},
     {.name = "crashes", .value = of_report<&C::crashes>, .label = "crashes"},
+    {.name = "stopped", .value = [](const G& g) { return figure_value(g.report.stops.size()); }, .label = "stopped",
+     .expect = ExpectAs::Count,
+     .description = "members whose application stopped on a fatal error, its poll() throwing (GROUP_MAX_SIZE_REACHED "
+                    "when the group was full, FENCED_INSTANCE_ID, ...): the report lists each with its time and error"},
     {.name = "coordinator_loads", .value = of_report<&C::coordinator_loads>,
      .label = "coordinator loads", .expect = ExpectAs::Count,
      .description = "times a broker took the group over from __consumer_offsets (failover)"},
@@ -229,6 +233,11 @@ nlohmann::ordered_json groups_json(const std::vector<GroupFigures>& groups) {
     group["unprocessed_causes"] = unprocessed;
     group["examples"] = {{"unprocessed", examples(r.unprocessed_examples)}, {"duplicated", examples(r.duplicate_examples)}};
     group["rebalance_log"] = rebalances;
+    nlohmann::ordered_json stops = nlohmann::ordered_json::array();
+    for (const auto& stop : r.stops) {
+      stops.push_back({{"member", stop.member}, {"at_s", to_seconds(stop.at)}, {"reason", stop.reason}});
+    }
+    group["stopped_members"] = stops;
     all.push_back(group);
   }
   return all;
@@ -245,6 +254,9 @@ void print_groups(const std::vector<GroupFigures>& groups, std::ostream& out) {
     for (const auto& c : r.unprocessed_causes) fmt::print(out, "  {} unprocessed: {}\n", c.count, c.cause);
     for (const auto& e : r.unprocessed_examples) {
       fmt::print(out, "  never processed: partition {} offset {}\n", e.partition.partition, e.offset);
+    }
+    for (const auto& stop : r.stops) {
+      fmt::print(out, "  {} stopped at {:.3f}s: {} (fatal: its poll() threw)\n", stop.member, to_seconds(stop.at), stop.reason);
     }
     for (const auto& c : g.conversions) {
       fmt::print(out, "  {} at {:.3f}s: {} ({} members)\n",

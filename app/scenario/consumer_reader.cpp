@@ -176,12 +176,6 @@ KafkaSpec::ConsumerGroup read_consumer(MapReader in, const std::vector<models::T
     if (next.group_instance_id && group.nodes.count > 1 && next.group_instance_id->find("{name}") == std::string::npos) {
       throw restart.error("group.instance.id", "each member needs its own: include {name}, which becomes the consumer's name");
     }
-    const auto& c = group.config;
-    if (next.request_timeout != c.request_timeout || next.retry_backoff != c.retry_backoff ||
-        next.reconnect_backoff != c.reconnect_backoff || next.retry_backoff_max != c.retry_backoff_max) {
-      throw in.error("restart_config", "request.timeout.ms, retry.backoff.ms, retry.backoff.max.ms and reconnect.backoff.ms "
-                                       "must be those of config (a change of the client's timeouts on restart is not modelled)");
-    }
     group.restart_config = std::move(next);
   }
   const std::optional<SimTime> start = read_client_start(in);

@@ -187,7 +187,7 @@ void read_group_coordinator_config(MapReader& in, models::GroupCoordinatorConfig
       in.get<Duration>("group.initial.rebalance.delay.ms", g.group_initial_rebalance_delay);
   g.group_min_session_timeout = in.get<Duration>("group.min.session.timeout.ms", g.group_min_session_timeout);
   g.group_max_session_timeout = in.get<Duration>("group.max.session.timeout.ms", g.group_max_session_timeout);
-  // Only the online downgrade's condition reads it (a JoinGroup past it is not refused: not modelled).
+  reject_absent(in, "group.max.size", m, Mechanism::GroupMaxSize);  // KIP-389 (2.2): a full classic group refuses joins
   g.classic_max_size = in.get<int>("group.max.size", g.classic_max_size, {1, INT32_MAX});
   read_consumer_group_config(in, g, m);
   read_share_group_config(in, g, m);

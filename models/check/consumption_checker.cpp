@@ -93,6 +93,7 @@ class ConsumptionWalk {
       if (member(e.consumer) < 0) continue;
       report_.poll_timeouts += e.kind == ConsumerEventKind::PollTimeout ? 1 : 0;
       report_.crashes += e.kind == ConsumerEventKind::Crashed ? 1 : 0;
+      if (e.kind == ConsumerEventKind::Stopped) report_.stops.push_back({name_of(e.consumer), e.at, e.reason});
     }
     check_member_rebalances();
     for (const auto& [cause, count] : causes_) report_.duplicate_causes.push_back({cause, count});
@@ -136,12 +137,36 @@ class ConsumptionWalk {
       const auto furthest = furthest_processed_.find(partition);
       const bool unreached = furthest == furthest_processed_.end() || furthest->second < offset;
       report_.unreached += unreached ? 1 : 0;
-      cause = unreached ? "not read: no consumer of the group reached it by the end"
-                        : "not read, though later offsets were, and no auto.offset.reset skipped it";
+      const ConsumerEvent* stop = unreached ? stopped_last_owner(partition) : nullptr;
+      cause = stop ? "not read: the member that last owned its partition, " + name_of(stop->consumer) + ", stopped at " +
+                         format_seconds(stop->at) + " (" + stop->reason + ") and no other took the partition by the end"
+              : unreached ? "not read: no consumer of the group reached it by the end"
+                          : "not read, though later offsets were, and no auto.offset.reset skipped it";
     }
     const auto [it, fresh] = unprocessed_causes_.try_emplace(cause, 0);
     ++it->second;
     return it->first;
+  }
+
+  // The stop of the member that last released `partition` (its process stopped
+  // by a fatal error at or after the release), if none took it since; else null.
+  const ConsumerEvent* stopped_last_owner(std::int32_t partition) {
+    const auto [cached, fresh] = stopped_owner_.try_emplace(partition, nullptr);
+    if (fresh) cached->second = find_stopped_last_owner(partition);
+    return cached->second;
+  }
+  const ConsumerEvent* find_stopped_last_owner(std::int32_t partition) const {
+    const OwnershipEvent* last = nullptr;
+    for (const OwnershipEvent& e : history_.ownership) {
+      if (member(e.consumer) >= 0 && e.partition == TopicPartition{group_.topic, partition}) last = &e;
+    }
+    if (!last || last->owned) return nullptr;
+    const ConsumerEvent* stop = nullptr;
+    for (const ConsumerEvent& e : history_.consumer_events) {
+      if (e.consumer == last->consumer && e.kind == ConsumerEventKind::Stopped && e.at >= last->at) stop = &e;
+      if (e.consumer == last->consumer && e.kind == ConsumerEventKind::Restarted && stop) stop = nullptr;
+    }
+    return stop;
   }
 
   std::string fmt_reset(const PositionResetRecord& reset) {
@@ -269,7 +294,7 @@ class ConsumptionWalk {
 
   // Each member's own time in rebalances, whatever the protocol: from its
   // RebalanceJoined to its AssignmentSettled (or the end of the run); a crash
-  // ends it (the process is gone). Mean over the members that took part, and the longest.
+  // or a fatal error's stop ends it (the process is gone, or consumes no more). Mean over the members that took part, and the longest.
   void check_member_rebalances() {
     std::map<std::uint32_t, SimTime> since;
     std::map<std::uint32_t, SimTime> total;
@@ -277,7 +302,8 @@ class ConsumptionWalk {
       if (member(e.consumer) < 0) continue;
       if (e.kind == ConsumerEventKind::RebalanceJoined) {
         since.try_emplace(e.consumer, e.at);
-      } else if (e.kind == ConsumerEventKind::AssignmentSettled || e.kind == ConsumerEventKind::Crashed) {
+      } else if (e.kind == ConsumerEventKind::AssignmentSettled || e.kind == ConsumerEventKind::Crashed ||
+                 e.kind == ConsumerEventKind::Stopped) {
         const auto it = since.find(e.consumer);
         if (it == since.end()) continue;
         total[e.consumer] += e.at - it->second;
@@ -355,6 +381,7 @@ class ConsumptionWalk {
   std::map<std::string, std::uint64_t> unprocessed_causes_;
   std::set<std::string> kafka_behaviour_;             // causes that are Kafka's documented behaviour
   std::map<std::int32_t, Offset> furthest_processed_;  // by partition: the highest offset any member processed
+  std::map<std::int32_t, const ConsumerEvent*> stopped_owner_;  // by partition: stopped_last_owner's answer
   ConsumptionReport report_;
 };
 

@@ -39,6 +39,14 @@ struct ConsumedRecordExample {
   std::string detail;  // for a duplicate: its cause
 };
 
+// A member whose application stopped on a fatal error: poll() threw
+// (GROUP_MAX_SIZE_REACHED, FENCED_INSTANCE_ID, GROUP_ID_NOT_FOUND, ...).
+struct MemberStop {
+  std::string member;
+  SimTime at = 0;
+  std::string reason;  // the request and the error: "JoinGroup: GROUP_MAX_SIZE_REACHED"
+};
+
 struct ConsumptionReport {
   std::uint64_t processed = 0;         // records processed, every time
   std::uint64_t committed = 0;         // records in the committed logs of the topic
@@ -68,6 +76,7 @@ struct ConsumptionReport {
   std::uint64_t failed_commits = 0;
   std::uint64_t poll_timeouts = 0;     // members that left because processing exceeded max.poll.interval.ms
   std::uint64_t crashes = 0;
+  std::vector<MemberStop> stops;       // members stopped by a fatal error, in time order
   std::uint64_t coordinator_loads = 0; // a broker took the group over from __consumer_offsets (failover)
   std::uint64_t coordinator_load_records = 0;  // records those loads replayed
   std::vector<DuplicateCause> duplicate_causes;  // most frequent first

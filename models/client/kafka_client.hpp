@@ -26,6 +26,10 @@ struct ClientTimeouts {
 };
 
 class KafkaClient : public Node {
+ public:
+  // request.timeout.ms and the backoffs the network client runs with now.
+  const ClientTimeouts& timeouts() const { return timeouts_; }
+
  protected:
   KafkaClient(Simulation& sim, std::string name, HostId host, std::shared_ptr<const ClusterDirectory> directory,
               ModelEventBus& events, std::int32_t main_topic, ClientTimeouts timeouts);
@@ -59,6 +63,9 @@ class KafkaClient : public Node {
   // A FindCoordinator for `group` to the next broker it can reach, in turn from
   // `next`: its correlation id and connection; nullopt when none is reachable now.
   std::optional<std::pair<std::int64_t, ConnectionId>> send_find_coordinator(const std::string& group, BrokerId& next);
+
+  // A restarted process with other configs (a consumer's restart_config): from its start on.
+  void set_timeouts(ClientTimeouts timeouts) { timeouts_ = timeouts; }
 
   const ClusterDirectory& directory() const { return *directory_; }
   std::int64_t next_correlation_id() { return next_correlation_id_++; }

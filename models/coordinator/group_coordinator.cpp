@@ -69,11 +69,46 @@ void GroupCoordinator::handle(ConnectionId c, const JoinGroupRequest& request) {
     consumer_groups_.erase(empty);  // an empty consumer group becomes a classic one
   }
   Group& g = find_or_create(request.group);
+  if (!accept_joining_member(g, request.member.member_id)) {
+    // KIP-389: the member is refused (and removed, if it was one); GroupMaxSizeReachedException for the client.
+    const std::string& id = request.member.member_id;
+    g.pending_members.erase(id);
+    if (g.members.contains(id)) {
+      host_.coordinator_publish(MemberRemoved{g.id, id, "group.max.size reached"});
+      remove_member(g, id);
+    }
+    return reply_join_error(c, request.correlation_id, Error::GroupMaxSizeReached);
+  }
   if (request.member.member_id.empty()) {
     join_new_member(g, c, request);
   } else {
     join_known_member(g, c, request);
   }
+}
+
+// KIP-389's group.max.size (GroupMetadataManager.acceptJoiningMember, as
+// 2.2's GroupCoordinator): an Empty group takes anyone; while preparing a
+// rebalance, a member already waiting in JoinGroup, else anyone while fewer
+// than the maximum wait (so the last members to rejoin of a group above the
+// maximum are the ones refused); otherwise a member of the group, else
+// anyone while it has fewer members than the maximum. A static member back
+// with a new process comes with no member id: a new member here, refused
+// when the group is full though it would take its old place.
+bool GroupCoordinator::accept_joining_member(const Group& g, const std::string& member_id) const {
+  const auto max = static_cast<std::size_t>(config_.classic_max_size);
+  const auto it = g.members.find(member_id);
+  switch (g.state) {
+    case GroupState::Empty: return true;
+    case GroupState::PreparingRebalance: {
+      if (it != g.members.end() && it->second.join) return true;
+      const auto awaiting = static_cast<std::size_t>(
+          std::count_if(g.members.begin(), g.members.end(), [](const auto& m) { return m.second.join.has_value(); }));
+      return awaiting < max;
+    }
+    case GroupState::CompletingRebalance:
+    case GroupState::Stable: return it != g.members.end() || g.members.size() < max;
+  }
+  return true;
 }
 
 void GroupCoordinator::join_new_member(Group& g, ConnectionId c, const JoinGroupRequest& request) {

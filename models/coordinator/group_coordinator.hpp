@@ -134,6 +134,7 @@ class GroupCoordinator {
   };
 
   // group_coordinator.cpp
+  bool accept_joining_member(const Group& g, const std::string& member_id) const;
   void join_new_member(Group& g, ConnectionId c, const JoinGroupRequest& request);
   void join_known_member(Group& g, ConnectionId c, const JoinGroupRequest& request);
   void add_member_and_rebalance(Group& g, ConnectionId c, const JoinGroupRequest& request, std::string member_id);
@@ -192,6 +193,10 @@ class GroupCoordinator {
   void consumer_assign(ConsumerGroupEntry& entry, const std::string& member_id, const std::vector<TopicPartition>& owned);
 
   void consumer_heartbeat(ConnectionId c, const ConsumerGroupHeartbeatRequest& request);
+  // throwIfConsumerGroupIsFull: group.consumer.max.size reached and `member_id` not a member.
+  bool consumer_group_full(const ConsumerGroup& g, const std::string& member_id) const {
+    return std::ssize(g.members()) >= config_.consumer_max_size && !g.member(member_id);
+  }
 
   // group_coordinator_persist.cpp: KIP-848's groups through the coordinator runtime
   void append(std::int32_t partition, std::uint64_t record_id, std::function<void(Error)> done);
@@ -216,9 +221,14 @@ class GroupCoordinator {
   // protocols (GroupMetadataManager's convertToConsumerGroup,
   // convertToClassicGroup and classicGroup*ToConsumerGroup)
   bool validate_online_upgrade(const Group& g) const;
+  void fail_classic_waiters(Group& g);
   void convert_to_consumer_group(Group& g, const std::string& trigger);
   bool validate_online_downgrade(const ConsumerGroupEntry& entry, const std::string& leaving_member) const;
-  void convert_to_classic_group(ConsumerGroupEntry& entry, const std::string& leaving_member, const std::string& trigger);
+  bool validate_online_downgrade_with_replacement(const ConsumerGroupEntry& entry) const;
+  // `leaving_member` ("" for none: a static replacement already took its place) is left
+  // out; `rebalance`: every member rejoins (a leave), or none does (a replacement).
+  void convert_to_classic_group(ConsumerGroupEntry& entry, const std::string& leaving_member, const std::string& trigger,
+                                bool rebalance = true);
   // The classic requests of a member of a non-empty consumer group.
   bool routes_to_consumer_group(const std::string& group) const;
   void classic_join_to_consumer_group(ConsumerGroupEntry& entry, ConnectionId c, const JoinGroupRequest& request);

@@ -48,6 +48,13 @@ void GroupCoordinator::consumer_heartbeat(ConnectionId c, const ConsumerGroupHea
   // validateOnlineUpgrade allows, else GROUP_ID_NOT_FOUND, as for any other.
   if (Group* classic = find(request.group); classic && !classic->members.empty() && !routes_to_consumer_group(request.group)) {
     if (request.member_epoch != kJoinMemberEpoch || !validate_online_upgrade(*classic)) return reply(Error::GroupIdNotFound);
+    if (std::ssize(classic->members) >= config_.consumer_max_size) {
+      // The converted group would be full: throwIfConsumerGroupIsFull refuses the member, the
+      // conversion's records are dropped and the group stays classic, its waiting joins and
+      // syncs already told REBALANCE_IN_PROGRESS (convertToConsumerGroup's first step).
+      fail_classic_waiters(*classic);
+      return reply(Error::GroupMaxSizeReached);
+    }
     convert_to_consumer_group(*classic, request.client_id + " joined with group.protocol=consumer");
   }
   ConsumerGroupEntry& entry = consumer_group(request.group);
@@ -57,6 +64,7 @@ void GroupCoordinator::consumer_heartbeat(ConnectionId c, const ConsumerGroupHea
     consumer_leave(entry, request);
     return reply(Error::None);
   }
+  if (consumer_group_full(g, request.member_id)) return reply(Error::GroupMaxSizeReached);
   if (request.member_epoch == kJoinMemberEpoch) {
     if (const Error e = consumer_join(entry, request); e != Error::None) return reply(e);
   } else if (!g.member(request.member_id)) {

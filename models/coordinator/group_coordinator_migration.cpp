@@ -26,7 +26,10 @@
 //   group.max.size and the policy allowing downgrades
 //   (validateOnlineDowngradeWithFencedMember), the group becomes a classic
 //   group at its group epoch as generation, each member with its target
-//   assignment, and a rebalance starts.
+//   assignment, and a rebalance starts. When a classic static member
+//   replaces it (validateOnlineDowngradeWithReplacedMemberId), the group
+//   converts at that JoinGroup with the new member in the old one's place,
+//   and no rebalance.
 //
 // Records: a conversion writes the classic group's GroupMetadata record
 // (empty, Kafka's tombstone, on an upgrade; the members and their
@@ -50,14 +53,19 @@ bool GroupCoordinator::validate_online_upgrade(const Group& g) const {
   return config_.upgrade_enabled() && std::ssize(g.members) <= config_.consumer_max_size;
 }
 
-void GroupCoordinator::convert_to_consumer_group(Group& g, const std::string& trigger) {
-  for (auto& [id, m] : g.members) {  // completeAllJoinFutures / completeAllSyncFutures
+// completeAllJoinFutures / completeAllSyncFutures(REBALANCE_IN_PROGRESS).
+void GroupCoordinator::fail_classic_waiters(Group& g) {
+  for (auto& [id, m] : g.members) {
     if (m.join) reply_join_error(m.join->connection, m.join->correlation_id, Error::RebalanceInProgress, id);
     if (m.sync) reply_sync(*m.sync, Error::RebalanceInProgress);
     m.join.reset();
     m.sync.reset();
-    host_.coordinator_cancel(m.heartbeat_timer);
   }
+}
+
+void GroupCoordinator::convert_to_consumer_group(Group& g, const std::string& trigger) {
+  fail_classic_waiters(g);
+  for (auto& [id, m] : g.members) host_.coordinator_cancel(m.heartbeat_timer);
   host_.coordinator_cancel(g.join_timer);
   std::vector<ConsumerGroupMember> members;
   for (const auto& [id, m] : g.members) {
@@ -105,8 +113,18 @@ bool GroupCoordinator::validate_online_downgrade(const ConsumerGroupEntry& entry
          std::ssize(g.members()) - 1 <= config_.classic_max_size;
 }
 
+// validateOnlineDowngradeWithReplacedMemberId: a classic static member took the
+// place of the last member on the consumer protocol (ksim replaces it in place
+// first, so every member is classic now), the policy allows downgrades and the
+// group fits group.max.size. Unlike a leave, a group of one converts too.
+bool GroupCoordinator::validate_online_downgrade_with_replacement(const ConsumerGroupEntry& entry) const {
+  const ConsumerGroup& g = entry.group;
+  return g.classic_members() == g.members().size() && config_.downgrade_enabled() &&
+         std::ssize(g.members()) <= config_.classic_max_size;
+}
+
 void GroupCoordinator::convert_to_classic_group(ConsumerGroupEntry& entry, const std::string& leaving_member,
-                                                const std::string& trigger) {
+                                                const std::string& trigger, bool rebalance) {
   const ConsumerGroup& cg = entry.group;
   Group& g = find_or_create(cg.id());
   host_.coordinator_cancel(g.join_timer);
@@ -139,12 +157,13 @@ void GroupCoordinator::convert_to_classic_group(ConsumerGroupEntry& entry, const
   for (auto* timers : {&entry.session_timers, &entry.revocation_timers, &entry.join_timers, &entry.sync_timers}) {
     for (const auto& [id, timer] : *timers) host_.coordinator_cancel(timer);
   }
-  host_.coordinator_publish(MemberRemoved{g.id, leaving_member, "downgrade to a classic group"});
+  if (!leaving_member.empty()) host_.coordinator_publish(MemberRemoved{g.id, leaving_member, "downgrade to a classic group"});
   consumer_groups_.erase(g.id);  // `entry` is gone from here on
   store_group(g, assignment, [](Error) {});
   host_.coordinator_publish(GroupConverted{g.id, "classic", trigger, members});
   for (auto& [id, m] : g.members) schedule_session_expiry(g, m);
-  prepare_rebalance(g, "downgrade to a classic group: " + trigger);
+  // A member that left or was fenced: every member rejoins; a replacement: none (convertToClassicGroup).
+  if (rebalance) prepare_rebalance(g, "downgrade to a classic group: " + trigger);
 }
 
 // ---- classic members in a consumer group ----
@@ -190,6 +209,8 @@ void GroupCoordinator::classic_join_to_consumer_group(ConsumerGroupEntry& entry,
                                                       const JoinGroupRequest& request) {
   ConsumerGroup& g = entry.group;
   std::string member_id = request.member.member_id;
+  // throwIfConsumerGroupIsFull first: a new member (no member id yet, or one the group does not have).
+  if (consumer_group_full(g, member_id)) return reply_join_error(c, request.correlation_id, Error::GroupMaxSizeReached);
   if (!g.supports_classic_protocols(request.protocols)) {  // throwIfClassicProtocolIsNotSupported
     return reply_join_error(c, request.correlation_id, Error::InconsistentGroupProtocol, member_id);
   }
@@ -198,8 +219,8 @@ void GroupCoordinator::classic_join_to_consumer_group(ConsumerGroupEntry& entry,
     if (!request.member.instance_id) return reply_join_error(c, request.correlation_id, Error::MemberIdRequired, member_id);
   }
   // getOrMaybeSubscribe{Dynamic,Static}ConsumerGroupMember with the classic protocol.
+  std::optional<std::string> replaced;
   if (!g.member(member_id)) {
-    std::optional<std::string> replaced;
     if (request.member.instance_id) replaced = g.static_member(*request.member.instance_id);
     if (replaced) {
       consumer_forget_timers(entry, *replaced);
@@ -223,14 +244,23 @@ void GroupCoordinator::classic_join_to_consumer_group(ConsumerGroupEntry& entry,
   }
   consumer_assign(entry, member_id, request.owned_partitions);
   const ConsumerGroupMember& m = *g.member(member_id);
-  consumer_cancel_timer(entry.join_timers, member_id);
-  consumer_schedule_session(entry, member_id);
-  consumer_schedule_classic_timer(entry, member_id, /*join=*/false);
   auto response = std::make_unique<JoinGroupResponse>();
   response->correlation_id = request.correlation_id;
   response->generation = m.member_epoch;
   response->protocol = request.protocols.front();
   response->member_id = member_id;  // no leader: the coordinator assigns
+  if (replaced && validate_online_downgrade_with_replacement(entry)) {
+    // The static member replaced the last member on the consumer protocol: the group is
+    // classic from here, the member in its predecessor's place, no rebalance; it syncs
+    // with the classic group (its generation is its member epoch, the group's is the group epoch).
+    const std::string trigger =
+        request.client_id + " took static member " + *request.member.instance_id + "'s place with group.protocol=classic";
+    convert_to_classic_group(entry, "", trigger, /*rebalance=*/false);
+    return respond(c, std::move(response));
+  }
+  consumer_cancel_timer(entry.join_timers, member_id);
+  consumer_schedule_session(entry, member_id);
+  consumer_schedule_classic_timer(entry, member_id, /*join=*/false);
   respond(c, std::move(response));
   consumer_maybe_stable(entry);
 }

@@ -13,6 +13,7 @@ std::string_view to_string(ConsumerEventKind kind) {
     case ConsumerEventKind::Fenced: return "fenced";
     case ConsumerEventKind::RebalanceJoined: return "rebalance joined";
     case ConsumerEventKind::AssignmentSettled: return "assignment settled";
+    case ConsumerEventKind::Stopped: return "stopped";
   }
   return "?";
 }

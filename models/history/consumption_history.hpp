@@ -67,14 +67,17 @@ struct PositionResetRecord {
 // RebalanceJoined and AssignmentSettled bound a member's own part in a
 // rebalance: classic, from its JoinGroup to its new assignment in place
 // (after SyncGroup, in poll()); KIP-848, from its join or a new target to
-// its acknowledgement of the reconciled assignment.
-enum class ConsumerEventKind { Crashed, Restarted, PollTimeout, LeftGroup, Fenced, RebalanceJoined, AssignmentSettled };
+// its acknowledgement of the reconciled assignment. Stopped: a fatal error
+// made the application's poll() throw (GROUP_MAX_SIZE_REACHED,
+// FENCED_INSTANCE_ID, ...); the process consumes no more until a restart.
+enum class ConsumerEventKind { Crashed, Restarted, PollTimeout, LeftGroup, Fenced, RebalanceJoined, AssignmentSettled, Stopped };
 std::string_view to_string(ConsumerEventKind kind);
 
 struct ConsumerEvent {
   std::uint32_t consumer = 0;
   ConsumerEventKind kind = ConsumerEventKind::Crashed;
   SimTime at = 0;
+  std::string reason;  // Stopped: the error and where it came ("JoinGroup: GROUP_MAX_SIZE_REACHED"); else empty
 };
 
 // A rebalance as the coordinator saw it: from the moment the group started

@@ -50,10 +50,11 @@ struct GroupCoordinatorConfig {
     return consumer_migration_policy == MigrationPolicy::Downgrade ||
            consumer_migration_policy == MigrationPolicy::Bidirectional;
   }
-  // The group sizes a conversion must fit (Integer.MAX_VALUE by default);
-  // ksim checks them only there, not on joins (GROUP_MAX_SIZE_REACHED is not modelled).
-  std::int32_t consumer_max_size = INT32_MAX;              // group.consumer.max.size
-  std::int32_t classic_max_size = INT32_MAX;               // group.max.size
+  // The most members a group may have (Integer.MAX_VALUE by default): a new
+  // member's join past it gets GROUP_MAX_SIZE_REACHED (acceptJoiningMember,
+  // throwIfConsumerGroupIsFull), and a conversion must fit the other protocol's.
+  std::int32_t consumer_max_size = INT32_MAX;              // group.consumer.max.size (KIP-848, 4.0+)
+  std::int32_t classic_max_size = INT32_MAX;               // group.max.size (KIP-389, 2.2+)
   // KIP-932's share groups (ShareGroupConfig, GroupCoordinatorConfig's group.share.*).
   SimTime share_heartbeat_interval = seconds(5);      // group.share.heartbeat.interval.ms
   SimTime share_session_timeout = seconds(45);        // group.share.session.timeout.ms

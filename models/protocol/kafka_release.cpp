@@ -73,6 +73,10 @@ const std::vector<MechanismInfo>& mechanisms() {
        "consumers fence fetches by leader epoch and validate their position after a leader change; before, a "
        "truncated log answers OFFSET_OUT_OF_RANGE and auto.offset.reset applies",
        D::Both},
+      {M::GroupMaxSize, "KIP-389", {2, 2}, "brokers",
+       "group.max.size bounds a classic group's members: a join past it gets GROUP_MAX_SIZE_REACHED (fatal for "
+       "the consumer)",
+       D::Both, {}, false},
       {M::StaticMembership, "KIP-345", {2, 3}, "consumers", "static membership (group.instance.id)", D::Both, {}, false},
       {M::CooperativeRebalancing, "KIP-429", {2, 4}, "consumers",
        "cooperative incremental rebalancing (cooperative-sticky)", D::Both, {}, false},

@@ -42,6 +42,7 @@ enum class Mechanism : std::uint8_t {
   RepeatedEpochLookups,      // KIP-279
   DeliveryTimeout,           // KIP-91
   ConsumerEpochFencing,      // KIP-320
+  GroupMaxSize,              // KIP-389
   StaticMembership,          // KIP-345
   CooperativeRebalancing,    // KIP-429
   StickyPartitioner,         // KIP-480

@@ -51,6 +51,7 @@ std::string_view to_string(Error error) {
     case Error::ReplicaNotAvailable: return "REPLICA_NOT_AVAILABLE";
     case Error::GroupIdNotFound: return "GROUP_ID_NOT_FOUND";
     case Error::InconsistentGroupProtocol: return "INCONSISTENT_GROUP_PROTOCOL";
+    case Error::GroupMaxSizeReached: return "GROUP_MAX_SIZE_REACHED";
   }
   return "?";
 }
@@ -87,6 +88,7 @@ bool is_retriable(Error error) {
     case Error::LogDirNotFound:
     case Error::GroupIdNotFound:
     case Error::InconsistentGroupProtocol:
+    case Error::GroupMaxSizeReached:
     case Error::None:
     case Error::BrokerNotAvailable:
     case Error::OffsetOutOfRange:

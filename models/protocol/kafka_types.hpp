@@ -85,6 +85,8 @@ enum class Error {
   // KIP-848's online migration between the group protocols
   GroupIdNotFound,               // a ConsumerGroupHeartbeat to a group that is not (and may not become) a consumer group
   InconsistentGroupProtocol,     // a JoinGroup whose protocols the group's classic members do not all support
+  // KIP-389 (classic, group.max.size) and KIP-848 (group.consumer.max.size)
+  GroupMaxSizeReached,           // a new member's join to a group at its maximum size (fatal for the client)
 };
 std::string_view to_string(Error error);
 bool is_retriable(Error error);

@@ -83,8 +83,8 @@ void same_groups(const json& ran, const json& checked) {
     const json& c = checked["groups"][i];
     CHECK(c["group"] == r["group"]);
     for (const char* key : {"processed", "committed", "duplicates", "unprocessed", "uncommitted_seen", "aborted_reads",
-                            "out_of_order", "lag", "commits", "failed_commits", "crashes", "verdict",
-                            "end_to_end", "output", "vacuous"}) {
+                            "out_of_order", "lag", "commits", "failed_commits", "crashes", "stopped",
+                            "stopped_members", "verdict", "end_to_end", "output", "vacuous"}) {
       INFO("group " << r["group"] << ": " << key);
       CHECK(c[key] == r[key]);
     }
@@ -185,6 +185,10 @@ TEST_CASE("a run's history checked again: a scenario expecting what a history ha
 
 TEST_CASE("a run's history checked again: processed twice after a consumer crash", "[cli][history]") {
   round_trip("consumer-autocommit-crash.yaml", true);
+}
+
+TEST_CASE("a run's history checked again: a member refused by a full group stops, and says why", "[cli][history]") {
+  round_trip("group-max-size.yaml", true);  // stopped and stopped_members (reason GROUP_MAX_SIZE_REACHED) agree
 }
 
 TEST_CASE("a run's history checked again: transactions, aborted and committed, read_committed", "[cli][history]") {

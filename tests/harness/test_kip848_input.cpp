@@ -79,8 +79,12 @@ TEST_CASE("KIP-848's online migration in scenarios: mixed groups, restart_config
         ksim::models::GroupCoordinatorConfig::MigrationPolicy::Bidirectional);  // Kafka 4.0's default
   CHECK_THAT(scenario_error(kip848_with("consumers: [{name: c, topic: t, restart_config: {group.id: other}}]\n")),
              Catch::Contains("must be the consumers' group.id"));
-  CHECK_THAT(scenario_error(kip848_with("consumers: [{name: c, topic: t, restart_config: {request.timeout.ms: 5s}}]\n")),
-             Catch::Contains("must be those of config"));
+  // A restarted consumer is a new client: its timeouts may change too.
+  const auto timeouts = parse_scenario(kip848_with(
+      "consumers: [{name: c, topic: t, restart_config: {request.timeout.ms: 5s, retry.backoff.ms: 300}}]\n"));
+  CHECK(timeouts.kafka->consumers.at(0).restart_config->request_timeout == ksim::seconds(5));
+  CHECK(timeouts.kafka->consumers.at(0).restart_config->retry_backoff == ksim::milliseconds(300));
+  CHECK(timeouts.kafka->consumers.at(0).config.request_timeout == ksim::seconds(30));
   CHECK_THAT(scenario_error(kip848_with("consumers: [{name: c, topic: t, restart_config: {group.protocol: consumer, "
                                         "session.timeout.ms: 10s}}]\n")),
              Catch::Contains("session.timeout.ms: not supported with group.protocol: consumer"));

@@ -49,6 +49,31 @@ faults:
 )";
 }
 
+// Two static members on the consumer protocol restarted one by one onto the classic protocol
+// with the same group.instance.id: each new process takes its predecessor's place.
+std::string static_replacement_downgrade_yaml() {
+  return R"(
+name: static-downgrade
+duration: 30s
+drain: 15s
+brokers: {count: 3, config: {group.consumer.heartbeat.interval.ms: 2s}}
+topics: [{name: t, partitions: 6, replication_factor: 3}]
+producers: [{name: p, topic: t, rate: 200/s, record_size: 200B, start: 1s}]
+consumers:
+  - name: app
+    count: 2
+    topic: t
+    commit: sync-after-process
+    config: {enable.auto.commit: false, auto.offset.reset: earliest, group.protocol: consumer,
+             group.instance.id: "{name}"}
+    restart_config: {enable.auto.commit: false, auto.offset.reset: earliest, group.instance.id: "{name}",
+                     partition.assignment.strategy: cooperative-sticky}
+faults:
+  - {kind: shutdown, at: 10s, duration: 1s, nodes: [app-0]}
+  - {kind: shutdown, at: 16s, duration: 1s, nodes: [app-1]}
+)";
+}
+
 }  // namespace
 
 TEST_CASE("a rolling restart onto group.protocol=consumer upgrades the classic group online and loses nothing",
@@ -122,4 +147,53 @@ TEST_CASE("the reverse rolling restart downgrades the group when its last consum
     CHECK(g.conversions[0].members == 2);
     CHECK(g.report.rebalances.back().protocol == "cooperative-sticky");
   }
+}
+
+TEST_CASE("a classic static member replacing the last consumer-protocol member downgrades the group at once",
+          "[kip848-migration][consumer]") {
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    INFO("seed " << seed);
+    const auto report = ksim::testing::run_inline(static_replacement_downgrade_yaml(), seed);
+    const auto& g = report.kafka->groups.at(0);
+    CHECK(g.report.unprocessed == 0);
+    CHECK(g.report.stops.empty());
+    // app-0 back at 11 s replaces a consumer-protocol member while app-1 is one: no downgrade.
+    // app-1 back at 17 s replaces the last one (validateOnlineDowngradeWithReplacedMemberId): the
+    // group is classic from its JoinGroup on, without a rebalance. Before, it stayed a consumer
+    // group of classic members (no consumer-protocol member was left to leave).
+    REQUIRE(g.protocol_downgrades() == 1);
+    CHECK(g.conversions[0].at >= ksim::seconds(17));
+    CHECK(g.conversions[0].at < ksim::seconds(18));
+    CHECK(g.conversions[0].members == 2);
+    CHECK(g.conversions[0].trigger.find("took static member app-1's place") != std::string::npos);
+    for (const auto& r : g.report.rebalances) {
+      INFO(r.trigger);
+      CHECK(r.trigger.find("downgrade") == std::string::npos);
+      CHECK(r.started < ksim::seconds(17));  // the classic group is stable from the conversion on
+    }
+  }
+  // With downgrades off the group stays a consumer group, its classic members reading on.
+  const auto kept = ksim::testing::run_inline(static_replacement_downgrade_yaml(), 1,
+                                              {"brokers.config[group.consumer.migration.policy]=upgrade"});
+  CHECK(kept.kafka->groups.at(0).protocol_downgrades() == 0);
+  CHECK(kept.kafka->groups.at(0).report.unprocessed == 0);
+}
+
+TEST_CASE("restart_config sets the restarted consumer's request.timeout.ms and backoffs", "[kip848-migration][consumer]") {
+  auto document = ksim::config::Document::from_string(static_replacement_downgrade_yaml(), "inline.yaml");
+  for (const char* o : {"consumers.0.restart_config[request.timeout.ms]=20000", "consumers.0.restart_config[retry.backoff.ms]=200",
+                        "consumers.0.restart_config[reconnect.backoff.ms]=100"}) {
+    document.apply_override(o);
+  }
+  const auto scenario = ksim::app::read_scenario(document, ksim::app::expectation_catalogue());
+  ksim::app::Cluster cluster(scenario, ksim::app::RunOptions{});
+  const auto& consumer = *cluster.consumers().at(0);
+  CHECK(consumer.timeouts().request_timeout == ksim::seconds(30));  // the first process: config's
+  CHECK(consumer.timeouts().retry_backoff == ksim::milliseconds(100));
+  cluster.run();
+  // The process started at 11 s is a new client: every config from restart_config.
+  CHECK(consumer.config().request_timeout == ksim::seconds(20));
+  CHECK(consumer.timeouts().request_timeout == ksim::seconds(20));
+  CHECK(consumer.timeouts().retry_backoff == ksim::milliseconds(200));
+  CHECK(consumer.timeouts().reconnect_backoff == ksim::milliseconds(100));
 }

@@ -20,11 +20,14 @@ std::string_view to_string(CommitStrategy strategy) {
   return "?";
 }
 
+ClientTimeouts client_timeouts(const ConsumerConfig& config) {
+  return ClientTimeouts{config.request_timeout, config.retry_backoff, config.reconnect_backoff, config.retry_backoff_max};
+}
+
 Consumer::Consumer(Simulation& sim, std::string name, HostId host, std::uint32_t index, ConsumerConfig config,
                    ConsumerWorkload workload, std::shared_ptr<const ClusterDirectory> directory,
                    ModelEventBus& events, ConsumptionHistory& history)
-    : KafkaClient(sim, std::move(name), host, directory, events, workload.topic,
-                  ClientTimeouts{config.request_timeout, config.retry_backoff, config.reconnect_backoff, config.retry_backoff_max}),
+    : KafkaClient(sim, std::move(name), host, directory, events, workload.topic, client_timeouts(config)),
       index_(index),
       config_(std::move(config)),
       workload_(std::move(workload)),
@@ -41,10 +44,12 @@ Consumer::Consumer(Simulation& sim, std::string name, HostId host, std::uint32_t
 void Consumer::on_start() {
   // The first start is incarnation 0; every crash counts one up, so any later start is a restart.
   const bool restarted = incarnation() > 0;
-  if (restarted) history_.consumer_events.push_back({index_, ConsumerEventKind::Restarted, now()});
+  if (restarted) record_event(ConsumerEventKind::Restarted);
   if (restarted && restart_config_) {
+    // A new process: every config it reads is the restart config's, the network client's timeouts too.
     config_ = *restart_config_;
     protocol_kind_ = common_protocol(config_.partition_assignment_strategy);
+    set_timeouts(client_timeouts(config_));
   }
   if (output_ && output_->state() == NodeState::Crashed) output_->restart();  // task producers start with their partitions
   next_auto_commit_ = now() + config_.auto_commit_interval;
@@ -61,7 +66,7 @@ void Consumer::on_start() {
 // Everything but the committed offsets (on the brokers) is gone; a dynamic
 // member comes back as a new member, a static one with its group.instance.id.
 void Consumer::on_crash(CrashKind kind) {
-  if (kind != CrashKind::Shutdown) history_.consumer_events.push_back({index_, ConsumerEventKind::Crashed, now()});
+  if (kind != CrashKind::Shutdown) record_event(ConsumerEventKind::Crashed);
   for (Producer* p : all_outputs()) {
     if (p->state() != NodeState::Crashed) p->crash(kind);
   }

@@ -76,6 +76,9 @@ struct ConsumerConfig {
   Mechanisms mechanisms;
 };
 
+// The network client's share of the config (request.timeout.ms and the backoffs).
+ClientTimeouts client_timeouts(const ConsumerConfig& config);
+
 // When the application commits, besides auto-commit (enable.auto.commit).
 enum class CommitStrategy {
   None,               // only auto-commit, if enabled
@@ -136,7 +139,7 @@ class Consumer final : public KafkaClient {
   bool in_group() const { return group_mode_; }
   // The configs the consumer restarts with (a deployment of new settings,
   // such as a rolling upgrade to group.protocol=consumer): from its first
-  // restart on. Same group.id and client timeouts as `config`.
+  // restart on (the client's timeouts too). Same group.id as `config`.
   void set_restart_config(ConsumerConfig config) { restart_config_ = std::move(config); }
   // The application's producer (the same process: it crashes, pauses and restarts with the consumer).
   void set_output(Producer* producer) { output_ = producer; }
@@ -200,7 +203,12 @@ class Consumer final : public KafkaClient {
   void on_connection_closed(ConnectionId connection) override;
   void begin_close();
   void finish_close();
-  void stop(std::string_view reason);  // a fatal error: the application stops consuming
+  // A fatal error: the application's poll() throws and it stops consuming
+  // (recorded with `reason`, the request and the error, for the report).
+  void stop(std::string_view reason);
+  void record_event(ConsumerEventKind kind, std::string reason = {}) {
+    history_.consumer_events.push_back({index_, kind, now(), std::move(reason)});
+  }
   bool stopped() const { return app_ == AppState::Stopped; }
   void wake_app();
   void poll();

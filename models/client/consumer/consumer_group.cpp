@@ -15,21 +15,22 @@ MemberIdentity Consumer::identity() const { return MemberIdentity{generation_, m
 
 void Consumer::stop(std::string_view reason) {
   publish(ConsumerStopped{reason});
+  record_event(ConsumerEventKind::Stopped, std::string(reason));
+  in_member_rebalance_ = false;  // its part in a rebalance ends here, as at a crash (the checker reads the stop so)
   lose_all_partitions();
   app_ = AppState::Stopped;
 }
 
 // FENCED_INSTANCE_ID is fatal: another process has this group.instance.id.
 void Consumer::fenced() {
-  history_.consumer_events.push_back({index_, ConsumerEventKind::Fenced, now()});
+  record_event(ConsumerEventKind::Fenced);
   stop("fenced: another member has this group.instance.id");
 }
 
 void Consumer::member_rebalance(bool in) {
   if (in == in_member_rebalance_) return;
   in_member_rebalance_ = in;
-  history_.consumer_events.push_back(
-      {index_, in ? ConsumerEventKind::RebalanceJoined : ConsumerEventKind::AssignmentSettled, now()});
+  record_event(in ? ConsumerEventKind::RebalanceJoined : ConsumerEventKind::AssignmentSettled);
 }
 
 // ---- the coordinator ----
@@ -203,6 +204,7 @@ void Consumer::handle_join_group(const JoinGroupResponse& response) {
     case Error::FencedInstanceId:
     case Error::InvalidSessionTimeout: return fenced();
     case Error::InconsistentGroupProtocol:  // JoinGroupResponseHandler: fatal, poll() throws
+    case Error::GroupMaxSizeReached:        // likewise, as GroupMaxSizeReachedException (KIP-389)
       return stop("JoinGroup: " + std::string(models::to_string(response.error)));
     case Error::NotCoordinator:
     case Error::CoordinatorNotAvailable:
@@ -384,7 +386,7 @@ void Consumer::handle_heartbeat(const HeartbeatResponse& response) {
 void Consumer::poll_timeout_expired(SimTime polled_at) {
   if (last_poll_ != polled_at || app_ == AppState::Polling || stopped() || generation_ < 0) return;
   if (config_.consumer_protocol) return consumer_poll_timeout();
-  history_.consumer_events.push_back({index_, ConsumerEventKind::PollTimeout, now()});
+  record_event(ConsumerEventKind::PollTimeout);
   publish(PollTimedOut{});
   leave_group("consumer poll timeout has expired");
   reset_generation(true, "rejoining after a poll timeout");
@@ -398,7 +400,7 @@ bool Consumer::leave_group(std::string_view reason) {
   request->group = config_.group_id;
   request->member = identity();
   request->reason = std::string(reason);
-  history_.consumer_events.push_back({index_, ConsumerEventKind::LeftGroup, now()});
+  record_event(ConsumerEventKind::LeftGroup);
   send_to_coordinator(std::move(request));
   return true;
 }

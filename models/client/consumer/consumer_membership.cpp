@@ -124,7 +124,9 @@ void Consumer::handle_consumer_heartbeat(const ConsumerGroupHeartbeatResponse& r
     case Error::UnreleasedInstanceId:
     case Error::GroupIdNotFound:      // a classic group that may not be upgraded (KIP-848's migration policy)
     case Error::UnsupportedAssignor:  // HeartbeatRequestManager: fatal
-      history_.consumer_events.push_back({index_, ConsumerEventKind::Fenced, now()});
+      record_event(ConsumerEventKind::Fenced);
+      return stop("ConsumerGroupHeartbeat: " + std::string(models::to_string(response.error)));
+    case Error::GroupMaxSizeReached:  // AbstractHeartbeatRequestManager: handleFatalFailure, poll() throws
       return stop("ConsumerGroupHeartbeat: " + std::string(models::to_string(response.error)));
     default:  // COORDINATOR_LOAD_IN_PROGRESS and other retriable errors
       return schedule_consumer_heartbeat(config_.retry_backoff);
@@ -215,7 +217,7 @@ bool Consumer::consumer_leave(std::string_view reason) {
   }
   (void)reason;  // Kafka logs it; the heartbeat does not carry one
   membership_to(Membership::Leaving);
-  history_.consumer_events.push_back({index_, ConsumerEventKind::LeftGroup, now()});
+  record_event(ConsumerEventKind::LeftGroup);
   cg_heartbeat_correlation_ = -1;  // an answer to an earlier heartbeat no longer matters
   send_consumer_heartbeat();
   return true;
@@ -224,7 +226,7 @@ bool Consumer::consumer_leave(std::string_view reason) {
 // KIP-62 with KIP-848: the member leaves the group (its partitions are
 // reassigned) and is stale; its next poll() loses the partitions and joins again.
 void Consumer::consumer_poll_timeout() {
-  history_.consumer_events.push_back({index_, ConsumerEventKind::PollTimeout, now()});
+  record_event(ConsumerEventKind::PollTimeout);
   publish(PollTimedOut{});
   if (consumer_leave("consumer poll timeout has expired")) return;
   // No coordinator to tell: out of the group all the same; the next poll() joins again.

@@ -55,7 +55,7 @@ struct BrokerCpuUsage {
   int network_threads = 0;
   SimTime io_threads_busy_ns = 0;
   int io_threads = 0;
-  SimTime other_busy_ns = 0;  // replica fetchers, the metadata thread and the log cleaner's threads
+  SimTime other_busy_ns = 0;  // replica fetchers, the metadata thread, the log cleaner's and the log dir movers' threads
   std::uint64_t follower_fetches = 0;  // fetch requests served, from followers
   std::uint64_t consumer_fetches = 0;  // and from consumers
 };
@@ -574,7 +574,7 @@ class Broker final : public Node, private TxnCoordinatorHost {
   std::map<std::uint64_t, CoordinatorAppend> coordinator_appends_;
   // CPU (broker_threads.cpp): the machine's cores and the broker's threads; null without a CPU model
   std::unique_ptr<Cpu> cpu_;
-  std::unique_ptr<ThreadPool> network_threads_, io_threads_, fetcher_threads_, metadata_thread_;
+  std::unique_ptr<ThreadPool> network_threads_, io_threads_, fetcher_threads_, metadata_thread_, mover_threads_;
   std::optional<std::size_t> fetcher_thread(ConnectionId connection) const;  // of fetcher_threads_
   std::map<ConnectionId, RequestChannel> channels_;
   std::uint64_t appended_bytes_ = 0;  // everything this broker appended, for the page cache

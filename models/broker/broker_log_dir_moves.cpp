@@ -5,7 +5,8 @@
 // LocalLeaderEndPoint: one partition at a time per thread (the lowest topic and
 // partition first, then the same one until it is done), up to
 // replica.fetch.max.bytes per fetch, from the page cache or the current dir's
-// disk, appended to the future log on the target dir's disk. Before each copy
+// disk, appended to the future log on the target dir's disk (with a CPU model,
+// on the mover's thread at a replica fetcher's cost). Before each copy
 // the future log truncates to where it agrees with the current one by leader
 // epochs (the current replica may have truncated, or lost its unflushed tail).
 // When a copy leaves the future log at the current log end offset, the future
@@ -166,10 +167,19 @@ void Broker::append_copy(TopicPartition tp, Offset from, Offset upto, std::size_
   Replica& f = *r->future;
   SimTime returns_at = now();
   std::uint64_t bytes = 0;
+  std::int64_t batches = 0;
   for (const RecordBatch& b : r->log().read(from, UINT64_MAX, upto)) {
     if (!write_to_disk(f, b.bytes, b.record_count, returns_at)) return;  // the target dir failed: the move is abandoned
     f.append_as_follower(b);
     bytes += b.bytes;
+    ++batches;
+  }
+  if (mover_threads_) {  // with a CPU model: the mover's thread appends as a replica fetcher does (broker_threads.cpp)
+    const BrokerCpuCosts& c = config_.cpu_costs;
+    const auto cost = c.partition + batches * c.batch +
+                      static_cast<SimTime>(c.follower_ns_per_byte * static_cast<double>(bytes));
+    mover_threads_->grow_to(mover + 1);
+    returns_at = std::max(returns_at, mover_threads_->run(now(), cost, mover));
   }
   maybe_flush(f, returns_at);
   f.follow_high_watermark(r->log().high_watermark());

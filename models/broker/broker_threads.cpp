@@ -41,13 +41,14 @@ void Broker::start_threads() {
   fetcher_threads_ = std::make_unique<ThreadPool>(config_.num_replica_fetchers, *cpu_);  // grows with the sources
   metadata_thread_ = std::make_unique<ThreadPool>(1, *cpu_);
   cleaner_.threads = std::make_unique<ThreadPool>(config_.log_cleaner_threads, *cpu_);  // log.cleaner.threads
+  mover_threads_ = std::make_unique<ThreadPool>(1, *cpu_);  // ReplicaAlterLogDirsThreads, grown as movers start
 }
 
 void Broker::reset_threads() {
   channels_.clear();
   if (!cpu_) return;
   for (ThreadPool* pool : {network_threads_.get(), io_threads_.get(), fetcher_threads_.get(), metadata_thread_.get(),
-                           cleaner_.threads.get()}) {
+                           cleaner_.threads.get(), mover_threads_.get()}) {
     pool->reset(now());
   }
   cpu_->reset(now());
@@ -61,7 +62,8 @@ BrokerCpuUsage Broker::cpu_usage() const {
           network_threads_->threads(),
           io_threads_->busy_ns(),
           io_threads_->threads(),
-          fetcher_threads_->busy_ns() + metadata_thread_->busy_ns() + cleaner_.threads->busy_ns(),
+          fetcher_threads_->busy_ns() + metadata_thread_->busy_ns() + cleaner_.threads->busy_ns() +
+              mover_threads_->busy_ns(),
           follower_fetches_,
           consumer_fetches_};
 }

@@ -90,6 +90,22 @@ TEST_CASE("a log dir move throttled by replica.alter.log.dirs.io.max.bytes.per.s
   CHECK(slow.longest > ksim::seconds(2));  // past the Rate's ten-second burst, 300 KB/s against 125 KB/s written
 }
 
+TEST_CASE("with a CPU model a log dir move's copy takes its thread's CPU time", "[kip113]") {
+  // The ReplicaAlterLogDirsThread appends what it copies as a replica fetcher does: at 2 us a byte
+  // (the profile's follower_ns_per_byte raised a thousandfold) the 2 x 2.5 MB take seconds of CPU.
+  const std::string profile = "profile: {name: laptop-ssd, broker_costs: {follower_ns_per_byte: 2000}}\n";
+  const auto cheap_run = ksim::testing::run_inline(two_dir_cluster(move_two()) + "profile: laptop-ssd\n", 1);
+  const auto costly_run = ksim::testing::run_inline(two_dir_cluster(move_two()) + profile, 1);
+  REQUIRE(cheap_run.kafka);
+  REQUIRE(costly_run.kafka);
+  const auto& cheap = cheap_run.kafka->operations.log_dir_moves;
+  const auto& costly = costly_run.kafka->operations.log_dir_moves;
+  REQUIRE(cheap.completed == 2);
+  REQUIRE(costly.completed == 2);
+  CHECK(cheap.longest < ksim::milliseconds(100));
+  CHECK(costly.longest > ksim::seconds(1));
+}
+
 TEST_CASE("a broker crash or power loss during a log dir move resumes it after the restart", "[kip113]") {
   for (const bool power_loss : {false, true}) {
     for (const std::uint64_t seed : {1, 2}) {

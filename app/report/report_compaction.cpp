@@ -23,6 +23,9 @@ constexpr Figure<CR> kCompactionFigures[] = {
     {.name = "tombstones_removed", .value = of<&CR::tombstones_removed>, .label = "tombstones removed",
      .expect = ExpectAs::Count, .description = "tombstones (null values) among the records removed, every replica's"},
     {.name = "map_full_cleanings", .value = of<&CR::map_full_cleanings>, .label = "cut short by the offset map"},
+    {.name = "aborted_cleanings", .value = of<&CR::aborted_cleanings>, .label = "aborted", .expect = ExpectAs::Count,
+     .description = "cleanings of user topics whose result was dropped because the log changed while they ran "
+                    "(truncated, its start moved by retention, deleted or moved): the segments stay as they were"},
     {.name = "internal_cleanings", .value = of<&CR::internal_cleanings>, .label = "internal topics' cleanings",
      .expect = ExpectAs::Count,
      .description = "cleanings of __consumer_offsets and __transaction_state (compacted, every replica's; not in "

@@ -81,6 +81,14 @@ constexpr Figure<G> kGroup[] = {
      .expect = ExpectAs::Count,
      .description = "members whose application stopped on a fatal error, its poll() throwing (GROUP_MAX_SIZE_REACHED "
                     "when the group was full, FENCED_INSTANCE_ID, ...): the report lists each with its time and error"},
+    {.name = "offsets_expired", .value = of_report<&C::offsets_expired>, .label = "offsets expired",
+     .expect = ExpectAs::Count,
+     .description = "the group's committed offsets (one a partition) the coordinator removed when they expired "
+                    "(offsets.retention.minutes: from 2.1 once the group had been Empty that long); a member "
+                    "that comes back then applies auto.offset.reset"},
+    {.name = "group_deletions", .value = of_report<&C::group_deletions>, .label = "deleted",
+     .expect = ExpectAs::Count,
+     .description = "times the coordinator deleted the group: Empty, with its last committed offset expired"},
     {.name = "coordinator_loads", .value = of_report<&C::coordinator_loads>,
      .label = "coordinator loads", .expect = ExpectAs::Count,
      .description = "times a broker took the group over from __consumer_offsets (failover)"},

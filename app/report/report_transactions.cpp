@@ -17,6 +17,11 @@ constexpr Figure<TransactionRow> kTransactions[] = {
      .description = "transactions aborted"},
     {.name = "fenced", .value = of<&TransactionRow::fenced>, .label = "fenced", .expect = ExpectAs::Count,
      .description = "times a transactional producer was fenced by a newer epoch"},
+    {.name = "producer_id_mappings_lost", .value = of<&TransactionRow::mappings_lost>, .label = "producer id mappings lost",
+     .expect = ExpectAs::Count,
+     .description = "INVALID_PRODUCER_ID_MAPPING answers to transactional producers: their transactional.id had "
+                    "expired at the coordinator (transactional.id.expiration.ms); the transaction aborts and, from "
+                    "2.5 (KIP-360), the producer goes on with a new producer id (before, it stops: fenced)"},
     {.name = "output_missing", .value = of<&TransactionRow::output_missing>, .label = "output missing", .new_line = true,
      .expect = ExpectAs::Count, .description = "acknowledged (committed) records not in the log"},
     {.name = "output_duplicates", .value = of<&TransactionRow::output_duplicates>, .label = "duplicated", .expect = ExpectAs::Count,
@@ -71,6 +76,7 @@ TransactionFigures transaction_figures(const Cluster& cluster, const models::Del
       t.committed += s.transactions_committed;
       t.aborted += s.transactions_aborted;
       t.fenced += s.fenced;
+      t.mappings_lost += s.mappings_lost;
       timeout = std::max(timeout, kafka.producers[i].config.transaction_timeout);
     }
   }
@@ -78,6 +84,7 @@ TransactionFigures transaction_figures(const Cluster& cluster, const models::Del
     t.committed += p->stats().transactions_committed;
     t.aborted += p->stats().transactions_aborted;
     t.fenced += p->stats().fenced;
+    t.mappings_lost += p->stats().mappings_lost;
   }
   for (const auto& entry : kafka.consumers) {
     if (entry.transform && !entry.transform->transactional_id.empty()) {

@@ -6,6 +6,7 @@
 #include "app/scenario/scenario.hpp"
 #include "app/scenario/distribution_reader.hpp"
 #include "app/scenario/kafka_config_names.hpp"
+#include "app/scenario/coordinator_config_reader.hpp"
 #include "app/scenario/kafka_entry_readers.hpp"
 #include "app/scenario/log_config_reader.hpp"
 #include "app/scenario/producer_config_reader.hpp"
@@ -103,118 +104,6 @@ void read_share_consumers(ListReader& consumers, std::size_t i, const std::vecto
     if (p.name == group.name) throw consumers.error(i, "a producer group has this name");
   }
   kafka.share_consumers.push_back(std::move(group));
-}
-
-// KIP-932's share groups (group.share.*: GroupCoordinatorConfig and ShareGroupConfig).
-void read_share_group_config(MapReader& in, models::GroupCoordinatorConfig& g, const models::Mechanisms& m) {
-  for (const char* key : {"group.share.heartbeat.interval.ms", "group.share.session.timeout.ms",
-                          "group.share.record.lock.duration.ms", "group.share.delivery.count.limit",
-                          "group.share.partition.max.record.locks"}) {
-    reject_absent(in, key, m, Mechanism::ShareGroups);
-  }
-  g.share_heartbeat_interval = in.get<Duration>("group.share.heartbeat.interval.ms", g.share_heartbeat_interval, {1, kNever});
-  g.share_session_timeout = in.get<Duration>("group.share.session.timeout.ms", g.share_session_timeout, {1, kNever});
-  if (g.share_heartbeat_interval >= g.share_session_timeout) {
-    in.reject("group.share.heartbeat.interval.ms", "must be lower than group.share.session.timeout.ms");
-  }
-  // ShareGroupConfig's ranges: the lock 1 s to 1 h, the delivery limit 2 to 10, the locks 100 to 10000.
-  g.share_record_lock_duration = in.get<Duration>("group.share.record.lock.duration.ms", g.share_record_lock_duration,
-                                                  {seconds(1), minutes(60)});
-  g.share_delivery_count_limit = in.get<int>("group.share.delivery.count.limit", g.share_delivery_count_limit, {2, 10});
-  g.share_partition_max_record_locks =
-      in.get<int>("group.share.partition.max.record.locks", g.share_partition_max_record_locks, {100, 10000});
-}
-
-// KIP-848's consumer groups (4.0+): the broker times and assigns them.
-void read_consumer_group_config(MapReader& in, models::GroupCoordinatorConfig& g, const models::Mechanisms& m) {
-  for (const char* key : {"group.consumer.heartbeat.interval.ms", "group.consumer.session.timeout.ms", "group.consumer.assignors",
-                          "group.consumer.migration.policy", "group.consumer.max.size"}) {
-    reject_absent(in, key, m, Mechanism::ConsumerGroupProtocol);
-  }
-  // KIP-848's online migration (ConsumerGroupMigrationPolicy; an internal config, bidirectional by default).
-  using Policy = models::GroupCoordinatorConfig::MigrationPolicy;
-  const std::string policy = in.get_choice("group.consumer.migration.policy", {"bidirectional", "upgrade", "downgrade", "disabled"},
-                                           "bidirectional");
-  g.consumer_migration_policy = policy == "disabled"    ? Policy::Disabled
-                                : policy == "upgrade"   ? Policy::Upgrade
-                                : policy == "downgrade" ? Policy::Downgrade
-                                                        : Policy::Bidirectional;
-  g.consumer_max_size = in.get<int>("group.consumer.max.size", g.consumer_max_size, {1, INT32_MAX});
-  g.consumer_heartbeat_interval =
-      in.get<Duration>("group.consumer.heartbeat.interval.ms", g.consumer_heartbeat_interval, {1, kNever});
-  g.consumer_session_timeout = in.get<Duration>("group.consumer.session.timeout.ms", g.consumer_session_timeout, {1, kNever});
-  if (g.consumer_heartbeat_interval >= g.consumer_session_timeout) {
-    in.reject("group.consumer.heartbeat.interval.ms", "must be lower than group.consumer.session.timeout.ms");
-  }
-  std::vector<std::string> names;
-  if (in.has_list("group.consumer.assignors")) {
-    config::ListReader list = in.list("group.consumer.assignors");
-    for (std::size_t i = 0; i < list.size(); ++i) names.push_back(list.at<std::string>(i));
-  } else if (const auto text = in.optional<std::string>("group.consumer.assignors")) {
-    std::string name;
-    for (const char ch : *text + ",") {
-      if (ch != ',' && ch != ' ') {
-        name += ch;
-      } else if (!name.empty()) {
-        names.push_back(std::exchange(name, {}));
-      }
-    }
-  } else {
-    return;
-  }
-  if (names.empty()) throw in.error("group.consumer.assignors", "needs at least one assignor");
-  g.consumer_assignors.clear();
-  for (const std::string& name : names) {
-    const auto assignor = models::make_server_assignor(name);
-    if (!assignor) {
-      throw in.error("group.consumer.assignors", "unknown assignor '" + config::excerpt(name) + "'; known: uniform, range");
-    }
-    g.consumer_assignors.emplace_back(assignor->name());
-  }
-}
-
-void read_group_coordinator_config(MapReader& in, models::GroupCoordinatorConfig& g, const models::Mechanisms& m) {
-  // KIP-134 (0.11): a new group's first rebalance waits 3 s for more members; before, it did not.
-  if (!m.has(Mechanism::InitialRebalanceDelay)) g.group_initial_rebalance_delay = 0;
-  g.assignment_epochs = m.has(Mechanism::AssignmentEpochs);
-  reject_absent(in, "group.initial.rebalance.delay.ms", m, Mechanism::InitialRebalanceDelay);
-  g.offsets_topic_num_partitions = in.get<int>("offsets.topic.num.partitions", g.offsets_topic_num_partitions, {1, 10000});
-  g.offsets_topic_replication_factor =
-      in.get<int>("offsets.topic.replication.factor", g.offsets_topic_replication_factor, {1, 1000});
-  g.offsets_topic_segment_bytes = in.get<Bytes>("offsets.topic.segment.bytes", g.offsets_topic_segment_bytes, {1, INT32_MAX});
-  g.offsets_commit_timeout = in.get<Duration>("offsets.commit.timeout.ms", g.offsets_commit_timeout, {1, kNever});
-  g.group_initial_rebalance_delay =
-      in.get<Duration>("group.initial.rebalance.delay.ms", g.group_initial_rebalance_delay);
-  g.group_min_session_timeout = in.get<Duration>("group.min.session.timeout.ms", g.group_min_session_timeout);
-  g.group_max_session_timeout = in.get<Duration>("group.max.session.timeout.ms", g.group_max_session_timeout);
-  reject_absent(in, "group.max.size", m, Mechanism::GroupMaxSize);  // KIP-389 (2.2): a full classic group refuses joins
-  g.classic_max_size = in.get<int>("group.max.size", g.classic_max_size, {1, INT32_MAX});
-  read_consumer_group_config(in, g, m);
-  read_share_group_config(in, g, m);
-}
-
-void read_txn_coordinator_config(MapReader& in, models::BrokerConfig& c) {
-  models::TxnCoordinatorConfig& t = c.transaction_coordinator;
-  t.partitions = in.get<int>("transaction.state.log.num.partitions", t.partitions, {1, 10000});
-  t.replication_factor = in.get<int>("transaction.state.log.replication.factor", t.replication_factor, {1, 1000});
-  t.segment_bytes = in.get<Bytes>("transaction.state.log.segment.bytes", t.segment_bytes, {1, INT32_MAX});
-  t.min_isr = in.get<int>("transaction.state.log.min.isr", t.min_isr, {1, 1000});
-  t.max_timeout = in.get<Duration>("transaction.max.timeout.ms", t.max_timeout, {1, kNever});
-  t.abort_check_interval = in.get<Duration>("transaction.abort.timed.out.transaction.cleanup.interval.ms",
-                                            t.abort_check_interval, {1, kNever});
-  c.transaction_partition_verification_enable =
-      in.get<bool>("transaction.partition.verification.enable", c.transaction_partition_verification_enable);
-  // KAFKA-18654 (4.0): the leader's retries of a transactions-v2 add.
-  for (const char* key : {"add.partitions.to.txn.retry.backoff.ms", "add.partitions.to.txn.retry.backoff.max.ms"}) {
-    if (in.has(key) && c.mechanisms.release() < models::KafkaRelease{4, 0}) {
-      in.ignore(key);
-      in.reject(key, "not in Kafka " + c.mechanisms.release().name() + ": it came in 4.0 (KAFKA-18654)");
-    }
-  }
-  c.add_partitions_to_txn_retry_backoff =
-      in.get<Duration>("add.partitions.to.txn.retry.backoff.ms", c.add_partitions_to_txn_retry_backoff, {milliseconds(1), kNever});
-  c.add_partitions_to_txn_retry_backoff_max =
-      in.get<Duration>("add.partitions.to.txn.retry.backoff.max.ms", c.add_partitions_to_txn_retry_backoff_max, {0, kNever});
 }
 
 // The machine: threads and CPU costs, page cache (Kafka's num.network.threads

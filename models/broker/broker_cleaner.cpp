@@ -130,9 +130,11 @@ void Broker::finish_cleaning(std::size_t thread) {
   const CleanerStats& planned = c.cleaned.stats;
   const auto found = replicas_.find(c.tp);
   Replica* r = found == replicas_.end() ? nullptr : &found->second;
+  const bool internal = c.tp.topic == directory_->offsets_topic || c.tp.topic == directory_->transaction_topic;
   if (!r || !replica_online(*r) || r->future || r->log_dir != c.log_dir ||
       r->log().rewrites() != c.cleaned.log_rewrites) {
     if (c.written) log_dirs_[c.log_dir].disk.release(planned.bytes_after);  // the .cleaned files go
+    if (!internal && compaction_history_) ++compaction_history_->aborted_cleanings;
     return;
   }
   // The old segments go file.delete.delay.ms later; a write the disk refused frees what was removed.
@@ -140,7 +142,6 @@ void Broker::finish_cleaning(std::size_t thread) {
   const CleanerStats stats = r->replace_cleaned(std::move(c.cleaned));
   publish(LogCleaned{id_, c.tp, stats.first_dirty_offset, stats.end_offset, stats.bytes_before, stats.bytes_after,
                      stats.records_removed, stats.tombstones_removed});
-  const bool internal = c.tp.topic == directory_->offsets_topic || c.tp.topic == directory_->transaction_topic;
   if (internal && compaction_history_) {  // not workload records: counted apart
     ++compaction_history_->internal_cleanings;
     compaction_history_->internal_records_removed += stats.records_removed;

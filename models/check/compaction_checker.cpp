@@ -50,6 +50,7 @@ CompactionReport check_compaction(const FinalLogs& logs, const CompactionHistory
   r.records_removed = history.records_removed;
   r.tombstones_removed = history.tombstones_removed;
   r.map_full_cleanings = history.map_full_cleanings;
+  r.aborted_cleanings = history.aborted_cleanings;
   r.internal_cleanings = history.internal_cleanings;
   r.internal_records_removed = history.internal_records_removed;
   for (const auto& [tp, removed] : logs.compacted) r.compacted += removed.size();

@@ -20,6 +20,7 @@ struct CompactionReport {
   std::uint64_t records_removed = 0;     // every replica's removals
   std::uint64_t tombstones_removed = 0;
   std::uint64_t map_full_cleanings = 0;  // cleanings the offset map cut short (log.cleaner.dedupe.buffer.size)
+  std::uint64_t aborted_cleanings = 0;   // cleanings whose result was dropped: the log changed meanwhile
   std::uint64_t internal_cleanings = 0;        // of __consumer_offsets and __transaction_state, every replica's
   std::uint64_t internal_records_removed = 0;  // the coordinators' records they removed
   std::uint64_t compacted = 0;           // committed records removed from the final leaders' logs

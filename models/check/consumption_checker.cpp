@@ -84,6 +84,11 @@ class ConsumptionWalk {
     }
     check_commits();
     check_rebalances();
+    for (const OffsetExpiry& e : history_.offset_expirations) {
+      if (e.group != group_.group) continue;
+      if (e.deleted) ++report_.group_deletions;
+      if (!e.deleted && e.partition.topic == group_.topic) ++report_.offsets_expired;
+    }
     for (const CoordinatorLoad& load : history_.coordinator_loads) {
       if (load.group != group_.group) continue;
       ++report_.coordinator_loads;
@@ -180,8 +185,14 @@ class ConsumptionWalk {
       if (member(c.consumer) < 0 || c.partition != reset.partition || c.error != Error::None || c.at > reset.at) continue;
       before = &c;
     }
+    const OffsetExpiry* expiry = before ? expiry_between(reset.partition, before->at, reset.at) : nullptr;
     if (reset.cause != PositionResetCause::NoCommittedOffset) {
       text += "; the position was lost, not the commit";
+    } else if (expiry) {
+      text += "; the group's committed offset " + std::to_string(expiry->offset) + " (committed at " +
+              format_seconds(expiry->committed_at) + ") expired at " + format_seconds(expiry->at) +
+              " (offsets.retention.minutes)";
+      kafka_behaviour_.insert(text);
     } else if (before) {
       text += "; offset " + std::to_string(before->offset) + " had been committed for it at " +
               format_seconds(before->at) + ": a committed offset went missing";
@@ -190,6 +201,15 @@ class ConsumptionWalk {
       kafka_behaviour_.insert(text);
     }
     return text;
+  }
+
+  // The group's committed offset of `tp` expiring in (after, until]: the last such.
+  const OffsetExpiry* expiry_between(TopicPartition tp, SimTime after, SimTime until) const {
+    const OffsetExpiry* found = nullptr;
+    for (const OffsetExpiry& e : history_.offset_expirations) {
+      if (e.group == group_.group && !e.deleted && e.partition == tp && e.at > after && e.at <= until) found = &e;
+    }
+    return found;
   }
 
   static std::string format_seconds(SimTime t) {
@@ -258,6 +278,17 @@ class ConsumptionWalk {
   // Why a record was processed again: the consumer restarted, or the
   // partition moved in a rebalance (named by the generation it formed).
   std::string cause_of(const ProcessedRecord& before, const ProcessedRecord& again) const {
+    // The group's offset expired since, and a member reset the partition to the
+    // earliest offset after it (the one reprocessing, or one before it that committed from there).
+    const OffsetExpiry* e = expiry_between(again.partition, before.at, again.at);
+    const auto reset_after = [&](const PositionResetRecord& r) {
+      return member(r.consumer) >= 0 && r.partition == again.partition && !r.latest &&
+             r.cause == PositionResetCause::NoCommittedOffset && r.at >= e->at && r.at <= again.at;
+    };
+    if (e && std::any_of(history_.position_resets.begin(), history_.position_resets.end(), reset_after)) {
+      return "the group's committed offset expired at " + format_seconds(e->at) +
+             " (offsets.retention.minutes): auto.offset.reset=earliest";
+    }
     if (before.consumer == again.consumer && before.incarnation != again.incarnation) {
       return "restart of " + name_of(again.consumer);
     }

@@ -77,6 +77,8 @@ struct ConsumptionReport {
   std::uint64_t poll_timeouts = 0;     // members that left because processing exceeded max.poll.interval.ms
   std::uint64_t crashes = 0;
   std::vector<MemberStop> stops;       // members stopped by a fatal error, in time order
+  std::uint64_t offsets_expired = 0;    // the group's committed offsets of the topic's partitions that expired (offsets.retention.minutes)
+  std::uint64_t group_deletions = 0;    // times the coordinator deleted the group (Empty, its last offset expired)
   std::uint64_t coordinator_loads = 0; // a broker took the group over from __consumer_offsets (failover)
   std::uint64_t coordinator_load_records = 0;  // records those loads replayed
   std::vector<DuplicateCause> duplicate_causes;  // most frequent first

@@ -8,6 +8,7 @@ namespace ksim::models {
 // Sizes close to Kafka's serialized keys and values.
 std::uint64_t CoordinatorRecord::bytes() const {
   const std::uint64_t key = 16 + group.size();
+  if (tombstone) return offsets.empty() ? key : offsets.size() * (key + 8);  // keys only
   if (transaction) return key + 40 + 24 * transaction->partitions.size();
   if (consumer_group) {  // the group's epoch, each member's metadata, assignment and target
     std::uint64_t size = key + 32;
@@ -45,7 +46,7 @@ RecordKey CoordinatorRecordStore::key(std::uint64_t id, std::int32_t index) {
     std::get<TopicPartition>(key) = record.offsets.at(static_cast<std::size_t>(index)).partition;
   }
   const auto next = static_cast<std::int64_t>(keys_.size());
-  return {keys_.try_emplace(std::move(key), next).first->second, false};
+  return {keys_.try_emplace(std::move(key), next).first->second, record.tombstone};
 }
 
 }  // namespace ksim::models

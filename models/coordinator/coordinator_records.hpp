@@ -45,6 +45,7 @@ struct GroupMetadataRecord {
   std::string protocol;  // the assignor the group uses
   std::string leader;
   std::vector<GroupMemberRecord> members;  // empty: the group is Empty
+  SimTime current_state_timestamp = -1;    // GroupMetadataValue v2+ (2.1): since when the group is in its state
 };
 
 // Transaction metadata, as Kafka's TransactionLogValue: the state of a
@@ -56,6 +57,7 @@ struct TransactionRecord {
   TxnState state = TxnState::Empty;
   std::vector<TopicPartition> partitions;
   SimTime started = 0;  // when the transaction became Ongoing
+  SimTime updated = 0;  // txnLastUpdateTimestamp: when this state was written
   // TransactionMetadata.clientTransactionVersion: 2 when the producer runs
   // transactions v2 (KIP-890 part 2), whose every EndTxn bumps the epoch.
   bool transaction_v2 = false;
@@ -73,6 +75,11 @@ struct CoordinatorRecord {
   // A transactional offset commit (TxnOffsetCommit): written by this producer, in its transaction.
   ProducerId producer_id = kNoProducerId;
   ProducerEpoch producer_epoch = -1;
+  SimTime written = 0;     // an offset commit's commitTimestamp
+  // Null values: `offsets` lists the partitions whose committed offsets
+  // expired, `metadata` or `consumer_group` (empty) stands for a deleted
+  // group's key (GroupCoordinatorRecordHelpers' tombstones).
+  bool tombstone = false;
   std::int32_t record_count() const {
     if (consumer_group) return 1 + static_cast<std::int32_t>(consumer_group->members().size());
     return metadata || transaction ? 1 : static_cast<std::int32_t>(offsets.size());

@@ -20,7 +20,10 @@ std::int32_t group_partition(std::string_view group, std::int32_t partitions) {
   return positive % partitions;
 }
 
-void GroupCoordinator::Group::transition_to(GroupState next) { transition(state, next, "group", id); }
+void GroupCoordinator::Group::transition_to(GroupState next, SimTime now) {
+  transition(state, next, "group", id);
+  state_since = now;
+}
 
 GroupCoordinator::GroupCoordinator(CoordinatorHost& host, GroupCoordinatorConfig config,
                                    CoordinatorRecordStore& records, ConsumptionHistory* history)
@@ -245,10 +248,10 @@ void GroupCoordinator::prepare_rebalance(Group& g, const std::string& trigger) {
     g.join_deadline = host_.coordinator_now() + rebalance_timeout;
     const SimTime delay = std::min(config_.group_initial_rebalance_delay, rebalance_timeout);
     g.join_timer = host_.coordinator_timer(delay, [this, group] { initial_delay_expired(group); });
-    g.transition_to(GroupState::PreparingRebalance);
+    g.transition_to(GroupState::PreparingRebalance, host_.coordinator_now());
     return;
   }
-  g.transition_to(GroupState::PreparingRebalance);
+  g.transition_to(GroupState::PreparingRebalance, host_.coordinator_now());
   g.join_timer = host_.coordinator_timer(rebalance_timeout, [this, group] {
     if (Group* expired = find(group); expired && expired->state == GroupState::PreparingRebalance) {
       complete_join(*expired);
@@ -302,7 +305,7 @@ void GroupCoordinator::complete_join(Group& g) {
   }
   ++g.generation;
   if (g.members.empty()) {
-    g.transition_to(GroupState::Empty);
+    g.transition_to(GroupState::Empty, host_.coordinator_now());
     g.protocol.clear();
     g.leader.clear();
     store_group(g, {}, [](Error) {});
@@ -310,7 +313,7 @@ void GroupCoordinator::complete_join(Group& g) {
     return;
   }
   g.protocol = select_protocol(g);
-  g.transition_to(GroupState::CompletingRebalance);
+  g.transition_to(GroupState::CompletingRebalance, host_.coordinator_now());
   host_.coordinator_publish(JoinCompleted{g.id, g.generation, g.members.size(), g.protocol});
   for (auto& [id, m] : g.members) {
     answer_join(g, m);
@@ -444,7 +447,7 @@ void GroupCoordinator::complete_sync(const std::string& group, std::int32_t gene
   for (const auto& [tp, owner] : owners) moved += g->owners.contains(tp) && g->owners.at(tp) == owner ? 0 : 1;
   for (const auto& [tp, owner] : g->owners) moved += owners.contains(tp) ? 0 : 1;
   g->owners = std::move(owners);
-  g->transition_to(GroupState::Stable);
+  g->transition_to(GroupState::Stable, host_.coordinator_now());
   host_.coordinator_publish(Rebalanced{g->id, g->generation, moved});
   if (history_) {
     history_->rebalance_completed(g->id, g->generation, static_cast<std::int32_t>(g->members.size()), moved,

@@ -18,7 +18,8 @@
 //
 // Files: group_coordinator.cpp (membership and rebalances),
 // group_coordinator_offsets.cpp (commits, fetches, loading, storing),
-// group_coordinator_persist.cpp (consumer groups' writes and loading).
+// group_coordinator_persist.cpp (consumer groups' writes and loading),
+// group_coordinator_expiry.cpp (offsets.retention.minutes, deleting groups).
 #include <deque>
 #include <functional>
 #include <map>
@@ -101,25 +102,38 @@ class GroupCoordinator {
     std::optional<Reply> sync;
     TimerId heartbeat_timer;
   };
+  struct StoredOffset {  // Kafka's OffsetAndMetadata
+    CommittedOffset offset;
+    SimTime commit_time = 0;  // commitTimestampMs: where its retention starts
+  };
   struct Group {
     std::string id;
     std::int32_t partition = 0;
     GroupState state = GroupState::Empty;  // changed through transition_to, or set by loading
+    SimTime state_since = 0;               // currentStateTimestamp
     std::int32_t generation = 0;
     std::string protocol;
     std::string leader;
     std::map<std::string, Member> members;
     std::map<std::string, std::string> static_members;  // group.instance.id -> member id
     std::set<std::string> pending_members;             // KIP-394: given an id, not joined yet
-    std::map<TopicPartition, CommittedOffset> offsets;
-    std::map<ProducerId, std::map<TopicPartition, CommittedOffset>> pending_offsets;  // in open transactions
+    std::map<TopicPartition, StoredOffset> offsets;
+    std::map<ProducerId, std::map<TopicPartition, StoredOffset>> pending_offsets;  // in open transactions
+    std::map<TopicPartition, std::int32_t> committing;  // commits being written (pendingOffsetCommits)
     std::map<TopicPartition, std::string> owners;      // client id per partition, as last stored
     TimerId join_timer;
     bool initial_delay = false;
     bool new_member_added = false;
     SimTime join_deadline = 0;  // the initial delay never extends past it
 
-    void transition_to(GroupState next);  // GroupMetadata.transitionTo: asserts that `next` may follow
+    // GroupMetadata.transitionTo: asserts that `next` may follow.
+    void transition_to(GroupState next, SimTime now);
+    void commit_written(TopicPartition tp) {  // a commit's write finished (written or failed)
+      const auto it = committing.find(tp);
+      if (it != committing.end() && --it->second == 0) committing.erase(it);  // a group reloaded since has none
+    }
+    // GroupMetadata.hasOffsets: committed, being committed, or in an open transaction.
+    bool has_offsets() const { return !offsets.empty() || !committing.empty() || !pending_offsets.empty(); }
   };
   struct WaitingOperation {  // an operation that wrote nothing, answered after the writes before it
     std::uint64_t after = 0;  // the last write before it
@@ -248,6 +262,14 @@ class GroupCoordinator {
   };
   void share_member_expired(const std::string& group, const std::string& member_id);
   std::map<std::string, ShareGroupEntry> share_groups_;
+
+  // group_coordinator_expiry.cpp: offsets.retention.minutes and the deletion of empty groups
+  void schedule_expiry(std::int32_t partition, std::uint64_t generation);
+  void expire_offsets(std::int32_t partition);
+  std::vector<TopicPartition> expired_offsets(const Group& g, SimTime now) const;
+  CoordinatorRecord expire_group_offsets(Group& g, SimTime now);  // removes them; their tombstones
+  bool deletable(const std::string& group) const;
+  void delete_group(const std::string& group);
 
   // group_coordinator_offsets.cpp
   Error check_coordinator(const std::string& group) const;

@@ -102,6 +102,7 @@ void GroupCoordinator::convert_to_consumer_group(Group& g, const std::string& tr
   g.protocol.clear();
   g.initial_delay = false;
   g.state = GroupState::Empty;
+  g.state_since = host_.coordinator_now();
   store_group(g, {}, [](Error) {});
   host_.coordinator_publish(GroupConverted{g.id, "consumer", trigger, static_cast<std::int64_t>(count)});
   for (const auto& [id, m] : entry.group.members()) consumer_schedule_session(entry, id);
@@ -153,6 +154,7 @@ void GroupCoordinator::convert_to_classic_group(ConsumerGroupEntry& entry, const
   g.owners = entry.stable_owners;
   // ClassicGroup.fromConsumerGroup creates the group Stable; not a transition.
   g.state = GroupState::Stable;
+  g.state_since = host_.coordinator_now();
   const auto members = static_cast<std::int64_t>(g.members.size());
   for (auto* timers : {&entry.session_timers, &entry.revocation_timers, &entry.join_timers, &entry.sync_timers}) {
     for (const auto& [id, timer] : *timers) host_.coordinator_cancel(timer);

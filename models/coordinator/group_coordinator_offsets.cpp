@@ -63,6 +63,11 @@ void GroupCoordinator::load(std::int32_t partition, const PartitionLog& log) {
     // A KIP-848 group's member records the cleaner kept without the group's record 0: a later
     // write of the group superseded that record, and that write (written whole) replaces them.
     if (record.consumer_group && batch.run_start > 0) continue;
+    if (record.tombstone && (record.metadata || record.consumer_group)) {  // a deleted group
+      groups_.erase(record.group);
+      consumer_groups_.erase(record.group);
+      continue;
+    }
     replay(find_or_create(record.group), record, batch.run_start, batch.record_count);
     if (record.consumer_group) replay_consumer_group(partition, id);
   }
@@ -76,10 +81,12 @@ void GroupCoordinator::load(std::int32_t partition, const PartitionLog& log) {
 void GroupCoordinator::replay(Group& g, const CoordinatorRecord& record, std::int32_t first, std::int32_t count) {
   const auto offsets = std::span(record.offsets).subspan(first, record.offsets.empty() ? 0 : count);
   for (const CommittedOffset& o : offsets) {
-    if (record.producer_id != kNoProducerId) {
-      g.pending_offsets[record.producer_id][o.partition] = o;
+    if (record.tombstone) {
+      g.offsets.erase(o.partition);
+    } else if (record.producer_id != kNoProducerId) {
+      g.pending_offsets[record.producer_id][o.partition] = {o, record.written};
     } else {
-      g.offsets[o.partition] = o;
+      g.offsets[o.partition] = {o, record.written};
     }
   }
   if (!record.metadata) return;
@@ -103,6 +110,8 @@ void GroupCoordinator::replay(Group& g, const CoordinatorRecord& record, std::in
   // Not a transition: a loaded group starts in the state its last record
   // implies, as GroupMetadata.loadGroup constructs it (Empty or Stable).
   g.state = g.members.empty() ? GroupState::Empty : GroupState::Stable;
+  // Before 2.1 (no currentStateTimestamp) an Empty group's offsets expire from their commits.
+  g.state_since = meta.current_state_timestamp;
 }
 
 // Loaded groups start with fresh sessions: their members have session.timeout.ms to heartbeat here.
@@ -110,6 +119,7 @@ void GroupCoordinator::finish_load(std::int32_t partition, std::uint64_t generat
   const auto it = partitions_.find(partition);
   if (it == partitions_.end() || it->second.generation != generation) return;
   it->second.state = LoadState::Loaded;
+  schedule_expiry(partition, generation);
   consumer_groups_loaded(partition);
   for (auto& [id, g] : groups_) {
     if (g.partition != partition) continue;
@@ -168,7 +178,7 @@ void GroupCoordinator::reset() {
 // ---- storing ----
 
 GroupMetadataRecord GroupCoordinator::metadata_of(const Group& g, const Assignment& assignment) const {
-  GroupMetadataRecord meta{g.generation, g.protocol, g.leader, {}};
+  GroupMetadataRecord meta{g.generation, g.protocol, g.leader, {}, g.state_since};
   for (const auto& [id, m] : g.members) {
     GroupMemberRecord member = m.record;
     const auto it = assignment.find(id);
@@ -219,11 +229,17 @@ void GroupCoordinator::handle(ConnectionId c, const OffsetCommitRequest& request
   CoordinatorRecord record;
   record.group = request.group;
   record.offsets = request.offsets;
+  record.written = host_.coordinator_now();
+  for (const CommittedOffset& o : record.offsets) ++group.committing[o.partition];
   const std::uint64_t id = records_.add(std::move(record));
   const std::string name = request.group;
   append(group.partition, id, [this, c, correlation, name, id](Error append_error) {
-    if (Group* committed = append_error == Error::None ? find(name) : nullptr) {
-      for (const CommittedOffset& o : records_.at(id).offsets) committed->offsets[o.partition] = o;
+    if (Group* committed = find(name)) {
+      const CoordinatorRecord& r = records_.at(id);
+      for (const CommittedOffset& o : r.offsets) {
+        committed->commit_written(o.partition);
+        if (append_error == Error::None) committed->offsets[o.partition] = {o, r.written};
+      }
     }
     auto response = std::make_unique<OffsetCommitResponse>();
     response->correlation_id = correlation;
@@ -270,12 +286,17 @@ void GroupCoordinator::handle(ConnectionId c, const TxnOffsetCommitRequest& requ
   record.offsets = request.offsets;
   record.producer_id = request.producer_id;
   record.producer_epoch = request.producer_epoch;
+  record.written = host_.coordinator_now();
+  for (const CommittedOffset& o : record.offsets) ++group.committing[o.partition];
   const std::uint64_t id = records_.add(std::move(record));
   const std::string name = request.group;
   append(group.partition, id, [this, c, correlation, name, id](Error append_error) {
-    if (Group* pending = append_error == Error::None ? find(name) : nullptr) {
+    if (Group* pending = find(name)) {
       const CoordinatorRecord& r = records_.at(id);
-      for (const CommittedOffset& o : r.offsets) pending->pending_offsets[r.producer_id][o.partition] = o;
+      for (const CommittedOffset& o : r.offsets) {
+        pending->commit_written(o.partition);
+        if (append_error == Error::None) pending->pending_offsets[r.producer_id][o.partition] = {o, r.written};
+      }
     }
     auto response = std::make_unique<TxnOffsetCommitResponse>();
     response->correlation_id = correlation;
@@ -300,7 +321,7 @@ void GroupCoordinator::handle(ConnectionId c, const OffsetFetchRequest& request)
     const Group* g = find(request.group);
     for (const TopicPartition tp : request.partitions) {
       CommittedOffset committed{tp, -1, -1};
-      if (g && g->offsets.contains(tp)) committed = g->offsets.at(tp);
+      if (g && g->offsets.contains(tp)) committed = g->offsets.at(tp).offset;
       response->offsets.push_back(committed);
     }
   }

@@ -5,8 +5,8 @@
 // table as ClassicGroupState.java of the group-coordinator module in 3.7+).
 //
 // Kafka's fifth state, Dead (a group being removed: its last offsets
-// expired, or its partition emigrated), is not modelled: an unloaded group
-// is simply dropped, and offsets do not expire.
+// expired, or its partition emigrated), is not modelled: an unloaded or
+// deleted group is simply dropped (group_coordinator_expiry.cpp).
 #include <string_view>
 
 namespace ksim::models {

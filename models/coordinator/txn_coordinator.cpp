@@ -11,9 +11,22 @@ TxnCoordinator::TxnCoordinator(TxnCoordinatorHost& host, TxnCoordinatorConfig co
     : host_(host), config_(config), records_(records) {}
 
 void TxnCoordinator::start() {
+  schedule_abort_check();
+  schedule_expiration_check();
+}
+
+void TxnCoordinator::schedule_abort_check() {
   host_.coordinator_timer(config_.abort_check_interval, [this] {
     abort_timed_out();
-    start();
+    schedule_abort_check();
+  });
+}
+
+// TransactionStateManager.enableTransactionalIdExpiration: from the broker's start.
+void TxnCoordinator::schedule_expiration_check() {
+  host_.coordinator_timer(config_.expiration_check_interval, [this] {
+    expire_transactional_ids();
+    schedule_expiration_check();
   });
 }
 
@@ -48,6 +61,7 @@ void TxnCoordinator::write(Txn& txn, TransactionRecord next, std::function<void(
   // current state; it becomes the state once replicated (completeTransitionTo).
   check_transition(txn.state.state, next.state, "transactional.id", txn.id);
   txn.writing = true;
+  next.updated = host_.coordinator_now();
   CoordinatorRecord record;
   record.group = txn.id;
   record.transaction = next;
@@ -85,8 +99,9 @@ void TxnCoordinator::handle(ConnectionId c, const InitProducerIdRequest& request
   }
   if (txn->writing) return answer(Error::ConcurrentTransactions, -1, -1);
   // KIP-360: a producer that names its id and epoch gets a bump only if they
-  // are still the current ones (TransactionCoordinator.isValidProducerId).
-  if (request.producer_id != kNoProducerId &&
+  // are still the current ones, or a new producer id when the transactional.id
+  // is new here (it expired: epoch -1) (TransactionCoordinator.isValidProducerId).
+  if (request.producer_id != kNoProducerId && txn->state.producer_epoch != -1 &&
       (request.producer_id != txn->state.producer_id || request.producer_epoch != txn->state.producer_epoch)) {
     return answer(Error::ProducerFenced, -1, -1);
   }
@@ -103,6 +118,7 @@ void TxnCoordinator::handle(ConnectionId c, const InitProducerIdRequest& request
     case TxnState::Empty:
     case TxnState::CompleteCommit:
     case TxnState::CompleteAbort: break;
+    case TxnState::Dead: return answer(Error::ConcurrentTransactions, -1, -1);  // never a loaded state
   }
   TransactionRecord next = txn->state;
   next.producer_epoch = static_cast<ProducerEpoch>(next.producer_epoch + 1);
@@ -206,6 +222,7 @@ Error TxnCoordinator::check_end_txn_v2(const Txn& txn, const EndTxnRequest& requ
     case TxnState::PrepareAbort: return retry ? Error::None : Error::ProducerFenced;
     case TxnState::CompleteCommit:
     case TxnState::CompleteAbort: return retry || current ? Error::None : Error::ProducerFenced;
+    case TxnState::Dead: return Error::InvalidProducerIdMapping;  // never a loaded state
   }
   return Error::ProducerFenced;
 }
@@ -255,6 +272,7 @@ void TxnCoordinator::handle(ConnectionId c, const EndTxnRequest& request) {
       else end = !commit;
       break;
     case TxnState::Empty: end = v2 && !commit; break;
+    case TxnState::Dead: answer = Error::InvalidProducerIdMapping; break;  // never a loaded state
   }
   if (!end) return reply_end_txn(c, correlation, answer, txn, v2);
   const std::string id = txn->id;
@@ -346,6 +364,42 @@ void TxnCoordinator::abort_timed_out() {
   }
 }
 
+// removeExpiredTransactionalIds: an id with no transition in flight, Empty or
+// complete (isExpirationAllowed), not updated for transactional.id.expiration.ms,
+// goes Dead: its tombstone is written, and once it is the id is forgotten (a
+// failed write leaves it as it was). A producer still using the id then gets
+// INVALID_PRODUCER_ID_MAPPING; a new one gets a new producer id.
+void TxnCoordinator::expire_transactional_ids() {
+  const SimTime now = host_.coordinator_now();
+  std::vector<std::string> expired;
+  for (const auto& [id, txn] : txns_) {
+    const TxnState s = txn.state.state;
+    if (txn.writing || check_coordinator(id) != Error::None || !legal(s, TxnState::Dead)) continue;
+    if (txn.state.updated <= now - config_.transactional_id_expiration) expired.push_back(id);
+  }
+  for (const std::string& id : expired) {
+    Txn& txn = txns_.at(id);
+    check_transition(txn.state.state, TxnState::Dead, "transactional.id", id);
+    txn.writing = true;
+    CoordinatorRecord record;
+    record.group = id;
+    record.transaction = txn.state;
+    record.transaction->state = TxnState::Dead;
+    record.tombstone = true;
+    record.written = now;
+    host_.coordinator_publish(TxnIdExpired{id, txn.state.producer_id});
+    host_.txn_append(txn.partition, records_.add(std::move(record)), [this, id](Error error) {
+      Txn* t = find(id);
+      if (!t) return;
+      if (error == Error::None) {
+        txns_.erase(id);
+      } else {
+        t->writing = false;
+      }
+    });
+  }
+}
+
 // ---- loading ----
 
 void TxnCoordinator::load(std::int32_t partition, const PartitionLog& log) {
@@ -357,11 +411,15 @@ void TxnCoordinator::load(std::int32_t partition, const PartitionLog& log) {
     if (batch.writer != kCoordinatorWriter) continue;
     const CoordinatorRecord& record = records_.at(coordinator_record_id(batch));
     if (!record.transaction) continue;
+    ++records;
+    if (record.tombstone) {  // an expired transactional.id
+      txns_.erase(record.group);
+      continue;
+    }
     Txn& txn = txns_[record.group];
     txn.id = record.group;
     txn.partition = partition;
     txn.state = *record.transaction;
-    ++records;
   }
   host_.coordinator_timer(config_.load_time_per_record * records,
                           [this, partition, generation] { finish_load(partition, generation); });

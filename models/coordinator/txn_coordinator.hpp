@@ -78,7 +78,10 @@ class TxnCoordinator {
   void reply_end_txn(ConnectionId c, std::int64_t correlation, Error error, const Txn* txn, bool v2);
   void send_markers(const std::string& id);
   void complete(const std::string& id);
+  void schedule_abort_check();
+  void schedule_expiration_check();
   void abort_timed_out();
+  void expire_transactional_ids();
   void finish_load(std::int32_t partition, std::uint64_t generation);
   template <class Response>
   void reply(ConnectionId c, std::int64_t correlation, Error error);

@@ -10,6 +10,7 @@ std::string_view to_string(TxnState state) {
     case TxnState::PrepareAbort: return "PrepareAbort";
     case TxnState::CompleteCommit: return "CompleteCommit";
     case TxnState::CompleteAbort: return "CompleteAbort";
+    case TxnState::Dead: return "Dead";
   }
   return "?";
 }
@@ -26,6 +27,7 @@ bool legal(TxnState from, TxnState to) {
     case PrepareAbort: return from == Ongoing || from == Empty || from == CompleteCommit || from == CompleteAbort;
     case CompleteCommit: return from == PrepareCommit;
     case CompleteAbort: return from == PrepareAbort;
+    case Dead: return from == Empty || from == CompleteCommit || from == CompleteAbort;  // isExpirationAllowed
   }
   return false;
 }

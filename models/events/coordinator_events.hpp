@@ -117,6 +117,18 @@ struct GroupLoaded {
   }
 };
 
+// offsets.retention.minutes: a group's committed offsets expired, and the
+// group was deleted with them when Empty (GroupCoordinatorShard.cleanupGroupMetadata).
+struct OffsetsExpired {
+  std::string_view group;
+  std::int64_t partitions;
+  bool group_deleted;
+  std::string_view kind() const { return "group.offsets_expired"; }
+  template <class Write> void trace(Write&& write) const {
+    write({{"group", group}, {"partitions", partitions}, {"group_deleted", group_deleted}});
+  }
+};
+
 struct GroupUnloaded {
   std::string_view group;
   std::string_view kind() const { return "group.unloaded"; }
@@ -180,6 +192,16 @@ struct TxnTimedOut {
   std::string_view transactional_id;
   std::string_view kind() const { return "txn.timeout_abort"; }
   template <class Write> void trace(Write&& write) const { write({{"transactional_id", transactional_id}}); }
+};
+
+// transactional.id.expiration.ms: an idle transactional.id's tombstone is written (TransactionStateManager).
+struct TxnIdExpired {
+  std::string_view transactional_id;
+  std::int64_t producer_id;
+  std::string_view kind() const { return "txn.id_expired"; }
+  template <class Write> void trace(Write&& write) const {
+    write({{"transactional_id", transactional_id}, {"producer_id", producer_id}});
+  }
 };
 
 // A new coordinator found a transaction half-way through its markers and finishes it.

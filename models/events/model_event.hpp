@@ -35,7 +35,9 @@ using ModelEvent = std::variant<
     // the log cleaner (at the end: the alternatives before keep their indexes)
     LogCleaned,
     // KIP-848's online migration, the brokers' metadata log (at the end, for the same reason)
-    GroupConverted, MetadataApplied>;
+    GroupConverted, MetadataApplied,
+    // offsets.retention.minutes (at the end, for the same reason)
+    OffsetsExpired, TxnIdExpired>;
 
 // Writes the event as its trace record (kind, then fields), unless it is one the trace leaves out.
 void trace_event(Trace& trace, SimTime time, std::string_view node, const ModelEvent& event);

@@ -26,6 +26,7 @@ struct CompactionHistory {
   std::uint64_t records_removed = 0;  // every replica's, each removal counted
   std::uint64_t tombstones_removed = 0;
   std::uint64_t map_full_cleanings = 0;  // cleanings that stopped where the offset map was full
+  std::uint64_t aborted_cleanings = 0;   // the log changed while it was cleaned: its segments kept (LogCleanerManager.abortCleaning)
   // __consumer_offsets and __transaction_state: their cleanings and the coordinator records they removed.
   std::uint64_t internal_cleanings = 0;
   std::uint64_t internal_records_removed = 0;

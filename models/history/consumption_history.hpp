@@ -102,6 +102,19 @@ struct CoordinatorLoad {
   std::int64_t records = 0;  // of __consumer_offsets the load replayed (its partition's: a compacted log holds fewer)
 };
 
+// A group's committed offset of a partition expired (offsets.retention.minutes):
+// the coordinator removed it and wrote its tombstone. `deleted` (no
+// partition, offset -1): the group itself was deleted, Empty with no offset
+// left (its metadata's tombstone).
+struct OffsetExpiry {
+  std::string group;
+  TopicPartition partition;
+  Offset offset = -1;
+  SimTime committed_at = 0;
+  SimTime at = 0;
+  bool deleted = false;
+};
+
 struct ConsumptionHistory {
   std::deque<ProcessedRecord> processed;  // a deque: it grows with every batch (delivery_history.hpp)
   std::vector<CommitEvent> commits;
@@ -110,6 +123,7 @@ struct ConsumptionHistory {
   std::vector<RebalanceRecord> rebalances;
   std::vector<CoordinatorLoad> coordinator_loads;
   std::vector<PositionResetRecord> position_resets;
+  std::vector<OffsetExpiry> offset_expirations;
 
   // The coordinator's view: one rebalance is open per group at a time, even
   // across a coordinator failover (the new coordinator finishes it).

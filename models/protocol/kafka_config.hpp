@@ -28,6 +28,17 @@ struct GroupCoordinatorConfig {
   std::uint64_t offsets_topic_segment_bytes = 100ULL << 20;  // offsets.topic.segment.bytes: 100 MiB
   std::int32_t offsets_topic_replication_factor = 3;       // offsets.topic.replication.factor
   SimTime offsets_commit_timeout = seconds(5);             // offsets.commit.timeout.ms
+  // Committed offsets expire (GroupCoordinatorShard.cleanupGroupMetadata,
+  // GroupMetadataManager.cleanupGroupMetadata before 4.0): 7 days since 2.0
+  // (KIP-186), 1 day before; checked every offsets.retention.check.interval.ms.
+  SimTime offsets_retention = minutes(7 * 24 * 60);        // offsets.retention.minutes
+  SimTime offsets_retention_check_interval = minutes(10);  // offsets.retention.check.interval.ms
+  // KIP-211 (2.1): a classic group's offsets expire once it has been Empty
+  // for the retention; before, each offset expired its retention after its commit.
+  bool expire_when_empty = true;
+  // 2.4 (KAFKA-8730, KIP-211's second part): a Stable group's offsets of
+  // topics no member subscribes to expire from their commit.
+  bool expire_unsubscribed = true;
   SimTime group_initial_rebalance_delay = seconds(3);      // group.initial.rebalance.delay.ms
   SimTime group_min_session_timeout = seconds(6);          // group.min.session.timeout.ms
   SimTime group_max_session_timeout = minutes(30);         // group.max.session.timeout.ms
@@ -74,6 +85,11 @@ struct TxnCoordinatorConfig {
   std::uint64_t segment_bytes = 100ULL << 20;            // transaction.state.log.segment.bytes: 100 MiB
   SimTime abort_check_interval = seconds(10);  // transaction.abort.timed.out.transaction.cleanup.interval.ms
   SimTime max_timeout = minutes(15);                     // transaction.max.timeout.ms
+  // An id whose transaction is complete (or empty) and untouched this long is
+  // expired: its tombstone is written and the coordinator forgets it
+  // (TransactionStateManager.removeExpiredTransactionalIds), checked every interval.
+  SimTime transactional_id_expiration = minutes(7 * 24 * 60);  // transactional.id.expiration.ms
+  SimTime expiration_check_interval = minutes(60);  // transaction.remove.expired.transaction.cleanup.interval.ms
   SimTime load_time_per_record = microseconds(2);        // replaying the log (not a Kafka config)
   SimTime append_timeout = seconds(30);                  // request.timeout.ms of its own appends
   // The cluster's finalized transaction.version is 2 (KIP-890 part 2, 4.0+): the

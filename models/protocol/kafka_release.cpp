@@ -65,6 +65,12 @@ const std::vector<MechanismInfo>& mechanisms() {
        "a follower truncates to its own end of the epoch the leader answered for, so it cannot keep an epoch the "
        "leader never had",
        D::Both},
+      {M::OffsetsRetentionWeek, "KIP-186", {2, 0}, "brokers",
+       "offsets.retention.minutes defaults to 7 days (1 day before)", D::Both},
+      {M::OffsetExpiryWhenEmpty, "KIP-211", {2, 1}, "brokers",
+       "a classic group's committed offsets expire once it has been Empty for offsets.retention.minutes; before, "
+       "each expired that long after its commit, even while the group consumed",
+       D::Both},
       {M::DeliveryTimeout, "KIP-91", {2, 1}, "producers",
        "delivery.timeout.ms bounds a record's life and retries defaults to MAX_INT; before, retries=0 and a batch "
        "expires after request.timeout.ms in the accumulator",

@@ -40,6 +40,8 @@ enum class Mechanism : std::uint8_t {
   AlterReplicaLogDirs,       // KIP-113
   FetchSessions,             // KIP-227
   RepeatedEpochLookups,      // KIP-279
+  OffsetsRetentionWeek,      // KIP-186
+  OffsetExpiryWhenEmpty,     // KIP-211
   DeliveryTimeout,           // KIP-91
   ConsumerEpochFencing,      // KIP-320
   GroupMaxSize,              // KIP-389

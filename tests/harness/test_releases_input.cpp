@@ -140,3 +140,25 @@ TEST_CASE("releases, switches and configs a release lacks are errors that say wh
   CHECK_THAT(scenario_error("rpc: {servers: {count: 1}, clients: {count: 1}}\nkafka_version: \"3.9\"\n"),
              Catch::Contains("needs a 'brokers' section"));
 }
+
+TEST_CASE("offsets.retention.minutes: 1 day before 2.0 (KIP-186) and 7 days after, KIP-211 expiry from 2.1", "[releases]") {
+  const auto at = [](const char* release) {
+    return parse_scenario(with(std::string("kafka_version: \"") + release + "\"\n")).kafka->broker.group_coordinator;
+  };
+  CHECK(at("1.1").offsets_retention == ksim::minutes(24 * 60));
+  CHECK_FALSE(at("1.1").expire_when_empty);
+  CHECK(at("2.0").offsets_retention == ksim::minutes(7 * 24 * 60));
+  CHECK_FALSE(at("2.0").expire_when_empty);
+  CHECK(at("2.1").expire_when_empty);
+  CHECK_FALSE(at("2.3").expire_unsubscribed);
+  CHECK(at("2.4").expire_unsubscribed);
+  CHECK(at("4.3").offsets_retention_check_interval == ksim::minutes(10));
+  const std::string topics = "topics: [{name: t, partitions: 3}]\n";
+  const auto set = parse_scenario("brokers: {count: 3, config: {offsets.retention.minutes: 1, "
+                                  "offsets.retention.check.interval.ms: 5s}}\n" + topics)
+                       .kafka->broker.group_coordinator;
+  CHECK(set.offsets_retention == ksim::minutes(1));
+  CHECK(set.offsets_retention_check_interval == ksim::seconds(5));
+  CHECK_THAT(scenario_error("brokers: {count: 3, config: {offsets.retention.minutes: 0}}\n" + topics),
+             Catch::Contains("offsets.retention.minutes"));
+}

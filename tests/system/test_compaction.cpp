@@ -154,3 +154,24 @@ TEST_CASE("with a CPU model a cleaning takes its thread's CPU time per record re
   CHECK(costly_cleanings > 0);
   CHECK(costly.status == ksim::app::kExitOk);
 }
+
+TEST_CASE("a cleaning whose log retention moved meanwhile is aborted: the segments stay, nothing is lost",
+          "[scenarios][compaction]") {
+  // cleanup.policy=compact,delete with a 5 s retention checked every second, and a cleaner throttled to
+  // 20 KB/s: retention moves the log start while cleanings run (LogCleanerManager.abortCleaning), and their
+  // results are dropped rather than put in place of segments that are gone.
+  const std::vector<std::string> retention{"topics.0.config[cleanup.policy]=compact,delete",
+                                           "topics.0.config[retention.ms]=5s",
+                                           "brokers.config[log.retention.check.interval.ms]=1s", "expect={}"};
+  std::vector<std::string> throttled = retention;
+  throttled.push_back("brokers.config[log.cleaner.io.max.bytes.per.second]=20KB");
+  const ScenarioRun slow = run_scenario("compacted-topic", 1, throttled);
+  CHECK(compaction_count(slow.report["compaction"], "aborted_cleanings") > 0);
+  CHECK(compaction_count(slow.report["compaction"], "cleanings") > 0);
+  CHECK(compaction_count(slow.report["delivery"], "lost") == 0);
+  CHECK(slow.report["invariants"].empty());
+  // Without the retention nothing changes a log under the cleaner.
+  const ScenarioRun plain =
+      run_scenario("compacted-topic", 1, {"brokers.config[log.cleaner.io.max.bytes.per.second]=20KB", "expect={}"});
+  CHECK(compaction_count(plain.report["compaction"], "aborted_cleanings") == 0);
+}

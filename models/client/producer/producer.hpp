@@ -50,6 +50,7 @@ struct ProducerStats {
   std::uint64_t transactions_committed = 0;
   std::uint64_t transactions_aborted = 0;
   std::uint64_t fenced = 0;              // PRODUCER_FENCED: a newer instance took the transactional.id
+  std::uint64_t mappings_lost = 0;       // INVALID_PRODUCER_ID_MAPPING: the coordinator no longer knew the id
   SimTime app_cpu_ns = 0;                // the application thread in send() (with client CPU costs)
   SimTime sender_cpu_ns = 0;             // the sender thread
   Histogram latency;                     // send() to acknowledgement, per record: from when the application
@@ -201,6 +202,7 @@ class Producer final : public KafkaClient, private PartitionLoad {
   void handle_txn_init(const InitProducerIdResponse& response);
   void handle_add_partitions(const AddPartitionsToTxnResponse& response);
   void handle_end_txn(const EndTxnResponse& response);
+  bool producer_id_lost(Error error);  // recoverable with an epoch bump (KIP-360): marks it so
   void handle_add_offsets(const AddOffsetsToTxnResponse& response);
   void handle_txn_offset_commit(const TxnOffsetCommitResponse& response);
   void maybe_flushed();
@@ -304,6 +306,7 @@ class Producer final : public KafkaClient, private PartitionLoad {
   // TransactionManager.epochBumpRequired (KIP-360): a batch failed, so its partition's
   // sequences may have a gap; the abort ends with InitProducerId bumping the epoch.
   bool txn_epoch_bump_required_ = false;
+  bool txn_mapping_lost_ = false;  // INVALID_PRODUCER_ID_MAPPING: the abort sends no EndTxn
   bool aborting_undrained_ = false;     // abort_undrained_batches is at work
   std::vector<DeliveryHistory::Ack> txn_acks_;  // acknowledged, waiting for the outcome
   RandomStream txn_rng_;

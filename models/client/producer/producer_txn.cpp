@@ -229,7 +229,8 @@ void Producer::txn_step() {
     return;
   } else if (ending && (!txn_offsets_ || txn_offsets_->stage == TxnOffsetsStage::Done) && in_flight_.empty() &&
              std::all_of(queues_.begin(), queues_.end(), [](const auto& q) { return q.empty(); })) {
-    if (txn_added_.empty() && !txn_offsets_) {  // nothing was written (transactionStarted)
+    if ((txn_added_.empty() && !txn_offsets_) || txn_mapping_lost_) {  // nothing was written (transactionStarted)
+      txn_mapping_lost_ = false;  // or the coordinator does not know the producer id: no EndTxn
       return txn_completed(txn_state_ == TxnState::CommittingTransaction && !txn_abortable_);
     }
     auto end = std::make_unique<EndTxnRequest>();
@@ -351,7 +352,8 @@ void Producer::handle_add_partitions(const AddPartitionsToTxnResponse& response)
   txn_correlation_ = -1;
   const std::set<TopicPartition> asked = std::move(txn_adding_);
   txn_adding_.clear();
-  switch (txn_error_action(response.error)) {
+  const bool recover = producer_id_lost(response.error);
+  switch (recover ? TxnErrorAction::Other : txn_error_action(response.error)) {
     case TxnErrorAction::Proceed:
       txn_added_.insert(asked.begin(), asked.end());
       for (const TopicPartition tp : asked) touch(tp);
@@ -375,9 +377,26 @@ void Producer::handle_add_partitions(const AddPartitionsToTxnResponse& response)
   txn_step();
 }
 
+// INVALID_PRODUCER_ID_MAPPING (the transactional.id expired at its
+// coordinator, transactional.id.expiration.ms): with KIP-360 an
+// abortable error that needs an epoch bump (abortableErrorIfPossible); the
+// abort skips EndTxn for a lost mapping and InitProducerId gives the id a new
+// producer id (TransactionManager.beginCompletingTransaction). Before, fatal.
+bool Producer::producer_id_lost(Error error) {
+  if (error != Error::InvalidProducerIdMapping) return false;
+  ++stats_.mappings_lost;
+  if (!config_.mechanisms.has(Mechanism::ProducerEpochBump)) return false;
+  txn_abortable_ = true;
+  txn_epoch_bump_required_ = true;
+  txn_mapping_lost_ = true;
+  return true;
+}
+
 void Producer::handle_end_txn(const EndTxnResponse& response) {
   if (response.correlation_id != txn_correlation_) return;
   txn_correlation_ = -1;
+  // The application's abortTransaction() after the failed end goes straight to InitProducerId.
+  if (producer_id_lost(response.error)) return txn_step();
   switch (txn_error_action(response.error)) {
     case TxnErrorAction::Proceed: break;
     case TxnErrorAction::Retry: return txn_retry(milliseconds(20));

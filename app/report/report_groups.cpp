@@ -96,7 +96,8 @@ constexpr Figure<G> kGroup[] = {
     {.name = "fenced_rebalance_timeout", .value = of_report<&C::fenced_rebalance_timeout>,
      .label = "at rebalance timeout", .expect = ExpectAs::Count,
      .description = "members removed at their rebalance timeout (max.poll.interval.ms): a KIP-848 member that did "
-                    "not revoke partitions it was asked to give up, a classic member that did not rejoin"},
+                    "not revoke partitions it was asked to give up, a classic member that did not rejoin (or, in a consumer "
+                    "group, sync)"},
     {.name = "fenced_session_timeout", .value = of_report<&C::fenced_session_timeout>,
      .label = "at session timeout", .expect = ExpectAs::Count,
      .description = "members removed at their session timeout (group.consumer.session.timeout.ms, classic: "

@@ -2,7 +2,10 @@
 // The protocol states a run went through, for `ksim explore`'s coverage
 // (docs/explore.md): KIP-848 reconciliation (a member revoking, acquiring,
 // waiting for partitions another still holds, fenced by its member epoch,
-// removed at its rebalance timeout), KIP-932 share groups (an acquisition
+// removed at its rebalance timeout), the group coordinator's fencing by cause
+// (a classic member not rejoining within its rebalance timeout, a member of
+// either protocol at its session timeout) and its loading of a group after a
+// failover, KIP-932 share groups (an acquisition
 // lock expiring, a record redelivered, one archived at the delivery count
 // limit) and epoch bumps of transactions (KIP-890 part 2's at every EndTxn,
 // an exhausted epoch renewing the producer id, a bump fencing a producer).

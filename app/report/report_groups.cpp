@@ -96,6 +96,20 @@ constexpr Figure<G> kGroup[] = {
      .label = "records replayed", .expect = ExpectAs::Count,
      .description = "records of __consumer_offsets those loads replayed (the group's partition, every group's on it: "
                     "what the log cleaner left of it; the load takes time per record)"},
+    {.name = "fenced_member_epoch", .value = of_report<&C::fenced_member_epoch>, .label = "fenced: by member epoch",
+     .new_line = true, .expect = ExpectAs::Count,
+     .description = "KIP-848 members the coordinator answered FENCED_MEMBER_EPOCH (a heartbeat with a member epoch "
+                    "neither its current nor, with no partition it lost, its previous one: answers lost), once per "
+                    "member and epoch; the member gives its partitions up uncommitted and joins again with epoch 0"},
+    {.name = "fenced_rebalance_timeout", .value = of_report<&C::fenced_rebalance_timeout>,
+     .label = "at rebalance timeout", .expect = ExpectAs::Count,
+     .description = "members removed at their rebalance timeout (max.poll.interval.ms): a KIP-848 member that did "
+                    "not revoke partitions it was asked to give up, a classic member that did not rejoin (or, in a consumer "
+                    "group, sync)"},
+    {.name = "fenced_session_timeout", .value = of_report<&C::fenced_session_timeout>,
+     .label = "at session timeout", .expect = ExpectAs::Count,
+     .description = "members removed at their session timeout (group.consumer.session.timeout.ms, classic: "
+                    "session.timeout.ms): no heartbeat reached the coordinator meanwhile"},
     {.name = "protocol_upgrades", .value = of<&G::protocol_upgrades>, .expect = ExpectAs::Count,
      .description = "KIP-848's online upgrades: a member with group.protocol=consumer joined the classic group and "
                     "the coordinator converted it to a consumer group (the report lists each)"},

@@ -94,6 +94,7 @@ class ConsumptionWalk {
       ++report_.coordinator_loads;
       report_.coordinator_load_records += static_cast<std::uint64_t>(load.records);
     }
+    count_fencings();
     for (const ConsumerEvent& e : history_.consumer_events) {
       if (member(e.consumer) < 0) continue;
       report_.poll_timeouts += e.kind == ConsumerEventKind::PollTimeout ? 1 : 0;
@@ -346,6 +347,21 @@ class ConsumptionWalk {
       report_.member_rebalance_mean_s += to_seconds(t) / static_cast<double>(total.size());
       report_.member_rebalance_max_s = std::max(report_.member_rebalance_max_s, to_seconds(t));
     }
+  }
+
+  // A member fenced by its epoch is answered FENCED_MEMBER_EPOCH at every
+  // heartbeat until it hears and joins again: one fencing per member and epoch.
+  void count_fencings() {
+    std::set<std::pair<std::string, std::int32_t>> by_epoch;
+    for (const MemberFencing& f : history_.member_fencings) {
+      if (f.group != group_.group) continue;
+      switch (f.cause) {
+        case FencingCause::MemberEpoch: by_epoch.insert({f.member_id, f.member_epoch}); break;
+        case FencingCause::RebalanceTimeout: ++report_.fenced_rebalance_timeout; break;
+        case FencingCause::SessionTimeout: ++report_.fenced_session_timeout; break;
+      }
+    }
+    report_.fenced_member_epoch = by_epoch.size();
   }
 
   void check_rebalances() {

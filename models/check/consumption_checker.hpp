@@ -80,6 +80,13 @@ struct ConsumptionReport {
   std::uint64_t offsets_expired = 0;    // the group's committed offsets of the topic's partitions that expired (offsets.retention.minutes)
   std::uint64_t group_deletions = 0;    // times the coordinator deleted the group (Empty, its last offset expired)
   std::uint64_t coordinator_loads = 0; // a broker took the group over from __consumer_offsets (failover)
+  // Members the coordinator fenced, by cause (history's MemberFencing): by
+  // their member epoch (once per member and epoch, however many heartbeats
+  // were answered FENCED_MEMBER_EPOCH meanwhile), at their rebalance
+  // timeout, at their session timeout.
+  std::uint64_t fenced_member_epoch = 0;
+  std::uint64_t fenced_rebalance_timeout = 0;
+  std::uint64_t fenced_session_timeout = 0;
   std::uint64_t coordinator_load_records = 0;  // records those loads replayed
   std::vector<DuplicateCause> duplicate_causes;  // most frequent first
   std::vector<UnprocessedCause> unprocessed_causes;  // every unprocessed record under one cause; most frequent first

@@ -63,6 +63,8 @@ struct ConsumerGroupMember {
   bool operator==(const ConsumerGroupMember&) const = default;
 };
 
+struct ConsumerGroupImage;  // consumer_group_image.hpp
+
 class ConsumerGroup {
  public:
   explicit ConsumerGroup(std::string id) : id_(std::move(id)) {}
@@ -73,6 +75,12 @@ class ConsumerGroup {
 
   // The same state: nothing to write to __consumer_offsets (group_coordinator_persist.cpp).
   bool operator==(const ConsumerGroup&) const = default;
+  // The group as written to __consumer_offsets, sharing with `previous` (the
+  // group's last image, or null) the members and target that did not change;
+  // whether an image holds this group's state; the group an image holds.
+  ConsumerGroupImage image(const ConsumerGroupImage* previous) const;
+  bool matches(const ConsumerGroupImage& image) const;
+  static ConsumerGroup from_image(const ConsumerGroupImage& image);
 
   const std::string& id() const { return id_; }
   std::int32_t group_epoch() const { return group_epoch_; }

@@ -12,8 +12,8 @@ std::uint64_t CoordinatorRecord::bytes() const {
   if (transaction) return key + 40 + 24 * transaction->partitions.size();
   if (consumer_group) {  // the group's epoch, each member's metadata, assignment and target
     std::uint64_t size = key + 32;
-    for (const auto& [id, m] : consumer_group->members()) {
-      size += 3 * (key + id.size()) + 64 + m.client_id.size() + 8 * (m.assigned.size() + m.pending_revocation.size()) +
+    for (const auto& [id, m] : consumer_group->members) {
+      size += 3 * (key + id.size()) + 64 + m->client_id.size() + 8 * (m->assigned.size() + m->pending_revocation.size()) +
               8 * consumer_group->target_of(id).size();
     }
     return size;
@@ -39,7 +39,7 @@ RecordKey CoordinatorRecordStore::key(std::uint64_t id, std::int32_t index) {
     std::get<KeyKind>(key) = KeyKind::Transaction;
   } else if (record.consumer_group) {
     std::get<KeyKind>(key) = index == 0 ? KeyKind::ConsumerGroup : KeyKind::ConsumerGroupMember;
-    if (index > 0) std::get<2>(key) = std::next(record.consumer_group->members().begin(), index - 1)->first;
+    if (index > 0) std::get<2>(key) = std::next(record.consumer_group->members.begin(), index - 1)->first;
   } else if (record.metadata) {
     std::get<KeyKind>(key) = KeyKind::GroupMetadata;
   } else {

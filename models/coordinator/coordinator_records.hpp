@@ -14,12 +14,13 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
 
-#include "models/coordinator/consumer_group.hpp"
+#include "models/coordinator/consumer_group_image.hpp"
 #include "models/coordinator/txn_state.hpp"
 #include "models/protocol/group_types.hpp"
 #include "models/protocol/record_keys.hpp"
@@ -71,7 +72,7 @@ struct CoordinatorRecord {
   std::vector<CommittedOffset> offsets;        // an offset commit
   std::optional<GroupMetadataRecord> metadata; // or the group's metadata
   std::optional<TransactionRecord> transaction;  // or a transaction's state
-  std::optional<ConsumerGroup> consumer_group;   // or a KIP-848 consumer group's state
+  std::shared_ptr<const ConsumerGroupImage> consumer_group;  // or a KIP-848 consumer group's state
   // A transactional offset commit (TxnOffsetCommit): written by this producer, in its transaction.
   ProducerId producer_id = kNoProducerId;
   ProducerEpoch producer_epoch = -1;
@@ -81,7 +82,7 @@ struct CoordinatorRecord {
   // group's key (GroupCoordinatorRecordHelpers' tombstones).
   bool tombstone = false;
   std::int32_t record_count() const {
-    if (consumer_group) return 1 + static_cast<std::int32_t>(consumer_group->members().size());
+    if (consumer_group) return 1 + static_cast<std::int32_t>(consumer_group->members.size());
     return metadata || transaction ? 1 : static_cast<std::int32_t>(offsets.size());
   }
   std::uint64_t bytes() const;

@@ -294,6 +294,7 @@ void GroupCoordinator::complete_join(Group& g) {
   }
   for (const std::string& id : not_rejoined) {
     host_.coordinator_publish(MemberRemoved{g.id, id, "not rejoined"});
+    if (history_) history_->member_fencings.push_back({g.id, id, FencingCause::RebalanceTimeout, g.generation, host_.coordinator_now()});
     remove_member(g, id);
   }
   if (!g.members.empty() && !elect_joined_leader(g)) {
@@ -536,6 +537,7 @@ void GroupCoordinator::session_expired(const std::string& group, const std::stri
   if (m.join || m.sync) return schedule_session_expiry(*g, m);  // Kafka's shouldKeepAlive
   const std::string client = m.record.client_id;
   host_.coordinator_publish(MemberRemoved{g->id, member_id, "session timeout"});
+  if (history_) history_->member_fencings.push_back({g->id, member_id, FencingCause::SessionTimeout, g->generation, host_.coordinator_now()});
   remove_member(*g, member_id);
   member_left(*g, "session timeout of " + client);
 }

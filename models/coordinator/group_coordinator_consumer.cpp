@@ -71,6 +71,10 @@ void GroupCoordinator::consumer_heartbeat(ConnectionId c, const ConsumerGroupHea
     return reply(Error::UnknownMemberId);
   } else if (!g.epoch_valid(request.member_id, request.member_epoch, request.owned)) {
     host_.coordinator_publish(MemberEpochFenced{g.id(), request.member_id, request.member_epoch});
+    if (history_) {
+      history_->member_fencings.push_back({g.id(), request.member_id, FencingCause::MemberEpoch,
+                                           g.member(request.member_id)->member_epoch, host_.coordinator_now()});
+    }
     return reply(Error::FencedMemberEpoch);
   }
   const ConsumerGroupMember& member = *g.member(request.member_id);
@@ -219,7 +223,12 @@ void GroupCoordinator::consumer_schedule_session(ConsumerGroupEntry& entry, cons
     const auto it = consumer_groups_.find(group);
     if (it == consumer_groups_.end() || !it->second.group.member(member_id)) return;
     it->second.session_timers.erase(member_id);
-    const std::string client = it->second.group.member(member_id)->client_id;
+    const ConsumerGroupMember& expired = *it->second.group.member(member_id);
+    const std::string client = expired.client_id;
+    if (history_) {
+      history_->member_fencings.push_back(
+          {group, member_id, FencingCause::SessionTimeout, expired.member_epoch, host_.coordinator_now()});
+    }
     consumer_write(group, [&] { consumer_remove(it->second, member_id, "session timeout", "session timeout of " + client); });
   });
 }
@@ -246,6 +255,9 @@ void GroupCoordinator::consumer_schedule_revocation(ConsumerGroupEntry& entry, c
     if (!late || late->member_epoch != epoch || late->state != MemberAssignmentState::UnrevokedPartitions) return;
     it->second.revocation_timers.erase(member_id);
     const std::string client = late->client_id;
+    if (history_) {
+      history_->member_fencings.push_back({group, member_id, FencingCause::RebalanceTimeout, epoch, host_.coordinator_now()});
+    }
     consumer_write(group, [&] {
       consumer_remove(it->second, member_id, "revocation timeout", client + " did not revoke within its rebalance timeout");
     });

@@ -199,7 +199,12 @@ void GroupCoordinator::consumer_schedule_classic_timer(ConsumerGroupEntry& entry
     const auto it = consumer_groups_.find(group);
     if (it == consumer_groups_.end() || !it->second.group.member(member_id)) return;
     (join ? it->second.join_timers : it->second.sync_timers).erase(member_id);
-    const std::string client = it->second.group.member(member_id)->client_id;
+    const ConsumerGroupMember& late = *it->second.group.member(member_id);
+    const std::string client = late.client_id;
+    if (history_) {
+      history_->member_fencings.push_back(
+          {group, member_id, FencingCause::RebalanceTimeout, late.member_epoch, host_.coordinator_now()});
+    }
     consumer_write(group, [&] {
       consumer_remove(it->second, member_id, join ? "JoinGroup timeout" : "SyncGroup timeout",
                       client + (join ? " did not rejoin" : " did not sync") + " within its rebalance timeout");

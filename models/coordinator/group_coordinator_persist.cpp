@@ -77,12 +77,14 @@ void GroupCoordinator::persist_consumer_group(const std::string& group, std::fun
   const std::int32_t partition = group_partition(group, config_.offsets_topic_num_partitions);
   const auto it = consumer_groups_.find(group);
   if (it == consumer_groups_.end() || !partitions_.contains(partition) ||
-      (it->second.stored && records_.at(*it->second.stored).consumer_group == it->second.group)) {
+      (it->second.stored && it->second.group.matches(*records_.at(*it->second.stored).consumer_group))) {
     return after_writes(partition, std::move(then));
   }
   CoordinatorRecord record;
   record.group = group;
-  record.consumer_group = it->second.group;
+  // Shared with the group's last write what did not change (consumer_group_image.hpp).
+  const ConsumerGroupImage* previous = it->second.stored ? records_.at(*it->second.stored).consumer_group.get() : nullptr;
+  record.consumer_group = std::make_shared<const ConsumerGroupImage>(it->second.group.image(previous));
   const std::uint64_t id = records_.add(std::move(record));
   it->second.stored = id;
   append(partition, id, [this, group, id, then = std::move(then)](Error error) {
@@ -99,7 +101,7 @@ void GroupCoordinator::replay_consumer_group(std::int32_t partition, std::uint64
   const CoordinatorRecord& record = records_.at(record_id);
   ConsumerGroupEntry& entry = consumer_group(record.group);
   entry.partition = partition;
-  entry.group = *record.consumer_group;
+  entry.group = ConsumerGroup::from_image(*record.consumer_group);
   entry.stored = record_id;
 }
 

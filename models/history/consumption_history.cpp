@@ -18,6 +18,15 @@ std::string_view to_string(ConsumerEventKind kind) {
   return "?";
 }
 
+std::string_view to_string(FencingCause cause) {
+  switch (cause) {
+    case FencingCause::MemberEpoch: return "member epoch";
+    case FencingCause::RebalanceTimeout: return "rebalance timeout";
+    case FencingCause::SessionTimeout: return "session timeout";
+  }
+  return "?";
+}
+
 std::string_view to_string(PositionResetCause cause) {
   switch (cause) {
     case PositionResetCause::NoCommittedOffset: return "no committed offset";

@@ -115,6 +115,24 @@ struct OffsetExpiry {
   bool deleted = false;
 };
 
+// Why the group coordinator fenced a member: a ConsumerGroupHeartbeat
+// answered FENCED_MEMBER_EPOCH (KIP-848's GroupMetadataManager.
+// throwIfConsumerGroupMemberEpochIsInvalid: the member stays, it must give
+// its partitions up and join again with epoch 0), or a member removed at its
+// rebalance timeout (KIP-848: it did not revoke within max.poll.interval.ms,
+// scheduleConsumerGroupRebalanceTimeout; classic: it did not rejoin) or at
+// its session timeout (consumerGroupFenceMember, classic's onExpireHeartbeat).
+enum class FencingCause { MemberEpoch, RebalanceTimeout, SessionTimeout };
+std::string_view to_string(FencingCause cause);
+
+struct MemberFencing {
+  std::string group;
+  std::string member_id;
+  FencingCause cause = FencingCause::MemberEpoch;
+  std::int32_t member_epoch = 0;  // the member's epoch (classic: the generation) at the coordinator then
+  SimTime at = 0;
+};
+
 struct ConsumptionHistory {
   std::deque<ProcessedRecord> processed;  // a deque: it grows with every batch (delivery_history.hpp)
   std::vector<CommitEvent> commits;
@@ -122,6 +140,7 @@ struct ConsumptionHistory {
   std::vector<ConsumerEvent> consumer_events;
   std::vector<RebalanceRecord> rebalances;
   std::vector<CoordinatorLoad> coordinator_loads;
+  std::vector<MemberFencing> member_fencings;  // in time order
   std::vector<PositionResetRecord> position_resets;
   std::vector<OffsetExpiry> offset_expirations;
 

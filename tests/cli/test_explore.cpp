@@ -311,6 +311,10 @@ constexpr const char* kRedelivered = "KIP-932: a record redelivered";
 constexpr const char* kDeliveryLimit = "KIP-932: a record archived at the delivery count limit";
 constexpr const char* kEndTxnBump = "KIP-890: an epoch bump at EndTxn (transactions v2)";
 constexpr const char* kFenceBump = "transactions: an epoch bump fencing a producer";
+constexpr const char* kEpochFenced = "KIP-848: a heartbeat fenced by its member epoch (FENCED_MEMBER_EPOCH)";
+constexpr const char* kRebalanceTimeout = "KIP-848: a member removed at its rebalance timeout (did not revoke)";
+constexpr const char* kSessionTimeout = "group coordinator: a member removed at its session timeout";
+constexpr const char* kGroupLoaded = "group coordinator: a group loaded from __consumer_offsets (a coordinator failover)";
 
 void none_of_states(const nlohmann::json& states, std::initializer_list<const char*> names) {
   for (const char* name : names) {
@@ -332,6 +336,33 @@ TEST_CASE("ksim explore's coverage counts KIP-848 reconciliation, and only where
   // The same crash in a classic group: no KIP-848 member ever reconciles.
   const nlohmann::json classic = explored_states("kip848-member-crash.yaml", {"consumers.0.config[group.protocol]=classic"});
   none_of_states(classic, {kRevoking, kAcquiring, kUnreleased});
+}
+
+TEST_CASE("ksim explore's coverage counts fencing by cause and a group coordinator's load after a failover",
+          "[explore][coverage]") {
+  // Each scenario's own mechanism, under the nemesis explore adds.
+  const nlohmann::json epoch = explored_states("kip848-fenced-member-epoch.yaml");
+  INFO(epoch.dump(2));
+  CHECK(epoch.at(kEpochFenced).get<int>() > 0);
+  const nlohmann::json revocation = explored_states("kip848-rebalance-timeout.yaml");
+  INFO(revocation.dump(2));
+  CHECK(revocation.at(kRebalanceTimeout).get<int>() > 0);
+  const nlohmann::json session = explored_states("kip848-member-crash.yaml");
+  CHECK(session.at(kSessionTimeout).get<int>() > 0);
+  const nlohmann::json load = explored_states("kip848-coordinator-failover.yaml");
+  CHECK(load.at(kGroupLoaded).get<int>() > 0);
+  // Without those mechanisms (no nemesis): the crash is noticed at the session timeout, no epoch is fenced,
+  // nobody is removed at a rebalance timeout, the coordinator never moves; the failover fences nobody.
+  const auto crash = ksim::testing::run_scenario("kip848-member-crash", 1);
+  const nlohmann::json& crash_states = crash.report["protocol_states"];
+  INFO(crash_states.dump(2));
+  CHECK(crash_states.at(kSessionTimeout).get<int>() == 1);
+  none_of_states(crash_states, {kEpochFenced, kRebalanceTimeout, kGroupLoaded});
+  const auto failover = ksim::testing::run_scenario("kip848-coordinator-failover", 1);
+  const nlohmann::json& failover_states = failover.report["protocol_states"];
+  INFO(failover_states.dump(2));
+  CHECK(failover_states.at(kGroupLoaded).get<int>() == 1);
+  none_of_states(failover_states, {kEpochFenced, kRebalanceTimeout, kSessionTimeout});
 }
 
 TEST_CASE("ksim explore's coverage counts share groups' lock expiry, redelivery and archiving at the delivery limit",

@@ -1,8 +1,9 @@
 // ksim explore's protocol states (app/harness/protocol_coverage.hpp), fed by
 // the events the coordinators publish, with a fake broker around each: the
-// states no short scenario reaches (a heartbeat fenced by its member epoch,
-// a member removed at its rebalance timeout, an exhausted producer epoch)
-// move when the coordinator goes through them, and only then.
+// states random faults rarely reach (a heartbeat fenced by its member epoch,
+// a member removed at its rebalance timeout, a classic member that did not
+// rejoin, an exhausted producer epoch) move when the coordinator goes
+// through them, and only then.
 #include <catch2/catch.hpp>
 
 #include <memory>
@@ -24,6 +25,8 @@ constexpr const char* kTimeoutState = "KIP-848: a member removed at its rebalanc
 constexpr const char* kRevokingState = "KIP-848: a member revoking partitions (UNREVOKED_PARTITIONS)";
 constexpr const char* kExhaustedState = "KIP-890: an exhausted epoch, a new producer id";
 constexpr const char* kEndTxnState = "KIP-890: an epoch bump at EndTxn (transactions v2)";
+constexpr const char* kClassicTimeoutState = "classic: a member removed at its rebalance timeout (did not rejoin)";
+constexpr const char* kSessionState = "group coordinator: a member removed at its session timeout";
 
 // A broker around a coordinator: a clock, timers, the answers it sends, and
 // the events it publishes counted as ksim explore counts them.
@@ -96,6 +99,70 @@ TEST_CASE("protocol states: a KIP-848 heartbeat fenced by its member epoch, a me
   host.queue.run_until(seconds(31));
   CHECK(host.state(kTimeoutState) == 1);
   CHECK(host.state(kFencedState) == 1);
+}
+
+TEST_CASE("protocol states: a classic member removed at its rebalance timeout, then one at its session timeout",
+          "[explore][coverage][consumer]") {
+  CoverageHost host;
+  GroupCoordinatorConfig config;
+  config.offsets_topic_num_partitions = 1;
+  config.group_initial_rebalance_delay = 0;
+  CoordinatorRecordStore records;
+  PartitionLog log;
+  ConsumptionHistory history;
+  GroupCoordinator coordinator(host, config, records, &history);
+  coordinator.load(0, log);
+  host.queue.run_until(0);
+  std::int64_t correlation = 0;
+  const auto join = [&](const std::string& member, const std::string& client) {
+    JoinGroupRequest r;
+    r.correlation_id = ++correlation;
+    r.group = "g";
+    r.member = MemberIdentity{-1, member, std::nullopt};
+    r.client_id = client;
+    r.session_timeout = seconds(10);
+    r.rebalance_timeout = seconds(30);
+    r.protocols = {"range"};
+    r.subscription.topics = {0};
+    coordinator.handle(1, r);
+  };
+  const auto heartbeat = [&](const std::string& member, std::int32_t generation) {
+    HeartbeatRequest r;
+    r.correlation_id = ++correlation;
+    r.group = "g";
+    r.member = MemberIdentity{generation, member, std::nullopt};
+    coordinator.handle(1, r);
+    return host.last<HeartbeatResponse>().error;
+  };
+  join("", "a");  // MEMBER_ID_REQUIRED, with the id to join with
+  const std::string a = host.last<JoinGroupResponse>().member_id;
+  join(a, "a");
+  host.queue.run_until(host.queue.now());
+  REQUIRE(host.last<JoinGroupResponse>().generation == 1);
+  SyncGroupRequest sync;
+  sync.correlation_id = ++correlation;
+  sync.group = "g";
+  sync.member = MemberIdentity{1, a, std::nullopt};
+  sync.assignment = {{a, {{0, 0}}}};
+  coordinator.handle(1, sync);
+  // b joins: a must rejoin within its rebalance timeout (30 s); it only heartbeats (within its 10 s session).
+  join("", "b");
+  const std::string b = host.last<JoinGroupResponse>().member_id;
+  join(b, "b");
+  for (int s = 5; s <= 35; s += 5) {
+    host.queue.run_until(seconds(s));
+    heartbeat(a, 1);
+  }
+  CHECK(host.state(kClassicTimeoutState) == 1);
+  CHECK(host.state(kSessionState) == 0);
+  // b, alone at generation 2, never heartbeats: removed at its session timeout.
+  host.queue.run_until(seconds(60));
+  CHECK(host.state(kSessionState) == 1);
+  REQUIRE(history.member_fencings.size() == 2);
+  CHECK(history.member_fencings[0].member_id == a);
+  CHECK(history.member_fencings[0].cause == FencingCause::RebalanceTimeout);
+  CHECK(history.member_fencings[1].member_id == b);
+  CHECK(history.member_fencings[1].cause == FencingCause::SessionTimeout);
 }
 
 TEST_CASE("protocol states: transactions v2 bumps the epoch at every EndTxn until it is exhausted",

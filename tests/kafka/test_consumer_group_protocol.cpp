@@ -10,6 +10,7 @@
 
 #include "models/coordinator/consumer_group.hpp"
 #include "models/coordinator/consumer_group_assignor.hpp"
+#include "models/coordinator/consumer_group_image.hpp"
 
 using namespace ksim::models;
 
@@ -224,4 +225,34 @@ TEST_CASE("the group's assignor is the one most members ask for", "[kip848][coor
   g.add_member(kip848_member("b"));
   g.update_subscription("a", {0}, "range");
   CHECK(g.preferred_assignor() == "range");
+}
+
+// consumer_group_image.hpp: what the coordinator writes of a group replays to
+// the same group (its partitions' holders rebuilt), and a write shares with
+// the one before the members that did not change.
+TEST_CASE("a consumer group's image replays to the same group and shares what did not change", "[kip848][coordinator]") {
+  ConsumerGroup g("g");
+  g.add_member(kip848_member("a"));
+  kip848_heartbeat(g, "a", {});
+  g.add_member(kip848_member("b"));
+  kip848_heartbeat(g, "b", {});
+  kip848_heartbeat(g, "a", kip848_partitions({0, 1, 2, 3, 4, 5}));  // a revoking, b waiting: holders matter
+  REQUIRE(g.member("a")->state == MemberAssignmentState::UnrevokedPartitions);
+  const ConsumerGroupImage first = g.image(nullptr);
+  CHECK(g.matches(first));
+  const ConsumerGroup replayed = ConsumerGroup::from_image(first);
+  CHECK(replayed == g);  // operator== compares the holders too
+  for (std::int32_t p = 0; p < 6; ++p) CHECK(replayed.holder({0, p}) == g.holder({0, p}));
+  // a revokes: the next image shares b (unchanged) and the target, not a.
+  const std::vector<TopicPartition> keep = kip848_assigned(g, "a");
+  kip848_heartbeat(g, "a", keep);
+  CHECK_FALSE(g.matches(first));
+  const ConsumerGroupImage second = g.image(&first);
+  CHECK(g.matches(second));
+  CHECK(second.members.at("b") == first.members.at("b"));
+  CHECK(second.members.at("a") != first.members.at("a"));
+  CHECK(second.target == first.target);
+  CHECK(ConsumerGroup::from_image(second) == g);
+  // An image of nothing before shares nothing.
+  CHECK(g.image(nullptr).members.at("b") != first.members.at("b"));
 }

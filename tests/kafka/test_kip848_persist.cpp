@@ -188,7 +188,7 @@ TEST_CASE("a KIP-848 member silent since before the coordinator moved is fenced 
   fresh.host.queue.run_until(seconds(66));  // b's session, from the load at 20 s
   fresh.host.commit_all();
   REQUIRE(fresh.host.appended.size() == 1);  // b's removal, written
-  CHECK(records.at(fresh.host.appended.front()).consumer_group->members().size() == 1);
+  CHECK(records.at(fresh.host.appended.front()).consumer_group->members.size() == 1);
   CHECK(fresh.heartbeat("b", b1.member_epoch).error == Error::UnknownMemberId);
   const auto a4 = fresh.heartbeat("a", a3.member_epoch, persist_owned(a3));
   CHECK(a4.error == Error::None);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <set>
@@ -143,35 +144,44 @@ void DeliveryWalk::mark_failures() {
 }
 
 // Partitions in order, each one's batches in offset order (a precondition):
-// first what retention deleted (committed, then expired: not lost), then the log.
+// first what retention deleted (committed, then expired: not lost), then the
+// log. The records the cleaner removed (committed, then compacted: not lost)
+// go between them in offset order: with cleanup.policy=compact,delete some
+// are below the log start, among the expired batches.
 void DeliveryWalk::walk_logs() {
+  const std::vector<RecordBatch> none;
+  const auto removed_of = [&](TopicPartition partition) -> const std::vector<RecordBatch>& {
+    const auto it = logs_.compacted.find(partition);
+    return it == logs_.compacted.end() ? none : it->second;
+  };
+  std::map<TopicPartition, std::size_t> walked;  // per partition, the compacted records walked so far
+  const auto walk_removed_before = [&](TopicPartition partition, Offset offset) {
+    const std::vector<RecordBatch>& removed = removed_of(partition);
+    std::size_t& c = walked[partition];
+    for (; c < removed.size() && removed[c].base_offset < offset; ++c) {
+      report_.compacted += static_cast<std::uint64_t>(removed[c].record_count);
+      walk_batch(partition, removed[c]);
+    }
+  };
   for (const auto& [partition, batches] : logs_.expired) {
     for (const auto& batch : batches) {
+      walk_removed_before(partition, batch.base_offset);
       report_.expired += static_cast<std::uint64_t>(batch.record_count);
       walk_batch(partition, batch);
     }
   }
   for (const auto& [partition, batches] : logs_.committed) {
-    // The records the cleaner removed go between the log's batches, in offset order (committed, then compacted).
-    const auto compacted = logs_.compacted.find(partition);
-    const std::vector<RecordBatch> none;
-    const std::vector<RecordBatch>& removed = compacted == logs_.compacted.end() ? none : compacted->second;
-    std::size_t c = 0;
     Offset next = 0;
     for (const auto& batch : batches) {
       assert(batch.base_offset >= next && "committed batches must be in offset order, without overlap");
-      for (; c < removed.size() && removed[c].base_offset < batch.base_offset; ++c) {
-        report_.compacted += static_cast<std::uint64_t>(removed[c].record_count);
-        walk_batch(partition, removed[c]);
-      }
+      walk_removed_before(partition, batch.base_offset);
       next = batch.next_offset();
       walk_batch(partition, batch);
     }
-    for (; c < removed.size(); ++c) {
-      report_.compacted += static_cast<std::uint64_t>(removed[c].record_count);
-      walk_batch(partition, removed[c]);
-    }
+    walk_removed_before(partition, std::numeric_limits<Offset>::max());
   }
+  // A partition whose log is empty at the end (all deleted) still had them.
+  for (const auto& [partition, removed] : logs_.compacted) walk_removed_before(partition, std::numeric_limits<Offset>::max());
 }
 
 void DeliveryWalk::walk_uncommitted() {

@@ -134,7 +134,7 @@ void GroupCoordinator::expire_offsets(std::int32_t partition) {
       record.tombstone = true;
       record.written = now;
       if (consumer_groups_.contains(id)) {
-        record.consumer_group = ConsumerGroup(id);
+        record.consumer_group = std::make_shared<const ConsumerGroupImage>(ConsumerGroup(id).image(nullptr));
       } else {
         record.metadata = GroupMetadataRecord{};
       }

@@ -129,6 +129,20 @@ models::ProducerConfig read_producer_config(MapReader& group, const models::Mech
       c.delivery_timeout = c.linger + c.request_timeout;
     }
   }
+  // KafkaProducer.configureTransactionState, configureAcks, configureRetries
+  // (0.11-2.8; ProducerConfig's postProcessParsedConfig from 3.0): a
+  // transactional.id turns idempotence on (with enable.idempotence=false set,
+  // an error); idempotence asked for, explicitly or so, sets acks to all and
+  // retries to MAX_INT where the user left them (what the user set must agree).
+  if (!c.transactional_id.empty() && idempotence == false) {
+    throw in.error("enable.idempotence", "false with a transactional.id: Kafka refuses a transactional producer "
+                                         "without idempotence");
+  }
+  if ((idempotence.value_or(false) || !c.transactional_id.empty()) &&
+      mechanisms.has(Mechanism::IdempotentTransactional)) {
+    if (!in.has("acks")) c.acks = models::Acks::All;
+    if (!in.has("retries")) c.retries = INT32_MAX;
+  }
   if (!c.transactional_id.empty() && (c.acks != models::Acks::All || idempotence == false)) {
     throw in.error("transactional.id", "a transactional producer needs acks=all and idempotence");
   }

@@ -162,3 +162,28 @@ TEST_CASE("offsets.retention.minutes: 1 day before 2.0 (KIP-186) and 7 days afte
   CHECK_THAT(scenario_error("brokers: {count: 3, config: {offsets.retention.minutes: 0}}\n" + topics),
              Catch::Contains("offsets.retention.minutes"));
 }
+
+TEST_CASE("a transactional.id or enable.idempotence=true turns on idempotence, acks=all and retries as Kafka 2.x does",
+          "[releases]") {
+  // KafkaProducer.configureTransactionState / configureAcks / configureRetries at 2.4: acks and retries left
+  // unset are overridden; what the user set must agree; a transactional.id with idempotence off is refused.
+  const auto producer = [](const std::string& config) {
+    return parse_scenario(with("kafka_version: \"2.0\"\nproducers: [{name: p, config: " + config + "}]\n"))
+        .kafka->producers[0]
+        .config;
+  };
+  const auto txn = producer("{transactional.id: t}");
+  CHECK(txn.acks == ksim::models::Acks::All);
+  CHECK(txn.enable_idempotence);
+  CHECK(txn.retries == INT32_MAX);  // 2.0's default is 0
+  const auto idempotent = producer("{enable.idempotence: true}");
+  CHECK(idempotent.acks == ksim::models::Acks::All);
+  CHECK(idempotent.enable_idempotence);
+  CHECK(producer("{}").acks == ksim::models::Acks::Leader);  // nothing asked: 2.0's defaults
+  CHECK_THAT(scenario_error(with("kafka_version: \"2.0\"\nproducers: [{name: p, config: {transactional.id: t, acks: 1}}]\n")),
+             Catch::Contains("needs acks=all"));
+  CHECK_THAT(scenario_error(with("producers: [{name: p, config: {transactional.id: t, enable.idempotence: false}}]\n")),
+             Catch::Contains("enable.idempotence"));
+  CHECK_THAT(scenario_error(with("kafka_version: \"2.0\"\nproducers: [{name: p, config: {enable.idempotence: true, retries: 0}}]\n")),
+             Catch::Contains("retries > 0"));
+}

@@ -196,9 +196,14 @@ class GroupCoordinator {
   void consumer_schedule_session(ConsumerGroupEntry& entry, const std::string& member_id);
   void consumer_schedule_revocation(ConsumerGroupEntry& entry, const std::string& member_id);
   void consumer_maybe_stable(ConsumerGroupEntry& entry);
-  // OffsetCommit and TxnOffsetCommit of a consumer group's member: nullopt when `group` is not one.
-  std::optional<Error> check_consumer_commit(const std::string& group, const MemberIdentity& member,
-                                             const std::vector<CommittedOffset>& offsets) const;
+  // OffsetCommit and TxnOffsetCommit of a consumer group's member: nullopt when `group` is not one;
+  // else an error for the whole request, or (KIP-1251) the partitions refused on their own.
+  struct CommitVerdict {
+    Error error = Error::None;
+    std::vector<TopicPartition> stale;
+  };
+  std::optional<CommitVerdict> check_consumer_commit(const std::string& group, const MemberIdentity& member,
+                                                     const std::vector<CommittedOffset>& offsets) const;
   void unload_consumer_groups(std::int32_t partition);
   // The reconciliation steps a member's request runs in its consumer group
   // (ConsumerGroupHeartbeat, or a classic member's JoinGroup): the partition

@@ -269,28 +269,29 @@ void GroupCoordinator::consumer_schedule_revocation(ConsumerGroupEntry& entry, c
 // except, with KIP-1251 (4.3), for partitions the member was given at that
 // epoch or before and still holds: assignmentEpoch <= clientEpoch <=
 // brokerEpoch (the member's epoch was bumped and the client has not heard
-// yet). Kafka answers each partition; ksim the request as a whole, stale if
-// any of its partitions is.
-std::optional<Error> GroupCoordinator::check_consumer_commit(const std::string& group, const MemberIdentity& member,
-                                                             const std::vector<CommittedOffset>& offsets) const {
+// yet). Each partition is answered on its own (the CommitPartitionValidator):
+// the others of the request are written.
+std::optional<GroupCoordinator::CommitVerdict> GroupCoordinator::check_consumer_commit(
+    const std::string& group, const MemberIdentity& member, const std::vector<CommittedOffset>& offsets) const {
   const auto it = consumer_groups_.find(group);
   if (it == consumer_groups_.end()) return std::nullopt;
   const ConsumerGroup& g = it->second.group;
   if (member.generation < 0 && member.member_id.empty()) {
-    return g.members().empty() ? Error::None : Error::UnknownMemberId;
+    return CommitVerdict{g.members().empty() ? Error::None : Error::UnknownMemberId, {}};
   }
   const ConsumerGroupMember* m = g.member(member.member_id);
-  if (!m) return Error::UnknownMemberId;
+  if (!m) return CommitVerdict{Error::UnknownMemberId, {}};
   // validateMemberEpoch: a classic member's generation is its member epoch, or ILLEGAL_GENERATION.
-  if (m->classic) return member.generation == m->member_epoch ? Error::None : Error::IllegalGeneration;
-  if (member.generation > m->member_epoch) return Error::FencedMemberEpoch;
-  if (member.generation == m->member_epoch) return Error::None;
-  if (!config_.assignment_epochs) return Error::StaleMemberEpoch;
-  const bool all_held_then = std::all_of(offsets.begin(), offsets.end(), [&](const CommittedOffset& o) {
-    const auto it = m->assignment_epochs.find(o.partition);
-    return it != m->assignment_epochs.end() && it->second <= member.generation;
-  });
-  return all_held_then ? Error::None : Error::StaleMemberEpoch;
+  if (m->classic) return CommitVerdict{member.generation == m->member_epoch ? Error::None : Error::IllegalGeneration, {}};
+  if (member.generation > m->member_epoch) return CommitVerdict{Error::FencedMemberEpoch, {}};
+  if (member.generation == m->member_epoch) return CommitVerdict{};
+  if (!config_.assignment_epochs) return CommitVerdict{Error::StaleMemberEpoch, {}};
+  CommitVerdict verdict;
+  for (const CommittedOffset& o : offsets) {
+    const auto held = m->assignment_epochs.find(o.partition);
+    if (held == m->assignment_epochs.end() || held->second > member.generation) verdict.stale.push_back(o.partition);
+  }
+  return verdict;
 }
 
 void GroupCoordinator::unload_consumer_groups(std::int32_t partition) {

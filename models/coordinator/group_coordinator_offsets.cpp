@@ -210,16 +210,49 @@ Error GroupCoordinator::check_commit(const Group* g, const MemberIdentity& membe
   return Error::None;
 }
 
+namespace {
+
+// KIP-1251: the partitions a commit refused on their own, answered with `error`,
+// and the request's other offsets, which are written.
+struct SplitCommit {
+  std::vector<CommittedOffset> written;
+  std::vector<RefusedOffset> refused;
+};
+
+SplitCommit split_commit(const std::vector<CommittedOffset>& offsets, const std::vector<TopicPartition>& stale,
+                         Error error) {
+  SplitCommit split;
+  for (const CommittedOffset& o : offsets) {
+    if (std::find(stale.begin(), stale.end(), o.partition) == stale.end()) {
+      split.written.push_back(o);
+    } else {
+      split.refused.push_back({o.partition, error});
+    }
+  }
+  return split;
+}
+
+}  // namespace
+
 void GroupCoordinator::handle(ConnectionId c, const OffsetCommitRequest& request) {
   Error error = check_coordinator(request.group);
   Group* g = error == Error::None ? find(request.group) : nullptr;
-  if (error == Error::None) error = check_consumer_commit(request.group, request.member, request.offsets).value_or(Error::None);
-  if (error == Error::None && !consumer_groups_.contains(request.group)) error = check_commit(g, request.member, false);
+  std::vector<TopicPartition> stale;
+  if (error == Error::None) {
+    if (auto verdict = check_consumer_commit(request.group, request.member, request.offsets)) {
+      error = verdict->error;
+      stale = std::move(verdict->stale);
+    } else {
+      error = check_commit(g, request.member, false);
+    }
+  }
   const std::int64_t correlation = request.correlation_id;
-  if (error != Error::None) {
+  SplitCommit split = split_commit(request.offsets, stale, Error::StaleMemberEpoch);
+  if (error != Error::None || split.written.empty()) {
     auto response = std::make_unique<OffsetCommitResponse>();
     response->correlation_id = correlation;
     response->error = error;
+    response->refused = std::move(split.refused);
     return host_.coordinator_send(c, std::move(response));
   }
   Group& group = g ? *g : find_or_create(request.group);
@@ -228,12 +261,12 @@ void GroupCoordinator::handle(ConnectionId c, const OffsetCommitRequest& request
   }
   CoordinatorRecord record;
   record.group = request.group;
-  record.offsets = request.offsets;
+  record.offsets = std::move(split.written);
   record.written = host_.coordinator_now();
   for (const CommittedOffset& o : record.offsets) ++group.committing[o.partition];
   const std::uint64_t id = records_.add(std::move(record));
   const std::string name = request.group;
-  append(group.partition, id, [this, c, correlation, name, id](Error append_error) {
+  append(group.partition, id, [this, c, correlation, name, id, refused = std::move(split.refused)](Error append_error) {
     if (Group* committed = find(name)) {
       const CoordinatorRecord& r = records_.at(id);
       for (const CommittedOffset& o : r.offsets) {
@@ -244,6 +277,8 @@ void GroupCoordinator::handle(ConnectionId c, const OffsetCommitRequest& request
     auto response = std::make_unique<OffsetCommitResponse>();
     response->correlation_id = correlation;
     response->error = coordinator_error(append_error);
+    // A failed write answers every partition of the request with its error.
+    if (append_error == Error::None) response->refused = refused;
     host_.coordinator_send(c, std::move(response));
   });
 }
@@ -265,32 +300,41 @@ void GroupCoordinator::complete_transaction(std::int32_t partition, ProducerId p
 
 // KIP-447: offsets that count only if the producer's transaction commits;
 // a member of an older generation (a zombie) is rejected like any commit.
+// TxnOffsetCommit has no STALE_MEMBER_EPOCH: OffsetMetadataManager answers
+// ILLEGAL_GENERATION instead.
 void GroupCoordinator::handle(ConnectionId c, const TxnOffsetCommitRequest& request) {
   Error error = check_coordinator(request.group);
   Group* g = error == Error::None ? find(request.group) : nullptr;
+  std::vector<TopicPartition> stale;
   // Without group metadata (the API before KIP-447) there is nothing to check the sender against.
   if (error == Error::None && request.member.generation >= 0) {
-    error = consumer_groups_.contains(request.group) ? *check_consumer_commit(request.group, request.member, request.offsets)
-                                                     : check_commit(g, request.member, true);
+    if (auto verdict = check_consumer_commit(request.group, request.member, request.offsets)) {
+      error = verdict->error == Error::StaleMemberEpoch ? Error::IllegalGeneration : verdict->error;
+      stale = std::move(verdict->stale);
+    } else {
+      error = check_commit(g, request.member, true);
+    }
   }
   const std::int64_t correlation = request.correlation_id;
-  if (error != Error::None) {
+  SplitCommit split = split_commit(request.offsets, stale, Error::IllegalGeneration);
+  if (error != Error::None || split.written.empty()) {
     auto response = std::make_unique<TxnOffsetCommitResponse>();
     response->correlation_id = correlation;
     response->error = error;
+    response->refused = std::move(split.refused);
     return host_.coordinator_send(c, std::move(response));
   }
   Group& group = g ? *g : find_or_create(request.group);
   CoordinatorRecord record;
   record.group = request.group;
-  record.offsets = request.offsets;
+  record.offsets = std::move(split.written);
   record.producer_id = request.producer_id;
   record.producer_epoch = request.producer_epoch;
   record.written = host_.coordinator_now();
   for (const CommittedOffset& o : record.offsets) ++group.committing[o.partition];
   const std::uint64_t id = records_.add(std::move(record));
   const std::string name = request.group;
-  append(group.partition, id, [this, c, correlation, name, id](Error append_error) {
+  append(group.partition, id, [this, c, correlation, name, id, refused = std::move(split.refused)](Error append_error) {
     if (Group* pending = find(name)) {
       const CoordinatorRecord& r = records_.at(id);
       for (const CommittedOffset& o : r.offsets) {
@@ -301,6 +345,7 @@ void GroupCoordinator::handle(ConnectionId c, const TxnOffsetCommitRequest& requ
     auto response = std::make_unique<TxnOffsetCommitResponse>();
     response->correlation_id = correlation;
     response->error = coordinator_error(append_error);
+    if (append_error == Error::None) response->refused = refused;
     host_.coordinator_send(c, std::move(response));
   });
 }

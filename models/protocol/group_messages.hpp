@@ -117,11 +117,22 @@ struct OffsetCommitRequest final : KafkaRequest<OffsetCommitRequest, ApiKey::Off
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 48 + 24 * offsets.size(); }
 };
 
+// A partition of a commit refused on its own: KIP-1251 (4.3) validates each
+// partition's assignment epoch and writes the others of the request
+// (ConsumerGroup.validateOffsetCommit's CommitPartitionValidator).
+struct RefusedOffset {
+  TopicPartition partition;
+  Error error = Error::None;
+};
+
 struct OffsetCommitResponse final : KafkaResponse<OffsetCommitResponse, ApiKey::OffsetCommit> {
   static constexpr std::string_view kName = "OffsetCommitResponse";
   std::int64_t correlation_id = 0;
-  Error error = Error::None;  // the same for every partition of the request
-  std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 16; }
+  Error error = Error::None;          // every partition's but the refused ones'
+  std::vector<RefusedOffset> refused;  // KIP-1251: refused on their own, the others written
+  std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 16 + 8 * refused.size(); }
+  // The client reads the partitions in order and stops at the first error (CommitRequestManager).
+  Error first_error() const { return refused.empty() ? error : refused.front().error; }
 };
 
 // sendOffsetsToTransaction(), second step, to the group coordinator: offsets
@@ -141,8 +152,11 @@ struct TxnOffsetCommitRequest final : KafkaRequest<TxnOffsetCommitRequest, ApiKe
 struct TxnOffsetCommitResponse final : KafkaResponse<TxnOffsetCommitResponse, ApiKey::TxnOffsetCommit> {
   static constexpr std::string_view kName = "TxnOffsetCommitResponse";
   std::int64_t correlation_id = 0;
-  Error error = Error::None;
-  std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 16; }
+  Error error = Error::None;           // every partition's but the refused ones'
+  std::vector<RefusedOffset> refused;  // KIP-1251: refused on their own, the others written
+  std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 16 + 8 * refused.size(); }
+  // The client reads the partitions in order and stops at the first error (TxnOffsetCommitHandler).
+  Error first_error() const { return refused.empty() ? error : refused.front().error; }
 };
 
 struct OffsetFetchRequest final : KafkaRequest<OffsetFetchRequest, ApiKey::OffsetFetch>, GroupRequestBase {

@@ -4,6 +4,7 @@
 // static member's return, and the member epoch on OffsetCommit.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -57,7 +58,27 @@ struct Kip848Fixture {
     r.member = MemberIdentity{epoch, member, std::nullopt};
     r.offsets = {{{0, 0}, 10, 0}};
     coordinator.handle(1, r);
-    return dynamic_cast<const OffsetCommitResponse&>(*host.sent.back()).error;
+    return dynamic_cast<const OffsetCommitResponse&>(*host.sent.back()).first_error();
+  }
+
+  // A commit of offset 10 + p for each partition p, and the whole answer.
+  OffsetCommitResponse commit_partitions(const std::string& member, std::int32_t epoch, std::vector<std::int32_t> partitions) {
+    OffsetCommitRequest r;
+    r.correlation_id = ++correlation;
+    r.group = "g";
+    r.member = MemberIdentity{epoch, member, std::nullopt};
+    for (const std::int32_t p : partitions) r.offsets.push_back({{0, p}, 10 + p, 0});
+    coordinator.handle(1, r);
+    return dynamic_cast<const OffsetCommitResponse&>(*host.sent.back());
+  }
+  // The group's committed offset of partition p (-1: none).
+  std::int64_t committed(std::int32_t p) {
+    OffsetFetchRequest r;
+    r.correlation_id = ++correlation;
+    r.group = "g";
+    r.partitions = {{0, p}};
+    coordinator.handle(1, r);
+    return dynamic_cast<const OffsetFetchResponse&>(*host.sent.back()).offsets.at(0).offset;
   }
 
   Kip848Host host;
@@ -105,6 +126,41 @@ TEST_CASE("KIP-848 offset commits carry the member epoch", "[kip848][coordinator
   CHECK(f.commit("a", a.member_epoch - 1) == Error::StaleMemberEpoch);
   CHECK(f.commit("a", a.member_epoch + 1) == Error::FencedMemberEpoch);
   CHECK(f.commit("b", 1) == Error::UnknownMemberId);
+}
+
+// KIP-1251 (4.3): a commit with the member's previous epoch is judged per
+// partition (ConsumerGroup.validateOffsetCommit's CommitPartitionValidator):
+// the partitions it still holds since that epoch are written, one it gave up
+// is refused STALE_MEMBER_EPOCH on its own.
+TEST_CASE("KIP-1251: an older member epoch's commit writes the partitions still held and refuses the others",
+          "[kip848][coordinator]") {
+  Kip848Fixture f;
+  const auto a1 = f.heartbeat("a", 0);
+  const auto b1 = f.heartbeat("b", 0);
+  const auto a2 = f.heartbeat("a", a1.member_epoch, kip848_owned(a1));  // asked to give up three
+  const auto a3 = f.heartbeat("a", a2.member_epoch, kip848_owned(a2));  // gave them up: a new epoch
+  REQUIRE(a3.member_epoch > a1.member_epoch);
+  const std::int32_t kept = kip848_owned(a3).front();
+  std::int32_t gone = -1;
+  for (const std::int32_t p : kip848_owned(a1)) {
+    const auto owned = kip848_owned(a3);
+    if (std::find(owned.begin(), owned.end(), p) == owned.end()) gone = p;
+  }
+  REQUIRE(gone >= 0);
+  (void)b1;
+  // A commit sent at a's first epoch, before it heard of the new one.
+  const OffsetCommitResponse late = f.commit_partitions("a", a1.member_epoch, {kept, gone});
+  CHECK(late.error == Error::None);
+  REQUIRE(late.refused.size() == 1);
+  CHECK(late.refused.front().partition == TopicPartition{0, gone});
+  CHECK(late.refused.front().error == Error::StaleMemberEpoch);
+  CHECK(late.first_error() == Error::StaleMemberEpoch);
+  CHECK(f.committed(kept) == 10 + kept);  // written
+  CHECK(f.committed(gone) == -1);         // not written
+  // Only the partition it gave up: nothing written, the same answer.
+  const OffsetCommitResponse zombie = f.commit_partitions("a", a1.member_epoch, {gone});
+  CHECK(zombie.first_error() == Error::StaleMemberEpoch);
+  CHECK(f.committed(gone) == -1);
 }
 
 TEST_CASE("KIP-848 timeouts: a silent member is removed, one that does not revoke is fenced", "[kip848][coordinator]") {

@@ -116,7 +116,7 @@ struct MigrationFixture {
     r.member = MemberIdentity{generation, member, std::nullopt};
     r.offsets = {{{0, 0}, 10, 0}};
     coordinator.handle(1, r);
-    return last<OffsetCommitResponse>().error;
+    return last<OffsetCommitResponse>().first_error();
   }
   // A classic group of members "a" (0-2, the leader) and "b" (3-5), Stable at generation 1.
   std::int32_t classic_group() {

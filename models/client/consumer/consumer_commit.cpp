@@ -94,14 +94,19 @@ void Consumer::handle_offset_commit(const OffsetCommitResponse& response) {
   const CommitInFlight commit = std::move(it->second);
   commits_.erase(it);
   for (const CommittedOffset& o : commit.offsets) {
-    history_.commits.push_back({index_, o.partition, o.offset, commit.generation, now(), response.error});
+    const auto refused = std::find_if(response.refused.begin(), response.refused.end(),
+                                      [&](const RefusedOffset& r) { return r.partition == o.partition; });
+    const Error error = refused == response.refused.end() ? response.error : refused->error;
+    history_.commits.push_back({index_, o.partition, o.offset, commit.generation, now(), error});
   }
+  // The commit fails with the first partition's error (CommitRequestManager.onResponse).
+  const Error error = response.first_error();
   bool retriable = false;
-  switch (response.error) {
+  switch (error) {
     case Error::None: break;
     case Error::NotCoordinator:
     case Error::CoordinatorNotAvailable:
-      coordinator_unknown(models::to_string(response.error));
+      coordinator_unknown(models::to_string(error));
       retriable = true;
       break;
     case Error::CoordinatorLoadInProgress:
@@ -112,8 +117,7 @@ void Consumer::handle_offset_commit(const OffsetCommitResponse& response) {
     case Error::UnknownMemberId:
       // CommitFailedException; Kafka resets only if the generation has not moved on since.
       if (commit.generation == generation_ && member_ == MemberState::Stable) {
-        reset_generation(response.error == Error::UnknownMemberId,
-                         "a commit was rejected: " + std::string(models::to_string(response.error)));
+        reset_generation(error == Error::UnknownMemberId, "a commit was rejected: " + std::string(models::to_string(error)));
       }
       break;
     case Error::FencedInstanceId: fenced(); return;
@@ -129,7 +133,7 @@ void Consumer::handle_offset_commit(const OffsetCommitResponse& response) {
     });
     return;
   }
-  commit_done(response.error == Error::None);
+  commit_done(error == Error::None);
 }
 
 // The application's commitSync() returned.

@@ -296,7 +296,8 @@ void Producer::handle_add_offsets(const AddOffsetsToTxnResponse& response) {
 void Producer::handle_txn_offset_commit(const TxnOffsetCommitResponse& response) {
   if (response.correlation_id != txn_correlation_) return;
   txn_correlation_ = -1;
-  switch (response.error) {
+  const Error error = response.first_error();
+  switch (error) {
     case Error::None: break;
     case Error::CoordinatorLoadInProgress:
     case Error::RequestTimedOut:
@@ -307,7 +308,7 @@ void Producer::handle_txn_offset_commit(const TxnOffsetCommitResponse& response)
       group_coordinator_ = kNoBroker;
       return txn_retry(config_.retry_backoff);
     default:  // ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, REBALANCE_IN_PROGRESS, FENCED_INSTANCE_ID: abortable
-      publish(TxnOffsetsRejected{response.error});
+      publish(TxnOffsetsRejected{error});
       txn_abortable_ = true;
       if (txn_state_ == TxnState::CommittingTransaction) {
         // Kafka: the commit fails with the abortable error, and the application's abortTransaction() follows.

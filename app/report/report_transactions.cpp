@@ -22,6 +22,10 @@ constexpr Figure<TransactionRow> kTransactions[] = {
      .description = "INVALID_PRODUCER_ID_MAPPING answers to transactional producers: their transactional.id had "
                     "expired at the coordinator (transactional.id.expiration.ms); the transaction aborts and, from "
                     "2.5 (KIP-360), the producer goes on with a new producer id (before, it stops: fenced)"},
+    {.name = "producer_ids_renewed", .value = of<&TransactionRow::producer_ids_renewed>, .label = "producer ids renewed",
+     .expect = ExpectAs::Count,
+     .description = "transactions v2 (KIP-890): a producer's epoch, bumped at every commit or abort, reached "
+                    "Short.MAX_VALUE - 1 and the coordinator gave it a new producer id at epoch 0 with EndTxn"},
     {.name = "output_missing", .value = of<&TransactionRow::output_missing>, .label = "output missing", .new_line = true,
      .expect = ExpectAs::Count, .description = "acknowledged (committed) records not in the log"},
     {.name = "output_duplicates", .value = of<&TransactionRow::output_duplicates>, .label = "duplicated", .expect = ExpectAs::Count,
@@ -77,6 +81,7 @@ TransactionFigures transaction_figures(const Cluster& cluster, const models::Del
       t.aborted += s.transactions_aborted;
       t.fenced += s.fenced;
       t.mappings_lost += s.mappings_lost;
+      t.producer_ids_renewed += s.producer_ids_renewed;
       timeout = std::max(timeout, kafka.producers[i].config.transaction_timeout);
     }
   }
@@ -85,6 +90,7 @@ TransactionFigures transaction_figures(const Cluster& cluster, const models::Del
     t.aborted += p->stats().transactions_aborted;
     t.fenced += p->stats().fenced;
     t.mappings_lost += p->stats().mappings_lost;
+    t.producer_ids_renewed += p->stats().producer_ids_renewed;
   }
   for (const auto& entry : kafka.consumers) {
     if (entry.transform && !entry.transform->transactional_id.empty()) {

@@ -22,6 +22,7 @@ namespace ksim::app {
 struct TransactionFigures {
   std::uint64_t committed = 0, aborted = 0, fenced = 0;
   std::uint64_t mappings_lost = 0;      // INVALID_PRODUCER_ID_MAPPING answers (the transactional.id expired)
+  std::uint64_t producer_ids_renewed = 0;  // transactions v2: an exhausted epoch gave a new producer id
   std::uint64_t output_missing = 0;     // acknowledged (committed) records not in the log
   std::uint64_t output_duplicates = 0;  // committed twice
   std::uint64_t aborted_reads = 0;      // by read_committed consumers: must be 0

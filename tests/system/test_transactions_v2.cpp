@@ -123,3 +123,32 @@ faults:
   CHECK(v2.kafka->transactions->committed >= 75);
   CHECK(v2.kafka->transactions->exactly_once());
 }
+
+// KIP-890: every EndTxn bumps the epoch; at Short.MAX_VALUE - 1 the
+// coordinator hands the producer a new producer id at epoch 0 and its
+// sequences start again (scenarios/txn-v2-epoch-exhaustion.yaml).
+TEST_CASE("transactions v2 exhaust the producer epoch: a new producer id, nothing lost or duplicated across it",
+          "[scenarios][transactions][kip890]") {
+  constexpr const char* kBumps = "KIP-890: an epoch bump at EndTxn (transactions v2)";
+  constexpr const char* kExhausted = "KIP-890: an exhausted epoch, a new producer id";
+  for (std::uint64_t seed = 1; seed <= 2; ++seed) {
+    INFO("seed " << seed);
+    const auto run = run_scenario("txn-v2-epoch-exhaustion", seed);
+    CHECK(run.status == ksim::app::kExitOk);
+    CHECK(txn_figure(run, "producer_ids_renewed") == 1);
+    CHECK(run.report["protocol_states"][kExhausted] == 1);
+    const std::uint64_t committed = txn_figure(run, "committed");
+    CHECK(committed > 32767 + 1000);  // a thousand transactions and more under the new producer id
+    CHECK(run.report["protocol_states"][kBumps] == committed);
+    CHECK(run.report["delivery"]["exactly_once"] == true);
+    CHECK(run.report["delivery"]["acknowledged"] == committed);  // one record per transaction
+    CHECK(run.report["groups"][0]["exactly_once"] == true);
+    CHECK(run.report["invariants"].empty());
+  }
+  // Transactions v1: the epoch moves only with InitProducerId, never exhausted here.
+  const auto v1 = run_scenario("txn-v2-epoch-exhaustion", 1, {kV1});
+  CHECK(txn_figure(v1, "producer_ids_renewed") == 0);
+  CHECK(v1.report["protocol_states"][kBumps] == 0);
+  CHECK(txn_figure(v1, "committed") > 32767);
+  CHECK(v1.report["transactions"]["exactly_once"] == true);
+}

@@ -51,6 +51,7 @@ struct ProducerStats {
   std::uint64_t transactions_aborted = 0;
   std::uint64_t fenced = 0;              // PRODUCER_FENCED: a newer instance took the transactional.id
   std::uint64_t mappings_lost = 0;       // INVALID_PRODUCER_ID_MAPPING: the coordinator no longer knew the id
+  std::uint64_t producer_ids_renewed = 0;  // transactions v2: the epoch was exhausted, EndTxn gave a new producer id
   SimTime app_cpu_ns = 0;                // the application thread in send() (with client CPU costs)
   SimTime sender_cpu_ns = 0;             // the sender thread
   Histogram latency;                     // send() to acknowledgement, per record: from when the application

@@ -407,7 +407,9 @@ void Producer::handle_end_txn(const EndTxnResponse& response) {
   }
   if (response.producer_id != kNoProducerId) {
     // EndTxn v5 (transactions v2): the epoch was bumped with the transaction's
-    // end, so every sequence starts again at 0 (EndTxnHandler.handleResponse).
+    // end, so every sequence starts again at 0 (EndTxnHandler.handleResponse);
+    // an exhausted epoch comes back as a new producer id at epoch 0 (KIP-890).
+    if (response.producer_id != producer_id_) ++stats_.producer_ids_renewed;
     producer_id_ = response.producer_id;
     producer_epoch_ = response.producer_epoch;
     sequences_.reset_all();

@@ -7,6 +7,7 @@
 // leaves nothing unprocessed. The report counts the fencings by cause.
 #include <catch2/catch.hpp>
 
+#include <variant>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,7 @@ struct FencingRun {
   ksim::models::ConsumptionHistory history;
   ksim::app::RunReport report;
   std::uint32_t fenced_consumer = 0;  // billing-0's index in the history
+  ksim::SimTime fenced_answer_at = ksim::kNever;  // billing-0 read FENCED_MEMBER_EPOCH
 };
 
 FencingRun kip848_fencing_run(const std::string& name, std::uint64_t seed, const std::vector<std::string>& overrides = {}) {
@@ -29,8 +31,15 @@ FencingRun kip848_fencing_run(const std::string& name, std::uint64_t seed, const
   for (const auto& o : overrides) document.apply_override(o);
   const auto scenario = ksim::app::read_scenario(document, ksim::app::expectation_catalogue());
   ksim::app::Cluster cluster(scenario, ksim::app::RunOptions{});
+  ksim::SimTime fenced_answer_at = ksim::kNever;
+  cluster.model_events()->subscribe([&](ksim::SimTime now, const ksim::Node& from, const ksim::models::ModelEvent& e) {
+    const auto* lost = std::get_if<ksim::models::CoordinatorLost>(&e);
+    if (lost && lost->reason == "FENCED_MEMBER_EPOCH" && from.name() == "billing-0" && fenced_answer_at == ksim::kNever) {
+      fenced_answer_at = now;
+    }
+  });
   cluster.run();
-  FencingRun run{cluster.consumption(), ksim::app::make_report(cluster, 0), 0};
+  FencingRun run{cluster.consumption(), ksim::app::make_report(cluster, 0), 0, fenced_answer_at};
   for (const auto* c : cluster.consumers()) {
     if (c->name() == "billing-0") run.fenced_consumer = c->index();
   }
@@ -137,5 +146,46 @@ TEST_CASE("KIP-848: a member that hears its revocation is not fenced at its reba
     CHECK(billing(run).fenced_rebalance_timeout == 0);
     CHECK(billing(run).fenced_member_epoch == 0);
     CHECK(billing(run).unprocessed == 0);
+  }
+}
+
+// AbstractMembershipManager.transitionToFenced: onPartitionsLost is a
+// ConsumerRebalanceListenerCallbackNeededEvent for the application thread,
+// run in its next poll(); the partitions are cleared and the member joins
+// again only once it has run. Without a listener the callback is complete at
+// once. billing's sync-after-process commits register one (onPartitionsRevoked
+// commits); with 2 ms per record and 100 records per poll() the application
+// is usually processing when the answer comes.
+TEST_CASE("KIP-848: a fenced member with a rebalance listener loses its partitions in its next poll(), without one at once",
+          "[kip848][kip848-fencing][consumer]") {
+  int later = 0;
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    INFO("seed " << seed);
+    const FencingRun run = kip848_fencing_run("kip848-fenced-member-epoch", seed);
+    REQUIRE(run.fenced_answer_at != ksim::kNever);
+    ksim::SimTime lost = ksim::kNever;
+    for (const auto& e : run.history.ownership) {
+      if (e.consumer == run.fenced_consumer && !e.owned && e.at >= run.fenced_answer_at) {
+        lost = e.at;
+        break;
+      }
+    }
+    REQUIRE(lost != ksim::kNever);
+    CHECK(lost - run.fenced_answer_at < ksim::seconds(1));  // within one poll loop: 100 records of about 2 ms
+    if (lost > run.fenced_answer_at) ++later;
+    CHECK(billing(run).unprocessed == 0);
+  }
+  CHECK(later >= 2);
+  // Auto-commit and no listener: the partitions go with the answer.
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    INFO("seed " << seed << " without a listener");
+    const FencingRun run = kip848_fencing_run("kip848-fenced-member-epoch", seed,
+                                              {"consumers.0.commit=none", "consumers.0.config[enable.auto.commit]=true"});
+    REQUIRE(run.fenced_answer_at != ksim::kNever);
+    bool lost_at_answer = false;
+    for (const auto& e : run.history.ownership) {
+      if (e.consumer == run.fenced_consumer && !e.owned && e.at == run.fenced_answer_at) lost_at_answer = true;
+    }
+    CHECK(lost_at_answer);
   }
 }

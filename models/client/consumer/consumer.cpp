@@ -241,7 +241,8 @@ void Consumer::poll() {
     return end_transform_batch();  // partitions may move: the open transaction ends first
   }
   if (group_mode_ && config_.consumer_protocol) {
-    if (membership_ == Membership::Stale || membership_ == Membership::Fenced) {  // after a poll timeout: onPartitionsLost, then join again
+    // After a poll timeout, or a fencing with a rebalance listener: onPartitionsLost, then join again.
+    if (membership_ == Membership::Stale || membership_ == Membership::Fenced) {
       lose_all_partitions();
       generation_ = kJoinMemberEpoch;
       membership_to(Membership::Joining);

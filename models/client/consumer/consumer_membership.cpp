@@ -155,14 +155,23 @@ void Consumer::handle_consumer_heartbeat(const ConsumerGroupHeartbeatResponse& r
 }
 
 // transitionToFenced: the partitions are lost (no commit: the epoch is gone);
-// the member joins again with epoch 0 and the same member id.
+// the member joins again with epoch 0 and the same member id. With a
+// rebalance listener (the after-process commit strategies register one)
+// onPartitionsLost runs in the application thread, in its next poll()
+// (ConsumerRebalanceListenerCallbackNeededEvent): until then the member
+// keeps its partitions and sends no heartbeat, and poll() loses them and
+// joins again. Without one the callback is complete at once.
 void Consumer::consumer_fenced(std::string_view reason) {
   publish(CoordinatorLost{reason});
   membership_to(Membership::Fenced);
-  lose_all_partitions();
   target_.clear();
   reconciling_ = false;
   generation_ = kJoinMemberEpoch;
+  if (commits_on_revocation()) {
+    ++cg_heartbeat_token_;
+    return wake_app();
+  }
+  lose_all_partitions();
   membership_to(Membership::Joining);
   member_rebalance(true);
   schedule_consumer_heartbeat(0);

@@ -116,10 +116,32 @@ public final class WorkloadConsumer implements ConsumerRebalanceListener {
         } catch (WakeupException stop) {
             // SIGTERM: a clean stop
         } catch (FencedInstanceIdException e) {
+            // ksim: Consumer::fenced() records fenced, then stop() the stopped event
             lifeEvent("fenced");
+            stoppedEvent("fenced: another member has this group.instance.id");
+            return;
+        } catch (KafkaException fatal) {
+            // poll() threw a fatal error (GroupMaxSizeReachedException, InconsistentGroupProtocolException,
+            // ...): the application consumes no more, as ksim's Consumer::stop()
+            stoppedEvent(stopReason(fatal));
             return;
         }
         stopCleanly();
+    }
+
+    /** The request that failed and Kafka's error name, as ksim's Consumer::stop() says it. */
+    private String stopReason(KafkaException fatal) {
+        String request = "consumer".equals(set.nodeConfigs().get(member.name()).get("group.protocol"))
+                ? "ConsumerGroupHeartbeat" : "JoinGroup";
+        return request + ": " + ErrorNames.of(fatal);
+    }
+
+    private void stoppedEvent(String reason) {
+        Map<String, Object> e = HistoryWriter.event("consumer");
+        e.put("consumer", member.index());
+        e.put("kind", "stopped");
+        e.put("reason", reason);
+        history.write(e);
     }
 
     private void pollOnce() {

@@ -257,6 +257,23 @@ public final class KafkaCluster implements AutoCloseable {
         if (!internal.isEmpty()) awaitLeaders(internal);
     }
 
+    /**
+     * KIP-932: each share group starts from the log start offset (group config
+     * share.auto.offset.reset=earliest, set before any member joins), so the group's records are the
+     * whole log whenever its share-partitions are initialised; ksim's start when the members join at
+     * time 0, before anything is produced, which is the same offset.
+     */
+    public void shareGroupsFromEarliest(Collection<String> shareGroups) throws Exception {
+        for (String group : shareGroups) {
+            org.apache.kafka.common.config.ConfigResource r =
+                    new org.apache.kafka.common.config.ConfigResource(org.apache.kafka.common.config.ConfigResource.Type.GROUP, group);
+            org.apache.kafka.clients.admin.AlterConfigOp op = new org.apache.kafka.clients.admin.AlterConfigOp(
+                    new org.apache.kafka.clients.admin.ConfigEntry("share.auto.offset.reset", "earliest"),
+                    org.apache.kafka.clients.admin.AlterConfigOp.OpType.SET);
+            admin.incrementalAlterConfigs(Map.of(r, List.of(op))).all().get(30, TimeUnit.SECONDS);
+        }
+    }
+
     /** The server has died: its proxies stop listening, so callers are refused. */
     public void serverDown(String server) {
         for (LinkProxy p : proxies.getOrDefault(server, List.of())) {

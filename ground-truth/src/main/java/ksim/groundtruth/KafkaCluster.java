@@ -130,7 +130,19 @@ public final class KafkaCluster implements AutoCloseable {
             p.put("auto.create.topics.enable", "false");
             p.putAll(scenario.brokers().config());
         }
+        allowShortShareLocks(p);
         return p;
+    }
+
+    /**
+     * KIP-932: Kafka refuses a group.share.record.lock.duration.ms below
+     * group.share.min.record.lock.duration.ms (15 s by default, ShareGroupConfig); ksim's scenarios
+     * may lock for less (10 s), so the bound is lowered to the scenario's lock, which the broker allows.
+     */
+    private static void allowShortShareLocks(Map<String, String> p) {
+        String lock = p.get("group.share.record.lock.duration.ms");
+        if (lock == null || p.containsKey("group.share.min.record.lock.duration.ms")) return;
+        if (Long.parseLong(lock) < 15_000) p.put("group.share.min.record.lock.duration.ms", lock);
     }
 
     private static void writeProperties(Path file, Map<String, String> values) throws IOException {

@@ -69,6 +69,15 @@ public final class WorkloadConsumer implements ConsumerRebalanceListener {
     private Properties properties() {
         Properties p = new Properties();
         p.putAll(set.nodeConfigs().get(member.name()));
+        if ("consumer".equals(p.get("group.protocol"))) {
+            // KIP-848: the resolved scenario lists the classic protocol's defaults, which
+            // KafkaConsumer refuses with group.protocol=consumer (ksim's reader refuses them set)
+            for (String classicOnly : List.of("session.timeout.ms", "heartbeat.interval.ms", "partition.assignment.strategy")) {
+                p.remove(classicOnly);
+            }
+            // ksim's "" is Kafka's null: the broker's default assignor
+            if ("".equals(p.get("group.remote.assignor"))) p.remove("group.remote.assignor");
+        }
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ConsumerConfig.CLIENT_ID_CONFIG, member.name());
         p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());

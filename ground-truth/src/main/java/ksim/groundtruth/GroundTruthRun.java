@@ -85,7 +85,7 @@ public final class GroundTruthRun {
                 log("reading the final logs");
                 List<Map<String, Object>> finals = new FinalLogReader(scenario, cluster.admin(), addresses.bootstrapServers()).read();
                 HistoryMerger.write(historyOut, HistoryMerger.header(scenario, roster, kafkaVersion, run, end, faults.fired()),
-                        partFiles, ShareLockExpiries.derive(scenario, roster, partFiles), finals);
+                        partFiles, ShareLeaderEvents.derive(scenario, roster, partFiles), finals);
             }
             log("history written to " + historyOut);
             status = 0;

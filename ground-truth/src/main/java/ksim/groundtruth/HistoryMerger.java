@@ -61,8 +61,8 @@ public final class HistoryMerger {
             for (String g : roster.shareGroups()) {
                 Map<String, Object> m = new LinkedHashMap<>();
                 m.put("name", g);
-                m.put("delivery_count_limit", ShareLockExpiries.deliveryCountLimit(s));
-                m.put("record_lock_duration_ms", ShareLockExpiries.lockDurationMs(s));
+                m.put("delivery_count_limit", ShareLeaderEvents.deliveryCountLimit(s));
+                m.put("record_lock_duration_ms", ShareLeaderEvents.lockDurationMs(s));
                 shareGroups.add(m);
             }
             h.put("share_groups", shareGroups);
@@ -73,7 +73,7 @@ public final class HistoryMerger {
 
     /**
      * Header, then each part's lines (a last line cut short by a SIGKILL is dropped), then what the
-     * harness derived from them ({@link ShareLockExpiries}), then the finals.
+     * harness derived from them ({@link ShareLeaderEvents}), then the finals.
      */
     public static void write(Path out, Map<String, Object> header, List<Path> parts, List<Map<String, Object>> derived,
                              List<Map<String, Object>> finals) throws IOException {

@@ -31,7 +31,7 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * each as it is done). Records {@code share_member}, {@code share_deliver}, {@code share_process},
  * and a {@code share_ack} for each acknowledgement the leader accepted, as the
  * AcknowledgementCommitCallback reports it (the client sees no other leader outcome; the lock
- * expiries are inferred from the redeliveries when the history is written: {@link ShareLockExpiries}).
+ * expiries are inferred from the redeliveries when the history is written: {@link ShareLeaderEvents}).
  * SIGTERM is a clean stop: close() (the leader releases what the member holds), exit.
  */
 public final class ShareWorkloadConsumer {

@@ -28,12 +28,12 @@ import java.util.TreeMap;
  * share-partition's {@code share_start}: offset 0, the harness sets the group's
  * share.auto.offset.reset to earliest before any client starts.
  */
-public final class ShareLockExpiries {
+public final class ShareLeaderEvents {
     private static final long CRASH_WINDOW_SLACK_NS = 10_000_000_000L;
 
     private record Delivery(int consumer, long t) {}
 
-    private ShareLockExpiries() {}
+    private ShareLeaderEvents() {}
 
     public static int deliveryCountLimit(Scenario s) {
         return Integer.parseInt(s.brokers().config().getOrDefault("group.share.delivery.count.limit", "5"));

@@ -183,6 +183,33 @@ json consumers_json(const Scenario& s) {
   return out;
 }
 
+// KIP-932's share consumers: each entry's nodes, share group, Kafka configs
+// (share.acknowledgement.mode among them) and workload, for the ground-truth
+// harness's KafkaShareConsumer.
+json share_consumers_json(const Scenario& s) {
+  const KafkaSpec& k = *s.kafka;
+  json out = json::array();
+  for (const auto& group : k.share_consumers) {
+    const auto& w = group.workload;
+    json poison = w.poison_every == 0 ? json(nullptr)
+                                      : json{{"every", w.poison_every},
+                                             {"acknowledge", w.poison_acknowledge == models::AcknowledgeType::Release ? "release"
+                                                                                                                    : "reject"}};
+    out.push_back({{"name", group.name},
+                   {"kafka_version", group.release.name()},
+                   {"nodes", nodes_of(s, group.name)},
+                   {"share_group", group.config.group_id},
+                   {"topic", topic_name(k, w.topic)},
+                   {"config", kafka_config_json(group.kafka_config)},
+                   {"workload",
+                    {{"commit", w.commit_sync ? "sync-after-process" : "none"},
+                     {"processing_time", distribution_json(w.processing_time)},
+                     {"poison", std::move(poison)},
+                     {"start_ns", group.start_when_ready ? json(nullptr) : json(group.start)}}}});
+  }
+  return out;
+}
+
 // The brokers' configs, with the internal topics' replication as the
 // cluster creates them: no more replicas than brokers (Cluster::offsets_topic).
 json broker_config(const KafkaSpec& k) {
@@ -278,6 +305,7 @@ void add_kafka_json(const Scenario& s, json& out) {
   out["topics"] = std::move(topics);
   out["producers"] = producers_json(s);
   out["consumers"] = consumers_json(s);
+  if (!k.share_consumers.empty()) out["share_consumers"] = share_consumers_json(s);
   out["transactions"] = k.has_transactions();
 }
 

@@ -79,6 +79,15 @@ TEST_CASE("every scenario file resolves, with Kafka's names as config keys", "[c
       check_config_names(c["config"], KafkaConfigKind::Consumer);
       if (!c["transform"].is_null()) check_config_names(c["transform"]["config"], KafkaConfigKind::Producer);
     }
+    if (s.contains("share_consumers")) {
+      for (const auto& c : s["share_consumers"]) {
+        // ShareConsumerConfig: ConsumerConfig's names plus share.acknowledgement.mode
+        json config = c["config"];
+        CHECK(config.contains("share.acknowledgement.mode"));
+        config.erase("share.acknowledgement.mode");
+        check_config_names(config, KafkaConfigKind::Consumer);
+      }
+    }
     for (const auto& f : s["faults"]) {
       // Every fault names its nodes, resolved, unless its target is known only while running.
       CHECK((!f["nodes"].empty() || !f["dynamic_targets"].empty() || !f["links"].empty()));
@@ -205,4 +214,31 @@ TEST_CASE("per-node transactional ids of a transform follow the cluster's naming
     }
   }
   CHECK(found);
+}
+
+TEST_CASE("share consumers are resolved with their share group, acknowledgement mode and poison records",
+          "[cli][resolved]") {
+  const Resolved poison = resolve(kScenarios + "share-poison-record.yaml");
+  REQUIRE(poison.status == 0);
+  REQUIRE(poison.scenario["share_consumers"].size() == 1);
+  const json& c = poison.scenario["share_consumers"][0];
+  CHECK(c["share_group"] == "payments");
+  CHECK(c["topic"] == "payments");
+  CHECK(c["nodes"] == json::array({"payments-0", "payments-1"}));
+  CHECK(c["config"]["share.acknowledgement.mode"] == "explicit");
+  CHECK(c["config"]["max.poll.records"] == 100);
+  CHECK(c["workload"]["poison"]["every"] == 500);
+  CHECK(c["workload"]["poison"]["acknowledge"] == "release");
+  CHECK(c["workload"]["commit"] == "none");
+  CHECK(c["workload"]["start_ns"].is_null());
+  const Resolved slow = resolve(kScenarios + "share-slow-consumer.yaml");
+  REQUIRE(slow.status == 0);
+  REQUIRE(slow.scenario["share_consumers"].size() == 2);
+  CHECK(slow.scenario["share_consumers"][1]["config"]["share.acknowledgement.mode"] == "implicit");
+  CHECK(slow.scenario["share_consumers"][1]["workload"]["poison"].is_null());
+  CHECK(slow.scenario["share_consumers"][1]["workload"]["processing_time"]["mean_ns"] == 400'000'000.0);
+  // A scenario without share consumers has no such key (the harness reads none).
+  const Resolved quickstart = resolve(kScenarios + "quickstart.yaml");
+  REQUIRE(quickstart.status == 0);
+  CHECK(!quickstart.scenario.contains("share_consumers"));
 }

@@ -5,7 +5,7 @@ import java.nio.file.Path;
 /**
  * The entry point of a workload client's JVM:
  * {@code ClientMain RESOLVED.json NODE HISTORY_PART BOOTSTRAP [--restarted]}. The node is a
- * producer or a consumer of the scenario (a consumer runs its transform's producer too).
+ * producer, a consumer or a share consumer of the scenario (a consumer runs its transform's producer too).
  */
 public final class ClientMain {
     private ClientMain() {}
@@ -17,7 +17,10 @@ public final class ClientMain {
         Roster roster = new Roster(scenario);
         try (HistoryWriter history = new HistoryWriter(Path.of(args[2]))) {
             Roster.Consumer consumer = roster.consumer(node);
-            if (consumer != null) {
+            Roster.ShareConsumer shareConsumer = roster.shareConsumer(node);
+            if (shareConsumer != null) {
+                new ShareWorkloadConsumer(scenario, shareConsumer, history, args[3]).run();
+            } else if (consumer != null) {
                 new WorkloadConsumer(scenario, consumer, history, args[3]).run(restarted);
             } else {
                 Roster.Writer writer = roster.writer(node);

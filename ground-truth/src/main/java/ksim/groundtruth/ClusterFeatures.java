@@ -18,6 +18,9 @@ public final class ClusterFeatures {
 
     private ClusterFeatures() {}
 
+    /** KIP-932's share groups: share.version 1 (a feature since 4.1, on by default for a new cluster since 4.2). */
+    static final String SHARE_VERSION = "share.version";
+
     /** The format tool's arguments: every feature, spelled out, on a release that has them. */
     public static List<String> formatArguments(Scenario s, String kafkaVersion) {
         List<String> args = new ArrayList<>();
@@ -25,6 +28,10 @@ public final class ClusterFeatures {
         for (Map.Entry<String, Integer> f : s.features().entrySet()) {
             args.add("--feature");
             args.add(f.getKey() + "=" + f.getValue());
+        }
+        if (!s.shareConsumers().isEmpty()) {
+            args.add("--feature");
+            args.add(SHARE_VERSION + "=1");
         }
         return args;
     }
@@ -40,6 +47,10 @@ public final class ClusterFeatures {
                         + " has no such feature (" + (f.getKey().equals(ELR) ? "KIP-966" : "KIP-890 part 2")
                         + " is in 4.0 and later)");
             }
+        }
+        if (!s.shareConsumers().isEmpty() && !atLeast(kafkaVersion, 4, 2)) {
+            out.add(s.file() + ": share consumers (KIP-932): the harness runs share groups on Kafka 4.2 and later (production ready "
+                    + "there), not on " + kafkaVersion);
         }
         return out;
     }

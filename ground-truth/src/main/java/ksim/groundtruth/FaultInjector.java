@@ -147,6 +147,8 @@ public final class FaultInjector {
                     if (!clients.containsKey(n)) cluster.serverDown(n);
                     Roster.Consumer c = roster.consumer(n);
                     if (c != null) consumerEvent(c, "crashed");
+                    Roster.ShareConsumer sc = roster.shareConsumer(n);
+                    if (sc != null) shareCrash(sc);
                 }
                 return () -> restart(nodes);
             }
@@ -228,6 +230,13 @@ public final class FaultInjector {
         return () -> {
             for (int[] d : directions) rules.removeDelay(d[0], d[1], f.extraLatencyNs());
         };
+    }
+
+    /** KIP-932: a share consumer's process killed (ksim: ShareConsumer::on_crash). */
+    private void shareCrash(Roster.ShareConsumer c) {
+        Map<String, Object> e = HistoryWriter.event("share_crash");
+        e.put("consumer", c.index());
+        history.write(e);
     }
 
     private void consumerEvent(Roster.Consumer c, String kind) {

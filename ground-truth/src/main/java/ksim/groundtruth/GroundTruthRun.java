@@ -53,7 +53,10 @@ public final class GroundTruthRun {
                      ClusterFeatures.formatArguments(scenario, kafkaVersion))) {
             log("starting the cluster (Kafka " + kafkaVersion + ", " + scenario.brokers().count() + " brokers)");
             cluster.start();
-            cluster.prepareCoordinators(roster.groups(), roster.transactionalIds());
+            List<String> groups = new ArrayList<>(roster.groups());
+            groups.addAll(roster.shareGroups());
+            cluster.prepareCoordinators(groups, roster.transactionalIds());
+            cluster.shareGroupsFromEarliest(roster.shareGroups());
             log("cluster ready");
             RunClock.startRunAt(RunClock.wallNowNs() + CLIENT_START_SLACK_NS);
             Path parts = Files.createDirectories(work.resolve("history-parts"));
@@ -82,7 +85,7 @@ public final class GroundTruthRun {
                 log("reading the final logs");
                 List<Map<String, Object>> finals = new FinalLogReader(scenario, cluster.admin(), addresses.bootstrapServers()).read();
                 HistoryMerger.write(historyOut, HistoryMerger.header(scenario, roster, kafkaVersion, run, end, faults.fired()),
-                        partFiles, finals);
+                        partFiles, ShareLeaderEvents.derive(scenario, roster, partFiles), finals);
             }
             log("history written to " + historyOut);
             status = 0;

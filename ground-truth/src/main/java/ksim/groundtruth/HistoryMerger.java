@@ -12,7 +12,7 @@ import java.util.Map;
 
 /**
  * Writes the run's one history file (docs/history.md): the header, every process's part (its
- * events in the order it recorded them), then the {@code final} events.
+ * events in the order it recorded them), the derived share events, then the {@code final} events.
  */
 public final class HistoryMerger {
     private HistoryMerger() {}
@@ -51,13 +51,32 @@ public final class HistoryMerger {
             consumers.add(m);
         }
         h.put("consumers", consumers);
+        if (!roster.shareConsumers().isEmpty()) {
+            List<Object> shareConsumers = new ArrayList<>();
+            for (Roster.ShareConsumer c : roster.shareConsumers()) {
+                shareConsumers.add(Map.of("name", c.name(), "group", c.set().group(), "topic", s.topicIndex(c.set().topic())));
+            }
+            h.put("share_consumers", shareConsumers);
+            List<Object> shareGroups = new ArrayList<>();
+            for (String g : roster.shareGroups()) {
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("name", g);
+                m.put("delivery_count_limit", ShareLeaderEvents.deliveryCountLimit(s));
+                m.put("record_lock_duration_ms", ShareLeaderEvents.lockDurationMs(s));
+                shareGroups.add(m);
+            }
+            h.put("share_groups", shareGroups);
+        }
         h.put("faults", faults);
         return h;
     }
 
-    /** Header, then each part's lines (a last line cut short by a SIGKILL is dropped), then the finals. */
-    public static void write(Path out, Map<String, Object> header, List<Path> parts, List<Map<String, Object>> finals)
-            throws IOException {
+    /**
+     * Header, then each part's lines (a last line cut short by a SIGKILL is dropped), then what the
+     * harness derived from them ({@link ShareLeaderEvents}), then the finals.
+     */
+    public static void write(Path out, Map<String, Object> header, List<Path> parts, List<Map<String, Object>> derived,
+                             List<Map<String, Object>> finals) throws IOException {
         try (BufferedWriter w = Files.newBufferedWriter(out, StandardCharsets.UTF_8)) {
             w.write(Json.write(header));
             w.write('\n');
@@ -73,6 +92,10 @@ public final class HistoryMerger {
                     w.write(line);
                     w.write('\n');
                 }
+            }
+            for (Map<String, Object> d : derived) {
+                w.write(Json.write(d));
+                w.write('\n');
             }
             for (Map<String, Object> f : finals) {
                 w.write(Json.write(f));

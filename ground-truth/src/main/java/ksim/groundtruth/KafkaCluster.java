@@ -130,7 +130,19 @@ public final class KafkaCluster implements AutoCloseable {
             p.put("auto.create.topics.enable", "false");
             p.putAll(scenario.brokers().config());
         }
+        allowShortShareLocks(p);
         return p;
+    }
+
+    /**
+     * KIP-932: Kafka refuses a group.share.record.lock.duration.ms below
+     * group.share.min.record.lock.duration.ms (15 s by default, ShareGroupConfig); ksim's scenarios
+     * may lock for less (10 s), so the bound is lowered to the scenario's lock, which the broker allows.
+     */
+    private static void allowShortShareLocks(Map<String, String> p) {
+        String lock = p.get("group.share.record.lock.duration.ms");
+        if (lock == null || p.containsKey("group.share.min.record.lock.duration.ms")) return;
+        if (Long.parseLong(lock) < 15_000) p.put("group.share.min.record.lock.duration.ms", lock);
     }
 
     private static void writeProperties(Path file, Map<String, String> values) throws IOException {
@@ -255,6 +267,23 @@ public final class KafkaCluster implements AutoCloseable {
         if (!groups.isEmpty()) internal.add("__consumer_offsets");
         if (!transactionalIds.isEmpty()) internal.add("__transaction_state");
         if (!internal.isEmpty()) awaitLeaders(internal);
+    }
+
+    /**
+     * KIP-932: each share group starts from the log start offset (group config
+     * share.auto.offset.reset=earliest, set before any member joins), so the group's records are the
+     * whole log whenever its share-partitions are initialised; ksim's start when the members join at
+     * time 0, before anything is produced, which is the same offset.
+     */
+    public void shareGroupsFromEarliest(Collection<String> shareGroups) throws Exception {
+        for (String group : shareGroups) {
+            org.apache.kafka.common.config.ConfigResource r =
+                    new org.apache.kafka.common.config.ConfigResource(org.apache.kafka.common.config.ConfigResource.Type.GROUP, group);
+            org.apache.kafka.clients.admin.AlterConfigOp op = new org.apache.kafka.clients.admin.AlterConfigOp(
+                    new org.apache.kafka.clients.admin.ConfigEntry("share.auto.offset.reset", "earliest"),
+                    org.apache.kafka.clients.admin.AlterConfigOp.OpType.SET);
+            admin.incrementalAlterConfigs(Map.of(r, List.of(op))).all().get(30, TimeUnit.SECONDS);
+        }
     }
 
     /** The server has died: its proxies stop listening, so callers are refused. */

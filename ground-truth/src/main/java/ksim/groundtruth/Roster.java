@@ -6,8 +6,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Who is who in a history (the header's {@code writers} and {@code consumers}): every producer
- * node, then every transform's producer, numbered in that order; every consumer node. The
+ * Who is who in a history (the header's {@code writers}, {@code consumers} and {@code share_consumers}): every producer
+ * node, then every transform's producer, numbered in that order; every consumer node; every share consumer node. The
  * harness and each client compute it from the same scenario, so their indexes agree.
  */
 public final class Roster {
@@ -29,8 +29,12 @@ public final class Roster {
 
     public record Consumer(int index, String name, Scenario.ConsumerSet set) {}
 
+    /** A share consumer node (KIP-932): its index among the share consumers (the header's {@code share_consumers}). */
+    public record ShareConsumer(int index, String name, Scenario.ShareConsumerSet set) {}
+
     private final List<Writer> writers = new ArrayList<>();
     private final List<Consumer> consumers = new ArrayList<>();
+    private final List<ShareConsumer> shareConsumers = new ArrayList<>();
     private final Map<String, Scenario.ProducerGroup> producerGroupOf = new LinkedHashMap<>();
 
     public Roster(Scenario scenario) {
@@ -50,6 +54,9 @@ public final class Roster {
         for (Scenario.ConsumerSet c : scenario.consumers()) {
             for (String node : c.nodes()) consumers.add(new Consumer(consumers.size(), node, c));
         }
+        for (Scenario.ShareConsumerSet c : scenario.shareConsumers()) {
+            for (String node : c.nodes()) shareConsumers.add(new ShareConsumer(shareConsumers.size(), node, c));
+        }
     }
 
     public List<Writer> writers() {
@@ -58,6 +65,20 @@ public final class Roster {
 
     public List<Consumer> consumers() {
         return consumers;
+    }
+
+    public List<ShareConsumer> shareConsumers() {
+        return shareConsumers;
+    }
+
+    public ShareConsumer shareConsumer(String name) {
+        for (ShareConsumer c : shareConsumers) if (c.name().equals(name)) return c;
+        return null;
+    }
+
+    /** The share groups, each once, in the order of their first consumer. */
+    public List<String> shareGroups() {
+        return shareConsumers.stream().map(c -> c.set().group()).distinct().toList();
     }
 
     public Writer writer(String name) {
@@ -95,6 +116,7 @@ public final class Roster {
     public List<String> clientNodes() {
         List<String> nodes = new ArrayList<>(producerGroupOf.keySet());
         for (Consumer c : consumers) nodes.add(c.name());
+        for (ShareConsumer c : shareConsumers) nodes.add(c.name());
         return nodes;
     }
 }

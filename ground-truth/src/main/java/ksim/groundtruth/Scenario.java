@@ -11,7 +11,8 @@ import java.util.Map;
  */
 public record Scenario(String file, String name, long durationNs, long drainNs,
                        Brokers brokers, List<Topic> topics, List<ProducerGroup> producers,
-                       List<ConsumerSet> consumers, List<Fault> faults, Map<String, Integer> features) {
+                       List<ConsumerSet> consumers, List<ShareConsumerSet> shareConsumers, List<Fault> faults,
+                       Map<String, Integer> features) {
 
     public record Brokers(int count, List<String> names, List<String> racks, Map<String, String> config) {}
 
@@ -37,6 +38,19 @@ public record Scenario(String file, String name, long durationNs, long drainNs,
     public record ConsumerSet(String name, List<String> nodes, String group, String topic, List<Integer> partitions,
                               long startNs, Distribution processingTime, String commit, Transform transform,
                               Map<String, Map<String, String>> nodeConfigs) {}
+
+    /**
+     * A share consumer entry (KIP-932, {@code share_group: NAME}): {@code poisonEvery} 0 for none, else every record
+     * whose number is {@code poisonEvery - 1} modulo it fails and is acknowledged {@code poisonAcknowledge}
+     * ("reject" or "release"); {@code config} the KafkaShareConsumer's configs (share.acknowledgement.mode among them).
+     */
+    public record ShareConsumerSet(String name, List<String> nodes, String group, String topic, long startNs,
+                                   Distribution processingTime, boolean commitSync, long poisonEvery,
+                                   String poisonAcknowledge, Map<String, String> config) {
+        public boolean explicit() {
+            return "explicit".equals(config.get("share.acknowledgement.mode"));
+        }
+    }
 
     /** One fault of the schedule; {@code line} is its line in the scenario file. */
     public record Fault(String kind, long atNs, Long durationNs, List<String> targets, List<String> nodes,

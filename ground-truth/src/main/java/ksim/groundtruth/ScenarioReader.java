@@ -40,6 +40,8 @@ public final class ScenarioReader {
         for (Object o : list(s.get("producers"))) producers.add(producer(obj(o)));
         List<Scenario.ConsumerSet> consumers = new ArrayList<>();
         for (Object o : list(s.get("consumers"))) consumers.add(consumer(obj(o)));
+        List<Scenario.ShareConsumerSet> shareConsumers = new ArrayList<>();
+        for (Object o : list(s.get("share_consumers"))) shareConsumers.add(shareConsumer(obj(o)));
         List<Scenario.Fault> faults = new ArrayList<>();
         for (Object o : list(s.get("faults"))) faults.add(fault(obj(o)));
         if (s.get("nemesis") != null && !list(obj(s.get("nemesis")).get("rules")).isEmpty()) {
@@ -54,7 +56,7 @@ public final class ScenarioReader {
             obj(obj(controller).get("features")).forEach((k, v) -> features.put(k, integer(v)));
         }
         return new Scenario(file, str(s.get("name")), number(s.get("duration_ns")), number(s.get("drain_ns")),
-                brokers, topics, producers, consumers, faults, features);
+                brokers, topics, producers, consumers, shareConsumers, faults, features);
     }
 
     private static Scenario.Topic topic(Map<String, Object> t) {
@@ -114,6 +116,17 @@ public final class ScenarioReader {
         return new Scenario.ConsumerSet(str(c.get("name")), strings(c.get("nodes")), str(c.get("group")), str(c.get("topic")),
                 partitions, startNs(w), processing, str(w.get("commit")), transform,
                 nodeConfigs(strings(c.get("nodes")), c.get("config"), c.get("node_configs")));
+    }
+
+    private static Scenario.ShareConsumerSet shareConsumer(Map<String, Object> c) {
+        Map<String, Object> w = obj(c.get("workload"));
+        Object pt = w.get("processing_time");
+        Distribution processing = pt == null ? Distribution.ZERO : Distribution.parse(str(obj(pt).get("text")));
+        Map<String, Object> poison = w.get("poison") == null ? null : obj(w.get("poison"));
+        return new Scenario.ShareConsumerSet(str(c.get("name")), strings(c.get("nodes")), str(c.get("share_group")),
+                str(c.get("topic")), startNs(w), processing, "sync-after-process".equals(w.get("commit")),
+                poison == null ? 0 : number(poison.get("every")), poison == null ? null : str(poison.get("acknowledge")),
+                config(c.get("config")));
     }
 
     private static Scenario.Fault fault(Map<String, Object> f) {

@@ -69,6 +69,15 @@ public final class WorkloadConsumer implements ConsumerRebalanceListener {
     private Properties properties() {
         Properties p = new Properties();
         p.putAll(set.nodeConfigs().get(member.name()));
+        if ("consumer".equals(p.get("group.protocol"))) {
+            // KIP-848: the resolved scenario lists the classic protocol's defaults, which
+            // KafkaConsumer refuses with group.protocol=consumer (ksim's reader refuses them set)
+            for (String classicOnly : List.of("session.timeout.ms", "heartbeat.interval.ms", "partition.assignment.strategy")) {
+                p.remove(classicOnly);
+            }
+            // ksim's "" is Kafka's null: the broker's default assignor
+            if ("".equals(p.get("group.remote.assignor"))) p.remove("group.remote.assignor");
+        }
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ConsumerConfig.CLIENT_ID_CONFIG, member.name());
         p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
@@ -116,10 +125,32 @@ public final class WorkloadConsumer implements ConsumerRebalanceListener {
         } catch (WakeupException stop) {
             // SIGTERM: a clean stop
         } catch (FencedInstanceIdException e) {
+            // ksim: Consumer::fenced() records fenced, then stop() the stopped event
             lifeEvent("fenced");
+            stoppedEvent("fenced: another member has this group.instance.id");
+            return;
+        } catch (KafkaException fatal) {
+            // poll() threw a fatal error (GroupMaxSizeReachedException, InconsistentGroupProtocolException,
+            // ...): the application consumes no more, as ksim's Consumer::stop()
+            stoppedEvent(stopReason(fatal));
             return;
         }
         stopCleanly();
+    }
+
+    /** The request that failed and Kafka's error name, as ksim's Consumer::stop() says it. */
+    private String stopReason(KafkaException fatal) {
+        String request = "consumer".equals(set.nodeConfigs().get(member.name()).get("group.protocol"))
+                ? "ConsumerGroupHeartbeat" : "JoinGroup";
+        return request + ": " + ErrorNames.of(fatal);
+    }
+
+    private void stoppedEvent(String reason) {
+        Map<String, Object> e = HistoryWriter.event("consumer");
+        e.put("consumer", member.index());
+        e.put("kind", "stopped");
+        e.put("reason", reason);
+        history.write(e);
     }
 
     private void pollOnce() {

@@ -71,7 +71,7 @@ struct GroupCoordinatorConfig {
   SimTime share_session_timeout = seconds(45);        // group.share.session.timeout.ms
   SimTime share_record_lock_duration = seconds(30);   // group.share.record.lock.duration.ms
   std::int32_t share_delivery_count_limit = 5;        // group.share.delivery.count.limit
-  std::int32_t share_partition_max_record_locks = 200;  // group.share.partition.max.record.locks
+  std::int32_t share_partition_max_record_locks = 2000;  // group.share.partition.max.record.locks (4.1.0's ShareGroupConfig)
   // Time to replay one record of a __consumer_offsets partition when a broker
   // becomes its leader (Kafka's loadGroupsAndOffsets). Not a Kafka config.
   SimTime load_time_per_record = microseconds(2);

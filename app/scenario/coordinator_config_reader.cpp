@@ -18,6 +18,21 @@ using models::Mechanism;
 
 namespace {
 
+// A broker refuses to start with `key` outside [min_key, max_key]
+// (GroupCoordinatorConfig's and ShareGroupConfig's requires); both bounds are
+// configs a user may move, as the scenarios that time out in seconds do.
+void check_bounds(MapReader& in, const std::string& key, SimTime value, const std::string& min_key, SimTime min_default,
+                  const std::string& max_key, SimTime max_default, const models::Mechanisms& m, Mechanism mechanism) {
+  reject_absent(in, min_key, m, mechanism);
+  reject_absent(in, max_key, m, mechanism);
+  const SimTime low = in.get<Duration>(min_key, min_default, {1, kNever});
+  const SimTime high = in.get<Duration>(max_key, max_default, {1, kNever});
+  if (high < low) return in.reject(max_key, "must be at least " + min_key);
+  const std::string& at = in.has(key) ? key : (value < low ? min_key : max_key);
+  if (value < low) in.reject(at, key + " is below " + min_key + ": Kafka refuses to start; lower " + min_key + " too");
+  if (value > high) in.reject(at, key + " is above " + max_key + ": Kafka refuses to start; raise " + max_key + " too");
+}
+
 // KIP-932's share groups (group.share.*: GroupCoordinatorConfig and ShareGroupConfig).
 void read_share_group_config(MapReader& in, models::GroupCoordinatorConfig& g, const models::Mechanisms& m) {
   for (const char* key : {"group.share.heartbeat.interval.ms", "group.share.session.timeout.ms",
@@ -30,9 +45,16 @@ void read_share_group_config(MapReader& in, models::GroupCoordinatorConfig& g, c
   if (g.share_heartbeat_interval >= g.share_session_timeout) {
     in.reject("group.share.heartbeat.interval.ms", "must be lower than group.share.session.timeout.ms");
   }
+  check_bounds(in, "group.share.heartbeat.interval.ms", g.share_heartbeat_interval, "group.share.min.heartbeat.interval.ms",
+               seconds(5), "group.share.max.heartbeat.interval.ms", seconds(15), m, Mechanism::ShareGroups);
+  check_bounds(in, "group.share.session.timeout.ms", g.share_session_timeout, "group.share.min.session.timeout.ms",
+               seconds(45), "group.share.max.session.timeout.ms", seconds(60), m, Mechanism::ShareGroups);
   // ShareGroupConfig's ranges: the lock 1 s to 1 h, the delivery limit 2 to 10, the locks 100 to 10000.
   g.share_record_lock_duration = in.get<Duration>("group.share.record.lock.duration.ms", g.share_record_lock_duration,
                                                   {seconds(1), minutes(60)});
+  check_bounds(in, "group.share.record.lock.duration.ms", g.share_record_lock_duration,
+               "group.share.min.record.lock.duration.ms", seconds(15), "group.share.max.record.lock.duration.ms",
+               seconds(60), m, Mechanism::ShareGroups);
   g.share_delivery_count_limit = in.get<int>("group.share.delivery.count.limit", g.share_delivery_count_limit, {2, 10});
   g.share_partition_max_record_locks =
       in.get<int>("group.share.partition.max.record.locks", g.share_partition_max_record_locks, {100, 10000});
@@ -59,6 +81,11 @@ void read_consumer_group_config(MapReader& in, models::GroupCoordinatorConfig& g
   if (g.consumer_heartbeat_interval >= g.consumer_session_timeout) {
     in.reject("group.consumer.heartbeat.interval.ms", "must be lower than group.consumer.session.timeout.ms");
   }
+  check_bounds(in, "group.consumer.heartbeat.interval.ms", g.consumer_heartbeat_interval,
+               "group.consumer.min.heartbeat.interval.ms", seconds(5), "group.consumer.max.heartbeat.interval.ms",
+               seconds(15), m, Mechanism::ConsumerGroupProtocol);
+  check_bounds(in, "group.consumer.session.timeout.ms", g.consumer_session_timeout, "group.consumer.min.session.timeout.ms",
+               seconds(45), "group.consumer.max.session.timeout.ms", seconds(60), m, Mechanism::ConsumerGroupProtocol);
   std::vector<std::string> names;
   if (in.has_list("group.consumer.assignors")) {
     config::ListReader list = in.list("group.consumer.assignors");

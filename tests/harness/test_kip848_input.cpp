@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <utility>
 
 #include "tests/support/scenario_runner.hpp"
 
@@ -49,6 +50,7 @@ TEST_CASE("group.protocol: consumer is refused where it cannot run", "[kip848][r
 TEST_CASE("the brokers' group.consumer.* configs", "[kip848][releases]") {
   const auto scenario = parse_scenario(
       "brokers: {count: 3, config: {group.consumer.heartbeat.interval.ms: 2s, group.consumer.session.timeout.ms: 20s, "
+      "group.consumer.min.heartbeat.interval.ms: 2s, group.consumer.min.session.timeout.ms: 20s, "
       "group.consumer.assignors: [range, uniform]}}\ntopics: [{name: t, partitions: 3}]\n");
   const auto& g = scenario.kafka->broker.group_coordinator;
   CHECK(g.consumer_heartbeat_interval == ksim::seconds(2));
@@ -104,4 +106,31 @@ TEST_CASE("KIP-848's online migration in scenarios: mixed groups, restart_config
   CHECK_THAT(scenario_error("kafka_version: \"3.9\"\nbrokers: {count: 3, config: {group.consumer.migration.policy: upgrade}}\n"
                             "topics: [{name: t, partitions: 3}]\n"),
              Catch::Contains("group.consumer.migration.policy: not in Kafka 3.9: KIP-848"));
+}
+
+// GroupCoordinatorConfig and ShareGroupConfig: a broker refuses to start with a
+// heartbeat, session or lock outside its *.min.* / *.max.* bounds, which a
+// user may move (found running ksim's scenarios on real Kafka 4.4).
+TEST_CASE("group timings below Kafka's configurable floors are refused, naming the floor", "[kip848][share][releases]") {
+  const std::pair<const char*, const char*> refused[] = {
+      {"group.consumer.heartbeat.interval.ms: 2s",
+       "group.consumer.heartbeat.interval.ms is below group.consumer.min.heartbeat.interval.ms"},
+      {"group.consumer.session.timeout.ms: 90s", "group.consumer.session.timeout.ms is above group.consumer.max.session.timeout.ms"},
+      {"group.share.record.lock.duration.ms: 10s",
+       "group.share.record.lock.duration.ms is below group.share.min.record.lock.duration.ms"},
+      {"group.consumer.min.heartbeat.interval.ms: 10s",
+       "group.consumer.heartbeat.interval.ms is below group.consumer.min.heartbeat.interval.ms"},
+      {"group.consumer.min.heartbeat.interval.ms: 20s",
+       "group.consumer.max.heartbeat.interval.ms: must be at least group.consumer.min.heartbeat.interval.ms"},
+  };
+  for (const auto& [config, error] : refused) {
+    INFO(config);
+    CHECK_THAT(scenario_error(std::string("brokers: {count: 3, config: {") + config + "}}\ntopics: [{name: t, partitions: 3}]\n"),
+               Catch::Contains(error));
+  }
+  // Lowered with its floor, as the scenarios that time out in seconds do: accepted.
+  const auto scenario = parse_scenario(
+      "brokers: {count: 3, config: {group.share.record.lock.duration.ms: 10s, group.share.min.record.lock.duration.ms: 10s}}\n"
+      "topics: [{name: t, partitions: 3}]\n");
+  CHECK(scenario.kafka->broker.group_coordinator.share_record_lock_duration == ksim::seconds(10));
 }

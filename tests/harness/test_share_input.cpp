@@ -37,7 +37,7 @@ TEST_CASE("a consumers entry with share_group is a share consumer, read on 4.1+"
   CHECK(s.workload.poison_acknowledge == ksim::models::AcknowledgeType::Release);
   CHECK(scenario_error("kafka_version: \"4.1\"\n" + share_entry("")) == "no error");
   const auto brokers =
-      parse_scenario(share_cluster("", "group.share.record.lock.duration.ms: 5s, group.share.delivery.count.limit: 3"));
+      parse_scenario(share_cluster("", "group.share.record.lock.duration.ms: 5s, group.share.min.record.lock.duration.ms: 5s, group.share.delivery.count.limit: 3"));
   CHECK(brokers.kafka->broker.group_coordinator.share_record_lock_duration == ksim::seconds(5));
   CHECK(brokers.kafka->broker.group_coordinator.share_delivery_count_limit == 3);
 }

@@ -30,7 +30,7 @@ std::string migration_downgrade_yaml() {
 name: downgrade
 duration: 40s
 drain: 20s
-brokers: {count: 3, config: {group.consumer.heartbeat.interval.ms: 2s}}
+brokers: {count: 3, config: {group.consumer.heartbeat.interval.ms: 2s, group.consumer.min.heartbeat.interval.ms: 2s}}
 topics: [{name: t, partitions: 12, replication_factor: 3}]
 producers: [{name: p, topic: t, rate: 300/s, record_size: 200B, start: 1s}]
 consumers:
@@ -56,7 +56,7 @@ std::string static_replacement_downgrade_yaml() {
 name: static-downgrade
 duration: 30s
 drain: 15s
-brokers: {count: 3, config: {group.consumer.heartbeat.interval.ms: 2s}}
+brokers: {count: 3, config: {group.consumer.heartbeat.interval.ms: 2s, group.consumer.min.heartbeat.interval.ms: 2s}}
 topics: [{name: t, partitions: 6, replication_factor: 3}]
 producers: [{name: p, topic: t, rate: 200/s, record_size: 200B, start: 1s}]
 consumers:

@@ -264,8 +264,14 @@ class GroupCoordinator {
     std::int32_t partition = 0;  // of __consumer_offsets
     std::int32_t group_epoch = 0;
     std::map<std::string, TimerId> members;  // member id -> its session timer (group.share.session.timeout.ms)
+    std::map<std::string, std::vector<std::int32_t>> subscriptions;  // member id -> its topics
+    // The target assignment and the group epoch and partition counts it was computed at.
+    std::map<std::string, std::vector<TopicPartition>> target;
+    std::int32_t assignment_epoch = -1;
+    std::map<std::int32_t, std::int32_t> assigned_partition_counts;  // topic -> partitions
   };
   void share_member_expired(const std::string& group, const std::string& member_id);
+  void share_assign(ShareGroupEntry& g);
   std::map<std::string, ShareGroupEntry> share_groups_;
 
   // group_coordinator_expiry.cpp: offsets.retention.minutes and the deletion of empty groups

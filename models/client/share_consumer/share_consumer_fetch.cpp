@@ -142,7 +142,12 @@ bool ShareConsumer::send_acknowledgements(bool now_or_never, bool close_session)
   }
   for (const BrokerId broker : leaders) {
     if (broker == kNoBroker) continue;
-    if (!now_or_never && !fetch_in_flight_.contains(broker)) continue;  // they go with the next ShareFetch
+    // They go with the next ShareFetch to this leader, if one will go: a leader
+    // of no assigned partition (the assignment moved) gets a ShareAcknowledge
+    // (ShareConsumeRequestManager: acknowledgements for nodes not fetched from).
+    const bool fetched_from = std::any_of(assignment_.begin(), assignment_.end(),
+                                          [&](const TopicPartition tp) { return leader_of(tp) == broker; });
+    if (!now_or_never && !fetch_in_flight_.contains(broker) && fetched_from) continue;
     if (!ensure_connected(broker)) continue;
     auto request = std::make_unique<ShareAcknowledgeRequest>();
     const std::int64_t correlation = request->correlation_id = next_correlation_id();

@@ -244,6 +244,9 @@ void Cluster::spawn_kafka() {
   if (std::any_of(kafka.topics.begin(), kafka.topics.end(), [](const auto& t) { return t.log.compact_enabled; })) {
     record_keys_ = directory->record_keys = std::make_shared<models::RecordKeyStore>();
   }
+  if (std::any_of(kafka.topics.begin(), kafka.topics.end(), [](const auto& t) { return t.log.remote_storage_enable; })) {
+    remote_storage_ = directory->remote_storage = std::make_shared<models::RemoteStorage>();
+  }
   offsets_topic_ = directory->offsets_topic;
   transaction_topic_ = directory->transaction_topic;
   // Broker ids are the brokers' indexes; the directory learns their nodes as they

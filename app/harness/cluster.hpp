@@ -182,6 +182,7 @@ class Cluster {
   // What the log cleaner did (cleanup.policy=compact), and the keys of compacted topics' records (null: none compacts).
   const models::CompactionHistory& compaction() const { return compaction_; }
   const models::RecordKeyStore* record_keys() const { return record_keys_.get(); }
+  const models::RemoteStorage* remote_storage() const { return remote_storage_.get(); }  // null: no tiered topic
 
  private:
   Topology build_topology() const;
@@ -212,7 +213,7 @@ class Cluster {
   void track_fault_paths();
   void track_group_conversions();  // app/harness/availability.cpp: KIP-848's online migrations
   models::ClusterView view() const {
-    return {*quorum_, brokers_, internal_topics(), &retention_, &compaction_, record_keys_.get()};
+    return {*quorum_, brokers_, internal_topics(), &retention_, &compaction_, record_keys_.get(), remote_storage_.get()};
   }
   NodeId active_controller_node() const;
   NodeId standby_controller_node() const;
@@ -244,6 +245,7 @@ class Cluster {
   std::vector<models::Consumer*> consumers_;
   models::ConsumptionHistory consumption_;
   models::RetentionHistory retention_;  // what retention deleted, for the checkers
+  std::shared_ptr<models::RemoteStorage> remote_storage_;  // tiered storage's remote store (null: none)
   models::CompactionHistory compaction_;  // what the log cleaner removed, for the checkers
   std::shared_ptr<models::RecordKeyStore> record_keys_;
   std::vector<models::ShareConsumer*> share_consumers_;

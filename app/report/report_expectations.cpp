@@ -82,6 +82,8 @@ const std::vector<BoundSection>& bound_sections() {
            [](const RunReport& r, const std::string&) { return r.kafka ? &r.kafka->operations : nullptr; }),
       bind(compaction_section(),
            [](const RunReport& r, const std::string&) { return r.kafka ? &r.kafka->compaction : nullptr; }),
+      bind(tiered_section(),
+           [](const RunReport& r, const std::string&) { return r.kafka && r.kafka->tiered ? &*r.kafka->tiered : nullptr; }),
       bind(network_section(), [](const RunReport& r, const std::string&) { return &r.network; }),
   };
   return sections;

@@ -303,6 +303,7 @@ KafkaFigures kafka_figures(const Cluster& cluster) {
   k.partition_costs = partition_costs(cluster);
   k.operations = operation_figures(cluster);
   k.compaction = models::check_compaction(logs, cluster.compaction());
+  k.tiered = tiered_figures(cluster);
   return k;
 }
 
@@ -327,6 +328,7 @@ void add_kafka_json(const KafkaFigures& k, nlohmann::ordered_json& j) {
   add_quorum_json(k.quorum, j);
   add_operations_json(k.operations, j);
   add_compaction_json(k.compaction, j);
+  if (k.tiered) add_tiered_json(*k.tiered, j);
   add_json(partition_costs_section(), k.partition_costs, j);
   j["invariants"] = invariants_json(k.invariants);
   j["groups"] = groups_json(k.groups);
@@ -349,6 +351,7 @@ void print_kafka(const KafkaFigures& k, std::ostream& out) {
   print_quorum(k.quorum, out);
   print_operations(k.operations, out);
   print_compaction(k.compaction, out);
+  if (k.tiered) print_tiered(*k.tiered, out);
   print_partition_costs(k.partition_costs, out);
   print_invariants(k.invariants, out);
   print_log_dirs(k.log_dirs, out);

@@ -12,6 +12,7 @@
 #include "app/report/figure_table.hpp"
 #include "app/report/report_availability.hpp"
 #include "app/report/report_compaction.hpp"
+#include "app/report/report_tiered.hpp"
 #include "app/report/report_groups.hpp"
 #include "app/report/report_partition_costs.hpp"
 #include "app/report/report_quorum.hpp"
@@ -54,6 +55,7 @@ struct KafkaFigures {
   PartitionCosts partition_costs;
   OperationFigures operations;  // the scenario's operations and its partition reassignments (KIP-455)
   models::CompactionReport compaction;  // the log cleaner (cleanup.policy=compact)
+  std::optional<TieredFigures> tiered;  // when a topic has remote.storage.enable (KIP-405)
 };
 
 const Section<models::DeliveryReport>& delivery_section();

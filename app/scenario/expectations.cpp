@@ -58,6 +58,12 @@ std::string missing_section(SectionScope scope, const Scenario& scenario) {
     case SectionScope::Kafka: return scenario.kafka ? "" : "no Kafka cluster (no brokers: section)";
     case SectionScope::Transactions:
       return scenario.kafka && scenario.kafka->has_transactions() ? "" : "no transactional producer (no transactional.id)";
+    case SectionScope::Tiered:
+      if (scenario.kafka && std::any_of(scenario.kafka->topics.begin(), scenario.kafka->topics.end(),
+                                        [](const auto& t) { return t.log.remote_storage_enable; })) {
+        return "";
+      }
+      return "no topic with remote.storage.enable";
   }
   return "";
 }
@@ -151,7 +157,7 @@ class ExpectationReader {
  public:
   ExpectationReader(const Scenario& scenario, const ExpectationCatalogue& catalogue)
       : scenario_(scenario),
-        top_(keys_of(catalogue, {SectionScope::Run, SectionScope::Rpc, SectionScope::Kafka})),
+        top_(keys_of(catalogue, {SectionScope::Run, SectionScope::Rpc, SectionScope::Kafka, SectionScope::Tiered})),
         transactions_(keys_of(catalogue, {SectionScope::Transactions})),
         group_(keys_of(catalogue, {SectionScope::Group})),
         share_group_(keys_of(catalogue, {SectionScope::ShareGroup})),

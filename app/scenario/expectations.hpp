@@ -58,8 +58,9 @@ enum class ExpectAs {
 // What a scenario must have for a section's figures to exist, which is also
 // where its expectations go: the run and Kafka's sections at the top of
 // `expect:`, transactions under `transactions:`, a consumer group's under
-// `groups: {GROUP: ...}`, a share group's (KIP-932) under `share_groups: {GROUP: ...}`.
-enum class SectionScope { Run, Rpc, Kafka, Transactions, Group, ShareGroup };
+// `groups: {GROUP: ...}`, a share group's (KIP-932) under `share_groups: {GROUP: ...}`;
+// tiered storage's (KIP-405) at the top too, when a topic has remote.storage.enable.
+enum class SectionScope { Run, Rpc, Kafka, Transactions, Group, ShareGroup, Tiered };
 
 struct ExpectableFigure {
   std::string_view figure;  // its name in its section's table

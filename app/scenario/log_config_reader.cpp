@@ -81,6 +81,45 @@ std::int64_t read_retention_bytes(MapReader& config, std::string_view key, std::
   return static_cast<std::int64_t>(config.get<Bytes>(key, 0, {0, INT64_MAX}));
 }
 
+// local.retention.ms / log.local.retention.ms (KIP-405): -2 takes retention.ms, -1 is no limit.
+void read_local_retention(MapReader& config, std::string_view ms_key, std::string_view bytes_key, models::LogConfig& log) {
+  if (config.has(ms_key)) {
+    const std::string text = config.get<std::string>(ms_key, "");
+    log.local_retention_ms = text == "-2"   ? models::LogConfig::kUseRetention
+                             : text == "-1" ? kNever
+                                            : config.get<Duration>(ms_key, 0, {0, kNever});
+  }
+  if (config.has(bytes_key)) {
+    const std::string text = config.get<std::string>(bytes_key, "");
+    log.local_retention_bytes = text == "-2" ? models::LogConfig::kUseRetention
+                                             : read_retention_bytes(config, bytes_key, log.local_retention_bytes);
+  }
+}
+
+// LogConfig.validateRemoteStorageRetentionSize / RetentionTime and
+// validateNoRemoteStorageForCompactedTopic, for a topic with remote.storage.enable.
+void check_tiered(MapReader& config, const models::LogConfig& log) {
+  if (!log.remote_storage_enable) {
+    for (const char* key : {"local.retention.ms", "local.retention.bytes"}) {
+      if (config.has(key)) config.warn(key, "has no effect without remote.storage.enable: true (KIP-405)");
+    }
+    return;
+  }
+  if (log.compact_enabled) {
+    throw config.error("remote.storage.enable", "is refused for a compacted topic (cleanup.policy has compact): "
+                                                "Kafka says \"Remote log storage is unsupported for the compacted topics\"");
+  }
+  if (log.retention_ms != kNever && log.effective_local_retention_ms() > log.retention_ms) {
+    throw config.error(config.has("local.retention.ms") ? "local.retention.ms" : "retention.ms",
+                       "local.retention.ms must not be more than retention.ms (Kafka's LogConfig refuses it)");
+  }
+  if (log.retention_bytes >= 0 &&
+      (log.effective_local_retention_bytes() < 0 || log.effective_local_retention_bytes() > log.retention_bytes)) {
+    throw config.error(config.has("local.retention.bytes") ? "local.retention.bytes" : "retention.bytes",
+                       "local.retention.bytes must not be more than retention.bytes (Kafka's LogConfig refuses it)");
+  }
+}
+
 }  // namespace
 
 // The brokers' log.* defaults of the topic's segment and retention configs
@@ -97,6 +136,7 @@ models::LogConfig read_log_defaults(MapReader& broker_config) {
   log.retention_bytes = read_retention_bytes(broker_config, "log.retention.bytes", log.retention_bytes);
   read_cleanup_policy(broker_config, "log.cleanup.policy", log);
   read_compaction(broker_config, true, log);
+  read_local_retention(broker_config, "log.local.retention.ms", "log.local.retention.bytes", log);
   return log;
 }
 
@@ -108,6 +148,9 @@ models::LogConfig read_topic_log_config(MapReader& config, const models::LogConf
   log.retention_bytes = read_retention_bytes(config, "retention.bytes", log.retention_bytes);
   read_cleanup_policy(config, "cleanup.policy", log);
   read_compaction(config, false, log);
+  log.remote_storage_enable = config.get<bool>("remote.storage.enable", log.remote_storage_enable);
+  read_local_retention(config, "local.retention.ms", "local.retention.bytes", log);
+  check_tiered(config, log);
   return log;
 }
 

@@ -11,6 +11,7 @@
 #include "app/scenario/log_config_reader.hpp"
 #include "app/scenario/producer_config_reader.hpp"
 #include "app/scenario/release_reader.hpp"
+#include "app/scenario/remote_log_reader.hpp"
 #include "models/client/consumer/assignors/assignor.hpp"
 #include "models/coordinator/consumer_group_assignor.hpp"
 
@@ -170,6 +171,7 @@ models::BrokerConfig read_broker_config(MapReader& brokers, const std::optional<
   read_txn_coordinator_config(in, c);
   c.consumer_fetch_completes_on_append = brokers.get<bool>("consumer_fetch_completes_on_append", false);
   c.log_dirs = read_log_dirs(brokers, profile);
+  c.remote_log = read_remote_log_config(brokers, in, m);
   return c;
 }
 
@@ -408,6 +410,8 @@ std::optional<KafkaSpec> read_kafka(MapReader& root, const std::vector<std::stri
   ListReader topics = root.list("topics");
   for (std::size_t i = 0; i < topics.size(); ++i) {
     kafka.topics.push_back(read_topic(topics.map_at(i), kafka.topic_defaults, kafka.brokers.count));
+    MapReader topic_config = topics.map_at(i).map("config");
+    check_tiered_topic(topic_config, kafka.topics.back(), kafka.broker.remote_log, cluster);
     kafka.topic_configs.push_back(topics.map_at(i).map("config").resolved());
     for (std::size_t j = 0; j + 1 < kafka.topics.size(); ++j) {
       if (kafka.topics[j].name == kafka.topics.back().name) throw topics.error(i, "duplicate topic name");

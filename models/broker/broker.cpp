@@ -81,6 +81,7 @@ void Broker::on_start() {
   if (config_.log_flush_scheduler_interval != kNever) flush_tick();
   isr_expiration_tick();
   start_retention();
+  start_remote_log_manager();
   start_cleaner();
   if (txn_coordinator_) txn_coordinator_->start();
 }
@@ -127,6 +128,7 @@ void Broker::on_crash(CrashKind kind) {
     }
   }
   movers_.clear();
+  remote_log_.reset(now());
   resume_moves_ = true;  // with the first metadata after the restart
   produce_purgatory_.clear();
   fetch_purgatory_.clear();
@@ -430,7 +432,7 @@ void Broker::handle_list_offsets(ConnectionId connection, const ListOffsetsReque
       if (request.latest && r->epoch_start_offset() > r->log().high_watermark()) {
         answer.error = Error::OffsetNotAvailable;
       } else {
-        answer.offset = request.latest ? readable : r->log().log_start_offset();
+        answer.offset = request.latest ? readable : log_start_of(*r);  // EARLIEST: the remote log's start under KIP-405
       }
     }
     response->partitions.push_back(answer);

@@ -24,6 +24,7 @@
 #include "models/broker/fetch_session.hpp"
 #include "models/broker/broker_footprint.hpp"
 #include "models/broker/partition.hpp"
+#include "models/broker/remote_log_manager.hpp"
 #include "models/broker/log_cleaner_state.hpp"
 #include "models/broker/log_dir_balance.hpp"
 #include "models/broker/replication_quota.hpp"
@@ -37,6 +38,7 @@
 #include "models/protocol/kafka_messages.hpp"
 #include "models/log/partition_log.hpp"
 #include "models/log/producer_state.hpp"
+#include "models/log/remote_log.hpp"
 #include "models/history/compaction_history.hpp"
 #include "models/history/retention_history.hpp"
 #include "models/raft/raft_connections.hpp"
@@ -125,6 +127,7 @@ class Broker final : public Node, private TxnCoordinatorHost {
   const PartitionLog* log(TopicPartition tp) const;
   const Partition* partition(TopicPartition tp) const { return replica(tp); }
   bool is_leader(TopicPartition tp) const;
+  const RemoteLogStats& remote_log_stats() const { return remote_log_.stats; }  // tiered storage (KIP-405)
   std::optional<PartitionState> partition_state(TopicPartition tp) const;
   // KIP-951: the leader (and its epoch) a NOT_LEADER_OR_FOLLOWER answer for tp names, if this broker knows one.
   std::optional<std::pair<BrokerId, Epoch>> leader_hint(TopicPartition tp) const;
@@ -306,6 +309,18 @@ class Broker final : public Node, private TxnCoordinatorHost {
   // leave the disk file.delete.delay.ms later (UnifiedLog.deleteSegmentFiles).
   void note_deleted(Replica& replica, std::vector<DeletedSegments> deleted);
   void free_disk_later(std::size_t log_dir, std::uint64_t bytes);
+  // broker_tiered.cpp: tiered storage (KIP-405), the RemoteLogManager's copies, expiration and reads
+  bool tiered(const Replica& r) const;
+  Offset log_start_of(const Replica& r) const;  // the partition's log start: the remote log's under tiered storage
+  Offset highest_remote_offset(const Replica& r) const;
+  void start_remote_log_manager();
+  void remote_log_tick();
+  void copy_next_segment(Replica& r);
+  void copy_finished(TopicPartition tp, RemoteLogSegment segment);
+  void expire_remote_segments(Replica& r);
+  void read_remote_for_consumer(const FetchRequest::PartitionData& p, const Replica& r, const FetchRequest& request,
+                                FetchResponse& response, std::uint64_t& bytes);
+  bool build_remote_aux_state(Replica& r, const FetchResponse::PartitionData& data);  // false: not possible yet
   // broker_log_dir_moves.cpp: KIP-113's ReplicaAlterLogDirsThreads, each copying one
   // partition at a time from its current log to its future log (LocalLeaderEndPoint).
   struct LogDirMover {
@@ -389,7 +404,7 @@ class Broker final : public Node, private TxnCoordinatorHost {
   bool read_for_consumer(const FetchRequest::PartitionData& p, const Replica& r, const FetchRequest& request,
                          FetchResponse& response, std::uint64_t& bytes, bool& must_answer);
   static FetchResponse::PartitionData& answer(FetchResponse& response, TopicPartition tp);
-  void answer_error(FetchResponse& response, TopicPartition tp, Error error);
+  FetchResponse::PartitionData& answer_error(FetchResponse& response, TopicPartition tp, Error error);
   Offset last_stable_offset(const Replica& r) const;
   void send_fetch_response(ConnectionId connection, BrokerId follower, std::unique_ptr<FetchResponse> response);
   void answer_fetch(std::uint64_t id);
@@ -581,6 +596,8 @@ class Broker final : public Node, private TxnCoordinatorHost {
   std::uint64_t cache_floor_ = 0;     // appended before a power loss: no longer cached
   SimTime reads_done_at_ = 0;         // when the disk reads of the fetch being answered are done
   bool answering_ = false;            // reading to answer (not to check whether a parked fetch could be)
+  bool remote_read_in_fetch_ = false; // the fetch being read has its one remote read
+  RemoteLogManager remote_log_{config_.remote_log};
   std::uint64_t follower_fetches_ = 0;
   std::uint64_t consumer_fetches_ = 0;
 };

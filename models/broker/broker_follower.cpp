@@ -175,6 +175,10 @@ void Broker::handle_fetch_response(ConnectionId connection, const FetchResponse&
       update_fetch_position(*f, *r, cursor);
       continue;
     }
+    if (data.error == Error::OffsetMovedToTieredStorage && build_remote_aux_state(*r, data)) {
+      update_fetch_position(*f, *r, cursor);
+      continue;
+    }
     if (data.error != Error::None) {
       delay_after_error(*f, *r);
       continue;

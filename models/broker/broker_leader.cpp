@@ -41,6 +41,7 @@ void Broker::handle_fetch(ConnectionId connection, std::unique_ptr<FetchRequest>
 std::unique_ptr<FetchResponse> Broker::read_for_fetch(const FetchRequest& request, FetchSession* session,
                                                       bool record_fetch, std::uint64_t& bytes, bool& must_answer) {
   reads_done_at_ = now();
+  remote_read_in_fetch_ = false;
   auto response = std::make_unique<FetchResponse>();
   response->correlation_id = request.correlation_id;
   const bool consumer = request.replica_id == kNoBroker;
@@ -91,15 +92,16 @@ FetchResponse::PartitionData& Broker::answer(FetchResponse& response, TopicParti
 
 // KIP-951 (KafkaApis.handleFetchRequest): NOT_LEADER_OR_FOLLOWER and
 // FENCED_LEADER_EPOCH carry the leader this broker's metadata names.
-void Broker::answer_error(FetchResponse& response, TopicPartition tp, Error error) {
+FetchResponse::PartitionData& Broker::answer_error(FetchResponse& response, TopicPartition tp, Error error) {
   FetchResponse::PartitionData& data = answer(response, tp);
   data.error = error;
-  if (error != Error::NotLeaderOrFollower && error != Error::FencedLeaderEpoch) return;
-  if (!config_.mechanisms.has(Mechanism::LeaderDiscovery)) return;  // a broker before 3.7
+  if (error != Error::NotLeaderOrFollower && error != Error::FencedLeaderEpoch) return data;
+  if (!config_.mechanisms.has(Mechanism::LeaderDiscovery)) return data;  // a broker before 3.7
   if (const auto hint = leader_hint(tp)) {
     data.current_leader = hint->first;
     data.current_leader_epoch = hint->second;
   }
+  return data;
 }
 
 // The leader this broker's metadata names for a partition it does not lead: from its replica's state,
@@ -118,8 +120,13 @@ bool Broker::read_for_follower(const FetchRequest::PartitionData& p, Replica& r,
   if (p.fetch_offset < log.log_start_offset()) {
     // UnifiedLog.read: below the log start offset, OFFSET_OUT_OF_RANGE; the
     // follower starts again at the leader's log start offset (handleOutOfRangeError).
-    answer_error(response, p.partition, Error::OffsetOutOfRange);
-    answer(response, p.partition).log_start_offset = log.log_start_offset();
+    // KIP-405: below the local log start but not the remote log's,
+    // OFFSET_MOVED_TO_TIERED_STORAGE (ReplicaManager.readFromLocalLog).
+    const bool in_remote = tiered(r) && p.fetch_offset >= log_start_of(r);
+    FetchResponse::PartitionData& data =
+        answer_error(response, p.partition, in_remote ? Error::OffsetMovedToTieredStorage : Error::OffsetOutOfRange);
+    data.log_start_offset = log_start_of(r);
+    if (in_remote) data.local_log_start_offset = log.log_start_offset();
     must_answer = true;
     return false;
   }
@@ -161,7 +168,7 @@ bool Broker::read_for_follower(const FetchRequest::PartitionData& p, Replica& r,
     if (throttled) leader_quota_.record(read, now());
   }
   data.high_watermark = high_watermark;
-  data.log_start_offset = log.log_start_offset();
+  data.log_start_offset = log_start_of(r);
   return false;
 }
 
@@ -185,9 +192,13 @@ bool Broker::read_for_consumer(const FetchRequest::PartitionData& p, const Repli
   // Out of range past the log's end (a new leader's high watermark may still
   // lag the old one's, and the consumer then waits for it), or below its start:
   // retention deleted it (UnifiedLog.read); the consumer applies auto.offset.reset.
-  if (p.fetch_offset > log.log_end_offset() || p.fetch_offset < log.log_start_offset()) {
-    answer_error(response, p.partition, Error::OffsetOutOfRange);
-    answer(response, p.partition).log_start_offset = log.log_start_offset();
+  if (p.fetch_offset > log.log_end_offset() || p.fetch_offset < log_start_of(r)) {
+    answer_error(response, p.partition, Error::OffsetOutOfRange).log_start_offset = log_start_of(r);
+    must_answer = true;
+    return false;
+  }
+  if (p.fetch_offset < log.log_start_offset()) {  // KIP-405: in the remote log only
+    read_remote_for_consumer(p, r, request, response, bytes);
     must_answer = true;
     return false;
   }
@@ -196,7 +207,7 @@ bool Broker::read_for_consumer(const FetchRequest::PartitionData& p, const Repli
   if (p.fetch_offset >= upper) return true;
   FetchResponse::PartitionData& data = answer(response, p.partition);
   data.high_watermark = log.high_watermark();
-  data.log_start_offset = log.log_start_offset();
+  data.log_start_offset = log_start_of(r);
   if (budget == 0) return false;
   bytes += read_batches(r, data, p.fetch_offset, std::min(request.partition_max_bytes, budget), upper);
   if (request.read_committed && !data.batches.empty()) {

@@ -18,10 +18,17 @@ void Broker::start_retention() {
   if (deletes) set_timer(config_.log_initial_task_delay, [this] { retention_tick(); });
 }
 
+// Under tiered storage (KIP-405) a replica's local log deletes only what the
+// remote store holds, and follows the remote log's start (UnifiedLog's
+// maybeIncrementLogStartOffset also moves the local log start).
 void Broker::retention_tick() {
   for (auto& [tp, r] : replicas_) {
     if (!replica_online(r)) continue;
-    std::vector<DeletedSegments> deleted = r.delete_old_segments(now());
+    const Offset remote_start = tiered(r) ? directory_->remote_storage->log_start_offset(tp) : 0;
+    if (remote_start > r.log().log_start_offset()) {
+      note_deleted(r, r.follow_log_start_offset(remote_start, now(), highest_remote_offset(r)));
+    }
+    std::vector<DeletedSegments> deleted = r.delete_old_segments(now(), highest_remote_offset(r));
     if (deleted.empty()) continue;
     note_deleted(r, std::move(deleted));
     if (r.is_leader()) changed(r);  // the followers' sessions send the new log start offset
@@ -32,7 +39,8 @@ void Broker::retention_tick() {
 void Broker::note_deleted(Replica& r, std::vector<DeletedSegments> deleted) {
   for (const DeletedSegments& d : deleted) {
     publish(SegmentsDeleted{id_, r.tp(), d.log_start_before, d.log_start_after, d.bytes, to_string(d.reason)});
-    if (retention_history_) retention_history_->segments_deleted(r.tp(), d.batches);
+    // Under tiered storage the remote store still holds them: its expiration tells the history.
+    if (retention_history_ && !tiered(r)) retention_history_->segments_deleted(r.tp(), d.batches);
     free_disk_later(r.log_dir, d.bytes);
   }
 }

@@ -163,15 +163,16 @@ void Partition::follow_high_watermark(Offset leader_high_watermark) {
   changed(PartitionChange::FollowerHighWatermark);
 }
 
-std::vector<DeletedSegments> Partition::delete_old_segments(SimTime now) {
-  std::vector<DeletedSegments> deleted = log_.delete_old_segments(now);
+std::vector<DeletedSegments> Partition::delete_old_segments(SimTime now, Offset highest_remote_offset) {
+  std::vector<DeletedSegments> deleted = log_.delete_old_segments(now, highest_remote_offset);
   if (!deleted.empty()) changed(PartitionChange::LogStartMoved);
   return deleted;
 }
 
-std::vector<DeletedSegments> Partition::follow_log_start_offset(Offset leader_log_start_offset, SimTime now) {
+std::vector<DeletedSegments> Partition::follow_log_start_offset(Offset leader_log_start_offset, SimTime now,
+                                                                Offset highest_remote_offset) {
   if (!log_.maybe_increment_log_start_offset(leader_log_start_offset)) return {};
-  std::vector<DeletedSegments> deleted = log_.delete_old_segments(now);
+  std::vector<DeletedSegments> deleted = log_.delete_old_segments(now, highest_remote_offset);
   changed(PartitionChange::LogStartMoved);
   return deleted;
 }

@@ -124,10 +124,14 @@ class Partition {
   void mark_flushed(Offset offset) { log_.mark_flushed(offset); }
   // The log's config (segment.bytes, retention.ms, ...); `config` outlives the partition.
   void configure_log(const LogConfig* config) { log_.configure(config); }
-  // UnifiedLog.deleteOldSegments: what retention deleted, by pass.
-  std::vector<DeletedSegments> delete_old_segments(SimTime now);
+  // UnifiedLog.deleteOldSegments: what retention deleted, by pass (under
+  // tiered storage, only what remote storage holds up to `highest_remote_offset`).
+  std::vector<DeletedSegments> delete_old_segments(SimTime now, Offset highest_remote_offset = -1);
+  // KIP-405's TierStateMachine: the epochs of the remote segments below an empty log's start.
+  void restore_epochs(std::vector<std::pair<Epoch, Offset>> epochs) { log_.restore_epochs(std::move(epochs)); }
   // A follower takes its leader's log start offset (capped at its HW) and deletes the segments below it.
-  std::vector<DeletedSegments> follow_log_start_offset(Offset leader_log_start_offset, SimTime now);
+  std::vector<DeletedSegments> follow_log_start_offset(Offset leader_log_start_offset, SimTime now,
+                                                       Offset highest_remote_offset = -1);
   // AbstractFetcherThread.handleOutOfRangeError: the follower fetched below
   // the leader's log start offset: it starts again there, empty. The bytes removed.
   std::uint64_t truncate_fully_and_start_at(Offset offset);

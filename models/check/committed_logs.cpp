@@ -88,10 +88,17 @@ FinalLogs committed_logs(const ClusterView& cluster) {
       continue;
     }
     const PartitionLog& log = *leader->log(tp);
-    add_expired(cluster, tp, log.log_start_offset(), logs);
+    // Tiered storage (KIP-405): the log starts at the remote log's start; what
+    // the local log no longer holds from there is read from the remote store.
+    const RemotePartitionLog* remote = cluster.remote ? cluster.remote->find(tp) : nullptr;
+    const bool tiered = log.config().remote_storage_enable && cluster.remote;
+    const Offset log_start = tiered && remote ? std::min(remote->log_start_offset(), log.log_start_offset()) : log.log_start_offset();
+    add_expired(cluster, tp, log_start, logs);
     add_compacted(cluster, tp, log, logs);
     std::vector<RecordBatch> below_hw;
+    if (remote && log_start < log.log_start_offset()) below_hw = remote->batches_between(log_start, log.log_start_offset());
     bool transactions = false;
+    for (const auto& batch : below_hw) transactions |= batch.transactional || batch.is_control();
     for (const auto& batch : log.batches()) {
       if (batch.next_offset() > log.high_watermark()) {
         if (!batch.is_control()) logs.uncommitted[tp].push_back(batch);

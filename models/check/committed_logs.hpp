@@ -13,6 +13,7 @@
 #include "models/controller/controller_quorum.hpp"
 #include "models/history/compaction_history.hpp"
 #include "models/history/retention_history.hpp"
+#include "models/log/remote_log.hpp"
 #include "models/protocol/record_keys.hpp"
 
 namespace ksim::models {
@@ -24,6 +25,9 @@ struct ClusterView {
   const RetentionHistory* retention = nullptr;  // what retention deleted (null: nothing)
   const CompactionHistory* compaction = nullptr;  // what the log cleaner removed (null: nothing)
   const RecordKeyStore* keys = nullptr;  // the keys of compacted topics' records (null: none compacts)
+  // Tiered storage's remote store (null: none): a tiered partition's log
+  // starts there, below the final leader's local log.
+  const RemoteStorage* remote = nullptr;
 };
 
 FinalLogs committed_logs(const ClusterView& cluster);

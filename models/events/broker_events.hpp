@@ -174,6 +174,36 @@ struct SegmentsDeleted {
   }
 };
 
+// KIP-405: a leader copied a segment of a partition to the remote store
+// (RemoteLogManager.copyLogSegment, COPY_SEGMENT_FINISHED): offsets `base`..`end`.
+struct SegmentCopiedToRemote {
+  BrokerId broker;
+  TopicPartition partition;
+  Offset base;
+  Offset end;
+  std::uint64_t bytes;
+  bool traced() const { return true; }
+  std::string_view kind() const { return "broker.copy_to_remote"; }
+  template <class Write> void trace(Write&& write) const {
+    write({{"topic", partition.topic}, {"partition", partition.partition}, {"base", base}, {"end", end}, {"bytes", bytes}});
+  }
+};
+
+// KIP-405: remote retention deleted a partition's oldest remote segments
+// (RLMExpirationTask): its log start offset moved from `from` to `to`.
+struct RemoteSegmentsDeleted {
+  BrokerId broker;
+  TopicPartition partition;
+  Offset from;
+  Offset to;
+  std::uint64_t bytes;
+  bool traced() const { return true; }
+  std::string_view kind() const { return "broker.delete_remote_segments"; }
+  template <class Write> void trace(Write&& write) const {
+    write({{"topic", partition.topic}, {"partition", partition.partition}, {"from", from}, {"to", to}, {"bytes", bytes}});
+  }
+};
+
 // A leader took a committed ISR from the controller in its epoch (its own
 // AlterPartition, or the controller's). Not traced: traces stay as they were.
 struct IsrUpdated {

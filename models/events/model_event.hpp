@@ -15,7 +15,8 @@ namespace ksim::models {
 
 using ModelEvent = std::variant<
     // brokers
-    BecameLeader, BecameFollower, HighWatermarkAdvanced, IsrChangeProposed, IsrUpdated, LogTruncated, SegmentsDeleted, LogDirWentOffline,
+    BecameLeader, BecameFollower, HighWatermarkAdvanced, IsrChangeProposed, IsrUpdated, LogTruncated, SegmentsDeleted,
+    SegmentCopiedToRemote, RemoteSegmentsDeleted, LogDirWentOffline,
     BrokerShutDown, BatchAppended, DuplicateBatch, TxnMarkerWritten, ShareRecordsAcquired, ShareRecordReleased,
     ReplicaCreated, ReplicaDeleted, LogDirMoveChanged,
     // the controller

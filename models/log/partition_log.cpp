@@ -171,7 +171,7 @@ std::uint64_t PartitionLog::truncate_fully_and_start_at(Offset offset) {
 // UnifiedLog.deleteOldSegments (cleanup.policy=delete): the log start offset
 // breaches first, then retention.bytes, then retention.ms. With
 // cleanup.policy=compact only the first (the cleaner compacts: log_cleaner.cpp).
-std::vector<DeletedSegments> PartitionLog::delete_old_segments(SimTime now) {
+std::vector<DeletedSegments> PartitionLog::delete_old_segments(SimTime now, Offset highest_remote_offset) {
   std::vector<DeletedSegments> passes;
   const auto keep = [&passes](DeletedSegments d) {
     if (d.segments > 0) passes.push_back(std::move(d));
@@ -182,20 +182,29 @@ std::vector<DeletedSegments> PartitionLog::delete_old_segments(SimTime now) {
   }, SegmentDeletion::LogStartOffset));
   const LogConfig& c = config();
   if (!c.delete_enabled) return passes;
-  if (c.retention_bytes >= 0 && size_bytes_ >= static_cast<std::uint64_t>(c.retention_bytes)) {
+  const bool tiered = c.remote_storage_enable;
+  const Offset copied = tiered ? highest_remote_offset : INT64_MAX;
+  const std::int64_t retention_bytes = c.effective_local_retention_bytes();
+  const SimTime retention_ms = c.effective_local_retention_ms();
+  if (retention_bytes >= 0 && size_bytes_ >= static_cast<std::uint64_t>(retention_bytes)) {
     // deleteRetentionSizeBreachedSegments: oldest first while the log stays at or over retention.bytes without it.
-    std::uint64_t diff = size_bytes_ - static_cast<std::uint64_t>(c.retention_bytes);
+    std::uint64_t diff = size_bytes_ - static_cast<std::uint64_t>(retention_bytes);
     keep(delete_segments([&diff](const LogSegment& s, const LogSegment*) {
       if (s.bytes > diff) return false;
       diff -= s.bytes;
       return true;
-    }, SegmentDeletion::RetentionBytes));
+    }, SegmentDeletion::RetentionBytes, copied));
   }
-  if (c.retention_ms != kNever) {
+  if (retention_ms != kNever) {
     // deleteRetentionMsBreachedSegments: startMs - segment.largestTimestamp > retentionMs.
-    keep(delete_segments([&](const LogSegment& s, const LogSegment*) {
-      return s.largest_timestamp >= 0 && now - s.largest_timestamp > c.retention_ms;
-    }, SegmentDeletion::RetentionMs));
+    const auto expired = [&](const LogSegment& s) { return s.largest_timestamp >= 0 && now - s.largest_timestamp > retention_ms; };
+    keep(delete_segments([&](const LogSegment& s, const LogSegment*) { return expired(s); }, SegmentDeletion::RetentionMs, copied));
+    // UnifiedLog.deletableSegments' shouldRoll: under tiered storage an active
+    // segment past retention is rolled, so that it can be copied, then deleted.
+    const LogSegment& active = segments_.back();
+    if (tiered && active.bytes > 0 && high_watermark_ >= log_end_offset_ && expired(active)) {
+      roll();
+    }
   }
   return passes;
 }
@@ -205,7 +214,7 @@ std::vector<DeletedSegments> PartitionLog::delete_old_segments(SimTime now) {
 // log start offset never passes it); an empty last segment never goes. When
 // every segment goes, an empty one is rolled at the LEO first.
 template <typename Predicate>
-DeletedSegments PartitionLog::delete_segments(Predicate deletable, SegmentDeletion reason) {
+DeletedSegments PartitionLog::delete_segments(Predicate deletable, SegmentDeletion reason, Offset highest_remote_offset) {
   DeletedSegments result;
   result.reason = reason;
   result.log_start_before = result.log_start_after = log_start_offset_;
@@ -216,6 +225,8 @@ DeletedSegments PartitionLog::delete_segments(Predicate deletable, SegmentDeleti
     const Offset upper = next ? next->base_offset : log_end_offset_;
     if (!next && s.bytes == 0) break;  // isLastSegmentAndEmpty
     if (high_watermark_ < upper || !deletable(s, next)) break;
+    // Tiered storage: only a segment remote storage holds to its end.
+    if (highest_remote_offset != INT64_MAX && upper - 1 > highest_remote_offset) break;
   }
   if (count == 0) return result;
   ++rewrites_;
@@ -276,6 +287,12 @@ std::optional<EpochEndOffset> PartitionLog::end_offset_for_epoch(Epoch epoch) co
   if (higher == epochs_.begin()) return std::nullopt;
   const Offset end = higher == epochs_.end() ? log_end_offset() : higher->second;
   return EpochEndOffset{std::prev(higher)->first, end};
+}
+
+void PartitionLog::restore_epochs(std::vector<std::pair<Epoch, Offset>> epochs) {
+  assert(empty() && std::is_sorted(epochs.begin(), epochs.end()));
+  epochs_ = std::move(epochs);
+  latest_epoch_ = epochs_.empty() ? -1 : epochs_.back().first;
 }
 
 std::int64_t PartitionLog::unflushed_records() const {

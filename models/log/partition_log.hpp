@@ -98,7 +98,11 @@ class PartitionLog {
   // retention.ms before `now`: whole segments from the oldest, each only if
   // the next one starts at or below the HW; when all go, an empty segment is
   // rolled at the LEO first. The log start offset moves to the first segment left.
-  std::vector<DeletedSegments> delete_old_segments(SimTime now);
+  // With remote.storage.enable (KIP-405) this is the local log: local.retention.*
+  // apply, a segment goes only once remote storage holds it to its end
+  // (`highest_remote_offset`, UnifiedLog.isSegmentEligibleForDeletion), and an
+  // active segment past retention is rolled so that it can be copied.
+  std::vector<DeletedSegments> delete_old_segments(SimTime now, Offset highest_remote_offset = -1);
   // UnifiedLog.maybeIncrementLogStartOffset: a follower takes its leader's log
   // start offset, capped at its own HW; segments wholly below it go at the next
   // delete_old_segments. True when it moved.
@@ -134,6 +138,10 @@ class PartitionLog {
   std::optional<EpochEndOffset> end_offset_for_epoch(Epoch epoch) const;
   // The cache, as (epoch, start offset) pairs in increasing order.
   const std::vector<std::pair<Epoch, Offset>>& epoch_cache() const { return epochs_; }
+  // KIP-405's TierStateMachine: an empty log takes the epochs of the remote
+  // segments below its start (LeaderEpochFileCache.assign of the checkpoint read
+  // from remote storage). Precondition: empty(), `epochs` in increasing order.
+  void restore_epochs(std::vector<std::pair<Epoch, Offset>> epochs);
 
   // --- durability ---
   Offset flushed_offset() const { return flushed_offset_; }  // offsets below are on stable storage
@@ -148,7 +156,7 @@ class PartitionLog {
   void roll();
   // Deletes the oldest segments while `deletable(segment)` holds (UnifiedLog.deletableSegments).
   template <typename Predicate>
-  DeletedSegments delete_segments(Predicate deletable, SegmentDeletion reason);
+  DeletedSegments delete_segments(Predicate deletable, SegmentDeletion reason, Offset highest_remote_offset = INT64_MAX);
   void drop_batches_below(Offset offset, std::vector<RecordBatch>* deleted);
   void recompute_last_segment();
 

@@ -15,6 +15,7 @@ namespace ksim::models {
 
 class CoordinatorRecordStore;  // models/coordinator/coordinator_records.hpp
 class RecordKeyStore;          // models/protocol/record_keys.hpp
+class RemoteStorage;           // models/log/remote_log.hpp
 
 // Who is where: broker ids to nodes, the controllers' nodes, the topics.
 struct ClusterDirectory {
@@ -34,6 +35,8 @@ struct ClusterDirectory {
   std::shared_ptr<CoordinatorRecordStore> coordinator_records;
   // The keys and null values of records written to compacted topics (null: no topic compacts).
   std::shared_ptr<RecordKeyStore> record_keys;
+  // Tiered storage's remote store (KIP-405), shared by the brokers (null: no topic has remote.storage.enable).
+  std::shared_ptr<RemoteStorage> remote_storage;
 };
 
 }  // namespace ksim::models

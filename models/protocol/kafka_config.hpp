@@ -110,6 +110,24 @@ struct ModelMutations {
   bool stale_alter_partition_answer = false;
 };
 
+// Tiered storage (KIP-405, 3.6+): RemoteLogManagerConfig's broker configs,
+// and the object store the RemoteStorageManager writes to (not a Kafka
+// config: `brokers.remote_storage` in a scenario). Each copy or read is one
+// request to the store: its latency, then the bytes at its bandwidth, on one
+// of the pool's threads.
+struct RemoteLogConfig {
+  bool system_enable = false;                   // remote.log.storage.system.enable
+  SimTime task_interval = seconds(30);          // remote.log.manager.task.interval.ms: copies and expiration
+  SimTime fetch_max_wait = milliseconds(500);   // remote.fetch.max.wait.ms (KIP-1018, 3.8+; -1 before: the fetch's max wait)
+  int reader_threads = 10;                      // remote.log.reader.threads
+  int copier_threads = 10;                      // remote.log.manager.copier.thread.pool.size (thread.pool.size before 3.9)
+  SimTime store_latency = milliseconds(30);     // the store's time to first byte, per request
+  double store_bytes_per_second = 100e6;        // the store's bandwidth, per request stream
+  SimTime transfer_time(std::uint64_t bytes) const {
+    return store_latency + static_cast<SimTime>(static_cast<double>(bytes) * 1e9 / store_bytes_per_second);
+  }
+};
+
 struct BrokerConfig {
   SimTime replica_lag_time_max = seconds(30);             // replica.lag.time.max.ms
   int num_replica_fetchers = 1;                           // num.replica.fetchers
@@ -166,6 +184,7 @@ struct BrokerConfig {
   // KAFKA-18654 (4.0): a transactions-v2 add answered CONCURRENT_TRANSACTIONS is retried by the leader.
   SimTime add_partitions_to_txn_retry_backoff = milliseconds(20);       // add.partitions.to.txn.retry.backoff.ms
   SimTime add_partitions_to_txn_retry_backoff_max = milliseconds(100);  // add.partitions.to.txn.retry.backoff.max.ms
+  RemoteLogConfig remote_log;  // tiered storage (KIP-405)
   BrokerThreading threading;
   BrokerCpuCosts cpu_costs;
   std::uint64_t page_cache_bytes = 0;  // memory left to the page cache (0: every read is served from it)

@@ -112,6 +112,9 @@ struct FetchResponse final : KafkaResponse<FetchResponse, ApiKey::Fetch> {
     Error error = Error::None;
     Offset high_watermark = 0;
     Offset log_start_offset = 0;  // the leader's (FetchResponse's LogStartOffset, KIP-107)
+    // With OFFSET_MOVED_TO_TIERED_STORAGE: the leader's local log start, which
+    // Kafka's follower asks for in a ListOffsets (EARLIEST_LOCAL_TIMESTAMP, KIP-405).
+    Offset local_log_start_offset = -1;
     // KIP-595 / KAFKA-10554: the follower's log diverges from the leader's; it
     // must truncate to this epoch's end offset (KIP-101 and KIP-279 semantics).
     std::optional<EpochEndOffset> diverging_epoch;

@@ -116,6 +116,10 @@ const std::vector<MechanismInfo>& mechanisms() {
        "a leader verifies a transactional write with the coordinator (KIP-890 part 1)", D::Both},
       {M::ExponentialBackoff, "KIP-580", {3, 7}, "producers, consumers",
        "retries back off exponentially up to retry.backoff.max.ms", D::Both},
+      {M::TieredStorage, "KIP-405", {3, 6}, "brokers",
+       "tiered storage: topics with remote.storage.enable copy rolled segments to a remote store and keep "
+       "local.retention.* locally (early access in 3.6, production ready in 3.9)",
+       D::Both, {}, false},
       {M::LeaderDiscovery, "KIP-951", {3, 7}, "producers, consumers, brokers",
        "a NOT_LEADER_OR_FOLLOWER answer names the new leader, which clients take at once", D::Both},
       {M::StrictMinIsr, "KAFKA-15583", {3, 7}, "brokers",

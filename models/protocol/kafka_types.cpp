@@ -15,6 +15,7 @@ std::string_view to_string(Error error) {
     case Error::KafkaStorageError: return "KAFKA_STORAGE_ERROR";
     case Error::UnknownTopicOrPartition: return "UNKNOWN_TOPIC_OR_PARTITION";
     case Error::OffsetOutOfRange: return "OFFSET_OUT_OF_RANGE";
+    case Error::OffsetMovedToTieredStorage: return "OFFSET_MOVED_TO_TIERED_STORAGE";
     case Error::OffsetNotAvailable: return "OFFSET_NOT_AVAILABLE";
     case Error::NetworkException: return "NETWORK_EXCEPTION";
     case Error::DeliveryTimeout: return "DELIVERY_TIMEOUT";
@@ -92,6 +93,7 @@ bool is_retriable(Error error) {
     case Error::None:
     case Error::BrokerNotAvailable:
     case Error::OffsetOutOfRange:
+    case Error::OffsetMovedToTieredStorage:
     case Error::OutOfOrderSequenceNumber:
     case Error::DuplicateSequenceNumber:
     case Error::InvalidProducerEpoch:

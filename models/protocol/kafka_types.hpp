@@ -40,6 +40,7 @@ enum class Error {
   KafkaStorageError,             // the log dir is offline (KIP-112)
   UnknownTopicOrPartition,
   OffsetOutOfRange,              // a consumer fetched past the log's end (auto.offset.reset applies)
+  OffsetMovedToTieredStorage,    // KIP-405: a follower fetched below the leader's local log start
   OffsetNotAvailable,            // ListOffsets latest while a new leader's HW is below its epoch's start
   NetworkException,              // client side: the connection closed with the request in flight
   DeliveryTimeout,               // client side: delivery.timeout.ms elapsed

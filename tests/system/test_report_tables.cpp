@@ -98,6 +98,7 @@ bool has_section(const Run& r, const ExpectableSection& s) {
     case SectionScope::Group: return r.report.kafka.has_value();
     case SectionScope::Transactions: return r.report.kafka && r.report.kafka->transactions;
     case SectionScope::ShareGroup: return r.report.kafka && !r.report.kafka->share_groups.empty();
+    case SectionScope::Tiered: return r.report.kafka && r.report.kafka->tiered;
   }
   return false;
 }

@@ -260,7 +260,8 @@ void add_kafka_json(const Scenario& s, json& out) {
   brokers["config"] = broker_config(k);
   brokers["truncate_to_high_watermark"] = !k.broker.mechanisms.has(models::Mechanism::LeaderEpochTruncation);
   brokers["consumer_fetch_completes_on_append"] = k.broker.consumer_fetch_completes_on_append;
-  brokers["mutations"] = {{"stale_alter_partition_answer", k.broker.mutations.stale_alter_partition_answer}};
+  brokers["mutations"] = {{"stale_alter_partition_answer", k.broker.mutations.stale_alter_partition_answer},
+                          {"tiered_delete_before_copy", k.broker.mutations.tiered_delete_before_copy}};
   out["brokers"] = std::move(brokers);
   if (k.zookeeper) {  // before KRaft: ZooKeeper, and the brokers' sessions with it; a broker is the controller
     const std::vector<NodePlacement> placed = node_placements(s);

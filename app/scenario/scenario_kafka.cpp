@@ -346,6 +346,12 @@ models::ModelMutations read_model_mutations(MapReader in) {
             "a test-only model mutation: leaders act on stale AlterPartition answers, the bug fixed by a763d60; "
             "the run models that bug, not Kafka (docs/explore.md#model-mutations)");
   }
+  m.tiered_delete_before_copy = in.get<bool>("tiered_delete_before_copy", false);
+  if (m.tiered_delete_before_copy) {
+    in.warn("tiered_delete_before_copy",
+            "a test-only model mutation: tiered topics' local segments are deleted before they are copied to the "
+            "remote store; the run models that bug, not Kafka (docs/explore.md#model-mutations)");
+  }
   return m;
 }
 

@@ -24,6 +24,7 @@
 #include "models/broker/fetch_session.hpp"
 #include "models/broker/broker_footprint.hpp"
 #include "models/broker/partition.hpp"
+#include "models/broker/pending_requests.hpp"
 #include "models/broker/remote_log_manager.hpp"
 #include "models/broker/log_cleaner_state.hpp"
 #include "models/broker/log_dir_balance.hpp"
@@ -128,6 +129,9 @@ class Broker final : public Node, private TxnCoordinatorHost {
   const Partition* partition(TopicPartition tp) const { return replica(tp); }
   bool is_leader(TopicPartition tp) const;
   const RemoteLogStats& remote_log_stats() const { return remote_log_.stats; }  // tiered storage (KIP-405)
+  // Tiered storage: the end of what the remote store holds of tp (its highest copied offset plus one, at least
+  // its log start); nullopt when tp is not tiered.
+  std::optional<Offset> remote_covered_end(TopicPartition tp) const;
   std::optional<PartitionState> partition_state(TopicPartition tp) const;
   // KIP-951: the leader (and its epoch) a NOT_LEADER_OR_FOLLOWER answer for tp names, if this broker knows one.
   std::optional<std::pair<BrokerId, Epoch>> leader_hint(TopicPartition tp) const;
@@ -194,26 +198,7 @@ class Broker final : public Node, private TxnCoordinatorHost {
     std::int32_t partitions = 0;
     bool online = true;
   };
-  struct PendingProduce {  // a produce request in the acks=all purgatory
-    ConnectionId connection;
-    std::unique_ptr<ProduceResponse> response;
-    std::vector<std::pair<std::size_t, Offset>> waiting;  // response index -> required offset
-    TimerId timeout;
-    SimTime not_before = 0;  // the appends returned then (page cache full, fsync)
-  };
-  struct PendingFetch {  // a follower fetch waiting for data (replica.fetch.wait.max.ms)
-    ConnectionId connection;
-    std::unique_ptr<FetchRequest> request;
-    TimerId timeout;
-    std::uint64_t appended_bytes = 0;  // since it parked (consumer_fetch_completes_on_append)
-  };
   struct Fetcher;  // broker_follower.cpp
-  struct CoordinatorAppend {  // a __consumer_offsets write waiting for the high watermark
-    TopicPartition tp;
-    Offset required = 0;
-    std::function<void(Error)> done;
-    TimerId timeout;
-  };
 
   // broker.cpp
   void on_start() override;
@@ -311,7 +296,7 @@ class Broker final : public Node, private TxnCoordinatorHost {
   void free_disk_later(std::size_t log_dir, std::uint64_t bytes);
   // broker_tiered.cpp: tiered storage (KIP-405), the RemoteLogManager's copies, expiration and reads
   bool tiered(const Replica& r) const;
-  Offset log_start_of(const Replica& r) const;  // the partition's log start: the remote log's under tiered storage
+  Offset log_start_of(const Replica& r) const;
   Offset highest_remote_offset(const Replica& r) const;
   void start_remote_log_manager();
   void remote_log_tick();

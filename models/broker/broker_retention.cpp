@@ -28,7 +28,8 @@ void Broker::retention_tick() {
     if (remote_start > r.log().log_start_offset()) {
       note_deleted(r, r.follow_log_start_offset(remote_start, now(), highest_remote_offset(r)));
     }
-    std::vector<DeletedSegments> deleted = r.delete_old_segments(now(), highest_remote_offset(r));
+    const bool mutated = config_.mutations.tiered_delete_before_copy;  // test-only: deletes what was not copied
+    std::vector<DeletedSegments> deleted = r.delete_old_segments(now(), mutated ? INT64_MAX : highest_remote_offset(r));
     if (deleted.empty()) continue;
     note_deleted(r, std::move(deleted));
     if (r.is_leader()) changed(r);  // the followers' sessions send the new log start offset

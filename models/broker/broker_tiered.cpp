@@ -22,7 +22,8 @@ bool Broker::tiered(const Replica& r) const {
   return directory_->remote_storage && topic(r.tp()).log.remote_storage_enable;
 }
 
-// UnifiedLog.logStartOffset: under tiered storage the remote log's start, at most the local one.
+// UnifiedLog.logStartOffset: the partition's log start; under tiered storage
+// the remote log's, at most the local one (which follows it at the next retention check).
 Offset Broker::log_start_of(const Replica& r) const {
   if (!tiered(r)) return r.log().log_start_offset();
   return std::min(directory_->remote_storage->log_start_offset(r.tp()), r.log().log_start_offset());
@@ -30,6 +31,13 @@ Offset Broker::log_start_of(const Replica& r) const {
 
 Offset Broker::highest_remote_offset(const Replica& r) const {
   return tiered(r) ? directory_->remote_storage->highest_offset(r.tp()) : -1;
+}
+
+std::optional<Offset> Broker::remote_covered_end(TopicPartition tp) const {
+  const Replica* r = replica(tp);
+  if (!r || !tiered(*r)) return std::nullopt;
+  const RemoteStorage& store = *directory_->remote_storage;
+  return std::max(store.highest_offset(tp) + 1, store.log_start_offset(tp));
 }
 
 void Broker::start_remote_log_manager() {

@@ -29,6 +29,9 @@ constexpr Invariant kInvariants[] = {
     {"log_start_offset_monotonic",
      "a replica's log start offset never goes back, but by a truncation below it (a follower starting again at its "
      "leader's log start)"},
+    {"tiered_local_log_start_within_remote",
+     "under tiered storage (KIP-405) a replica's local log start is at most the end of what the remote store holds "
+     "of its partition: a local segment is deleted only once it was copied (UnifiedLog.isSegmentEligibleForDeletion)"},
     // The log cleaner (cleanup.policy=compact), on every replica it cleaned:
     {"compacted_offsets_increasing",
      "a cleaned log's batches have strictly increasing, non-overlapping offsets within [log start, log end): "
@@ -74,8 +77,10 @@ ClusterInvariants::ClusterInvariants(std::vector<Broker*> brokers, const Control
 void ClusterInvariants::partition_changed(const Partition& partition, PartitionChange change) {
   switch (change) {
     case PartitionChange::LogStartMoved:
-      log_start_moves_.push_back({partition.tp(), partition.broker(), partition.log().log_start_offset(),
-                                  partition.log().high_watermark(), partition.log().log_end_offset()});
+      log_start_moves_.push_back(
+          {partition.tp(), partition.broker(), partition.log().log_start_offset(), partition.log().high_watermark(),
+           partition.log().log_end_offset(),
+           brokers_[static_cast<std::size_t>(partition.broker())]->remote_covered_end(partition.tp()).value_or(INT64_MAX)});
       return;
     case PartitionChange::LogShrank:
       log_starts_.erase({partition.broker(), partition.tp()});  // a truncation below the log start may move it back
@@ -147,6 +152,10 @@ void ClusterInvariants::check_log_starts(SimTime now) {
               return fmt::format("log start {}, high watermark {}, log end {}", m.log_start, m.high_watermark,
                                  m.log_end);
             });
+    verdict(m.log_start <= m.remote_covered_end, "tiered_local_log_start_within_remote", m.tp, m.broker, now, [&] {
+      return fmt::format("local log start {} past the end of what the remote store holds, {}", m.log_start,
+                         m.remote_covered_end);
+    });
     Offset& before = log_starts_.try_emplace({m.broker, m.tp}, m.log_start).first->second;
     verdict(m.log_start >= before, "log_start_offset_monotonic", m.tp, m.broker, now,
             [&] { return fmt::format("log start {} after {}", m.log_start, before); });

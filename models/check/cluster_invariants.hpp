@@ -17,7 +17,9 @@
 //
 // - log_start_within_high_watermark, log_start_offset_monotonic: retention
 //   deletes only below the high watermark, and the log start never goes back
-//   (but by a truncation below it), on each replica whose log start moved.
+//   (but by a truncation below it), on each replica whose log start moved;
+//   tiered_local_log_start_within_remote: under tiered storage (KIP-405) a
+//   local log deletes only what the remote store holds.
 //
 // - share_start_within_end, share_acquired_records_locked,
 //   share_delivery_count_within_limit: KIP-932's share-partitions on their
@@ -111,6 +113,7 @@ class ClusterInvariants final : public PartitionListener {
     TopicPartition tp;
     BrokerId broker;
     Offset log_start, high_watermark, log_end;
+    Offset remote_covered_end;  // tiered storage: what the remote store holds ends there (INT64_MAX: not tiered)
   };
   std::vector<LogStartMove> log_start_moves_;  // in this event
   std::vector<std::pair<TopicPartition, BrokerId>> cleaned_;  // in this event: logs the cleaner compacted

@@ -108,6 +108,11 @@ struct ModelMutations {
   // watermark while the controller went on to commit it (chaos.yaml seed
   // 100165, high_watermark_within_isr). Stale states are still not applied.
   bool stale_alter_partition_answer = false;
+  // Tiered storage (KIP-405) with local retention that ignores the remote
+  // store: local segments are deleted before they are copied, as Kafka never
+  // does (UnifiedLog.isSegmentEligibleForDeletion); breaks
+  // tiered_local_log_start_within_remote.
+  bool tiered_delete_before_copy = false;
 };
 
 // Tiered storage (KIP-405, 3.6+): RemoteLogManagerConfig's broker configs,

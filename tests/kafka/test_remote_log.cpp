@@ -137,7 +137,7 @@ TEST_CASE("a tiered local log deletes only segments the remote store holds to th
   }
 }
 
-TEST_CASE("local.retention.* of -2 is retention.*; without remote storage they are not read", "[log][tiered]") {
+TEST_CASE("local.retention.* of -2 is retention.* and without remote storage they are not read", "[log][tiered]") {
   LogConfig config;
   config.retention_ms = seconds(60);
   config.retention_bytes = 1000;

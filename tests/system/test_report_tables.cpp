@@ -44,6 +44,7 @@ const std::vector<Run>& runs() {
       run("share-poison-record", {"duration=6s", "drain=4s"}),  // a share group (KIP-932)
       run("reassign-partitions", {"duration=12s", "drain=3s"}),  // an operation, partition reassignments (KIP-455)
       run("compacted-topic", {"duration=20s", "drain=5s"}),  // the log cleaner (cleanup.policy=compact)
+      run("tiered-storage", {"duration=70s", "drain=5s"}),    // tiered storage (KIP-405)
   };
   return all;
 }
@@ -75,6 +76,7 @@ const nlohmann::ordered_json& figures_json(const Run& r, const Expectation& e) {
   if (e.section == operations_section().name) return r.json.at("reassignments");
   if (e.section == log_dir_moves_section().name) return r.json.at("log_dir_moves");
   if (e.section == compaction_section().name) return r.json.at("compaction");
+  if (e.section == tiered_section().name) return r.json.at("tiered_storage");
   if (e.section == group_section().name) {
     for (const auto& g : r.json.at("groups")) {
       if (g.at("group") == e.group) return g;
@@ -171,11 +173,12 @@ TEST_CASE("every figure table row's name is in the JSON with the value its acces
       if (k.groups[i].transform) check_rows(transform_output_section(), *k.groups[i].transform, j, at + ".output", seen);
     }
     if (k.transactions) check_rows(transactions_section(), *k.transactions, j, transactions_section().json, seen);
+    if (k.tiered) check_rows(tiered_section(), *k.tiered, j, tiered_section().json, seen);
     for (std::size_t i = 0; i < k.share_groups.size(); ++i) {
       check_rows(share_group_section(), k.share_groups[i], j, "share_groups." + std::to_string(i), seen);
     }
   }
-  CHECK(seen.size() == 24);  // every section; these runs have them all
+  CHECK(seen.size() == 25);  // every section; these runs have them all
   for (const ExpectableSection& s : expectation_catalogue()) CHECK(seen.contains(std::string(s.name)));
 }
 

@@ -131,3 +131,28 @@ TEST_CASE("local retention that deletes before the copy breaks tiered_local_log_
   CHECK(named(mutated));
   CHECK(tiered_count(mutated.report["delivery"], "lost") > 0);
 }
+
+TEST_CASE("a reassignment of a tiered topic copies only the local logs: the new replicas start from the remote store",
+          "[scenarios][tiered][reassignment]") {
+  // reassign-partitions.yaml at 40 s, once retention has run (30 s after the start), with and without tiered
+  // storage: the new replicas fetch from 0, below the leaders' local log start, and start at it from the remote
+  // segments (TierStateMachine); the old replicas delete their local logs, much smaller under tiered storage.
+  const auto run_with = [](const char* tiered) {
+    return run_scenario("reassign-partitions", 1,
+                        {"duration=60s", "operations.0.at=40s", "brokers.config[remote.log.storage.system.enable]=true",
+                         "brokers.config[remote.log.manager.task.interval.ms]=2s",
+                         "brokers.config[log.retention.check.interval.ms]=1s",
+                         std::string("topics.0.config[remote.storage.enable]=") + tiered,
+                         "topics.0.config[segment.bytes]=1MB", "topics.0.config[local.retention.ms]=3s"});
+  };
+  const ScenarioRun local = run_with("false");
+  const ScenarioRun tiered = run_with("true");
+  for (const ScenarioRun* run : {&local, &tiered}) {
+    CHECK(run->status == ksim::app::kExitOk);  // every reassignment completes, nothing lost
+    CHECK(tiered_count(run->report["reassignments"], "completed") == 4);
+  }
+  CHECK(tiered_count(tiered.report["tiered_storage"], "aux_state_builds") == 4);
+  CHECK(tiered_count(tiered.report["reassignments"], "bytes_deleted") * 5 <
+        tiered_count(local.report["reassignments"], "bytes_deleted"));
+  CHECK(tiered.report["reassignments"]["mean_ms"].get<double>() < local.report["reassignments"]["mean_ms"].get<double>());
+}

@@ -262,6 +262,8 @@ void add_kafka_json(const Scenario& s, json& out) {
   brokers["consumer_fetch_completes_on_append"] = k.broker.consumer_fetch_completes_on_append;
   brokers["mutations"] = {{"stale_alter_partition_answer", k.broker.mutations.stale_alter_partition_answer},
                           {"tiered_delete_before_copy", k.broker.mutations.tiered_delete_before_copy}};
+  brokers["remote_storage"] = {{"latency_ns", k.broker.remote_log.store_latency},
+                               {"bandwidth_bytes_per_s", k.broker.remote_log.store_bytes_per_second}};
   out["brokers"] = std::move(brokers);
   if (k.zookeeper) {  // before KRaft: ZooKeeper, and the brokers' sessions with it; a broker is the controller
     const std::vector<NodePlacement> placed = node_placements(s);

@@ -92,6 +92,12 @@ void read_share_consumers(ListReader& consumers, std::size_t i, const std::vecto
                                  kafka.release.release.name());
   }
   KafkaSpec::ShareConsumerGroup group = read_share_consumer(consumers.map_at(i), kafka.topics, racks, kafka.release);
+  if (kafka.topics[static_cast<std::size_t>(group.workload.topic)].log.remote_storage_enable) {
+    // Kafka 4.1+ reads a share fetch below the local log start from the remote store; ksim's share-partition
+    // reads the local log only, so it would stall there: refused rather than answered wrongly.
+    throw consumers.map_at(i).error("topic", "is a tiered topic (remote.storage.enable): share groups reading tiered "
+                                             "storage are not modelled");
+  }
   for (const auto& c : kafka.consumers) {
     if (c.name == group.name) throw consumers.error(i, "duplicate consumer name");
     if (c.config.group_id == group.config.group_id) {

@@ -156,3 +156,10 @@ TEST_CASE("a reassignment of a tiered topic copies only the local logs: the new 
         tiered_count(local.report["reassignments"], "bytes_deleted"));
   CHECK(tiered.report["reassignments"]["mean_ms"].get<double>() < local.report["reassignments"]["mean_ms"].get<double>());
 }
+
+TEST_CASE("a share group on a tiered topic is refused, not answered wrongly", "[scenarios][tiered]") {
+  CHECK_THAT(scenario_error("brokers: {count: 1, config: {remote.log.storage.system.enable: true}}\n"
+                            "topics: [{name: t, partitions: 1, replication_factor: 1, config: {remote.storage.enable: true}}]\n"
+                            "consumers: [{name: s, topic: t, share_group: g}]\n"),
+             Catch::Contains("topic") && Catch::Contains("tiered"));
+}

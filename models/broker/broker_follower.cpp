@@ -177,6 +177,10 @@ void Broker::handle_fetch_response(ConnectionId connection, const FetchResponse&
     }
     if (data.error == Error::OffsetMovedToTieredStorage && build_remote_aux_state(*r, data)) {
       update_fetch_position(*f, *r, cursor);
+      // TierStateMachine runs on the fetcher thread: it reads the remote segment's leader-epoch checkpoint
+      // and producer snapshot (RemoteStorageManager.fetchIndex, two requests to the store), one partition
+      // after another, before the thread builds its next fetch.
+      appended_at = std::max(appended_at, now()) + 2 * config_.remote_log.store_latency;
       continue;
     }
     if (data.error != Error::None) {

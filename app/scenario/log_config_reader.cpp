@@ -1,6 +1,6 @@
 // Kafka's LogConfig (storage/.../log/LogConfig.java) as scenario keys: the
-// ranges are Kafka's (segment.bytes at least 14, LegacyRecord.RECORD_OVERHEAD_V0;
-// retention.ms and retention.bytes -1 for no limit).
+// ranges are Kafka's (segment.bytes at least 1 MiB from 4.1, at least 14 before,
+// LegacyRecord.RECORD_OVERHEAD_V0; retention.ms and retention.bytes -1 for no limit).
 #include "app/scenario/log_config_reader.hpp"
 
 #include <algorithm>
@@ -120,14 +120,24 @@ void check_tiered(MapReader& config, const models::LogConfig& log) {
   }
 }
 
+// segment.bytes or log.segment.bytes: Kafka 4.1+ refuses less than 1 MiB (its tests use the
+// internal config internal.segment.bytes, which no release documents).
+std::uint64_t read_segment_bytes(MapReader& config, std::string_view key, std::uint64_t fallback, std::uint64_t min) {
+  if (min > 14 && config.has(key) && config.get<Bytes>(key, fallback, {14, INT32_MAX}) < min) {
+    throw config.error(key, "must be at least 1MiB on Kafka 4.1+ (LogConfig: \"Value must be at least 1048576\"); "
+                            "before 4.1 at least 14 bytes (set kafka_version for an older release)");
+  }
+  return config.get<Bytes>(key, fallback, {min, INT32_MAX});
+}
+
 }  // namespace
 
 // The brokers' log.* defaults of the topic's segment and retention configs
 // (LogConfig.SERVER_CONFIG_DEF): log.roll.ms over log.roll.hours, log.retention.ms
 // over .minutes over .hours, as KafkaConfig.logRollTimeMillis and logRetentionTimeMillis.
-models::LogConfig read_log_defaults(MapReader& broker_config) {
+models::LogConfig read_log_defaults(MapReader& broker_config, std::uint64_t min_segment_bytes) {
   models::LogConfig log;
-  log.segment_bytes = broker_config.get<Bytes>("log.segment.bytes", log.segment_bytes, {14, INT32_MAX});
+  log.segment_bytes = read_segment_bytes(broker_config, "log.segment.bytes", log.segment_bytes, min_segment_bytes);
   if (const auto t = read_whole_units(broker_config, "log.roll.hours", minutes(60), false)) log.segment_ms = *t;
   if (broker_config.has("log.roll.ms")) log.segment_ms = broker_config.get<Duration>("log.roll.ms", 0, {1, kNever});
   if (const auto t = read_whole_units(broker_config, "log.retention.hours", minutes(60), true)) log.retention_ms = *t;
@@ -140,9 +150,10 @@ models::LogConfig read_log_defaults(MapReader& broker_config) {
   return log;
 }
 
-models::LogConfig read_topic_log_config(MapReader& config, const models::LogConfig& defaults) {
+models::LogConfig read_topic_log_config(MapReader& config, const models::LogConfig& defaults,
+                                        std::uint64_t min_segment_bytes) {
   models::LogConfig log = defaults;
-  log.segment_bytes = config.get<Bytes>("segment.bytes", log.segment_bytes, {14, INT32_MAX});
+  log.segment_bytes = read_segment_bytes(config, "segment.bytes", log.segment_bytes, min_segment_bytes);
   log.segment_ms = config.get<Duration>("segment.ms", log.segment_ms, {1, kNever});
   if (const auto retention = read_retention_time(config, "retention.ms")) log.retention_ms = *retention;
   log.retention_bytes = read_retention_bytes(config, "retention.bytes", log.retention_bytes);

@@ -98,6 +98,7 @@ struct KafkaSpec {
     bool log_flusher_runs = false;                 // log.flush.scheduler.interval.ms is set: flush.ms can apply
     models::RecordFormat record_format = models::RecordFormat::V2;  // log.message.format.version (3.0+ ignore it)
     models::LogConfig log;  // log.segment.bytes, log.roll.ms, log.retention.ms, log.retention.bytes, log.cleanup.policy
+    std::uint64_t min_segment_bytes = 14;  // segment.bytes' lower bound: 1 MiB from Kafka 4.1, 14 before
   };
   TopicDefaults topic_defaults;
   // Each `config:` map's Kafka configs as the reader resolved them (the

@@ -208,7 +208,8 @@ KafkaSpec::TopicDefaults read_topic_defaults(MapReader broker_config, const mode
       broker_config.get<bool>("unclean.leader.election.enable", d.unclean_leader_election_enable);
   d.log_flusher_runs = broker_config.has("log.flush.scheduler.interval.ms");
   d.record_format = read_record_format(broker_config, "log.message.format.version", d.record_format);
-  d.log = read_log_defaults(broker_config);
+  d.min_segment_bytes = m.release() >= models::KafkaRelease{4, 1} ? 1ULL << 20 : 14;  // LogConfig's bound
+  d.log = read_log_defaults(broker_config, d.min_segment_bytes);
   return d;
 }
 
@@ -223,7 +224,7 @@ models::TopicSpec read_topic(MapReader in, const KafkaSpec::TopicDefaults& defau
       config.get<bool>("unclean.leader.election.enable", defaults.unclean_leader_election_enable);
   t.record_format = read_record_format(config, "message.format.version", defaults.record_format);
   // LogConfig's segment and retention configs, over the brokers' log.* defaults.
-  t.log = read_topic_log_config(config, defaults.log);
+  t.log = read_topic_log_config(config, defaults.log, defaults.min_segment_bytes);
   if (config.has("flush.messages")) t.flush_messages = config.get<std::int64_t>("flush.messages", 0, {1, INT64_MAX});
   if (config.has("flush.ms")) {
     t.flush_ms = config.get<Duration>("flush.ms", 0, {0, kNever});

@@ -71,16 +71,16 @@ TEST_CASE("retention-bytes: each partition's log stays near retention.bytes, not
     CHECK(retention_count(delivery, "expired") > 0);
     CHECK(retention_count(retention_group(run), "expired_before_consumed") == 0);
     CHECK(retention_count(retention_group(run), "unprocessed") == 0);
-    // 2 partitions x 3 replicas, each at most retention.bytes plus a segment and the active one's growth.
-    CHECK(log_dir_bytes(run) <= 6 * (256 + 2 * 32) * 1024);
-    CHECK(log_dir_bytes(run) >= 6 * 200 * 1024);
+    // 2 partitions x 3 replicas, each at most retention.bytes (8 MiB) plus a segment and the active one's growth.
+    CHECK(log_dir_bytes(run) <= 6 * (8 + 2) * (1ULL << 20));
+    CHECK(log_dir_bytes(run) >= 6 * 6 * (1ULL << 20));
   }
 }
 
 TEST_CASE("without retention settings the same run deletes nothing", "[scenarios][retention]") {
   const ScenarioRun run = run_scenario("retention-bytes", 1, {"topics.0.config={}", "expect={}"});
   CHECK(retention_count(run.report["delivery"], "expired") == 0);
-  CHECK(log_dir_bytes(run) > 6 * 1000 * 1024);  // about 60 s x 100 records/s x 1 KB on every replica
+  CHECK(log_dir_bytes(run) > 6 * 50 * (1ULL << 20));  // about 59 s x 1,600 records/s x 1 KB on every replica
 }
 
 TEST_CASE("retention keys refuse bad values with the key named", "[scenarios][retention]") {
@@ -90,4 +90,12 @@ TEST_CASE("retention keys refuse bad values with the key named", "[scenarios][re
   CHECK_THAT(scenario_error(head + "cleanup.policy: shred}}]\n"), Catch::Contains("cleanup.policy"));
   CHECK(scenario_error(head + "retention.ms: -1, retention.bytes: -1, cleanup.policy: \"delete,compact\"}}]\n") ==
         "no error");
+}
+
+TEST_CASE("segment.bytes is at least 1 MiB from Kafka 4.1 and 14 bytes before, as LogConfig says", "[scenarios][retention]") {
+  const std::string topic = "brokers: {count: 1}\ntopics: [{name: t, partitions: 1, replication_factor: 1, config: {";
+  CHECK_THAT(scenario_error(topic + "segment.bytes: 512KiB}}]\n"), Catch::Contains("1MiB") && Catch::Contains("4.1"));
+  CHECK(scenario_error(topic + "segment.bytes: 1MiB}}]\n") == "no error");
+  CHECK(scenario_error("kafka_version: \"4.0\"\n" + topic + "segment.bytes: 512KiB}}]\n") == "no error");
+  CHECK_THAT(scenario_error("brokers: {count: 1, config: {log.segment.bytes: 64KB}}\n"), Catch::Contains("log.segment.bytes"));
 }

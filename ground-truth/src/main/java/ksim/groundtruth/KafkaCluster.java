@@ -131,7 +131,21 @@ public final class KafkaCluster implements AutoCloseable {
             p.putAll(scenario.brokers().config());
         }
         allowShortShareLocks(p);
+        remoteStorage(p);
         return p;
+    }
+
+    /**
+     * KIP-405: with remote.log.storage.system.enable the brokers need a RemoteStorageManager: the
+     * harness's FileRemoteStorage, in a directory every broker of the run shares (an object store),
+     * and the topic-based remote log metadata manager on the brokers' listener.
+     */
+    private void remoteStorage(Map<String, String> p) {
+        if (!"true".equals(p.get("remote.log.storage.system.enable"))) return;
+        p.put("remote.log.storage.manager.class.name", FileRemoteStorage.class.getName());
+        p.put("rsm.config.dir", dir.resolve("remote-store").toString());
+        p.put("remote.log.metadata.manager.listener.name", "PLAINTEXT");
+        p.put("rlmm.config.remote.log.metadata.topic.replication.factor", Integer.toString(Math.min(3, addresses.brokerCount())));
     }
 
     /**

@@ -99,3 +99,29 @@ TEST_CASE("segment.bytes is at least 1 MiB from Kafka 4.1 and 14 bytes before, a
   CHECK(scenario_error("kafka_version: \"4.0\"\n" + topic + "segment.bytes: 512KiB}}]\n") == "no error");
   CHECK_THAT(scenario_error("brokers: {count: 1, config: {log.segment.bytes: 64KB}}\n"), Catch::Contains("log.segment.bytes"));
 }
+
+TEST_CASE("a follower down past its leader's log start starts again there and catches up", "[scenarios][retention]") {
+  // retention-bytes with broker-2 down from 10 s to 40 s: by its return retention has deleted the leaders'
+  // segments past its log end, so its fetch is answered OFFSET_OUT_OF_RANGE with the leader's log start, and it
+  // starts again there (AbstractFetcherThread.handleOutOfRangeError). Before the fix of 2026-12-06 the answer
+  // had two entries for the partition (the error with log start 0, then one without the error) and the
+  // follower never moved: it stayed behind for the rest of the run.
+  ksim::config::Document document =
+      ksim::config::Document::load_file(std::string(KSIM_SOURCE_DIR) + "/scenarios/retention-bytes.yaml");
+  document.apply_override("duration=70s");
+  document.apply_override("faults=[{kind: crash, at: 10s, duration: 30s, nodes: [broker-2]}]");
+  const ksim::app::Scenario scenario = ksim::app::read_scenario(document, ksim::app::expectation_catalogue());
+  ksim::app::Cluster cluster(scenario, ksim::app::RunOptions{});
+  cluster.run();
+  for (std::int32_t p = 0; p < 2; ++p) {
+    INFO("partition " << p);
+    const ksim::models::TopicPartition tp{0, p};
+    const ksim::models::PartitionLog* returned = cluster.brokers()[2]->log(tp);
+    REQUIRE(returned != nullptr);
+    CHECK(returned->log_start_offset() > 0);  // it started again at a leader's log start
+    for (const ksim::models::Broker* b : cluster.brokers()) {
+      if (!b->is_leader(tp)) continue;
+      CHECK(returned->log_end_offset() == b->log(tp)->log_end_offset());  // and caught up
+    }
+  }
+}

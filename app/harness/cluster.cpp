@@ -277,6 +277,13 @@ void Cluster::spawn_kafka() {
   std::vector<std::vector<std::vector<models::BrokerId>>> replicas;
   for (std::size_t t = 0; t < directory->topics.size(); ++t) {
     const auto& topic = directory->topics[t];
+    const auto created_later = [&](const OperationSpec& op) {
+      return op.kind == OperationSpec::Kind::CreateTopic && op.topic == static_cast<std::int32_t>(t);
+    };
+    if (std::any_of(kafka.operations.begin(), kafka.operations.end(), created_later)) {
+      replicas.emplace_back();  // an operation creates it (controller_topics.cpp)
+      continue;
+    }
     replicas.push_back(topic.assignment.empty()
                            ? models::assign_replicas(placement, topic.partitions, topic.replication_factor, assignment_rng)
                            : topic.assignment);

@@ -74,6 +74,11 @@ std::vector<Cluster::PartitionChange> Cluster::operation_changes(std::size_t ind
     case OperationSpec::Kind::AlterReplicaLogDirs:
     case OperationSpec::Kind::BalanceLogDirs:
     case OperationSpec::Kind::AddBroker: break;  // not the controller's (run_log_dir_operation, start_time)
+    case OperationSpec::Kind::CreateTopic:  // all of its partitions, in one CreateTopics (run_operation)
+      for (std::int32_t p = 0; p < kafka.topics[static_cast<std::size_t>(op.topic)].partitions; ++p) {
+        changes.push_back({{op.topic, p}, std::nullopt});
+      }
+      break;
   }
   return changes;
 }
@@ -115,6 +120,15 @@ void Cluster::run_operation(std::size_t index, SimTime first_try) {
   }
   result.applied_at = sim_->now();
   const std::vector<PartitionChange> changes = operation_changes(index);
+  if (op.kind == OperationSpec::Kind::CreateTopic) {
+    RandomStream rng = sim_->stream("operation-" + std::to_string(index));  // the placement's random start
+    const models::Error error = active->create_topic(op.topic, broker_placement_, rng);
+    for (const auto& [tp, target] : changes) {
+      result.partitions.push_back(tp);
+      result.errors.push_back(error);
+    }
+    return;
+  }
   if (op.throttle > 0) {  // --throttle: every broker's leader and follower rates, the moved partitions throttled
     std::vector<models::TopicPartition> moved;
     for (const auto& [tp, target] : changes) moved.push_back(tp);

@@ -92,12 +92,16 @@ constexpr Figure<K> kProduce[] = {
     {.name = "producer.requests", .value = of<&K::producer_requests>, .label = "requests"},
     {.name = "producer.retries", .value = of<&K::producer_retries>, .label = "retries"},
     {.name = "producer.blocked_sends", .value = of<&K::blocked_sends>, .label = "blocked sends"},
+    {.name = "producer.metadata_waits", .value = of<&K::metadata_waits>, .label = "waiting for the topic",
+     .expect = ExpectAs::Count,
+     .description = "send() calls that waited for their topic to appear in the metadata (KafkaProducer.waitOnMetadata: a topic not created yet)",
+     .expect_key = "metadata_waits"},
     {.name = "producer.blocked_s", .value = of<&K::blocked_s>, .unit = U::Seconds, .label = "blocked for",
-     .expect = ExpectAs::Bound, .description = "time the application's send() calls waited for buffer.memory, summed over producers (counted in produce latency)",
+     .expect = ExpectAs::Bound, .description = "time the application's send() calls waited for buffer.memory or their topic's metadata, summed over producers (counted in produce latency)",
      .expect_key = "blocked_time"},
     {.name = "producer.longest_block_ms", .value = of<&K::longest_block_ms>, .unit = U::Milliseconds,
      .label = "longest block", .expect = ExpectAs::Bound,
-     .description = "the longest one send() call waited for buffer.memory (max.block.ms at most)", .expect_key = "longest_block"},
+     .description = "the longest one send() call waited for buffer.memory or its topic's metadata (max.block.ms at most)", .expect_key = "longest_block"},
     {.name = "producer.epoch_bumps", .value = of<&K::epoch_bumps>, .label = "epoch bumps"},
 };
 
@@ -265,6 +269,7 @@ KafkaFigures kafka_figures(const Cluster& cluster) {
     k.producer_requests += s.requests;
     k.producer_retries += s.retries;
     k.blocked_sends += s.blocked_sends;
+    k.metadata_waits += s.metadata_waits;
     k.blocked_s += to_seconds(s.blocked_ns);
     k.longest_block_ms = std::max(k.longest_block_ms, to_seconds(s.longest_block_ns) * 1e3);
     k.epoch_bumps += s.epoch_bumps;

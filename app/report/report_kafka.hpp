@@ -36,7 +36,7 @@ struct KafkaFigures {
   double bytes_per_s = 0;
   double latency_p50_ms = 0, latency_p99_ms = 0, latency_p999_ms = 0, latency_max_ms = 0;
   std::uint64_t producer_memory_peak_bytes = 0;
-  std::uint64_t producer_requests = 0, producer_retries = 0, blocked_sends = 0, epoch_bumps = 0;
+  std::uint64_t producer_requests = 0, producer_retries = 0, blocked_sends = 0, metadata_waits = 0, epoch_bumps = 0;
   double blocked_s = 0, longest_block_ms = 0;  // send() waiting for buffer.memory: summed, and the longest
   std::vector<LogDirFigures> log_dirs;
   std::vector<models::TopicPartition> offline_partitions;

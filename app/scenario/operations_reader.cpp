@@ -20,6 +20,7 @@ std::string_view to_string(OperationSpec::Kind kind) {
     case OperationSpec::Kind::BalanceLogDirs: return "balance_log_dirs";
     case OperationSpec::Kind::AddBroker: return "add_broker";
     case OperationSpec::Kind::GenerateReassignment: return "generate_reassignment";
+    case OperationSpec::Kind::CreateTopic: return "create_topic";
   }
   return "?";
 }
@@ -77,7 +78,7 @@ void check_topics_fit(MapReader& in, std::string_view key, const OperationSpec& 
 
 constexpr std::string_view kKindList =
     "reassign_partitions, cancel_reassignment, decommission_broker, alter_replica_log_dirs, balance_log_dirs, "
-    "add_broker or generate_reassignment";
+    "add_broker, generate_reassignment or create_topic";
 
 // The brokers that operations add get the ids after the cluster's own, in time order (file order at the
 // same time): a first pass over the list finds them, so that any operation may name one.
@@ -214,6 +215,42 @@ void read_generated_reassignment(MapReader& in, OperationSpec& op, const KafkaSp
   op.throttle = in.get<config::Bandwidth>("throttle", 0.0, {1.0, 1e13});
 }
 
+// create_topic: one of `topics:`, created once. Kafka's brokers create a topic
+// a client asks metadata for while auto.create.topics.enable is true (its
+// default), with num.partitions and default.replication.factor, before the
+// operator's create (which then fails with TOPIC_ALREADY_EXISTS); ksim does
+// not model that, so a topic some client uses needs it false.
+void read_created_topic(MapReader& in, OperationSpec& op, const KafkaSpec& kafka,
+                        const std::vector<OperationSpec>& earlier) {
+  if (!in.has("topic")) throw in.error("topic", "is required: the topic of `topics:` to create");
+  op.topic = read_topic_index(in, kafka.topics);
+  const std::string& name = kafka.topics[static_cast<std::size_t>(op.topic)].name;
+  for (const OperationSpec& other : earlier) {
+    if (other.kind == OperationSpec::Kind::CreateTopic && other.topic == op.topic) {
+      throw in.error("topic", "'" + name + "' is created by the operation at line " + std::to_string(other.location.line) +
+                                  " already");
+    }
+  }
+  if (!kafka.topic_defaults.auto_create_topics) return;
+  std::string client;
+  for (const auto& p : kafka.producers) {
+    if (p.workload.topic == op.topic && client.empty()) client = "producer entry '" + p.name + "'";
+  }
+  for (const auto& c : kafka.consumers) {
+    const bool uses = c.workload.topic == op.topic || (c.transform && c.workload.output_topic == op.topic);
+    if (uses && client.empty()) client = "consumer entry '" + c.name + "'";
+  }
+  for (const auto& c : kafka.share_consumers) {
+    if (c.workload.topic == op.topic && client.empty()) client = "consumer entry '" + c.name + "'";
+  }
+  if (client.empty()) return;
+  throw in.error("topic", "'" + name + "' is used by " + client + ", and auto.create.topics.enable is true (Kafka's "
+                          "default): its metadata requests would have the brokers create the topic with num.partitions "
+                          "and default.replication.factor, which ksim does not model. Set "
+                          "brokers.config[auto.create.topics.enable]: false, as clusters that create topics "
+                          "explicitly do");
+}
+
 }  // namespace
 
 std::vector<OperationSpec> read_operations(ListReader list, const KafkaSpec& kafka, const std::vector<std::string>& racks,
@@ -229,11 +266,11 @@ std::vector<OperationSpec> read_operations(ListReader list, const KafkaSpec& kaf
         OperationSpec::Kind::ReassignPartitions,  OperationSpec::Kind::CancelReassignment,
         OperationSpec::Kind::DecommissionBroker,  OperationSpec::Kind::AlterReplicaLogDirs,
         OperationSpec::Kind::BalanceLogDirs,      OperationSpec::Kind::AddBroker,
-        OperationSpec::Kind::GenerateReassignment};
+        OperationSpec::Kind::GenerateReassignment, OperationSpec::Kind::CreateTopic};
     const std::string kind = in.get_choice("kind",
                                            {"reassign_partitions", "cancel_reassignment", "decommission_broker",
                                             "alter_replica_log_dirs", "balance_log_dirs", "add_broker",
-                                            "generate_reassignment"},
+                                            "generate_reassignment", "create_topic"},
                                            "");
     // An unknown kind is an error get_choice reported; the item is read on as the default's.
     const auto* known = std::find_if(std::begin(kKinds), std::end(kKinds), [&](auto k) { return to_string(k) == kind; });
@@ -247,10 +284,17 @@ std::vector<OperationSpec> read_operations(ListReader list, const KafkaSpec& kaf
       continue;
     }
     if (kafka.zookeeper) {
-      throw in.error("kind", std::string(op.kind == OperationSpec::Kind::AddBroker ? "adding a broker"
-                                                                                    : "partition reassignment") +
+      throw in.error("kind", std::string(op.kind == OperationSpec::Kind::AddBroker     ? "adding a broker"
+                                         : op.kind == OperationSpec::Kind::CreateTopic ? "creating a topic while the cluster runs"
+                                                                                       : "partition reassignment") +
                                  " is modelled on KRaft controllers only; this cluster's release runs a ZooKeeper "
                                  "controller (kafka_version 3.3 or later with KRaft)");
+    }
+    if (op.kind == OperationSpec::Kind::CreateTopic) {
+      read_created_topic(in, op, kafka, operations);
+      in.finish();
+      operations.push_back(std::move(op));
+      continue;
     }
     if (op.kind == OperationSpec::Kind::AddBroker) {
       read_added_broker(in, op, kafka, racks, added, i);

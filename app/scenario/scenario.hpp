@@ -67,10 +67,11 @@ struct OperationSpec {
     BalanceLogDirs,       // KIP-113 moves that even out one broker's log dirs (models/broker/log_dir_balance.hpp)
     AddBroker,            // a new broker process (the next broker id) starts and registers with the controller
     GenerateReassignment,  // --generate over a broker list, then --execute: every topic placed anew over them
+    CreateTopic,           // kafka-topics --create: a topic of `topics:` the cluster does not start with
   };
   Kind kind = Kind::ReassignPartitions;
   SimTime at = 0;
-  std::int32_t topic = 0;  // reassign, cancel
+  std::int32_t topic = 0;  // reassign, cancel, create_topic
   std::vector<std::pair<std::int32_t, std::vector<models::BrokerId>>> replicas;  // reassign: partition, target
   std::vector<std::int32_t> partitions;  // cancel
   models::BrokerId broker = -1;          // decommission, log dir moves, the id an added broker gets
@@ -96,6 +97,7 @@ struct KafkaSpec {
     std::int32_t min_insync_replicas = 1;          // min.insync.replicas
     bool unclean_leader_election_enable = false;   // unclean.leader.election.enable
     bool log_flusher_runs = false;                 // log.flush.scheduler.interval.ms is set: flush.ms can apply
+    bool auto_create_topics = true;                // auto.create.topics.enable (ksim creates none: see create_topic)
     models::RecordFormat record_format = models::RecordFormat::V2;  // log.message.format.version (3.0+ ignore it)
     models::LogConfig log;  // log.segment.bytes, log.roll.ms, log.retention.ms, log.retention.bytes, log.cleanup.policy
     std::uint64_t min_segment_bytes = 14;  // segment.bytes' lower bound: 1 MiB from Kafka 4.1, 14 before

@@ -207,6 +207,7 @@ KafkaSpec::TopicDefaults read_topic_defaults(MapReader broker_config, const mode
   d.unclean_leader_election_enable =
       broker_config.get<bool>("unclean.leader.election.enable", d.unclean_leader_election_enable);
   d.log_flusher_runs = broker_config.has("log.flush.scheduler.interval.ms");
+  d.auto_create_topics = broker_config.get<bool>("auto.create.topics.enable", d.auto_create_topics);
   d.record_format = read_record_format(broker_config, "log.message.format.version", d.record_format);
   d.min_segment_bytes = m.release() >= models::KafkaRelease{4, 1} ? 1ULL << 20 : 14;  // LogConfig's bound
   d.log = read_log_defaults(broker_config, d.min_segment_bytes);

@@ -143,6 +143,7 @@ void Broker::on_crash(CrashKind kind) {
   if (coordinator_) coordinator_->reset();
   coordinator_appends_.clear();
   leaders_.clear();
+  known_topics_.clear();
   if (txn_coordinator_) txn_coordinator_->reset();
   broker_links_.clear();
   broker_requests_.clear();
@@ -388,6 +389,10 @@ void Broker::handle_metadata_request(ConnectionId connection, const MetadataRequ
     if (r.leader_epoch() > 0 || r.state().leader != kNoBroker) response->partitions.push_back(r.state());
   }
   for (const auto& [tp, state] : departed_) response->partitions.push_back(state);
+  // UNKNOWN_TOPIC_OR_PARTITION for a topic its metadata does not have (once it has applied any).
+  for (std::size_t t = 0; t < known_topics_.size(); ++t) {
+    if (!known_topics_[t]) response->missing_topics.push_back(static_cast<std::int32_t>(t));
+  }
   send(connection, std::move(response));
 }
 

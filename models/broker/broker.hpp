@@ -466,9 +466,7 @@ class Broker final : public Node, private TxnCoordinatorHost {
   RandomStream& coordinator_rng() override { return rng(); }
   BrokerId coordinator_id() const override { return id_; }
   void coordinator_publish(const ModelEvent& event) override { publish(event); }
-  std::int32_t coordinator_partition_count(std::int32_t topic) const override {
-    return directory_->topics[static_cast<std::size_t>(topic)].partitions;
-  }
+  std::int32_t coordinator_partition_count(std::int32_t topic) const override;  // 0: not in its metadata
 
   // broker_share.cpp: KIP-932's share-partition leader (SharePartitionManager)
   struct ParkedShareFetch {
@@ -569,6 +567,7 @@ class Broker final : public Node, private TxnCoordinatorHost {
   std::unique_ptr<GroupCoordinator> coordinator_;  // when the cluster has __consumer_offsets
   std::unique_ptr<TxnCoordinator> txn_coordinator_;  // when it has __transaction_state
   std::vector<BrokerId> leaders_;                  // every partition's leader, by global partition number
+  std::vector<bool> known_topics_;                 // by topic: in its metadata (empty: none applied yet)
   std::map<BrokerId, BrokerLink> broker_links_;    // to other brokers: markers, KIP-890 verification
   std::map<std::int64_t, BrokerRequest> broker_requests_;
   std::map<std::uint64_t, CoordinatorAppend> coordinator_appends_;

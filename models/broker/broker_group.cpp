@@ -42,10 +42,18 @@ void Broker::handle_find_coordinator(ConnectionId connection, const FindCoordina
 // Every partition's leader, as the controller's metadata says: for FindCoordinator and transaction markers.
 void Broker::record_leaders(const std::vector<PartitionState>& states) {
   if (leaders_.size() != replica_index_.size()) leaders_.assign(replica_index_.size(), kNoBroker);
+  if (known_topics_.empty()) known_topics_.assign(directory_->topics.size(), false);
   for (const PartitionState& state : states) {
+    known_topics_[static_cast<std::size_t>(state.partition.topic)] = true;
     leaders_[static_cast<std::size_t>(topic_base_[static_cast<std::size_t>(state.partition.topic)] +
                                       state.partition.partition)] = state.leader;
   }
+}
+
+// The partitions KIP-848's and KIP-932's assignors see: none for a topic its metadata does not have yet.
+std::int32_t Broker::coordinator_partition_count(std::int32_t topic) const {
+  const auto t = static_cast<std::size_t>(topic);
+  return t < known_topics_.size() && known_topics_[t] ? directory_->topics[t].partitions : 0;
 }
 
 BrokerId Broker::leader_of(TopicPartition tp) const {

@@ -125,10 +125,14 @@ void Broker::metadata_committed(Offset from, Offset to) {
     const BrokerRegistration& self = metadata_image_.brokers.at(static_cast<std::size_t>(id_));
     if (!self.ever_registered || self.incarnation != incarnation()) return;  // caught up with another process's
     metadata_published_ = true;
-    // The whole image: the bootstrap's partitions as the log last changed them.
+    // The whole image: the bootstrap's partitions as the log last changed them,
     for (const auto& [tp, state] : metadata_bootstrap_->partitions) {
       const auto it = catching_up_.find(tp);
       changed.push_back(it == catching_up_.end() ? state : *it->second);
+    }
+    // and the topics created since (controller_topics.cpp): their records only.
+    for (const auto& [tp, state] : catching_up_) {
+      if (!metadata_bootstrap_->partitions.contains(tp)) changed.push_back(*state);
     }
     catching_up_.clear();
   } else if (changed.size() > 1) {

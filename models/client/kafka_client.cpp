@@ -99,10 +99,15 @@ void KafkaClient::apply_metadata(const MetadataResponse& response) {
     }
     leaderless |= known.leader == kNoBroker;
     if (state.partition.topic == main_topic_) {
+      main_topic_known_ = true;
       main_topic_leaders_[static_cast<std::size_t>(state.partition.partition)] = known.leader;
       main_topic_epochs_[static_cast<std::size_t>(state.partition.partition)] = known.leader_epoch;
     }
   }
+  const bool was_missing = main_topic_missing_;
+  main_topic_missing_ = !main_topic_known_ && std::find(response.missing_topics.begin(), response.missing_topics.end(),
+                                                        main_topic_) != response.missing_topics.end();
+  if (main_topic_missing_ != was_missing) ++metadata_version_;
   const bool incomplete = std::find(main_topic_leaders_.begin(), main_topic_leaders_.end(), kNoBroker) !=
                           main_topic_leaders_.end();
   // The sender asks again for partitions without a leader; Metadata's backoff paces it.
@@ -118,6 +123,8 @@ void KafkaClient::update_partition_leadership(TopicPartition tp, BrokerId leader
   known.leader_epoch = epoch;
   ++metadata_version_;
   if (tp.topic == main_topic_) {
+    main_topic_known_ = true;
+    main_topic_missing_ = false;
     main_topic_leaders_[static_cast<std::size_t>(tp.partition)] = leader;
     main_topic_epochs_[static_cast<std::size_t>(tp.partition)] = epoch;
   }
@@ -141,6 +148,8 @@ std::vector<BrokerId> KafkaClient::connection_lost(ConnectionId connection) {
 void KafkaClient::forget_connections_and_metadata() {
   links_.clear();
   metadata_.clear();
+  main_topic_known_ = false;
+  main_topic_missing_ = false;
   ++metadata_version_;
   std::fill(main_topic_leaders_.begin(), main_topic_leaders_.end(), kNoBroker);
   std::fill(main_topic_epochs_.begin(), main_topic_epochs_.end(), 0);

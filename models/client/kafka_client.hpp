@@ -56,6 +56,9 @@ class KafkaClient : public Node {
   Epoch leader_epoch_of(TopicPartition tp) const;
   // Bumped whenever a leader or leader epoch the client knows changes.
   std::uint64_t metadata_version() const { return metadata_version_; }
+  // A broker answered UNKNOWN_TOPIC_OR_PARTITION for the client's own topic,
+  // and the client knows none of its partitions: it is not created yet.
+  bool main_topic_missing() const { return main_topic_missing_; }
   // The brokers whose connection this was: marked down with a backoff.
   std::vector<BrokerId> connection_lost(ConnectionId connection);
   void forget_connections_and_metadata();  // on a crash
@@ -83,6 +86,8 @@ class KafkaClient : public Node {
   bool metadata_in_flight_ = false;
   ConnectionId metadata_connection_ = 0;  // the connection the metadata request in flight went on
   std::uint64_t metadata_version_ = 0;
+  bool main_topic_known_ = false;    // a partition of it is in metadata_
+  bool main_topic_missing_ = false;  // see main_topic_missing()
   // Kafka's Metadata.timeToAllowUpdate: a refresh waits
   // ExponentialBackoff(retry.backoff.ms, 2, retry.backoff.max.ms, 0.2) of the
   // consecutive answers that raised no leader epoch (equivalentResponseCount)

@@ -27,6 +27,7 @@
 
 #include "models/controller/controller_role.hpp"
 #include "models/controller/metadata_records.hpp"
+#include "models/controller/replica_assignment.hpp"
 #include "models/events/model_event_bus.hpp"
 #include "models/protocol/cluster_directory.hpp"
 #include "models/protocol/kafka_config.hpp"
@@ -98,6 +99,10 @@ class Controller final : public Node {
   // (controller_reassignment.cpp): `target` the new replicas, preferred
   // leader first; nullopt cancels. Answers as Kafka's controller would.
   Error alter_partition_reassignment(TopicPartition tp, const std::optional<std::vector<BrokerId>>& target);
+  // CreateTopics for a topic of the directory the cluster did not start with
+  // (controller_topics.cpp): its `assignment`, or placed over `brokers` (with
+  // their racks) that are registered and not shutting down.
+  Error create_topic(std::int32_t topic, const std::vector<BrokerPlacement>& brokers, RandomStream& rng);
 
   // ---- the quorum (controller_raft.cpp) ----
   bool in_quorum() const { return directory_->controller_nodes.size() > 1; }

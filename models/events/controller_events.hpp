@@ -108,4 +108,13 @@ struct ReassignmentChanged {
   }
 };
 
+// CreateTopics: the controller created a topic the cluster did not start with
+// (controller_topics.cpp), its partitions' records written or pushed.
+struct TopicCreated {
+  std::int32_t topic;
+  std::int32_t partitions;
+  std::string_view kind() const { return "controller.topic_created"; }
+  template <class Write> void trace(Write&& write) const { write({{"topic", topic}, {"partitions", partitions}}); }
+};
+
 }  // namespace ksim::models

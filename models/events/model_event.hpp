@@ -38,7 +38,9 @@ using ModelEvent = std::variant<
     // KIP-848's online migration, the brokers' metadata log (at the end, for the same reason)
     GroupConverted, MetadataApplied,
     // offsets.retention.minutes (at the end, for the same reason)
-    OffsetsExpired, TxnIdExpired>;
+    OffsetsExpired, TxnIdExpired,
+    // topics created while the cluster runs (at the end, for the same reason)
+    TopicCreated>;
 
 // Writes the event as its trace record (kind, then fields), unless it is one the trace leaves out.
 void trace_event(Trace& trace, SimTime time, std::string_view node, const ModelEvent& event);

@@ -229,7 +229,8 @@ struct MetadataResponse final : KafkaResponse<MetadataResponse, ApiKey::Metadata
   std::int64_t correlation_id = 0;
   std::vector<PartitionState> partitions;
   std::vector<BrokerId> live_brokers;
-  std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 48 * partitions.size(); }
+  std::vector<std::int32_t> missing_topics;  // UNKNOWN_TOPIC_OR_PARTITION: not in the answering broker's metadata
+  std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 48 * partitions.size() + 8 * missing_topics.size(); }
 };
 
 struct InitProducerIdRequest final : KafkaRequest<InitProducerIdRequest, ApiKey::InitProducerId> {

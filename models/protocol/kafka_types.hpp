@@ -79,6 +79,10 @@ enum class Error {
   InvalidRecordState,            // an acknowledgement of a record the member does not hold (its lock expired)
   // KIP-455's partition reassignment
   InvalidReplicaAssignment,      // an empty or duplicated replica list, an unregistered broker, or an unclean revert
+  // CreateTopics (ReplicationControlManager.createTopic)
+  TopicAlreadyExists,            // a topic of that name exists
+  InvalidReplicationFactor,      // fewer registered brokers than the replication factor, or none active
+  TopicNotInMetadata,            // client side: send() waited max.block.ms for a topic its metadata lacks
   NoReassignmentInProgress,      // a cancellation of a partition that is not being reassigned
   // KIP-113's alterReplicaLogDirs
   LogDirNotFound,                // the broker has no log dir at that path

@@ -132,6 +132,7 @@ void Consumer::on_message(ConnectionId, MessagePtr message) {
     case ApiKey::Fetch: return handle_fetch(message_as<FetchResponse>(m));
     case ApiKey::Metadata:
       apply_metadata(message_as<MetadataResponse>(m));
+      check_assignment_snapshot();
       update_positions();
       return send_fetches();
     case ApiKey::ListOffsets: return handle_list_offsets(message_as<ListOffsetsResponse>(m));

@@ -249,6 +249,8 @@ class Consumer final : public KafkaClient {
   void revoke_all();
   void lose_all_partitions();
   void request_rejoin(std::string reason);
+  std::int32_t known_topic_partitions() const;  // its topic's partitions, as its metadata has them
+  void check_assignment_snapshot();
   void reset_generation(bool forget_member_id, std::string reason);
   void heartbeat_tick();
   void heartbeat_failed();
@@ -391,6 +393,7 @@ class Consumer final : public KafkaClient {
   bool rejoin_needed_ = true;
   bool in_member_rebalance_ = false;  // between RebalanceJoined and AssignmentSettled
   std::string rejoin_reason_ = "initial join";
+  std::int32_t assigned_topic_partitions_ = -1;  // the leader's assignment snapshot (-1: not the leader)
   SimTime join_backoff_until_ = 0;
   std::vector<TopicPartition> last_assignment_;  // the sticky assignors' memory of the previous assignment
   std::int64_t group_correlation_ = -1;  // the JoinGroup or SyncGroup in flight

@@ -113,6 +113,18 @@ void Consumer::send_to_coordinator(MessagePtr request) {
 
 // ---- joining ----
 
+std::int32_t Consumer::known_topic_partitions() const {
+  return main_topic_missing() ? 0 : directory().topics[static_cast<std::size_t>(workload_.topic)].partitions;
+}
+
+// ConsumerCoordinator.rejoinNeededOrPending: the leader's assignment snapshot
+// no longer matches the metadata (its topic was created since, say).
+void Consumer::check_assignment_snapshot() {
+  if (assigned_topic_partitions_ < 0 || assigned_topic_partitions_ == known_topic_partitions()) return;
+  assigned_topic_partitions_ = -1;
+  request_rejoin("cached metadata has changed");
+}
+
 void Consumer::request_rejoin(std::string reason) {
   if (!rejoin_needed_) rejoin_reason_ = std::move(reason);
   rejoin_needed_ = true;
@@ -223,11 +235,14 @@ void Consumer::handle_join_group(const JoinGroupResponse& response) {
   group_correlation_ = request->correlation_id = next_correlation_id();
   request->group = config_.group_id;
   request->member = identity();
+  assigned_topic_partitions_ = -1;
   if (response.leader == member_id_ && !response.skip_assignment) {
-    // The leader runs the group's assignor on every member's subscription.
+    // The leader runs the group's assignor on every member's subscription,
+    // with the partitions its metadata has (none of a topic not created yet),
+    // and keeps that snapshot (ConsumerCoordinator.assignmentSnapshot).
     const std::unique_ptr<Assignor> assignor = make_assignor(protocol_);
-    const std::int32_t count = directory().topics[static_cast<std::size_t>(workload_.topic)].partitions;
-    if (assignor) request->assignment = assignor->assign({{workload_.topic, count}}, response.members);
+    assigned_topic_partitions_ = known_topic_partitions();
+    if (assignor) request->assignment = assignor->assign({{workload_.topic, assigned_topic_partitions_}}, response.members);
   }
   member_ = MemberState::Syncing;
   send_to_coordinator(std::move(request));

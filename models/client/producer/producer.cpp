@@ -166,7 +166,11 @@ void Producer::take_arrivals() {
     Arrival arrival = arrivals_.pop();
     stats_.app_cpu_ns += workload_.cpu.record_cost(arrival.record.value_bytes);
     plan_stale_ = true;
-    if (!append_arrival(arrival)) block(arrival);
+    if (main_topic_missing()) {
+      block(arrival, BlockedOn::Metadata);
+    } else if (!append_arrival(arrival)) {
+      block(arrival, BlockedOn::Memory);
+    }
   }
 }
 
@@ -229,26 +233,38 @@ void Producer::record_polled() {
   set_timer(0, [] {});
 }
 
-// send() blocks: the application waits for buffer memory, up to max.block.ms
-// (KafkaProducer.doSend -> BufferPool.allocate). The call started when the
-// record arrived, or when the application's previous blocked call returned.
-void Producer::block(const Arrival& arrival) {
-  ++stats_.blocked_sends;
+// send() blocks: the application waits for buffer memory (KafkaProducer.doSend
+// -> BufferPool.allocate), or for its topic to appear in the metadata
+// (waitOnMetadata: a topic not created yet), up to max.block.ms in all; then
+// the record fails with a TimeoutException. The call started when the record
+// arrived, or when the application's previous blocked call returned.
+void Producer::block(const Arrival& arrival, BlockedOn on) {
+  const bool waited_for_metadata = blocked_on_ == BlockedOn::Metadata && blocked_;
   blocked_ = arrival;
+  blocked_on_ = on;
+  if (on == BlockedOn::Metadata) {
+    ++stats_.metadata_waits;
+  } else {
+    ++stats_.blocked_sends;
+    // The pool is exhausted: every batch is sendable now, lingering or not
+    // (RecordAccumulator.ready: exhausted = free.queued() > 0).
+    sender_index_.forget();
+    wake_sender();
+  }
+  if (waited_for_metadata) return;  // the same send(): its max.block.ms runs on
   blocked_since_ = std::max(arrival.at, app_free_at_);
-  // The pool is exhausted: every batch is sendable now, lingering or not
-  // (RecordAccumulator.ready: exhausted = free.queued() > 0).
-  sender_index_.forget();
-  wake_sender();
   block_timeout_ = set_timer(std::max<SimTime>(0, blocked_since_ + config_.max_block - now()), [this] {
     if (!blocked_) return;
-    const TopicPartition tp = blocked_->partition;
+    // A keyless record waiting for metadata has no partition yet (Kafka never gives it one): counted under 0.
+    TopicPartition tp = blocked_->partition;
+    if (tp.partition == kStickyPartition) tp.partition = 0;
     const SimTime sent_at = blocked_->at;
+    const Error error = blocked_on_ == BlockedOn::Metadata ? Error::TopicNotInMetadata : Error::BufferExhausted;
     blocked_.reset();
     blocked_sticky_ = false;  // not appended: it counts for no partition
     const std::uint64_t record = produced_count(tp)++;
     history_.sent(index_, tp, record, sent_at);
-    history_.failures.push_back({{index_, tp, record, 1}, Error::BufferExhausted, now()});
+    history_.failures.push_back({{index_, tp, record, 1}, error, now()});
     ++stats_.records_sent;
     ++stats_.records_failed;
     send_returned();
@@ -326,6 +342,14 @@ bool Producer::append(TopicPartition tp, RecordShape record, SimTime sent_at, st
 
 void Producer::unblock_if_possible() {
   if (!blocked_) return;
+  if (blocked_on_ == BlockedOn::Metadata) {
+    if (main_topic_missing()) return;
+    Arrival arrival = *blocked_;
+    if (!append_arrival(arrival)) return block(arrival, BlockedOn::Memory);  // then for memory, the same call
+    blocked_.reset();
+    cancel_timer(block_timeout_);
+    return send_returned();
+  }
   std::uint64_t appended = 0;
   if (!append(blocked_->partition, blocked_->record, blocked_->at, &appended)) return;
   if (blocked_sticky_) sticky_->after_append(appended, all_batches_full(blocked_->partition.partition), *this);
@@ -339,6 +363,7 @@ void Producer::unblock_if_possible() {
 
 void Producer::handle_metadata(const MetadataResponse& response) {
   apply_metadata(response);
+  if (blocked_on_ == BlockedOn::Metadata) unblock_if_possible();
   wake_sender();
 }
 

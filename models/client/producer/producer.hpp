@@ -45,6 +45,7 @@ struct ProducerStats {
   std::uint64_t blocked_sends = 0;       // send() had to wait for buffer memory
   SimTime blocked_ns = 0;                // summed time send() waited for it (max.block.ms at most each)
   SimTime longest_block_ns = 0;
+  std::uint64_t metadata_waits = 0;     // send() waited for its topic to appear in the metadata
   std::uint64_t memory_peak_bytes = 0;   // buffer.memory in use, at its highest
   std::uint64_t epoch_bumps = 0;
   std::uint64_t transactions_committed = 0;
@@ -158,7 +159,10 @@ class Producer final : public KafkaClient, private PartitionLoad {
   TopicPartition planned_partition(const Arrival& arrival) const;
   const std::vector<std::int32_t>& available_partitions() override;
   std::size_t queued_batches(std::int32_t partition) override;
-  void block(const Arrival& arrival);
+  // What a blocked send() waits for: buffer memory (BufferPool.allocate) or
+  // its topic's metadata (KafkaProducer.waitOnMetadata).
+  enum class BlockedOn : std::uint8_t { Memory, Metadata };
+  void block(const Arrival& arrival, BlockedOn on);
   void send_returned();
   void unblock_if_possible();
 
@@ -277,6 +281,7 @@ class Producer final : public KafkaClient, private PartitionLoad {
   std::uint64_t memory_used_ = 0;
   std::optional<Arrival> blocked_;  // a send() waiting for memory
   bool blocked_sticky_ = false;     // its partition is the sticky one: it counts when appended
+  BlockedOn blocked_on_ = BlockedOn::Memory;
   std::optional<StickyPartitioner> sticky_;  // partitioner.class unset (KIP-794): keyless records
   std::vector<std::int32_t> available_;      // partitions with a leader, as of available_metadata_
   std::uint64_t available_metadata_ = ~0ULL;

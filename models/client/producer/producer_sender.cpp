@@ -173,7 +173,7 @@ bool Producer::batch_ready(const BatchQueue& queue, BatchQueue::const_iterator f
   Batch& b = **first;
   if (sequences_hold(queue, first)) return false;
   if (transactional() && !partition_in_txn(b.partition)) return false;  // AddPartitionsToTxn first
-  const bool exhausted = blocked_.has_value();
+  const bool exhausted = blocked_.has_value() && blocked_on_ == BlockedOn::Memory;
   const bool full = b.closed || std::next(first) != queue.end();
   const SimTime sendable_at =
       std::max(retry_not_before(b), full || exhausted || b.attempts > 0 ? b.created : b.created + config_.linger);

@@ -1,0 +1,108 @@
+// A topic created while the cluster runs (scenarios/create-topic.yaml and
+// inline variants): the controller creates it at the operation's time, the
+// producer's send() waits for it in waitOnMetadata (or gives up after
+// max.block.ms), the consumer group rebalances onto it, and a broker that was
+// down when it was created creates its replicas from the metadata log.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "tests/support/scenario_runner.hpp"
+
+using ksim::testing::run_scenario;
+using ksim::testing::ScenarioRun;
+
+namespace {
+
+int created_topic_partitions_on(const ScenarioRun& run, int broker) {
+  for (const auto& d : run.report["log_dirs"]) {
+    if (d["broker"] == broker) return d["partitions"].get<int>();
+  }
+  return -1;
+}
+
+}  // namespace
+
+TEST_CASE("create-topic: send() waits for a topic created at 15 s, the group rebalances onto it, nothing lost",
+          "[create-topic][scenarios]") {
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    const ScenarioRun run = run_scenario("create-topic", seed);
+    INFO("seed " << seed << ": " << run.report["expectations"].dump() << " " << run.report["operations"].dump());
+    CHECK(run.status == ksim::app::kExitOk);
+    CHECK(run.report["delivery"]["lost"] == 0);
+    CHECK(run.report["delivery"]["duplicated"] == 0);
+    CHECK(run.report["groups"][0]["unprocessed"] == 0);
+    CHECK(run.report["groups"][0]["processed"].get<std::int64_t>() > 60000);
+    const auto& op = run.report["operations"][0];
+    CHECK(op["applied_at_ms"].get<double>() == Approx(15000).margin(1));
+    CHECK(op["errors"].empty());
+    CHECK(run.report["producer"]["metadata_waits"].get<int>() >= 1);
+    // The records sent before the topic existed waited for it: the latency's tail is the wait, about 15 s
+    // less the time the cluster took to get ready.
+    CHECK(run.report["latency_ms"]["max"].get<double>() > 13000);
+    CHECK(run.report["latency_ms"]["max"].get<double>() < 15500);
+    CHECK(run.report["producer"]["longest_block_ms"].get<double>() > 13000);
+  }
+}
+
+TEST_CASE("create-topic: past max.block.ms each send() fails with 'not present in metadata'", "[create-topic]") {
+  const ScenarioRun run = run_scenario("create-topic", 1, {"producers.0.config[max.block.ms]=4000", "expect={lost: 0}"});
+  CHECK(run.status == ksim::app::kExitOk);
+  // One send() at a time gives up, after 4 s each, until the topic appears at 15 s: three or four of them.
+  const auto failed = run.report["delivery"]["failed"].get<int>();
+  CHECK(failed >= 3);
+  CHECK(failed <= 4);
+  CHECK_THAT(run.report["delivery"]["failed_because"].get<std::string>(),
+             Catch::Contains("TIMEOUT (topic not present in metadata)"));
+  CHECK(run.report["delivery"]["lost"] == 0);
+  CHECK(run.report["groups"][0]["unprocessed"] == 0);
+  CHECK(run.report["producer"]["longest_block_ms"].get<double>() == Approx(4000).margin(1));
+}
+
+TEST_CASE("create-topic: KIP-848's coordinator assigns the new topic's partitions when it appears",
+          "[create-topic][kip848]") {
+  const ScenarioRun run =
+      run_scenario("create-topic", 1, {"consumers.0.config[group.protocol]=consumer", "kafka_version=\"4.0\""});
+  INFO(run.report["expectations"].dump());
+  CHECK(run.status == ksim::app::kExitOk);
+  CHECK(run.report["groups"][0]["unprocessed"] == 0);
+  CHECK(run.report["groups"][0]["processed"].get<std::int64_t>() > 60000);
+  // Nothing to assign until the coordinator's broker has the topic; the next heartbeat after it then gets
+  // a new target assignment (GroupMetadataManager: the subscribed topics' metadata changed).
+  const auto& log = run.report["groups"][0]["rebalance_log"];
+  REQUIRE(!log.empty());
+  CHECK(log.back()["trigger"] == "partition metadata");
+  CHECK(log.back()["started_s"].get<double>() > 15.0);
+  CHECK(log.back()["partitions_moved"] == 6);
+}
+
+TEST_CASE("create-topic: a broker down when the topic is created replays it from the metadata log and catches up",
+          "[create-topic][kip631]") {
+  // Three controllers (KIP-631's metadata log, which the broker replays on restart). The placement puts
+  // replicas on broker-2 while it is fenced; the ISR leaves it out until it returns and catches up.
+  const ScenarioRun run = run_scenario(
+      "create-topic", 1,
+      {"controllers.count=3", "faults=[{kind: crash, nodes: [broker-2], at: 10s, duration: 15s}]",
+       "expect={lost: 0, duplicated: 0}"});
+  INFO(run.report["expectations"].dump() << " " << run.report["operations"].dump());
+  CHECK(run.status == ksim::app::kExitOk);
+  CHECK(run.report["operations"][0]["errors"].empty());
+  CHECK(run.report["groups"][0]["unprocessed"] == 0);
+  // broker-2 holds every partition of `orders` (RF 3 over 3 brokers) besides its __consumer_offsets ones.
+  CHECK(created_topic_partitions_on(run, 2) == created_topic_partitions_on(run, 0));
+  CHECK(run.report["replica_divergences_at_end"] == 0);
+  CHECK(run.report["invariant_violations"] == 0);
+}
+
+TEST_CASE("create-topic: with every broker fenced the controller refuses: INVALID_REPLICATION_FACTOR",
+          "[create-topic]") {
+  // All three brokers crash at 3 s and are fenced after broker.session.timeout.ms (9 s): at 15 s no broker is
+  // active, so no partition could have an ISR ("All brokers are currently fenced or in controlled shutdown").
+  const ScenarioRun run = run_scenario(
+      "create-topic", 1,
+      {"faults=[{kind: crash, nodes: [brokers], at: 3s, duration: 20s}]", "expect={}"});
+  const auto& errors = run.report["operations"][0]["errors"];
+  REQUIRE(errors.size() == 6);
+  CHECK(errors[0] == "orders-0: INVALID_REPLICATION_FACTOR");
+  CHECK(run.report["delivery"]["acknowledged"] == 0);
+}

@@ -299,13 +299,29 @@ void add_kafka_json(const Scenario& s, json& out) {
   json topics = json::array();
   for (std::size_t i = 0; i < k.topics.size(); ++i) {
     const auto& t = k.topics[i];
+    json created_at = nullptr;  // null: the cluster starts with it; else a create_topic operation's time
+    for (const OperationSpec& op : k.operations) {
+      if (op.kind == OperationSpec::Kind::CreateTopic && op.topic == static_cast<std::int32_t>(i)) created_at = op.at;
+    }
     topics.push_back({{"name", t.name},
                       {"partitions", t.partitions},
                       {"replication_factor", t.replication_factor},
                       {"assignment", t.assignment.empty() ? json(nullptr) : json(t.assignment)},
-                      {"config", kafka_config_json(k.topic_configs[i])}});
+                      {"config", kafka_config_json(k.topic_configs[i])},
+                      {"created_at_ns", std::move(created_at)}});
   }
   out["topics"] = std::move(topics);
+  json operations = json::array();  // every operation, for a runner to perform or refuse
+  for (const OperationSpec& op : k.operations) {
+    const bool names_topic = op.kind == OperationSpec::Kind::ReassignPartitions ||
+                             op.kind == OperationSpec::Kind::CancelReassignment ||
+                             op.kind == OperationSpec::Kind::AlterReplicaLogDirs || op.kind == OperationSpec::Kind::CreateTopic;
+    operations.push_back({{"kind", to_string(op.kind)},
+                          {"at_ns", op.at},
+                          {"topic", names_topic ? json(k.topics[static_cast<std::size_t>(op.topic)].name) : json(nullptr)},
+                          {"line", op.location.line}});
+  }
+  out["operations"] = std::move(operations);
   out["producers"] = producers_json(s);
   out["consumers"] = consumers_json(s);
   if (!k.share_consumers.empty()) out["share_consumers"] = share_consumers_json(s);

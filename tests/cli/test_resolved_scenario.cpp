@@ -242,3 +242,25 @@ TEST_CASE("share consumers are resolved with their share group, acknowledgement 
   REQUIRE(quickstart.status == 0);
   CHECK(!quickstart.scenario.contains("share_consumers"));
 }
+
+TEST_CASE("operations are resolved for a runner to perform or refuse; a created topic says when",
+          "[cli][resolved][create-topic]") {
+  const Resolved created = resolve(kScenarios + "create-topic.yaml");
+  REQUIRE(created.status == 0);
+  REQUIRE(created.scenario["operations"].size() == 1);
+  const json& op = created.scenario["operations"][0];
+  CHECK(op["kind"] == "create_topic");
+  CHECK(op["at_ns"] == 15'000'000'000LL);
+  CHECK(op["topic"] == "orders");
+  CHECK(op["line"].get<int>() > 0);
+  CHECK(created.scenario["topics"][0]["created_at_ns"] == 15'000'000'000LL);
+  CHECK(created.scenario["brokers"]["config"]["auto.create.topics.enable"] == false);
+  // The cluster starts with the other scenarios' topics; their operations are listed all the same.
+  const Resolved added = resolve(kScenarios + "add-broker.yaml");
+  REQUIRE(added.status == 0);
+  CHECK(added.scenario["topics"][0]["created_at_ns"].is_null());
+  REQUIRE(added.scenario["operations"].size() == 2);
+  CHECK(added.scenario["operations"][0]["kind"] == "add_broker");
+  CHECK(added.scenario["operations"][0]["topic"].is_null());
+  CHECK(added.scenario["operations"][1]["kind"] == "generate_reassignment");
+}

@@ -77,9 +77,12 @@ public final class GroundTruthRun {
                 for (NodeProcess c : clients.values()) c.start();
                 FaultInjector faults = new FaultInjector(scenario, addresses, cluster, clients, roster, harnessHistory);
                 faults.start();
+                TopicCreator creator = new TopicCreator(scenario, cluster);
+                creator.start();
                 log("workload running for " + (scenario.durationNs() + scenario.drainNs()) / 1_000_000 + " ms");
                 RunClock.sleepUntil(scenario.durationNs() + scenario.drainNs());
                 for (NodeProcess c : clients.values()) c.crash();
+                creator.stop();
                 faults.stop();
                 long end = RunClock.now();
                 log("reading the final logs");

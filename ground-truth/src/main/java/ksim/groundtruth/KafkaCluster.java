@@ -205,21 +205,27 @@ public final class KafkaCluster implements AutoCloseable {
         }
     }
 
+    /** The topics the cluster starts with; those a create_topic operation creates wait for it (TopicCreator). */
     private void createTopics() throws Exception {
         List<NewTopic> topics = new ArrayList<>();
         for (Scenario.Topic t : scenario.topics()) {
-            NewTopic topic;
-            if (t.assignment() != null && !t.assignment().isEmpty()) {
-                Map<Integer, List<Integer>> assignment = new HashMap<>();
-                for (int p = 0; p < t.assignment().size(); p++) assignment.put(p, t.assignment().get(p));
-                topic = new NewTopic(t.name(), assignment);
-            } else {
-                topic = new NewTopic(t.name(), t.partitions(), (short) t.replicationFactor());
-            }
-            topics.add(topic.configs(t.config()));
+            if (!t.createdLater()) topics.add(newTopic(t));
         }
         admin.createTopics(topics).all().get(60, TimeUnit.SECONDS);
-        awaitLeaders(scenario.topics().stream().map(Scenario.Topic::name).toList());
+        awaitLeaders(scenario.topics().stream().filter(t -> !t.createdLater()).map(Scenario.Topic::name).toList());
+    }
+
+    /** The Admin API's NewTopic for a scenario topic: its assignment, or its partitions and replication factor. */
+    public static NewTopic newTopic(Scenario.Topic t) {
+        NewTopic topic;
+        if (t.assignment() != null && !t.assignment().isEmpty()) {
+            Map<Integer, List<Integer>> assignment = new HashMap<>();
+            for (int p = 0; p < t.assignment().size(); p++) assignment.put(p, t.assignment().get(p));
+            topic = new NewTopic(t.name(), assignment);
+        } else {
+            topic = new NewTopic(t.name(), t.partitions(), (short) t.replicationFactor());
+        }
+        return topic.configs(t.config());
     }
 
     /** Waits until every partition of these topics has a leader with its full replica set in sync. */

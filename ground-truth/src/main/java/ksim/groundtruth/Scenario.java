@@ -16,8 +16,13 @@ public record Scenario(String file, String name, long durationNs, long drainNs,
 
     public record Brokers(int count, List<String> names, List<String> racks, Map<String, String> config) {}
 
+    /** {@code createdAtNs}: null when the cluster starts with the topic, else when a create_topic operation creates it. */
     public record Topic(String name, int partitions, int replicationFactor, List<List<Integer>> assignment,
-                        Map<String, String> config) {}
+                        Map<String, String> config, Long createdAtNs) {
+        public boolean createdLater() {
+            return createdAtNs != null;
+        }
+    }
 
     /** Keys: "none", "uniform" or "zipf" over {@code count} keys. */
     public record Keys(String distribution, int count, double exponent) {}

@@ -47,6 +47,13 @@ public final class ScenarioReader {
         if (s.get("nemesis") != null && !list(obj(s.get("nemesis")).get("rules")).isEmpty()) {
             throw new IllegalArgumentException(file + ": nemesis: random faults are not run on a real cluster (write them under faults:)");
         }
+        // Operations: create_topic is run (TopicCreator, from the topics' created_at_ns); the others are not.
+        for (Object o : list(s.get("operations"))) {
+            Map<String, Object> op = obj(o);
+            if ("create_topic".equals(op.get("kind"))) continue;
+            throw new IllegalArgumentException(file + ":" + op.get("line") + ": operations: " + op.get("kind")
+                    + " is not run by the harness (it runs create_topic only)");
+        }
         if (Boolean.TRUE.equals(s.get("has_rpc"))) {
             throw new IllegalArgumentException(file + ": rpc: the request/response workload has no real cluster to run on");
         }
@@ -70,7 +77,7 @@ public final class ScenarioReader {
             }
         }
         return new Scenario.Topic(str(t.get("name")), integer(t.get("partitions")), integer(t.get("replication_factor")),
-                assignment, config(t.get("config")));
+                assignment, config(t.get("config")), t.get("created_at_ns") == null ? null : number(t.get("created_at_ns")));
     }
 
     private static Scenario.ProducerGroup producer(Map<String, Object> p) {

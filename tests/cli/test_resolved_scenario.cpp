@@ -243,7 +243,7 @@ TEST_CASE("share consumers are resolved with their share group, acknowledgement 
   CHECK(!quickstart.scenario.contains("share_consumers"));
 }
 
-TEST_CASE("operations are resolved for a runner to perform or refuse; a created topic says when",
+TEST_CASE("operations are resolved for a runner to perform or refuse, and a created topic says when",
           "[cli][resolved][create-topic]") {
   const Resolved created = resolve(kScenarios + "create-topic.yaml");
   REQUIRE(created.status == 0);

@@ -106,3 +106,22 @@ TEST_CASE("create-topic: with every broker fenced the controller refuses: INVALI
   CHECK(errors[0] == "orders-0: INVALID_REPLICATION_FACTOR");
   CHECK(run.report["delivery"]["acknowledged"] == 0);
 }
+
+TEST_CASE("create-topic: a rebalance that completes after the topic appears still ends with its partitions",
+          "[create-topic]") {
+  // Found by ksim explore: the coordinator crashes during the group's first rebalance, which completes at
+  // 17.3 s, after the creation; the leader saw the topic appear while waiting for its SyncGroup answer. Its
+  // assignment snapshot (no partitions) must make it rejoin once that rebalance completes, as Kafka's
+  // rejoinNeededOrPending does on the next poll, rather than be forgotten.
+  const ScenarioRun run = run_scenario(
+      "create-topic", 18397852227377538053ULL,
+      {"nemesis={start: 1s, end: 40s, crash: {rate: 0.097860883/s, duration: {distribution: uniform, min: 100ms, "
+       "max: 4088758047ns}, targets: [brokers]}, latency_spike: {rate: 0.086673319/s, duration: {distribution: "
+       "uniform, min: 100ms, max: 6351350455ns}, extra: 3834931922ns}, jitter_burst: {rate: 0.096009076/s, duration: "
+       "{distribution: uniform, min: 100ms, max: 6869806359ns}, jitter: {distribution: pareto, scale: 100us, shape: 1.2}}}"});
+  CHECK(run.status == ksim::app::kExitOk);
+  CHECK(run.report["groups"][0]["unprocessed"] == 0);
+  const auto& log = run.report["groups"][0]["rebalance_log"];
+  REQUIRE(log.size() >= 2);
+  CHECK(log[0]["duration_s"].get<double>() > 14.0);  // the first rebalance outlived the creation
+}

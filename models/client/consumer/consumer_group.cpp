@@ -118,10 +118,11 @@ std::int32_t Consumer::known_topic_partitions() const {
 }
 
 // ConsumerCoordinator.rejoinNeededOrPending: the leader's assignment snapshot
-// no longer matches the metadata (its topic was created since, say).
+// no longer matches the metadata (its topic was created since, say). The
+// snapshot stays until the next assignment, so a change seen while the
+// rebalance that made it completes asks again once it has (handle_sync_group).
 void Consumer::check_assignment_snapshot() {
   if (assigned_topic_partitions_ < 0 || assigned_topic_partitions_ == known_topic_partitions()) return;
-  assigned_topic_partitions_ = -1;
   request_rejoin("cached metadata has changed");
 }
 
@@ -267,6 +268,7 @@ void Consumer::handle_sync_group(const SyncGroupResponse& response) {
   }
   member_ = MemberState::Stable;
   rejoin_needed_ = false;  // what asked for a rejoin during the rebalance is settled by it
+  check_assignment_snapshot();  // unless the leader's metadata changed since it assigned
   last_heartbeat_response_ = now();
   publish(AssignmentReceived{generation_, response.assignment.size()});
   new_assignment_ = response.assignment;

@@ -25,6 +25,16 @@ const nlohmann::json& tiered_group(const ScenarioRun& run, const std::string& na
   return run.report;
 }
 
+// The first sampled time from `from` on at which fewer than `count` partitions are under-replicated (-1: never).
+double tiered_first_below(const ScenarioRun& run, double from, double count) {
+  for (const auto& sample : run.report["timeseries"]["samples"]) {
+    if (sample["t_s"].get<double>() >= from && sample["under_replicated_partitions"].get<double>() < count) {
+      return sample["t_s"].get<double>();
+    }
+  }
+  return -1;
+}
+
 }  // namespace
 
 TEST_CASE("tiered-storage: the local logs keep 20 s, the late group and the returning broker read the rest remotely",
@@ -163,4 +173,21 @@ TEST_CASE("a share group on a tiered topic is refused, not answered wrongly", "[
                             "topics: [{name: t, partitions: 1, replication_factor: 1, config: {remote.storage.enable: true}}]\n"
                             "consumers: [{name: s, topic: t, share_group: g}]\n"),
              Catch::Contains("topic") && Catch::Contains("tiered"));
+}
+
+TEST_CASE("a returning follower's remote state is built on its fetcher thread: a slow store holds its catch-up",
+          "[scenarios][tiered]") {
+  // broker-2 returns at 50 s below the leaders' local log start on its 3 partitions. TierStateMachine reads
+  // each one's leader-epoch checkpoint and producer snapshot from the store (two requests) on the fetcher
+  // thread before the thread fetches again: with a 30 ms store all three are back in sync within a second;
+  // with a 2 s store none is before 54 s (and the local log start moves on meanwhile, so it starts over).
+  const ScenarioRun fast = run_scenario("tiered-storage", 1, {"expect={}", "report.sample_interval=500ms"});
+  const ScenarioRun slow =
+      run_scenario("tiered-storage", 1, {"expect={}", "report.sample_interval=500ms", "brokers.remote_storage.latency=2s"});
+  const double fast_back = tiered_first_below(fast, 50.0, 1.0);
+  CHECK(fast_back > 50.0);
+  CHECK(fast_back <= 51.0);
+  const double slow_first = tiered_first_below(slow, 50.0, 3.0);
+  INFO("slow store: first partition back in sync at " << slow_first);
+  CHECK((slow_first < 0 || slow_first >= 54.0));
 }

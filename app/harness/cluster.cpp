@@ -271,6 +271,7 @@ void Cluster::spawn_kafka() {
     controllers_.push_back(&sim_->spawn<models::Controller>(p.name, *sim_->topology().find(p.name), kafka.controller,
                                                             directory, *events_, p.index, kafka.quorum));
     directory->controller_nodes.push_back(controllers_.back()->id());
+    controllers_.back()->place_topics_over(broker_placement_);
   }
   if (kafka.zookeeper) spawn_zookeeper(directory);
   RandomStream assignment_rng = sim_->stream("replica-assignment");
@@ -280,8 +281,8 @@ void Cluster::spawn_kafka() {
     const auto created_later = [&](const OperationSpec& op) {
       return op.kind == OperationSpec::Kind::CreateTopic && op.topic == static_cast<std::int32_t>(t);
     };
-    if (std::any_of(kafka.operations.begin(), kafka.operations.end(), created_later)) {
-      replicas.emplace_back();  // an operation creates it (controller_topics.cpp)
+    if (topic.auto_created || std::any_of(kafka.operations.begin(), kafka.operations.end(), created_later)) {
+      replicas.emplace_back();  // an operation or a broker creates it (controller_topics.cpp)
       continue;
     }
     replicas.push_back(topic.assignment.empty()

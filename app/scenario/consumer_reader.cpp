@@ -133,6 +133,7 @@ models::ConsumerConfig read_consumer_config(MapReader& in, const models::Mechani
   c.auto_offset_reset = reset == "latest"     ? models::OffsetReset::Latest
                         : reset == "earliest" ? models::OffsetReset::Earliest
                                               : models::OffsetReset::None;
+  c.allow_auto_create_topics = in.get<bool>("allow.auto.create.topics", c.allow_auto_create_topics);
   c.request_timeout = in.get<Duration>("request.timeout.ms", c.request_timeout, {1, kNever});
   c.retry_backoff = in.get<Duration>("retry.backoff.ms", c.retry_backoff);
   if (m.has(Mechanism::ExponentialBackoff)) {

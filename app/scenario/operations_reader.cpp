@@ -225,6 +225,9 @@ void read_created_topic(MapReader& in, OperationSpec& op, const KafkaSpec& kafka
   if (!in.has("topic")) throw in.error("topic", "is required: the topic of `topics:` to create");
   op.topic = read_topic_index(in, kafka.topics);
   const std::string& name = kafka.topics[static_cast<std::size_t>(op.topic)].name;
+  if (kafka.topics[static_cast<std::size_t>(op.topic)].auto_created) {
+    throw in.error("topic", "'" + name + "' is created automatically (create: auto), not by an operation");
+  }
   for (const OperationSpec& other : earlier) {
     if (other.kind == OperationSpec::Kind::CreateTopic && other.topic == op.topic) {
       throw in.error("topic", "'" + name + "' is created by the operation at line " + std::to_string(other.location.line) +

@@ -308,6 +308,7 @@ void add_kafka_json(const Scenario& s, json& out) {
                       {"replication_factor", t.replication_factor},
                       {"assignment", t.assignment.empty() ? json(nullptr) : json(t.assignment)},
                       {"config", kafka_config_json(k.topic_configs[i])},
+                      {"creation", t.auto_created ? "auto" : created_at.is_null() ? "start" : "operation"},
                       {"created_at_ns", std::move(created_at)}});
   }
   out["topics"] = std::move(topics);

@@ -97,7 +97,9 @@ struct KafkaSpec {
     std::int32_t min_insync_replicas = 1;          // min.insync.replicas
     bool unclean_leader_election_enable = false;   // unclean.leader.election.enable
     bool log_flusher_runs = false;                 // log.flush.scheduler.interval.ms is set: flush.ms can apply
-    bool auto_create_topics = true;                // auto.create.topics.enable (ksim creates none: see create_topic)
+    bool auto_create_topics = true;                // auto.create.topics.enable (topics `create: auto`)
+    std::int32_t num_partitions = 1;               // num.partitions: an automatically created topic's
+    std::int32_t default_replication_factor = 1;   // default.replication.factor: likewise
     models::RecordFormat record_format = models::RecordFormat::V2;  // log.message.format.version (3.0+ ignore it)
     models::LogConfig log;  // log.segment.bytes, log.roll.ms, log.retention.ms, log.retention.bytes, log.cleanup.policy
     std::uint64_t min_segment_bytes = 14;  // segment.bytes' lower bound: 1 MiB from Kafka 4.1, 14 before

@@ -208,15 +208,46 @@ KafkaSpec::TopicDefaults read_topic_defaults(MapReader broker_config, const mode
       broker_config.get<bool>("unclean.leader.election.enable", d.unclean_leader_election_enable);
   d.log_flusher_runs = broker_config.has("log.flush.scheduler.interval.ms");
   d.auto_create_topics = broker_config.get<bool>("auto.create.topics.enable", d.auto_create_topics);
+  d.num_partitions = broker_config.get<int>("num.partitions", d.num_partitions, {1, 1000000});
+  d.default_replication_factor = broker_config.get<int>("default.replication.factor", d.default_replication_factor, {1, 1000});
   d.record_format = read_record_format(broker_config, "log.message.format.version", d.record_format);
   d.min_segment_bytes = m.release() >= models::KafkaRelease{4, 1} ? 1ULL << 20 : 14;  // LogConfig's bound
   d.log = read_log_defaults(broker_config, d.min_segment_bytes);
   return d;
 }
 
+// `create: auto` (AutoTopicCreationManager.creatableTopic): the brokers'
+// num.partitions and default.replication.factor, and their topic defaults.
+models::TopicSpec read_auto_created_topic(MapReader& in, models::TopicSpec t, const KafkaSpec::TopicDefaults& defaults,
+                                          int broker_count) {
+  for (const char* key : {"partitions", "replication_factor", "assignment", "config"}) {
+    if (!in.has(key)) continue;
+    throw in.error(key, "a topic the brokers create automatically has their num.partitions, default.replication.factor "
+                        "and topic defaults (brokers.config): leave it out, or create the topic (create: start, or a "
+                        "create_topic operation)");
+  }
+  if (!defaults.auto_create_topics) {
+    throw in.error("create", "auto, but the brokers' auto.create.topics.enable is false: nothing would create it");
+  }
+  if (defaults.default_replication_factor > broker_count) {
+    throw in.error("create", "auto, with default.replication.factor " + std::to_string(defaults.default_replication_factor) +
+                                 " over the " + std::to_string(broker_count) +
+                                 " brokers: the controller would refuse it (INVALID_REPLICATION_FACTOR)");
+  }
+  t.partitions = defaults.num_partitions;
+  t.replication_factor = defaults.default_replication_factor;
+  t.min_insync_replicas = defaults.min_insync_replicas;
+  t.unclean_leader_election_enable = defaults.unclean_leader_election_enable;
+  t.record_format = defaults.record_format;
+  t.log = defaults.log;
+  return t;
+}
+
 models::TopicSpec read_topic(MapReader in, const KafkaSpec::TopicDefaults& defaults, int broker_count) {
   models::TopicSpec t;
   t.name = in.required<std::string>("name");
+  t.auto_created = in.get_choice("create", {"start", "auto"}, "start") == "auto";
+  if (t.auto_created) return read_auto_created_topic(in, t, defaults, broker_count);
   t.partitions = in.get<int>("partitions", 1, {1, 1000000});
   t.replication_factor = in.get<int>("replication_factor", std::min(3, broker_count), {1, broker_count});
   MapReader config = kafka_config(in, KafkaConfigKind::Topic);
@@ -403,6 +434,7 @@ std::optional<KafkaSpec> read_kafka(MapReader& root, const std::vector<std::stri
   kafka.broker = read_broker_config(brokers, profile, cluster);
   kafka.broker.mutations = read_model_mutations(root.map("mutations"));
   kafka.topic_defaults = read_topic_defaults(brokers.map("config"), cluster);
+  kafka.broker.auto_create_topics = kafka.topic_defaults.auto_create_topics;
   MapReader controller = root.map("controller");
   kafka.controller_rack = controller.optional<std::string>("rack");
   kafka.controller = read_controller_config(controller, brokers.map("config"), profile, cluster);
@@ -424,6 +456,10 @@ std::optional<KafkaSpec> read_kafka(MapReader& root, const std::vector<std::stri
   ListReader topics = root.list("topics");
   for (std::size_t i = 0; i < topics.size(); ++i) {
     kafka.topics.push_back(read_topic(topics.map_at(i), kafka.topic_defaults, kafka.brokers.count));
+    if (kafka.topics.back().auto_created && kafka.zookeeper) {
+      throw topics.map_at(i).error("create", "auto is modelled on KRaft clusters only (AutoTopicCreationManager's "
+                                             "CreateTopics to the controller); this release runs a ZooKeeper controller");
+    }
     MapReader topic_config = topics.map_at(i).map("config");
     check_tiered_topic(topic_config, kafka.topics.back(), kafka.broker.remote_log, cluster);
     kafka.topic_configs.push_back(topics.map_at(i).map("config").resolved());

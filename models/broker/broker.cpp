@@ -144,6 +144,7 @@ void Broker::on_crash(CrashKind kind) {
   coordinator_appends_.clear();
   leaders_.clear();
   known_topics_.clear();
+  creating_topics_.clear();
   if (txn_coordinator_) txn_coordinator_->reset();
   broker_links_.clear();
   broker_requests_.clear();
@@ -250,6 +251,7 @@ void Broker::dispatch(ConnectionId connection, MessagePtr message) {
       return apply_metadata(update.partitions);
     }
     case ApiKey::AlterPartition: return handle_alter_partition_response(message_as<AlterPartitionResponse>(m));
+    case ApiKey::CreateTopics: return handle_create_topics_response(message_as<CreateTopicsResponse>(m));
     case ApiKey::Metadata: return handle_metadata_request(connection, message_as<MetadataRequest>(m));
     case ApiKey::InitProducerId: return handle_init_producer_id(connection, message_as<InitProducerIdRequest>(m));
     case ApiKey::ListOffsets: return handle_list_offsets(connection, message_as<ListOffsetsRequest>(m));
@@ -389,10 +391,12 @@ void Broker::handle_metadata_request(ConnectionId connection, const MetadataRequ
     if (r.leader_epoch() > 0 || r.state().leader != kNoBroker) response->partitions.push_back(r.state());
   }
   for (const auto& [tp, state] : departed_) response->partitions.push_back(state);
-  // UNKNOWN_TOPIC_OR_PARTITION for a topic its metadata does not have (once it has applied any).
+  // UNKNOWN_TOPIC_OR_PARTITION for a topic its metadata does not have (once it has applied any),
+  // which it may create (auto.create.topics.enable).
   for (std::size_t t = 0; t < known_topics_.size(); ++t) {
     if (!known_topics_[t]) response->missing_topics.push_back(static_cast<std::int32_t>(t));
   }
+  maybe_create_topic(request);
   send(connection, std::move(response));
 }
 

@@ -412,6 +412,8 @@ class Broker final : public Node, private TxnCoordinatorHost {
   void send_alter_partition(const Replica& replica);
   void resend_alter_partitions();
   void handle_alter_partition_response(const AlterPartitionResponse& response);
+  void maybe_create_topic(const MetadataRequest& request);  // broker_auto_topics.cpp
+  void handle_create_topics_response(const CreateTopicsResponse& response);
 
   // broker_txn.cpp
   struct BrokerLink {
@@ -568,6 +570,7 @@ class Broker final : public Node, private TxnCoordinatorHost {
   std::unique_ptr<TxnCoordinator> txn_coordinator_;  // when it has __transaction_state
   std::vector<BrokerId> leaders_;                  // every partition's leader, by global partition number
   std::vector<bool> known_topics_;                 // by topic: in its metadata (empty: none applied yet)
+  std::set<std::int32_t> creating_topics_;         // CreateTopics in flight (AutoTopicCreationManager.inflightTopics)
   std::map<BrokerId, BrokerLink> broker_links_;    // to other brokers: markers, KIP-890 verification
   std::map<std::int64_t, BrokerRequest> broker_requests_;
   std::map<std::uint64_t, CoordinatorAppend> coordinator_appends_;

@@ -109,6 +109,7 @@ void Broker::handle_heartbeat_response(const BrokerHeartbeatResponse& response) 
 // connection is sent again.
 void Broker::controller_channel_closed() {
   controller_connected_ = false;
+  creating_topics_.clear();  // the CreateTopics in flight are lost: the clients' next metadata requests ask again
   if (zookeeper_mode()) {  // the same controller, or the next the metadata names
     set_timer(milliseconds(50), [this] { resend_alter_partitions(); });
     return;

@@ -57,7 +57,7 @@ void KafkaClient::refresh_metadata() {
   const SimTime allowed_at = metadata_refresh_allowed_at();
   if (now() < allowed_at) {
     metadata_refresh_scheduled_ = true;
-    set_timer(allowed_at - now(), [this] {
+    metadata_refresh_timer_ = set_timer(allowed_at - now(), [this] {
       metadata_refresh_scheduled_ = false;
       refresh_metadata();
     });
@@ -69,6 +69,8 @@ void KafkaClient::refresh_metadata() {
     if (!ensure_connected(broker)) continue;
     auto request = std::make_unique<MetadataRequest>();
     const std::int64_t correlation = request->correlation_id = next_correlation_id();
+    request->topic = main_topic_;
+    request->allow_auto_topic_creation = allow_auto_topic_creation_;
     send(link(broker).connection, std::move(request));
     metadata_in_flight_ = true;
     metadata_correlation_ = correlation;
@@ -82,6 +84,18 @@ void KafkaClient::refresh_metadata() {
     return;
   }
   set_timer(timeouts_.retry_backoff, [this] { refresh_metadata(); });
+}
+
+// Metadata.requestUpdateForNewTopics: a topic the application just named is
+// asked for at once, without the backoff of the answers before.
+void KafkaClient::refresh_metadata_for_new_topic() {
+  last_metadata_update_ = kNever;
+  equivalent_responses_ = 0;
+  if (metadata_refresh_scheduled_) {
+    cancel_timer(metadata_refresh_timer_);
+    metadata_refresh_scheduled_ = false;
+  }
+  refresh_metadata();
 }
 
 void KafkaClient::apply_metadata(const MetadataResponse& response) {

@@ -47,6 +47,7 @@ class KafkaClient : public Node {
   bool ensure_connected(BrokerId broker);
 
   void refresh_metadata();
+  void refresh_metadata_for_new_topic();
   // Applies a Metadata response; asks again later while a partition has no leader.
   void apply_metadata(const MetadataResponse& response);
   // Metadata.updatePartitionLeadership (KIP-951): a leader a broker named,
@@ -75,6 +76,9 @@ class KafkaClient : public Node {
 
   std::shared_ptr<const ClusterDirectory> directory_;
   ModelEventBus& events_;
+  // Its metadata requests let the broker create a topic it lacks (auto.create.topics.enable):
+  // a producer's always, a consumer's with allow.auto.create.topics (ConsumerMetadata).
+  bool allow_auto_topic_creation_ = true;
   std::map<BrokerId, BrokerLink> links_;
 
  private:
@@ -97,6 +101,7 @@ class KafkaClient : public Node {
   int equivalent_responses_ = 0;
   RandomStream metadata_rng_;  // the backoff's jitter
   bool metadata_refresh_scheduled_ = false;
+  TimerId metadata_refresh_timer_;
   std::int64_t metadata_correlation_ = -1;
   std::int64_t next_correlation_id_ = 0;
   std::size_t next_bootstrap_ = 0;

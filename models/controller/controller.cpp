@@ -80,6 +80,7 @@ void Controller::on_message(ConnectionId connection, MessagePtr message) {
   switch (m.api_key()) {
     case ApiKey::BrokerHeartbeat: return handle_heartbeat(connection, message_as<BrokerHeartbeat>(m));
     case ApiKey::AlterPartition: return handle_alter_partition(connection, message_as<AlterPartitionRequest>(m));
+    case ApiKey::CreateTopics: return handle_create_topics(connection, message_as<CreateTopicsRequest>(m));
     case ApiKey::Produce:
     case ApiKey::Fetch:
     case ApiKey::ListOffsets:

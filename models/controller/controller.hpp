@@ -100,9 +100,11 @@ class Controller final : public Node {
   // leader first; nullopt cancels. Answers as Kafka's controller would.
   Error alter_partition_reassignment(TopicPartition tp, const std::optional<std::vector<BrokerId>>& target);
   // CreateTopics for a topic of the directory the cluster did not start with
-  // (controller_topics.cpp): its `assignment`, or placed over `brokers` (with
-  // their racks) that are registered and not shutting down.
-  Error create_topic(std::int32_t topic, const std::vector<BrokerPlacement>& brokers, RandomStream& rng);
+  // (controller_topics.cpp): its `assignment`, or placed over the brokers of
+  // place_topics_over (with their racks) that are registered and not
+  // shutting down, with `rng`'s random start.
+  void place_topics_over(std::vector<BrokerPlacement> brokers) { placement_ = std::move(brokers); }
+  Error create_topic(std::int32_t topic, RandomStream& rng);
 
   // ---- the quorum (controller_raft.cpp) ----
   bool in_quorum() const { return directory_->controller_nodes.size() > 1; }
@@ -139,6 +141,7 @@ class Controller final : public Node {
   void session_tick();
   void handle_heartbeat(ConnectionId connection, const BrokerHeartbeat& heartbeat);
   void handle_alter_partition(ConnectionId connection, const AlterPartitionRequest& request);
+  void handle_create_topics(ConnectionId connection, const CreateTopicsRequest& request);
   void fence(BrokerId broker, std::string_view reason);
   void begin_controlled_shutdown(BrokerId broker);
   bool leads_any(BrokerId broker) const;
@@ -212,6 +215,7 @@ class Controller final : public Node {
   std::map<TopicPartition, PartitionState> partitions_;  // durable: the metadata log
   std::map<TopicPartition, SimTime> leaderless_since_;
   std::vector<Registration> brokers_;
+  std::vector<BrokerPlacement> placement_;  // every broker id with its rack (place_topics_over)
   std::deque<std::pair<TopicPartition, BrokerId>> election_queue_;  // and the leader being replaced
   std::set<TopicPartition> queued_;
   bool electing_ = false;

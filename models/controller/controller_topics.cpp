@@ -15,14 +15,14 @@
 
 namespace ksim::models {
 
-Error Controller::create_topic(std::int32_t topic, const std::vector<BrokerPlacement>& brokers, RandomStream& rng) {
+Error Controller::create_topic(std::int32_t topic, RandomStream& rng) {
   if (!is_active()) return Error::NotController;
   const TopicSpec& spec = directory_->topics[static_cast<std::size_t>(topic)];
   if (partitions_.contains({topic, 0})) return Error::TopicAlreadyExists;
   std::vector<std::vector<BrokerId>> replicas = spec.assignment;
   if (replicas.empty()) {
     std::vector<BrokerPlacement> usable;
-    for (const BrokerPlacement& b : brokers) {
+    for (const BrokerPlacement& b : placement_) {
       const Registration& r = brokers_[static_cast<std::size_t>(b.id)];
       if (r.ever_registered && !r.shutting_down) usable.push_back(b);
     }
@@ -52,6 +52,16 @@ Error Controller::create_topic(std::int32_t topic, const std::vector<BrokerPlace
   publish(TopicCreated{topic, static_cast<std::int32_t>(created.size())});
   push(created);
   return Error::None;
+}
+
+// A broker's automatic creation (AutoTopicCreationManager), answered at once
+// (Kafka answers once the records are committed; the broker only clears its
+// in-flight entry).
+void Controller::handle_create_topics(ConnectionId connection, const CreateTopicsRequest& request) {
+  auto response = std::make_unique<CreateTopicsResponse>();
+  response->topic = request.topic;
+  response->error = create_topic(request.topic, rng());
+  send(connection, std::move(response));
 }
 
 }  // namespace ksim::models

@@ -17,6 +17,7 @@ std::string_view to_string(ApiKey key) {
     case ApiKey::Heartbeat: return "Heartbeat";
     case ApiKey::LeaveGroup: return "LeaveGroup";
     case ApiKey::SyncGroup: return "SyncGroup";
+    case ApiKey::CreateTopics: return "CreateTopics";
     case ApiKey::InitProducerId: return "InitProducerId";
     case ApiKey::OffsetForLeaderEpoch: return "OffsetForLeaderEpoch";
     case ApiKey::AddPartitionsToTxn: return "AddPartitionsToTxn";

@@ -27,6 +27,7 @@ enum class ApiKey : std::int16_t {
   Heartbeat = 12,
   LeaveGroup = 13,
   SyncGroup = 14,
+  CreateTopics = 19,  // a broker's automatic creation, forwarded to the controller (AutoTopicCreationManager)
   InitProducerId = 22,
   OffsetForLeaderEpoch = 23,
   AddPartitionsToTxn = 24,

@@ -135,6 +135,7 @@ struct RemoteLogConfig {
 
 struct BrokerConfig {
   SimTime replica_lag_time_max = seconds(30);             // replica.lag.time.max.ms
+  bool auto_create_topics = true;                         // auto.create.topics.enable
   int num_replica_fetchers = 1;                           // num.replica.fetchers
   std::uint64_t replica_fetch_max_bytes = 1048576;        // replica.fetch.max.bytes
   std::uint64_t replica_fetch_response_max_bytes = 10485760;  // replica.fetch.response.max.bytes
@@ -233,6 +234,9 @@ struct TopicSpec {
   RecordFormat record_format = RecordFormat::V2;    // message.format.version (the broker's log.message.format.version)
   std::vector<std::vector<BrokerId>> assignment;    // explicit replica assignment; empty: Kafka's placement
   LogConfig log;                                    // segment.bytes, segment.ms, retention.bytes, retention.ms, cleanup.policy
+  // `create: auto`: the cluster does not start with it; a broker creates it when a client's metadata
+  // request asks for it (auto.create.topics.enable), with num.partitions and default.replication.factor.
+  bool auto_created = false;
 };
 
 // partitioner.class: none (Kafka's built-in partitioner, KIP-794, 3.3+);

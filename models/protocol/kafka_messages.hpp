@@ -197,6 +197,22 @@ struct AlterPartitionResponse final : KafkaResponse<AlterPartitionResponse, ApiK
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 4 * state.isr.size(); }
 };
 
+// auto.create.topics.enable: a broker asked for metadata of a topic it does not
+// have creates it, with num.partitions and default.replication.factor
+// (AutoTopicCreationManager, forwarded to the active controller).
+struct CreateTopicsRequest final : KafkaRequest<CreateTopicsRequest, ApiKey::CreateTopics> {
+  static constexpr std::string_view kName = "CreateTopics";
+  std::int32_t topic = -1;
+  std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 64; }
+};
+
+struct CreateTopicsResponse final : KafkaResponse<CreateTopicsResponse, ApiKey::CreateTopics> {
+  static constexpr std::string_view kName = "CreateTopicsResponse";
+  std::int32_t topic = -1;
+  Error error = Error::None;  // TopicAlreadyExists, InvalidReplicationFactor, NotController
+  std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 64; }
+};
+
 // The controller's metadata, pushed to brokers: ZooKeeper mode's
 // UpdateMetadata and LeaderAndIsr, and ksim's single KRaft controller, which
 // runs without Raft (with a quorum, brokers fetch the metadata log, KIP-631).
@@ -221,6 +237,8 @@ struct MetadataUpdateResponse final : KafkaResponse<MetadataUpdateResponse, ApiK
 struct MetadataRequest final : KafkaRequest<MetadataRequest, ApiKey::Metadata> {
   static constexpr std::string_view kName = "Metadata";
   std::int64_t correlation_id = 0;
+  std::int32_t topic = -1;                 // the client's own topic (the answer carries every partition the broker has)
+  bool allow_auto_topic_creation = false;  // a producer's always; a consumer's allow.auto.create.topics
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes; }
 };
 

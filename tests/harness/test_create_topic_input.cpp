@@ -54,3 +54,34 @@ TEST_CASE("create_topic: bad input is refused with its place and a reason", "[cr
                                                "{auto.create.topics.enable: false}", "kafka_version: \"2.8\"\n")),
              Catch::Contains("creating a topic while the cluster runs") && Catch::Contains("KRaft controllers only"));
 }
+
+TEST_CASE("create: auto takes the brokers' num.partitions and default.replication.factor, and refuses its own",
+          "[auto-create][input]") {
+  const std::string base = R"(brokers: {count: 3, config: {num.partitions: 4, default.replication.factor: 2}}
+topics:
+  - {name: orders, create: auto}
+producers:
+  - {name: app, topic: orders, rate: 100/s}
+)";
+  const auto s = parse_scenario(base);
+  REQUIRE(s.kafka);
+  CHECK(s.kafka->topics[0].auto_created);
+  CHECK(s.kafka->topics[0].partitions == 4);
+  CHECK(s.kafka->topics[0].replication_factor == 2);
+  CHECK_THAT(scenario_error("brokers: {count: 3}\ntopics:\n  - {name: orders, create: auto, partitions: 6}\n"),
+             Catch::Contains("partitions") && Catch::Contains("num.partitions"));
+  CHECK_THAT(scenario_error("brokers: {count: 3}\ntopics:\n  - {name: orders, create: auto, config: {retention.ms: 1000}}\n"),
+             Catch::Contains("config"));
+  CHECK_THAT(scenario_error("brokers: {count: 3, config: {auto.create.topics.enable: false}}\n"
+                            "topics:\n  - {name: orders, create: auto}\n"),
+             Catch::Contains("nothing would create it"));
+  CHECK_THAT(scenario_error("brokers: {count: 2, config: {default.replication.factor: 3}}\n"
+                            "topics:\n  - {name: orders, create: auto}\n"),
+             Catch::Contains("INVALID_REPLICATION_FACTOR"));
+  CHECK_THAT(scenario_error("brokers: {count: 3}\ntopics:\n  - {name: orders, create: later}\n"),
+             Catch::Contains("start") && Catch::Contains("auto"));
+  CHECK_THAT(scenario_error("kafka_version: \"2.8\"\nbrokers: {count: 3}\ntopics:\n  - {name: orders, create: auto}\n"),
+             Catch::Contains("KRaft clusters only"));
+  CHECK_THAT(scenario_error(base + "operations:\n  - {at: 5s, kind: create_topic, topic: orders}\n"),
+             Catch::Contains("created automatically"));
+}

@@ -35,6 +35,7 @@ Consumer::Consumer(Simulation& sim, std::string name, HostId host, std::uint32_t
       group_mode_(!config_.group_id.empty() && workload_.partitions.empty()),
       protocol_kind_(common_protocol(config_.partition_assignment_strategy)),
       buffered_(static_cast<std::size_t>(directory_->topics[static_cast<std::size_t>(workload_.topic)].partitions)) {
+  allow_auto_topic_creation_ = config_.allow_auto_create_topics;
   if (workload_.partitions.empty() && !group_mode_) {
     const std::int32_t count = directory_->topics[static_cast<std::size_t>(workload_.topic)].partitions;
     for (std::int32_t p = 0; p < count; ++p) workload_.partitions.push_back(p);
@@ -152,6 +153,7 @@ void Consumer::on_message(ConnectionId, MessagePtr message) {
       return;
     case ApiKey::ShareGroupHeartbeat: case ApiKey::ShareFetch: case ApiKey::ShareAcknowledge:  // share consumers' (KIP-932)
     case ApiKey::Produce:
+    case ApiKey::CreateTopics:
     case ApiKey::UpdateMetadata:
     case ApiKey::InitProducerId:
     case ApiKey::AddPartitionsToTxn:

@@ -48,6 +48,7 @@ namespace ksim::models {
 enum class OffsetReset { Earliest, Latest, None };  // auto.offset.reset
 
 struct ConsumerConfig {
+  bool allow_auto_create_topics = true;  // allow.auto.create.topics (KIP-361, 2.3+; before, always)
   std::string group_id;                              // group.id (empty: no group)
   std::optional<std::string> group_instance_id;      // group.instance.id (KIP-345); "{name}" is the consumer's name
   SimTime session_timeout = seconds(45);             // session.timeout.ms (10s before Kafka 3.0)

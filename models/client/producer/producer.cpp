@@ -29,6 +29,8 @@ Producer::Producer(Simulation& sim, std::string name, HostId host, std::uint32_t
       sequences_(queues_.size()),
       txn_rng_(sim.stream(this->name() + "/transactions")) {
   if (transactional()) config_.enable_idempotence = true;  // a transactional producer is idempotent
+  // ProducerMetadata asks for a topic (and lets the broker create it) only once send() names it.
+  allow_auto_topic_creation_ = false;
   if (config_.partitioner == PartitionerClass::BuiltIn) {
     sticky_.emplace(static_cast<std::int32_t>(queues_.size()), config_.batch_size, sim.stream(this->name() + "/partitioner"),
                     config_.adaptive_partitioning);
@@ -62,6 +64,7 @@ void Producer::on_crash(CrashKind) {
   in_flight_.clear();
   unwritten_.clear();
   forget_connections_and_metadata();
+  allow_auto_topic_creation_ = false;
   sequences_.reset_all();
   producer_id_ = kNoProducerId;
   producer_epoch_ = -1;
@@ -116,6 +119,7 @@ void Producer::on_message(ConnectionId connection, MessagePtr message) {
     case ApiKey::Heartbeat:
     case ApiKey::LeaveGroup:
     case ApiKey::SyncGroup:
+    case ApiKey::CreateTopics:
     case ApiKey::ConsumerGroupHeartbeat:
     case ApiKey::ShareGroupHeartbeat:
     case ApiKey::ShareFetch:
@@ -164,6 +168,10 @@ void Producer::take_arrivals() {
     const Arrival* next = arrivals_.peek(0);
     if (!next || next->at > now()) return;
     Arrival arrival = arrivals_.pop();
+    if (!allow_auto_topic_creation_) {  // the application's first send() names the topic
+      allow_auto_topic_creation_ = true;
+      if (main_topic_missing()) refresh_metadata_for_new_topic();
+    }
     stats_.app_cpu_ns += workload_.cpu.record_cost(arrival.record.value_bytes);
     plan_stale_ = true;
     if (main_topic_missing()) {

@@ -16,11 +16,14 @@ public record Scenario(String file, String name, long durationNs, long drainNs,
 
     public record Brokers(int count, List<String> names, List<String> racks, Map<String, String> config) {}
 
-    /** {@code createdAtNs}: null when the cluster starts with the topic, else when a create_topic operation creates it. */
+    /**
+     * {@code creation}: "start" (the cluster starts with it), "operation" (a create_topic operation creates it at
+     * {@code createdAtNs}, null otherwise) or "auto" (a broker creates it when a client asks: auto.create.topics.enable).
+     */
     public record Topic(String name, int partitions, int replicationFactor, List<List<Integer>> assignment,
-                        Map<String, String> config, Long createdAtNs) {
+                        Map<String, String> config, String creation, Long createdAtNs) {
         public boolean createdLater() {
-            return createdAtNs != null;
+            return !"start".equals(creation);
         }
     }
 

@@ -77,7 +77,8 @@ public final class ScenarioReader {
             }
         }
         return new Scenario.Topic(str(t.get("name")), integer(t.get("partitions")), integer(t.get("replication_factor")),
-                assignment, config(t.get("config")), t.get("created_at_ns") == null ? null : number(t.get("created_at_ns")));
+                assignment, config(t.get("config")), str(t.get("creation")),
+                t.get("created_at_ns") == null ? null : number(t.get("created_at_ns")));
     }
 
     private static Scenario.ProducerGroup producer(Map<String, Object> p) {

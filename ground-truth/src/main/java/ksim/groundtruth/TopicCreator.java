@@ -22,7 +22,7 @@ public final class TopicCreator {
 
     public void start() {
         for (Scenario.Topic t : scenario.topics()) {
-            if (!t.createdLater()) continue;
+            if (t.createdAtNs() == null) continue;  // at the start, or by a broker (auto.create.topics.enable)
             Thread thread = new Thread(() -> create(t), "create-topic-" + t.name());
             thread.setDaemon(true);
             threads.add(thread);

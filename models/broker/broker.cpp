@@ -111,22 +111,8 @@ void Broker::on_crash(CrashKind kind) {
   for (auto& [tp, r] : replicas_) {
     r.reset_process_state();
     r.producers = ProducerStateTable{};
-    if (kind == CrashKind::Machine) {
-      cache_floor_ = appended_bytes_;  // the page cache is gone
-      mark_durable(r);
-      const Offset before = r.log().log_end_offset();
-      r.lose_unflushed();  // power loss: the page cache is gone
-      if (r.log().log_end_offset() < before) {
-        publish(LogTruncated{id_, tp, before, r.log().log_end_offset(), TruncationCause::PowerLoss});
-      }
-      r.durability.clear();
-      if (r.future) {  // KIP-113: the future log loses its unflushed tail too, and is loaded at restart
-        mark_durable(*r.future);
-        r.future->lose_unflushed();
-        r.future->durability.clear();
-      }
-    }
   }
+  if (kind == CrashKind::Machine) lose_page_cache();
   movers_.clear();
   remote_log_.reset(now());
   resume_moves_ = true;  // with the first metadata after the restart
@@ -474,48 +460,6 @@ std::vector<std::pair<std::string, SimTime>> Broker::disk_busy() const {
   std::vector<std::pair<std::string, SimTime>> busy;
   for (const LogDir& d : log_dirs_) busy.emplace_back(d.spec.path, d.disk.busy_ns());
   return busy;
-}
-
-bool Broker::write_to_disk(Replica& r, std::uint64_t bytes, std::int32_t records, SimTime& returns_at) {
-  LogDir& dir = log_dirs_[r.log_dir];
-  note_cache_position(r, r.log().log_end_offset());
-  appended_bytes_ += bytes;
-  const auto file = static_cast<std::uint64_t>(global_index(r.tp()));
-  const Disk::Write write = dir.disk.write(bytes, now(), file);
-  switch (write.status) {
-    case Disk::Status::Ok: break;
-    case Disk::Status::Full: take_log_dir_offline(r.log_dir, "disk full"); return false;
-    case Disk::Status::Failed: take_log_dir_offline(r.log_dir, "disk failed"); return false;
-  }
-  returns_at = std::max(returns_at, write.returns_at);
-  mark_durable(r);
-  r.durability.push_back({r.log().log_end_offset() + records, write.durable_at});
-  return true;
-}
-
-// flush.messages (log.flush.interval.messages): the append path fsyncs when
-// enough records are unflushed (UnifiedLog.append).
-void Broker::maybe_flush(Replica& r, SimTime& returns_at) {
-  const std::int64_t flush_messages = topic(r.tp()).flush_messages.value_or(config_.log_flush_interval_messages);
-  if (r.log().unflushed_records() < flush_messages) return;
-  returns_at = std::max(returns_at, flush(r));
-}
-
-// An fsync of the replica's log: when it completes.
-SimTime Broker::flush(Replica& r) {
-  const SimTime done = log_dirs_[r.log_dir].disk.flush(now(), static_cast<std::uint64_t>(global_index(r.tp())));
-  r.last_flush = now();
-  // The fsync covers everything appended so far; it is durable from `done` on.
-  for (std::size_t i = 0; i < r.durability.size(); ++i) r.durability[i].second = std::min(r.durability[i].second, done);
-  return done;
-}
-
-// Moves the durable prefix forward to what has reached the disk by now.
-void Broker::mark_durable(Replica& r) {
-  while (!r.durability.empty() && r.durability.front().second <= now()) {
-    r.mark_flushed(r.durability.front().first);
-    r.durability.pop_front();
-  }
 }
 
 bool Broker::has_log_dir(const std::string& path) const {

@@ -203,6 +203,8 @@ class Broker final : public Node, private TxnCoordinatorHost {
   // broker.cpp
   void on_start() override;
   void on_crash(CrashKind kind) override;
+  void on_power_loss_while_down() override;
+  void lose_page_cache();
   void on_shutdown_requested() override;
   void finish_shutdown();
   void shutdown_heartbeat_answered(bool ready);

@@ -132,6 +132,7 @@ class Controller final : public Node {
 
   void on_start() override;
   void on_crash(CrashKind kind) override;
+  void on_power_loss_while_down() override;  // the metadata log loses what it had not flushed
   void on_shutdown_requested() override;
   void activate();
   void on_message(ConnectionId connection, MessagePtr message) override;

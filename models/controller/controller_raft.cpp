@@ -103,6 +103,10 @@ void Controller::on_shutdown_requested() {
   set_timer(seconds(5), [this] { crash(CrashKind::Shutdown); });
 }
 
+void Controller::on_power_loss_while_down() {
+  if (in_quorum()) raft_durable_.lose_power();
+}
+
 // Process state goes; the metadata log and election state stay, but a power
 // loss takes what the log had not flushed.
 void Controller::stop_quorum_member(CrashKind kind) {

@@ -45,7 +45,13 @@ std::string_view to_string(CrashKind kind) {
 }
 
 void Node::crash(CrashKind kind) {
-  if (state_ == NodeState::Crashed) return;
+  if (state_ == NodeState::Crashed) {
+    if (kind != CrashKind::Machine) return;
+    sim_.trace().record(now(), name_, "node.power_loss_while_down", {{"incarnation", incarnation_}});
+    on_power_loss_while_down();
+    for (Node* c : companions_) c->crash(kind);
+    return;
+  }
   sim_.trace().record(now(), name_, "node.crash", {{"incarnation", incarnation_}, {"crash", to_string(kind)}});
   state_ = NodeState::Crashed;
   ++incarnation_;  // every pending timer of the old incarnation is now void

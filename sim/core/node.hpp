@@ -103,6 +103,9 @@ class Node {
 
   virtual void on_start() {}     // first start and every restart
   virtual void on_crash(CrashKind /*kind*/) {}  // drop volatile state here; durable state stays
+  // The machine lost power while the process was down: what the machine held
+  // for it (the OS page cache of its files) is lost all the same.
+  virtual void on_power_loss_while_down() {}
   virtual void on_shutdown_requested() { crash(CrashKind::Shutdown); }
   // A companion (share_fate) crashed or finished its shutdown while this node runs.
   virtual void on_companion_stopped(Node& /*companion*/, CrashKind /*kind*/) {}

@@ -237,7 +237,8 @@ class Cluster {
   void spawn_zookeeper(const std::shared_ptr<models::ClusterDirectory>& directory);
   void host_metadata_logs();  // app/harness/cluster_metadata_log.cpp: KIP-631's observers
   void seed_zookeeper(const std::vector<std::vector<std::vector<models::BrokerId>>>& replicas);
-  void create_topics_when_registered(std::size_t topics);
+  using Assignment = std::vector<std::vector<std::vector<models::BrokerId>>>;  // replicas[topic][partition]
+  void create_topics_when_registered(std::shared_ptr<const Assignment> replicas);
   std::unique_ptr<models::ControllerQuorum> quorum_;
   std::vector<models::Producer*> producers_;
   std::vector<models::Producer*> transform_producers_;  // consume-transform-produce applications' producers

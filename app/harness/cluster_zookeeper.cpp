@@ -28,18 +28,21 @@ void Cluster::spawn_zookeeper(const std::shared_ptr<models::ClusterDirectory>& d
 void Cluster::seed_zookeeper(const std::vector<std::vector<std::vector<models::BrokerId>>>& replicas) {
   zookeeper_->seed(models::zk_data::cluster_paths());
   zookeeper_->seed_data(models::zk_data::kControllerEpoch, "0");
-  for (models::ZkController* side : zookeeper_sides_) side->set_assignment(replicas);
   quorum_ = std::make_unique<models::ControllerQuorum>(zookeeper_sides_, *zookeeper_, replicas);
-  create_topics_when_registered(replicas.size());
+  create_topics_when_registered(std::make_shared<const Assignment>(replicas));
 }
 
-void Cluster::create_topics_when_registered(std::size_t topics) {
+void Cluster::create_topics_when_registered(std::shared_ptr<const Assignment> replicas) {
   const auto registered = zookeeper_->tree().children(models::zk_data::kBrokerIds);
   if ((!registered || registered->size() < brokers_.size()) && sim_->now() < seconds(10)) {
-    sim_->events().schedule_after(milliseconds(1), [this, topics] { create_topics_when_registered(topics); });
+    sim_->events().schedule_after(milliseconds(1), [this, replicas] { create_topics_when_registered(replicas); });
     return;
   }
-  for (std::size_t t = 0; t < topics; ++t) zookeeper_->admin_create(models::zk_data::topic_path(static_cast<std::int32_t>(t)), "");
+  for (std::size_t t = 0; t < replicas->size(); ++t) {
+    if ((*replicas)[t].empty()) continue;  // created later (an operation)
+    zookeeper_->admin_create(models::zk_data::topic_path(static_cast<std::int32_t>(t)),
+                             models::zk_data::encode_assignment((*replicas)[t]));
+  }
 }
 
 }  // namespace ksim::app

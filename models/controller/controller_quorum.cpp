@@ -28,11 +28,37 @@ ControllerQuorum::ControllerQuorum(std::vector<ZkController*> sides, ZooKeeperSe
   zookeeper.observe_changes([this](const std::string& path) { zookeeper_changed(path); });
 }
 
+// A topic znode's assignment (written at its creation and by reassignments)
+// gives the replicas; a partition state znode the leader and ISR.
 void ControllerQuorum::zookeeper_changed(const std::string& path) {
+  std::int32_t topic = 0;
+  int end = 0;
+  if (std::sscanf(path.c_str(), "/brokers/topics/topic%d%n", &topic, &end) == 1 && path.size() == static_cast<std::size_t>(end)) {
+    const Znode* node = zookeeper_->tree().find(path);
+    const auto assignment = node ? zk_data::decode_assignment(node->data) : std::nullopt;
+    if (!assignment) return;
+    zookeeper_assignments_[topic] = *assignment;
+    for (std::size_t p = 0; p < assignment->size(); ++p) {
+      const auto it = zookeeper_partitions_.find({topic, static_cast<std::int32_t>(p)});
+      if (it == zookeeper_partitions_.end()) continue;  // its state znode comes next
+      it->second.replicas = (*assignment)[p].replicas;
+      it->second.adding = (*assignment)[p].adding;
+      it->second.removing = (*assignment)[p].removing;
+    }
+    return;
+  }
   TopicPartition tp;
   if (std::sscanf(path.c_str(), "/brokers/topics/topic%d/partitions/%d/state", &tp.topic, &tp.partition) != 2) return;
   const Znode* node = zookeeper_->tree().find(path);
-  const auto it = zookeeper_partitions_.find(tp);
+  auto it = zookeeper_partitions_.find(tp);
+  if (node && it == zookeeper_partitions_.end()) {  // a topic created while the cluster runs
+    const auto assigned = zookeeper_assignments_.find(tp.topic);
+    if (assigned == zookeeper_assignments_.end() || static_cast<std::size_t>(tp.partition) >= assigned->second.size()) return;
+    PartitionState& created = zookeeper_partitions_[tp];
+    created.partition = tp;
+    created.replicas = assigned->second[static_cast<std::size_t>(tp.partition)].replicas;
+    it = zookeeper_partitions_.find(tp);
+  }
   if (!node || it == zookeeper_partitions_.end()) return;
   const auto state = zk_data::decode_leader_and_isr(node->data);
   if (!state) return;

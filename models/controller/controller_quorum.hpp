@@ -86,6 +86,7 @@ class ControllerQuorum {
   std::vector<ZkController*> sides_;
   const ZooKeeperServer* zookeeper_ = nullptr;
   std::map<TopicPartition, PartitionState> zookeeper_partitions_;  // as ZooKeeper holds them
+  std::map<std::int32_t, std::vector<zk_data::PartitionAssignment>> zookeeper_assignments_;  // the topic znodes'
   const Controller* last_active_ = nullptr;
   Epoch last_epoch_ = 0;
   SimTime inactive_since_ = kNever;  // kNever: there is an active controller (or never was one)

@@ -130,13 +130,44 @@ void ZkController::failover() {
 
 void ZkController::topics_read(const std::vector<std::string>& topics, SimTime started) {
   topics_.clear();
-  std::vector<TopicPartition> all;
-  for (const std::string& name : topics) {
-    const std::int32_t t = std::stoi(name.substr(5));  // "topicT"
-    topics_.insert(t);
-    for (std::int32_t p = 0; p < partition_count(t); ++p) all.push_back({t, p});
+  assignment_.clear();
+  std::vector<std::int32_t> known;
+  for (const std::string& name : topics) known.push_back(std::stoi(name.substr(5)));  // "topicT"
+  read_assignments(known, [this, known, started] {
+    std::vector<TopicPartition> all;
+    for (const std::int32_t t : known) {
+      topics_.insert(t);
+      for (std::int32_t p = 0; p < partition_count(t); ++p) all.push_back({t, p});
+    }
+    load_partitions(std::move(all), started);
+  });
+}
+
+void ZkController::read_assignments(std::vector<std::int32_t> topics, std::function<void()> done) {
+  if (topics.empty()) return done();
+  const std::size_t batch = config_.pipelined_reads ? topics.size() : 1;
+  auto left = std::make_shared<std::size_t>(batch);
+  auto rest = std::make_shared<std::vector<std::int32_t>>(topics.begin() + static_cast<std::ptrdiff_t>(batch), topics.end());
+  auto finished = std::make_shared<std::function<void()>>(std::move(done));
+  for (std::size_t i = 0; i < batch; ++i) {
+    const std::int32_t t = topics[i];
+    zk_.get_data(zk_data::topic_path(t), false, [this, t, left, rest, finished, g = generation_](const ZkResponse& r) {
+      if (g != generation_) return;
+      if (r.error == ZkError::Ok) {
+        if (auto assignment = zk_data::decode_assignment(r.data)) assignment_[t] = std::move(*assignment);
+      }
+      if (--*left == 0) read_assignments(std::move(*rest), std::move(*finished));
+    });
   }
-  load_partitions(std::move(all), started);
+}
+
+void ZkController::assign(PartitionState& state) const {
+  const auto it = assignment_.find(state.partition.topic);
+  const auto p = static_cast<std::size_t>(state.partition.partition);
+  if (it == assignment_.end() || p >= it->second.size()) return;
+  state.replicas = it->second[p].replicas;
+  state.adding = it->second[p].adding;
+  state.removing = it->second[p].removing;
 }
 
 // updateLeaderAndIsrCache: every partition's state znode, pipelined (1.1+) or one after another.
@@ -153,7 +184,7 @@ void ZkController::load_partitions(std::vector<TopicPartition> remaining, SimTim
       if (const auto state = zk_data::decode_leader_and_isr(r.data); r.error == ZkError::Ok && state && r.stat) {
         PartitionState& s = partitions_[tp];
         s.partition = tp;
-        s.replicas = assignment_.at(static_cast<std::size_t>(tp.topic)).at(static_cast<std::size_t>(tp.partition));
+        assign(s);
         s.leader = state->leader;
         s.leader_epoch = state->leader_epoch;
         s.isr = state->isr;

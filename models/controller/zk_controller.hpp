@@ -32,6 +32,7 @@
 // - Controlled shutdown (zk_controlled_shutdown.cpp): a clean stop first asks
 //   the controller to move the broker's leaderships, then closes the session.
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -78,9 +79,6 @@ class ZkController final : public Node, private ZkClientHost {
   ZkController(Simulation& sim, std::string name, HostId host, BrokerId broker, ZkControllerConfig config,
                std::shared_ptr<const ClusterDirectory> directory, NodeId zookeeper, ModelEventBus& events);
 
-  // The topics' replica assignments (/brokers/topics/T, written when each was created): replicas[topic][partition].
-  void set_assignment(std::vector<std::vector<std::vector<BrokerId>>> replicas) { assignment_ = std::move(replicas); }
-
   BrokerId broker_id() const { return broker_; }
   ZkControllerRole role() const { return role_; }
   bool is_active() const { return role_ == ZkControllerRole::Active && is_running(); }
@@ -117,6 +115,10 @@ class ZkController final : public Node, private ZkClientHost {
   void watch_controller();
   void failover();
   void topics_read(const std::vector<std::string>& topics, SimTime started);
+  // getReplicaAssignmentForTopics: each topic znode's assignment, pipelined from 1.1 (KAFKA-5642).
+  void read_assignments(std::vector<std::int32_t> topics, std::function<void()> done);
+  // The partition's replicas as the assignment the controller read has them.
+  void assign(PartitionState& state) const;
   void load_partitions(std::vector<TopicPartition> remaining, SimTime started);
   void finish_loading(SimTime started);
   void resign();
@@ -167,7 +169,7 @@ class ZkController final : public Node, private ZkClientHost {
   NodeId zookeeper_;
   ModelEventBus& events_;
   ZkClient zk_;
-  std::vector<std::vector<std::vector<BrokerId>>> assignment_;
+  std::map<std::int32_t, std::vector<zk_data::PartitionAssignment>> assignment_;  // by topic, as read from ZooKeeper
   ZkControllerRole role_ = ZkControllerRole::Unregistered;
   std::uint64_t generation_ = 0;  // a resignation outdates what the controller started before
 

@@ -17,10 +17,16 @@ void ZkController::topic_change() {
   if (role_ != ZkControllerRole::Active) return;
   zk_.get_children(zk_data::kTopics, true, [this, g = generation_](const ZkResponse& topics) {
     if (g != generation_) return;
+    std::vector<std::int32_t> created;
     for (const std::string& name : topics.children) {
       const std::int32_t t = std::stoi(name.substr(5));
-      if (topics_.insert(t).second) create_partition_states(t);
+      if (!topics_.contains(t)) created.push_back(t);
     }
+    read_assignments(created, [this, created] {
+      for (const std::int32_t t : created) {
+        if (topics_.insert(t).second) create_partition_states(t);
+      }
+    });
   });
 }
 
@@ -32,7 +38,8 @@ void ZkController::create_partition_states(std::int32_t topic) {
     if (partitions_.contains(tp)) continue;  // created before
     PartitionState state;
     state.partition = tp;
-    state.replicas = assignment_.at(static_cast<std::size_t>(topic)).at(static_cast<std::size_t>(p));
+    assign(state);
+    if (state.replicas.empty()) continue;  // not in the topic's assignment
     for (const BrokerId b : state.replicas) {
       if (live(b)) state.isr.push_back(b);
     }

@@ -51,6 +51,41 @@ std::optional<LeaderAndIsr> decode_leader_and_isr(const std::string& data) {
   return state;
 }
 
+std::string encode_assignment(const std::vector<PartitionAssignment>& partitions) {
+  json replicas = json::object(), adding = json::object(), removing = json::object();
+  for (std::size_t p = 0; p < partitions.size(); ++p) {
+    const std::string key = std::to_string(p);
+    replicas[key] = partitions[p].replicas;
+    if (!partitions[p].adding.empty()) adding[key] = partitions[p].adding;
+    if (!partitions[p].removing.empty()) removing[key] = partitions[p].removing;
+  }
+  return json{{"version", 2}, {"partitions", replicas}, {"adding_replicas", adding}, {"removing_replicas", removing}}
+      .dump();
+}
+
+std::string encode_assignment(const std::vector<std::vector<BrokerId>>& replicas) {
+  std::vector<PartitionAssignment> partitions;
+  for (const auto& r : replicas) partitions.push_back({r, {}, {}});
+  return encode_assignment(partitions);
+}
+
+std::optional<std::vector<PartitionAssignment>> decode_assignment(const std::string& data) {
+  const json j = json::parse(data, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("partitions") || !j["partitions"].is_object()) {
+    return std::nullopt;
+  }
+  std::vector<PartitionAssignment> partitions(j["partitions"].size());
+  const auto list = [&](const char* field, std::size_t p) {
+    const json& by_partition = j.value(field, json::object());
+    const std::string key = std::to_string(p);
+    return by_partition.contains(key) ? by_partition[key].get<std::vector<BrokerId>>() : std::vector<BrokerId>{};
+  };
+  for (std::size_t p = 0; p < partitions.size(); ++p) {
+    partitions[p] = {list("partitions", p), list("adding_replicas", p), list("removing_replicas", p)};
+  }
+  return partitions;
+}
+
 std::string encode_controller(BrokerId broker) { return json{{"version", 1}, {"brokerid", broker}}.dump(); }
 
 std::optional<BrokerId> decode_controller(const std::string& data) {

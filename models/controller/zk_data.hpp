@@ -41,6 +41,19 @@ struct LeaderAndIsr {
 std::string encode(const LeaderAndIsr& state);
 std::optional<LeaderAndIsr> decode_leader_and_isr(const std::string& data);
 
+// A topic's replica assignment (TopicZNode, version 2 and later: KIP-455's
+// adding_replicas and removing_replicas beside each partition's replicas).
+struct PartitionAssignment {
+  std::vector<BrokerId> replicas;  // while reassigned: the target, then those being removed
+  std::vector<BrokerId> adding;
+  std::vector<BrokerId> removing;
+  bool operator==(const PartitionAssignment&) const = default;
+};
+std::string encode_assignment(const std::vector<PartitionAssignment>& partitions);
+std::optional<std::vector<PartitionAssignment>> decode_assignment(const std::string& data);
+// Without reassignment state: each partition's replicas.
+std::string encode_assignment(const std::vector<std::vector<BrokerId>>& replicas);
+
 std::string encode_controller(BrokerId broker);
 std::optional<BrokerId> decode_controller(const std::string& data);
 

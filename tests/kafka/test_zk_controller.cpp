@@ -61,11 +61,11 @@ struct ZkCluster {
       const HostId host = brokers[static_cast<std::size_t>(b)]->host();
       sides.push_back(&sim.spawn<ZkController>("broker-" + std::to_string(b) + ".zk", host, b, config, directory,
                                                zookeeper.id(), events));
-      sides.back()->set_assignment(assignment);
       directory->controller_nodes.push_back(sides.back()->id());  // where a broker's ControlledShutdown goes
     }
     zookeeper.seed(zk_data::persistent_paths({partitions}));
     zookeeper.seed_data(zk_data::kControllerEpoch, "0");
+    zookeeper.seed_data(zk_data::topic_path(0), zk_data::encode_assignment(assignment[0]));
     for (int p = 0; p < partitions; ++p) {
       const auto& replicas = assignment[0][static_cast<std::size_t>(p)];
       zookeeper.seed_data(zk_data::partition_state_path({0, p}), zk_data::encode({replicas.front(), 0, replicas, 0}));

@@ -87,6 +87,8 @@ class Cluster {
   const std::vector<models::Broker*>& brokers() const { return brokers_; }
   // The controller, or the controller quorum (controllers.count): its committed metadata and figures.
   const models::ControllerQuorum* controller() const { return quorum_.get(); }
+  // Before KRaft: the ZooKeeper server (null with KRaft).
+  const models::ZooKeeperServer* zookeeper() const { return zookeeper_; }
   const std::vector<models::Producer*>& producers() const { return producers_; }
   const std::vector<models::Producer*>& transform_producers() const { return transform_producers_; }
   const models::DeliveryHistory& history() const { return history_; }

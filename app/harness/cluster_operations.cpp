@@ -104,8 +104,12 @@ void Cluster::run_operation(std::size_t index, SimTime first_try) {
   for (models::Controller* c : controllers_) {
     if (c->is_active()) active = c;
   }
+  models::ZkController* active_zookeeper_side = nullptr;  // before KRaft: the broker that is the controller
+  for (models::ZkController* side : zookeeper_sides_) {
+    if (side->is_active()) active_zookeeper_side = side;
+  }
   OperationResult& result = operation_results_[index];
-  if (!active) {
+  if (!active && !active_zookeeper_side) {
     if (sim_->now() - first_try + kAdminRetryBackoff <= kAdminApiTimeout) {
       sim_->events().schedule_at(sim_->now() + kAdminRetryBackoff, [this, index, first_try] {
         run_operation(index, first_try);
@@ -136,7 +140,8 @@ void Cluster::run_operation(std::size_t index, SimTime first_try) {
   }
   for (const auto& [tp, target] : changes) {
     result.partitions.push_back(tp);
-    result.errors.push_back(active->alter_partition_reassignment(tp, target));
+    result.errors.push_back(active ? active->alter_partition_reassignment(tp, target)
+                                   : active_zookeeper_side->alter_partition_reassignment(tp, target));
   }
 }
 

@@ -286,12 +286,16 @@ std::vector<OperationSpec> read_operations(ListReader list, const KafkaSpec& kaf
       operations.push_back(std::move(op));
       continue;
     }
-    if (kafka.zookeeper) {
-      throw in.error("kind", std::string(op.kind == OperationSpec::Kind::AddBroker     ? "adding a broker"
-                                         : op.kind == OperationSpec::Kind::CreateTopic ? "creating a topic while the cluster runs"
-                                                                                       : "partition reassignment") +
+    if (kafka.zookeeper && (op.kind == OperationSpec::Kind::AddBroker || op.kind == OperationSpec::Kind::CreateTopic)) {
+      throw in.error("kind", std::string(op.kind == OperationSpec::Kind::AddBroker ? "adding a broker"
+                                                                                    : "creating a topic while the cluster runs") +
                                  " is modelled on KRaft controllers only; this cluster's release runs a ZooKeeper "
                                  "controller (kafka_version 3.3 or later with KRaft)");
+    }
+    // KIP-455 (2.4): AlterPartitionReassignments; before it kafka-reassign-partitions could not cancel.
+    if (op.kind == OperationSpec::Kind::CancelReassignment && kafka.release.release < models::KafkaRelease{2, 4}) {
+      throw in.error("kind", "cancelling a reassignment needs KIP-455 (Kafka 2.4): kafka_version " +
+                                 kafka.release.release.name() + " cannot; use 2.4 or later");
     }
     if (op.kind == OperationSpec::Kind::CreateTopic) {
       read_created_topic(in, op, kafka, operations);

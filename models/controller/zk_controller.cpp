@@ -217,6 +217,7 @@ void ZkController::finish_loading(SimTime started) {
       }
     }
   }
+  resume_reassignments([](const zk_data::PartitionAssignment&) { return true; });  // initializePartitionReassignments
   // What changed while it loaded, in the order Kafka's handlers were registered.
   if (std::exchange(brokers_changed_, false)) broker_change();
   if (std::exchange(topics_changed_, false)) topic_change();
@@ -229,6 +230,8 @@ void ZkController::resign() {
   topics_changed_ = brokers_changed_ = isr_changes_ = log_dir_events_ = false;
   offline_replicas_.clear();
   shutting_down_.clear();
+  reassigning_.clear();
+  cancelled_.clear();
   if (role_ == ZkControllerRole::Active || role_ == ZkControllerRole::Loading) role_ = ZkControllerRole::Candidate;
   ++generation_;
   live_.clear();

@@ -92,6 +92,12 @@ class ZkController final : public Node, private ZkClientHost {
   }
   const ZkClient& zookeeper_client() const { return zk_; }
 
+  // KIP-455 (2.4+) on this controller (zk_reassignment.cpp): the Admin API's
+  // alterPartitionReassignments for one partition, `target` the new replicas,
+  // nullopt to cancel. NOT_CONTROLLER unless active.
+  Error alter_partition_reassignment(TopicPartition tp, const std::optional<std::vector<BrokerId>>& target);
+  bool reassigning(TopicPartition tp) const { return reassigning_.contains(tp); }
+
  private:
   // Node
   void on_start() override;
@@ -134,6 +140,17 @@ class ZkController final : public Node, private ZkClientHost {
   void on_handed_over(Node& broker) override;
   void controlled_shutdown(BrokerId broker, ShutdownReply reply);
   void handle_controlled_shutdown(ConnectionId connection, const ControlledShutdownRequest& request);
+
+  // partition reassignment (zk_reassignment.cpp)
+  using Mutation = std::function<bool(PartitionState&)>;  // false: nothing to write
+  void on_partition_reassignment(TopicPartition tp, zk_data::PartitionAssignment reassignment);
+  void check_reassignment(TopicPartition tp, bool begins);
+  void complete_reassignment(TopicPartition tp);
+  void remove_from_isr(TopicPartition tp, std::vector<BrokerId> removed, std::function<void()> then);
+  void write_assignment(std::int32_t topic);
+  void resume_reassignments(const std::function<bool(const zk_data::PartitionAssignment&)>& which);
+  void change_state(TopicPartition tp, Mutation mutate, std::function<void()> then);
+  zk_data::PartitionAssignment& assignment_of(TopicPartition tp);
 
   // the controller's work (zk_controller_changes.cpp)
   void topic_change();
@@ -183,6 +200,8 @@ class ZkController final : public Node, private ZkClientHost {
   bool topics_changed_ = false, brokers_changed_ = false, isr_changes_ = false, log_dir_events_ = false;
   std::set<std::pair<TopicPartition, BrokerId>> offline_replicas_;  // replicasOnOfflineDirs
   std::set<BrokerId> shutting_down_;  // shuttingDownBrokerIds: registered, but not elected or kept in ISRs
+  std::set<TopicPartition> reassigning_;  // partitionsBeingReassigned
+  std::set<TopicPartition> cancelled_;    // reassignments being reverted
   std::int64_t update_sequence_ = 0;
   std::vector<PartitionState> pending_push_;  // changed, sent once no ZooKeeper write is in flight
   std::size_t writes_in_flight_ = 0;

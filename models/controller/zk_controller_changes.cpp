@@ -190,6 +190,9 @@ void ZkController::on_broker_startup(const std::vector<BrokerId>& started) {
   push_all(started);
   push({}, live_brokers());
   elect_offline_partitions();
+  resume_reassignments([&](const zk_data::PartitionAssignment& a) {
+    return std::any_of(started.begin(), started.end(), [&](BrokerId b) { return contains(target_replicas(a), b); });
+  });
   flush_pushes();
 }
 
@@ -292,9 +295,12 @@ void ZkController::handle_alter_isr(ConnectionId connection, const AlterPartitio
   proposed.isr = request.new_isr;
   auto answer = std::shared_ptr<AlterPartitionResponse>(response.release());
   write_state(proposed, [this, connection, answer](bool written) {
-    answer->state = partitions_.at(answer->state.partition);
+    const TopicPartition tp = answer->state.partition;
+    answer->state = partitions_.at(tp);
     if (!written) answer->error = Error::InvalidUpdateVersion;
     send(connection, std::make_unique<AlterPartitionResponse>(*answer));
+    // After the answer: a reassignment the ISR expansion may complete.
+    if (written && reassigning_.contains(tp)) check_reassignment(tp, false);
   });
 }
 
@@ -360,6 +366,7 @@ void ZkController::isr_change_notifications() {
             s.isr = state->isr;
             s.partition_epoch = r.stat->version;
             pending_push_.push_back(s);
+            if (reassigning_.contains(tp)) check_reassignment(tp, false);
           });
         }
         auto remove = std::make_unique<ZkRequest>();

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 namespace ksim::models::zk_data {
@@ -49,6 +50,30 @@ std::optional<LeaderAndIsr> decode_leader_and_isr(const std::string& data) {
   state.controller_epoch = j.value("controller_epoch", 0);
   state.isr = j.value("isr", std::vector<BrokerId>{});
   return state;
+}
+
+namespace {
+std::vector<BrokerId> without(const std::vector<BrokerId>& from, const std::vector<BrokerId>& taken) {
+  std::vector<BrokerId> rest;
+  for (const BrokerId b : from) {
+    if (std::find(taken.begin(), taken.end(), b) == taken.end()) rest.push_back(b);
+  }
+  return rest;
+}
+}  // namespace
+
+std::vector<BrokerId> origin_replicas(const PartitionAssignment& a) { return without(a.replicas, a.adding); }
+std::vector<BrokerId> target_replicas(const PartitionAssignment& a) { return without(a.replicas, a.removing); }
+
+PartitionAssignment reassign_to(const PartitionAssignment& current, const std::vector<BrokerId>& target) {
+  const std::vector<BrokerId> origin = origin_replicas(current);
+  std::vector<BrokerId> full;
+  for (const auto& list : {target, origin}) {
+    for (const BrokerId b : list) {
+      if (std::find(full.begin(), full.end(), b) == full.end()) full.push_back(b);
+    }
+  }
+  return {full, without(full, origin), without(full, target)};
 }
 
 std::string encode_assignment(const std::vector<PartitionAssignment>& partitions) {

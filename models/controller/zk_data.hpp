@@ -48,7 +48,14 @@ struct PartitionAssignment {
   std::vector<BrokerId> adding;
   std::vector<BrokerId> removing;
   bool operator==(const PartitionAssignment&) const = default;
+  bool reassigning() const { return !adding.empty() || !removing.empty(); }
 };
+// ReplicaAssignment: the original replicas (those not being added), the
+// target (those not being removed), and reassignTo: the target first, then
+// the original replicas not in it; adding and removing in that list's order.
+std::vector<BrokerId> origin_replicas(const PartitionAssignment& a);
+std::vector<BrokerId> target_replicas(const PartitionAssignment& a);
+PartitionAssignment reassign_to(const PartitionAssignment& current, const std::vector<BrokerId>& target);
 std::string encode_assignment(const std::vector<PartitionAssignment>& partitions);
 std::optional<std::vector<PartitionAssignment>> decode_assignment(const std::string& data);
 // Without reassignment state: each partition's replicas.

@@ -63,6 +63,7 @@ class ZkClient {
 
   void on_data_change(const std::string& path, WatchHandler handler) { data_handlers_[path] = std::move(handler); }
   void on_child_change(const std::string& path, WatchHandler handler) { child_handlers_[path] = std::move(handler); }
+  void forget_data_change(const std::string& path) { data_handlers_.erase(path); }  // unregisterZNodeChangeHandler
   // A new session is open (the first, and each after an expiry); the session expired.
   std::function<void()> on_session_established;
   std::function<void()> on_session_expired;

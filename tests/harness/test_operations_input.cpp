@@ -63,10 +63,14 @@ TEST_CASE("operations: bad input is refused with its place and a reason", "[kip4
   CHECK_THAT(scenario_error(with_operations("  - {at: 99s, kind: cancel_reassignment, topic: orders, partitions: [0]}\n",
                                             "duration: 10s\ndrain: 5s\n")),
              Catch::Contains("after the run's end"));
-  // A ZooKeeper-era cluster: refused, not run as KRaft.
+  // A ZooKeeper-era cluster reassigns through its controller (zk_reassignment.cpp); before KIP-455 (2.4)
+  // nothing can cancel a reassignment.
+  CHECK(parse_scenario(with_operations("  - {at: 2s, kind: cancel_reassignment, topic: orders, partitions: [0]}\n",
+                                       "kafka_version: \"2.8\"\n"))
+            .kafka->operations.size() == 1);
   CHECK_THAT(scenario_error(with_operations("  - {at: 2s, kind: cancel_reassignment, topic: orders, partitions: [0]}\n",
-                                            "kafka_version: \"2.8\"\n")),
-             Catch::Contains("KRaft controllers only"));
+                                            "kafka_version: \"2.3\"\n")),
+             Catch::Contains("needs KIP-455 (Kafka 2.4)"));
   CHECK_THAT(scenario_error("rpc: {servers: 1, clients: 1}\noperations:\n  - {at: 1s, kind: cancel_reassignment}\n"),
              Catch::Contains("no brokers"));
 }

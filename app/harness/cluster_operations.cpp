@@ -126,7 +126,7 @@ void Cluster::run_operation(std::size_t index, SimTime first_try) {
   const std::vector<PartitionChange> changes = operation_changes(index);
   if (op.kind == OperationSpec::Kind::CreateTopic) {
     RandomStream rng = sim_->stream("operation-" + std::to_string(index));  // the placement's random start
-    const models::Error error = active->create_topic(op.topic, rng);
+    const models::Error error = active ? active->create_topic(op.topic, rng) : active_zookeeper_side->create_topic(op.topic, rng);
     for (const auto& [tp, target] : changes) {
       result.partitions.push_back(tp);
       result.errors.push_back(error);

@@ -17,6 +17,7 @@ void Cluster::spawn_zookeeper(const std::shared_ptr<models::ClusterDirectory>& d
                                                    kafka.zookeeper_client, directory, zookeeper_->id(),
                                                    *events_);
     broker->share_fate(side);
+    side.place_topics_over(broker_placement_);
     zookeeper_sides_.push_back(&side);
     directory->controller_nodes.push_back(side.id());
   }

@@ -286,11 +286,9 @@ std::vector<OperationSpec> read_operations(ListReader list, const KafkaSpec& kaf
       operations.push_back(std::move(op));
       continue;
     }
-    if (kafka.zookeeper && (op.kind == OperationSpec::Kind::AddBroker || op.kind == OperationSpec::Kind::CreateTopic)) {
-      throw in.error("kind", std::string(op.kind == OperationSpec::Kind::AddBroker ? "adding a broker"
-                                                                                    : "creating a topic while the cluster runs") +
-                                 " is modelled on KRaft controllers only; this cluster's release runs a ZooKeeper "
-                                 "controller (kafka_version 3.3 or later with KRaft)");
+    if (kafka.zookeeper && op.kind == OperationSpec::Kind::AddBroker) {
+      throw in.error("kind", "adding a broker is modelled on KRaft controllers only; this cluster's release runs a "
+                             "ZooKeeper controller (kafka_version 3.3 or later with KRaft)");
     }
     // KIP-455 (2.4): AlterPartitionReassignments; before it kafka-reassign-partitions could not cancel.
     if (op.kind == OperationSpec::Kind::CancelReassignment && kafka.release.release < models::KafkaRelease{2, 4}) {

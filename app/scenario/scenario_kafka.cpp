@@ -456,10 +456,6 @@ std::optional<KafkaSpec> read_kafka(MapReader& root, const std::vector<std::stri
   ListReader topics = root.list("topics");
   for (std::size_t i = 0; i < topics.size(); ++i) {
     kafka.topics.push_back(read_topic(topics.map_at(i), kafka.topic_defaults, kafka.brokers.count));
-    if (kafka.topics.back().auto_created && kafka.zookeeper) {
-      throw topics.map_at(i).error("create", "auto is modelled on KRaft clusters only (AutoTopicCreationManager's "
-                                             "CreateTopics to the controller); this release runs a ZooKeeper controller");
-    }
     MapReader topic_config = topics.map_at(i).map("config");
     check_tiered_topic(topic_config, kafka.topics.back(), kafka.broker.remote_log, cluster);
     kafka.topic_configs.push_back(topics.map_at(i).map("config").resolved());

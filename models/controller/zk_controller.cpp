@@ -284,6 +284,9 @@ void ZkController::on_message(ConnectionId connection, MessagePtr message) {
     }
     return;
   }
+  if (m.api_key() == ApiKey::CreateTopics && !m.is_response()) {
+    return handle_create_topics(connection, message_as<CreateTopicsRequest>(m));
+  }
   if (m.api_key() == ApiKey::UpdateMetadata || m.api_key() == ApiKey::AlterPartition) return;  // brokers' answers
   unexpected_message(name(), m);
 }

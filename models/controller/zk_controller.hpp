@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "models/controller/controller.hpp"
+#include "models/controller/replica_assignment.hpp"
 #include "models/controller/zk_data.hpp"
 #include "models/events/model_event_bus.hpp"
 #include "models/protocol/cluster_directory.hpp"
@@ -97,6 +98,12 @@ class ZkController final : public Node, private ZkClientHost {
   // nullopt to cancel. NOT_CONTROLLER unless active.
   Error alter_partition_reassignment(TopicPartition tp, const std::optional<std::vector<BrokerId>>& target);
   bool reassigning(TopicPartition tp) const { return reassigning_.contains(tp); }
+  // The Admin API's CreateTopics for a topic of the directory the cluster did
+  // not start with (zk_topics.cpp): placed over the live brokers, written to
+  // ZooKeeper; the controller's topic watch creates its partitions.
+  Error create_topic(std::int32_t topic, RandomStream& rng);
+  // The brokers topics are placed over (their racks), as the harness placed the first topics.
+  void place_topics_over(std::vector<BrokerPlacement> placement) { placement_ = std::move(placement); }
 
  private:
   // Node
@@ -140,6 +147,12 @@ class ZkController final : public Node, private ZkClientHost {
   void on_handed_over(Node& broker) override;
   void controlled_shutdown(BrokerId broker, ShutdownReply reply);
   void handle_controlled_shutdown(ConnectionId connection, const ControlledShutdownRequest& request);
+
+  // topic creation (zk_topics.cpp)
+  std::optional<std::vector<std::vector<BrokerId>>> place_topic(std::int32_t topic, const std::vector<BrokerId>& alive,
+                                                                RandomStream& rng) const;
+  void write_topic(std::int32_t topic, const std::vector<std::vector<BrokerId>>& replicas, std::function<void(Error)> done);
+  void handle_create_topics(ConnectionId connection, const CreateTopicsRequest& request);
 
   // partition reassignment (zk_reassignment.cpp)
   using Mutation = std::function<bool(PartitionState&)>;  // false: nothing to write
@@ -187,6 +200,7 @@ class ZkController final : public Node, private ZkClientHost {
   ModelEventBus& events_;
   ZkClient zk_;
   std::map<std::int32_t, std::vector<zk_data::PartitionAssignment>> assignment_;  // by topic, as read from ZooKeeper
+  std::vector<BrokerPlacement> placement_;
   ZkControllerRole role_ = ZkControllerRole::Unregistered;
   std::uint64_t generation_ = 0;  // a resignation outdates what the controller started before
 

@@ -106,6 +106,7 @@ void Broker::isr_expiration_tick() {
 
 void Broker::on_crash(CrashKind kind) {
   previous_stop_clean_ = kind == CrashKind::Shutdown;
+  refusing_requests_ = false;
   free_deleting_now();
   drop_cleanings();
   for (auto& [tp, r] : replicas_) {

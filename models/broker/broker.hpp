@@ -87,6 +87,11 @@ class Broker final : public Node, private TxnCoordinatorHost {
   const RaftReplica* metadata_replica() const { return metadata_raft_.get(); }  // null while down, and without a quorum
   // The end offset of the metadata it applied (-1: none yet in this process).
   std::int64_t applied_metadata_offset() const { return metadata_offset_; }
+  // ZooKeeper mode: a process restarted while its previous session lives
+  // finds its registration taken; Kafka's KafkaServer.startup then fails
+  // before its socket server processes requests (the supervisor starts it
+  // again). Until the side registers, every connection to it is refused.
+  void refuse_requests(bool refusing) { refusing_requests_ = refusing; }
   // Replica assignment, fixed when the topic is created (log dir by fewest partitions).
   void create_replica(TopicPartition tp);
 
@@ -534,6 +539,7 @@ class Broker final : public Node, private TxnCoordinatorHost {
   SimTime heartbeat_unanswered_since_ = kNever;  // the first heartbeat since the last answer
   bool controller_retry_pending_ = false;  // a retry on another controller is scheduled
   bool shutting_down_ = false;  // controlled shutdown: waiting for the controller to move leaderships
+  bool refusing_requests_ = false;  // refuse_requests
   std::set<TopicPartition> fetching_while_shutting_down_;  // ZooKeeper mode: led when the shutdown began
   bool got_shutdown_answer_ = false;  // BrokerLifecycleManager.gotControlledShutdownResponse
   SimTime last_heartbeat_sent_ = 0;

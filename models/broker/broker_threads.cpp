@@ -69,6 +69,7 @@ BrokerCpuUsage Broker::cpu_usage() const {
 }
 
 void Broker::on_message(ConnectionId connection, MessagePtr message) {
+  if (refusing_requests_ && accepted(connection)) return close(connection);  // not serving yet: refused
   if (!accepted(connection)) {
     if (!cpu_) return dispatch(connection, std::move(message));
     return receive_as_client(connection, std::move(message));

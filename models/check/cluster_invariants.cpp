@@ -12,7 +12,9 @@ namespace {
 
 constexpr Invariant kInvariants[] = {
     {"single_leader_per_epoch", "one leader epoch of a partition belongs to one broker, for the whole run"},
-    {"high_watermark_monotonic", "a partition's high watermark never goes back within a leader epoch"},
+    {"high_watermark_monotonic",
+     "a partition's high watermark never goes back within a leader epoch, but when its leader lost its log's tail "
+     "(power loss) and leads the same epoch again (a ZooKeeper-era controller that did not see the broker bounce)"},
     {"high_watermark_within_isr",
      "a leader's high watermark never exceeds the log end offset of a running ISR member that has not lost its "
      "log's tail (power loss, truncation before KIP-101) since it last reached the high watermark"},
@@ -230,6 +232,9 @@ void ClusterInvariants::check_leader(const Broker& leader, const Partition& p, S
     return fmt::format("broker {} leads epoch {}, which broker {} led", id, epoch, first_leader);
   });
   if (first_leader == id) {
+    // A leader that lost its log's tail and leads the same epoch again: Kafka does not detect it either
+    // (a ZooKeeper-era controller elected after the broker's old session expired pushes the epoch ZooKeeper holds).
+    if (hw < record->high_watermark && lost_tail_.erase({id, tp}) > 0) record->high_watermark = hw;
     const Offset before = record->high_watermark;
     verdict(hw >= before, "high_watermark_monotonic", tp, id, now,
             [&] { return fmt::format("high watermark {} after {} in epoch {}", hw, before, epoch); });

@@ -50,6 +50,7 @@ void ZkController::on_start() {
 
 void ZkController::on_crash(CrashKind) {
   zk_.stop();
+  registration_conflict_ = false;
   resign();
   role_ = ZkControllerRole::Unregistered;
   ++shutdown_attempt_;
@@ -69,10 +70,15 @@ void ZkController::register_broker() {
   zk_.create(zk_data::broker_path(broker_), "{}", true, [this, g = generation_](const ZkResponse& r) {
     if (r.error == ZkError::Ok) {
       if (role_ == ZkControllerRole::Unregistered) role_ = ZkControllerRole::Candidate;
+      if (std::exchange(registration_conflict_, false)) {  // the startup that failed goes on: serve, then elect
+        if (on_registration_conflict) on_registration_conflict(false);
+        elect();
+      }
       return;
     }
     if (r.error != ZkError::NodeExists) return;
     ++stats_.registration_conflicts;
+    if (!std::exchange(registration_conflict_, true) && on_registration_conflict) on_registration_conflict(true);
     set_timer(seconds(1), [this] {
       if (zk_.state() == ZkClientState::Connected) register_broker();
     });
@@ -87,7 +93,8 @@ void ZkController::watch_controller() {
 // KafkaController.elect: create /controller and bump /controller_epoch at its version, or learn who won.
 void ZkController::elect() {
   zk_.get_data(zk_data::kControllerEpoch, false, [this](const ZkResponse& epoch) {
-    if (epoch.error != ZkError::Ok || !epoch.stat) return;
+    // KafkaController.startup comes after registerBroker: a process whose registration failed never runs it.
+    if (registration_conflict_ || epoch.error != ZkError::Ok || !epoch.stat) return;
     const std::int32_t next = std::stoi(epoch.data.empty() ? "0" : epoch.data) + 1;
     auto request = std::make_unique<ZkRequest>();
     request->op = ZkOp::Multi;

@@ -92,6 +92,11 @@ class ZkController final : public Node, private ZkClientHost {
     return directory_->topics[static_cast<std::size_t>(topic)].partitions;
   }
   const ZkClient& zookeeper_client() const { return zk_; }
+  // Told true when its registration is taken by the process's previous
+  // session (NODEEXISTS), false once it registers: its broker refuses every
+  // request meanwhile (Broker::refuse_requests), as a process whose startup
+  // failed there serves nothing.
+  std::function<void(bool)> on_registration_conflict;
 
   // KIP-455 (2.4+) on this controller (zk_reassignment.cpp): the Admin API's
   // alterPartitionReassignments for one partition, `target` the new replicas,
@@ -203,6 +208,7 @@ class ZkController final : public Node, private ZkClientHost {
   std::vector<BrokerPlacement> placement_;
   ZkControllerRole role_ = ZkControllerRole::Unregistered;
   std::uint64_t generation_ = 0;  // a resignation outdates what the controller started before
+  bool registration_conflict_ = false;  // NODEEXISTS at registration: not started (no election) until it registers
 
   // The controller's context, read from ZooKeeper at failover (process state).
   std::int32_t epoch_ = 0;

@@ -206,7 +206,7 @@ class Cluster {
   // KIP-113's alterReplicaLogDirs: to the broker itself, retried while it is down.
   void run_log_dir_operation(std::size_t index, SimTime first_try);
   void note_log_dir_moves_done(models::BrokerId broker);
-  void note_broker_added(const models::BrokerUnfenced& unfenced, SimTime t);
+  void note_broker_added(models::BrokerId broker, SimTime t);
   using PartitionChange = std::pair<models::TopicPartition, std::optional<std::vector<models::BrokerId>>>;
   std::vector<PartitionChange> operation_changes(std::size_t index);
   std::vector<models::BrokerPlacement> broker_placement_;  // for operations that place replicas anew

@@ -3,7 +3,10 @@
 // broker, which forwards it there); while there is none, it is retried every
 // retry.backoff.ms (100 ms) for up to default.api.timeout.ms (60 s), as the
 // admin client retries NOT_CONTROLLER.
+#include <cstdio>
+
 #include "app/harness/cluster.hpp"
+#include "models/controller/zk_data.hpp"
 
 namespace ksim::app {
 
@@ -17,13 +20,21 @@ void Cluster::schedule_operations() {
   events_->subscribe([this](SimTime t, const Node&, const models::ModelEvent& e) {
     reassignments_.on_event(t, e);
     log_dir_moves_.on_event(t, e);
-    if (const auto* unfenced = std::get_if<models::BrokerUnfenced>(&e)) note_broker_added(*unfenced, t);
+    if (const auto* unfenced = std::get_if<models::BrokerUnfenced>(&e)) note_broker_added(unfenced->broker, t);
     const auto* move = std::get_if<models::LogDirMoveChanged>(&e);
     if (move && move->phase != models::LogDirMovePhase::Started) {
       // Looked at once the broker has finished with the move (it publishes before it drops the future replica).
       sim_->events().schedule_at(t, [this, broker = move->broker] { note_log_dir_moves_done(broker); });
     }
   });
+  if (zookeeper_) {  // before KRaft a broker is added once its registration, /brokers/ids/N, exists
+    zookeeper_->observe_changes([this](const std::string& path) {
+      models::BrokerId b = 0;
+      int end = 0;
+      if (std::sscanf(path.c_str(), "/brokers/ids/%d%n", &b, &end) != 1 || path.size() != static_cast<std::size_t>(end)) return;
+      if (zookeeper_->tree().find(path)) note_broker_added(b, sim_->now());
+    });
+  }
   for (std::size_t i = 0; i < kafka.operations.size(); ++i) {
     OperationResult result;
     result.operation = i;
@@ -84,11 +95,12 @@ std::vector<Cluster::PartitionChange> Cluster::operation_changes(std::size_t ind
 }
 
 // An added broker's process starts at the operation's time (start_time); the operation is done when the
-// controller unfences it: registered, caught up with the metadata, ready for replicas.
-void Cluster::note_broker_added(const models::BrokerUnfenced& unfenced, SimTime t) {
+// controller unfences it: registered, caught up with the metadata, ready for replicas (KRaft), or when it
+// has registered in ZooKeeper (before KRaft: the controller's watch then tells every broker of it).
+void Cluster::note_broker_added(models::BrokerId broker, SimTime t) {
   for (OperationResult& result : operation_results_) {
     const OperationSpec& op = scenario_.kafka->operations[result.operation];
-    if (op.kind == OperationSpec::Kind::AddBroker && op.broker == unfenced.broker && result.applied_at == kNever) {
+    if (op.kind == OperationSpec::Kind::AddBroker && op.broker == broker && result.applied_at == kNever) {
       result.applied_at = t;
     }
   }

@@ -36,7 +36,8 @@ void Cluster::seed_zookeeper(const std::vector<std::vector<std::vector<models::B
 
 void Cluster::create_topics_when_registered(std::shared_ptr<const Assignment> replicas) {
   const auto registered = zookeeper_->tree().children(models::zk_data::kBrokerIds);
-  if ((!registered || registered->size() < brokers_.size()) && sim_->now() < seconds(10)) {
+  const auto starting = static_cast<std::size_t>(scenario_.kafka->brokers.count);  // not those an operation adds
+  if ((!registered || registered->size() < starting) && sim_->now() < seconds(10)) {
     sim_->events().schedule_after(milliseconds(1), [this, replicas] { create_topics_when_registered(replicas); });
     return;
   }

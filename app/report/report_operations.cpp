@@ -154,6 +154,7 @@ OperationFigures operation_figures(const Cluster& cluster) {
     }
     o.operation_errors += outcome.errors.size();
     o.operations.push_back(std::move(outcome));
+    o.zookeeper = kafka.zookeeper;
   }
   return o;
 }
@@ -198,12 +199,13 @@ void print_operations(const OperationFigures& o, std::ostream& out) {
     const bool added = op.what.starts_with("add_broker");
     if (op.applied_at == kNever) {
       fmt::print(out, "  at {:.3f}s {}: {}\n", to_seconds(op.at), op.what,
-                 added                         ? "not registered and unfenced by the end"
+                 added                         ? (o.zookeeper ? "not registered by the end" : "not registered and unfenced by the end")
                  : op.log_dirs_after.empty() ? "no active controller within default.api.timeout.ms"
                                              : "the broker was not reachable within default.api.timeout.ms");
       continue;
     }
-    fmt::print(out, "  at {:.3f}s {}: {} at {:.3f}s{}\n", to_seconds(op.at), op.what, added ? "unfenced" : "applied",
+    const char* done = !added ? "applied" : o.zookeeper ? "registered" : "unfenced";
+    fmt::print(out, "  at {:.3f}s {}: {} at {:.3f}s{}\n", to_seconds(op.at), op.what, done,
                to_seconds(op.applied_at), op.errors.empty() ? "" : ", " + fmt::format("{}", fmt::join(op.errors, ", ")));
     if (!op.log_dirs_after.empty()) {
       fmt::print(out, "    log dirs before: {}\n", mib_list(op.log_dirs_before));

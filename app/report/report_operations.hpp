@@ -36,6 +36,7 @@ struct OperationFigures {
   bool has_log_dir_operations = false;
   std::vector<OperationOutcome> operations;
   std::uint64_t operation_errors = 0;  // partitions an operation could not change
+  bool zookeeper = false;              // an added broker is done once registered, not unfenced
 };
 
 const Section<OperationFigures>& operations_section();

@@ -286,10 +286,6 @@ std::vector<OperationSpec> read_operations(ListReader list, const KafkaSpec& kaf
       operations.push_back(std::move(op));
       continue;
     }
-    if (kafka.zookeeper && op.kind == OperationSpec::Kind::AddBroker) {
-      throw in.error("kind", "adding a broker is modelled on KRaft controllers only; this cluster's release runs a "
-                             "ZooKeeper controller (kafka_version 3.3 or later with KRaft)");
-    }
     // KIP-455 (2.4): AlterPartitionReassignments; before it kafka-reassign-partitions could not cancel.
     if (op.kind == OperationSpec::Kind::CancelReassignment && kafka.release.release < models::KafkaRelease{2, 4}) {
       throw in.error("kind", "cancelling a reassignment needs KIP-455 (Kafka 2.4): kafka_version " +

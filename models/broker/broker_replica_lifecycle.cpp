@@ -35,6 +35,7 @@ Broker::Replica* Broker::replica_as_assigned(const PartitionState& state) {
 
 void Broker::delete_replica(Replica& r, const PartitionState& state) {
   const TopicPartition tp = r.tp();
+  changed(r);  // a fetch session that holds it answers NOT_LEADER_OR_FOLLOWER for it next, not silence
   if (r.future) abandon_move(r, "replica deleted");
   stop_replica(r, state);
   publish(ReplicaDeleted{id_, tp, r.log().size_bytes()});

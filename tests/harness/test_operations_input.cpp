@@ -137,8 +137,8 @@ TEST_CASE("operations: an added broker is named only from its addition on, and b
              Catch::Contains("topic 'orders' has replication factor 3: the list needs at least that many brokers"));
   CHECK_THAT(scenario_error(with_operations("  - {at: 5s, kind: generate_reassignment, brokers: [0, 1, 1]}\n")),
              Catch::Contains("broker listed twice"));
-  CHECK_THAT(scenario_error(with_operations("  - {at: 5s, kind: add_broker}\n", "kafka_version: \"2.8\"\n")),
-             Catch::Contains("adding a broker is modelled on KRaft controllers only"));
+  // ZooKeeper-era clusters add brokers too: the new process registers in ZooKeeper.
+  CHECK(parse_scenario(with_operations("  - {at: 5s, kind: add_broker}\n", "kafka_version: \"2.8\"\n")).kafka->operations.size() == 1);
 }
 
 TEST_CASE("operations: internal_topics adds the internal topics to a decommission, which must fit on the others",

@@ -164,3 +164,21 @@ TEST_CASE("scenarios/releases/zk-reassign-partitions: the next controller finish
     CHECK(run.report["controller"]["quorum"]["failovers"].get<int>() >= 1);
   }
 }
+
+TEST_CASE("ZooKeeper era: a broker added under load registers and generate_reassignment spreads the partitions",
+          "[kip455][zookeeper][system]") {
+  // scenarios/add-broker.yaml on 2.8: broker 3's process starts at 20 s and registers in ZooKeeper; the
+  // controller's /brokers/ids watch tells every broker; the reassignment at 25 s gives it replicas.
+  const auto run = ksim::testing::run_scenario(
+      "add-broker", 1, {"kafka_version=2.8", "producers.0.config={acks: all, enable.idempotence: true}"});
+  CHECK(run.status == ksim::app::kExitOk);  // its expectations: nothing lost, every move completed
+  CHECK(run.report["startup"]["not_ready"] == "");  // the topics wait for the brokers it starts with only
+  const auto& added = run.report["operations"][0];
+  CHECK(added["applied_at_ms"].get<double>() == Approx(20000).margin(50));
+  CHECK(run.report["reassignments"]["completed"].get<int>() >= 6);
+  int on_new_broker = -1;
+  for (const auto& d : run.report["log_dirs"]) {
+    if (d["broker"] == 3) on_new_broker = d["partitions"].get<int>();
+  }
+  CHECK(on_new_broker >= 6);  // its share of orders' 36 replicas
+}

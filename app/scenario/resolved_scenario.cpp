@@ -122,7 +122,9 @@ json distribution_json(const Distribution& d) {
 }
 
 bool is_dynamic_target(const Scenario& scenario, const std::string& name) {
-  if (name == "controller" || name == "standby-controller") return scenario.kafka && scenario.kafka->controller_count > 1;
+  // A quorum's active controller, or with ZooKeeper the broker that is the controller then (Cluster::resolve_nodes).
+  if (name == "controller") return scenario.kafka && (scenario.kafka->controller_count > 1 || scenario.kafka->zookeeper);
+  if (name == "standby-controller") return scenario.kafka && scenario.kafka->controller_count > 1;
   return name.starts_with("coordinator:") || name.starts_with("txn-coordinator:");
 }
 

@@ -294,7 +294,10 @@ void Cluster::spawn_kafka() {
       }
     }
   }
-  for (models::Controller* c : controllers_) c->create_partitions(replicas);
+  const auto directory_of = [&](models::BrokerId b, models::TopicPartition tp) {
+    return brokers_[static_cast<std::size_t>(b)]->recorded_log_dir(tp);
+  };
+  for (models::Controller* c : controllers_) c->create_partitions(replicas, directory_of);
   if (kafka.zookeeper) {
     seed_zookeeper(replicas);
   } else {

@@ -60,11 +60,11 @@ void Broker::create_replica(TopicPartition tp) {
 }
 
 void Broker::on_start() {
-  if (!config_.mechanisms.has(Mechanism::JbodFailureHandling) && any_log_dir_failed()) {
-    // Before KIP-112 a broker whose log dir failed cannot load its logs: it halts again at start.
+  if (halts_at_start()) {
     set_timer(0, [this] { crash(CrashKind::Process); });
     return;
   }
+  for (LogDir& d : log_dirs_) d.offline_acknowledged = true;  // a registration lists only the online dirs
   live_brokers_.clear();
   isr_eligible_.clear();
   shutting_down_ = false;
@@ -112,7 +112,10 @@ void Broker::on_crash(CrashKind kind) {
   for (auto& [tp, r] : replicas_) {
     r.reset_process_state();
     r.producers = ProducerStateTable{};
+    r.promotion = FuturePromotion::None;  // ReplicaAlterLogDirsThread.promotionStates are in memory
   }
+  dir_assignments_.clear();
+  dir_assignments_due_ = kNever;
   if (kind == CrashKind::Machine) lose_page_cache();
   movers_.clear();
   remote_log_.reset(now());
@@ -172,6 +175,7 @@ void Broker::on_handed_over(Node& /*side*/) {
   if (!zookeeper_mode() || !shutting_down_) return;
   for (auto& f : fetchers_) {
     if (f->connected) close(f->connection);
+    for (const TimerId timer : {f->wake, f->request_timeout, f->appended}) cancel_timer(timer);  // they hold the fetcher
   }
   fetchers_.clear();
   in_fetcher_.assign(in_fetcher_.size(), false);
@@ -243,6 +247,7 @@ void Broker::dispatch(ConnectionId connection, MessagePtr message) {
     case ApiKey::InitProducerId: return handle_init_producer_id(connection, message_as<InitProducerIdRequest>(m));
     case ApiKey::ListOffsets: return handle_list_offsets(connection, message_as<ListOffsetsRequest>(m));
     case ApiKey::BrokerHeartbeat: return handle_heartbeat_response(message_as<BrokerHeartbeatResponse>(m));
+    case ApiKey::AssignReplicasToDirs: return handle_assign_dirs_response(message_as<AssignReplicasToDirsResponse>(m));
     // transactions (broker_txn.cpp): the coordinator's requests, and markers
     case ApiKey::AddPartitionsToTxn:
       if (m.is_response()) {
@@ -285,10 +290,19 @@ void Broker::dispatch(ConnectionId connection, MessagePtr message) {
 // ReplicaManager.applyDelta: the partitions one update makes followers join
 // their fetchers together (AbstractFetcherManager.addFetcherForPartitions),
 // so an idle fetcher's next request lists them all.
+// KIP-858: a new replica, one whose recorded log dir changed, and after a
+// restart every replica, is compared with the dir holding its log.
 void Broker::apply_metadata(const std::vector<PartitionState>& states) {
   applying_metadata_ = true;
   for (const PartitionState& state : states) {
-    if (Replica* r = replica_as_assigned(state)) apply_partition_state(*r, state);
+    const bool hosted = replica(state.partition) != nullptr;
+    Replica* r = replica_as_assigned(state);
+    if (!r) continue;
+    const auto recorded = state.directory_of(id_);
+    if (!hosted || resume_moves_ || (!r->is_stale(state) && recorded != r->state().directory_of(id_))) {
+      assign_dir(*r, recorded);
+    }
+    apply_partition_state(*r, state);
   }
   applying_metadata_ = false;
   for (auto& f : fetchers_) send_fetch(*f);
@@ -452,9 +466,7 @@ void Broker::take_log_dir_offline(std::size_t index, std::string_view reason) {
     changed(r);
     coordinator_leadership(r);
   }
-  // With ZooKeeper the broker's own side writes a log dir event notification
-  // (ReplicaManager.handleLogDirFailure), naming the replicas gone offline.
-  send_heartbeat();
+  report_failed_log_dir(index);
 }
 
 std::vector<std::pair<std::string, SimTime>> Broker::disk_busy() const {
@@ -495,8 +507,15 @@ void Broker::fail_log_dir(const std::string& path) {
   }
 }
 
-bool Broker::any_log_dir_failed() const {
-  return std::any_of(log_dirs_.begin(), log_dirs_.end(), [](const LogDir& d) { return d.disk.failed(); });
+// Before KIP-112 a broker whose log dir failed cannot load its logs; after
+// it, one whose dirs all failed (LogManager.createAndValidateLogDirs), and,
+// with KIP-858, one whose metadata log dir failed (its Raft log cannot load).
+bool Broker::halts_at_start() const {
+  const auto failed = [](const LogDir& d) { return d.disk.failed(); };
+  if (!config_.mechanisms.has(Mechanism::JbodFailureHandling)) return std::any_of(log_dirs_.begin(), log_dirs_.end(), failed);
+  if (std::all_of(log_dirs_.begin(), log_dirs_.end(), failed)) return true;
+  if (zookeeper_mode() || !config_.mechanisms.has(Mechanism::DirectoryAssignment)) return false;
+  return std::any_of(log_dirs_.begin(), log_dirs_.end(), [&](const LogDir& d) { return failed(d) && d.spec.path == metadata_log_dir(); });
 }
 
 void Broker::add_partition_listener(PartitionListener* listener) {

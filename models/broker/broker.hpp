@@ -20,13 +20,14 @@
 #include <set>
 #include <vector>
 
-#include "models/hardware/disk.hpp"
 #include "models/broker/fetch_session.hpp"
 #include "models/broker/broker_footprint.hpp"
 #include "models/broker/partition.hpp"
 #include "models/broker/pending_requests.hpp"
 #include "models/broker/remote_log_manager.hpp"
 #include "models/broker/log_cleaner_state.hpp"
+#include "models/broker/dir_assignments.hpp"
+#include "models/broker/log_dir.hpp"
 #include "models/broker/log_dir_balance.hpp"
 #include "models/broker/replication_quota.hpp"
 #include "models/coordinator/group_coordinator.hpp"
@@ -61,15 +62,6 @@ struct BrokerCpuUsage {
   SimTime other_busy_ns = 0;  // replica fetchers, the metadata thread, the log cleaner's and the log dir movers' threads
   std::uint64_t follower_fetches = 0;  // fetch requests served, from followers
   std::uint64_t consumer_fetches = 0;  // and from consumers
-};
-
-struct LogDirStats {
-  std::string path;
-  std::int32_t partitions = 0;
-  std::uint64_t bytes = 0;
-  bool online = true;
-  std::uint64_t bytes_read_from_disk = 0;  // reads that missed the page cache
-  std::uint64_t disk_bytes = 0;  // what the disk holds: the logs, and deleted files until file.delete.delay.ms ends
 };
 
 class Broker final : public Node, private TxnCoordinatorHost {
@@ -107,6 +99,7 @@ class Broker final : public Node, private TxnCoordinatorHost {
   // kafka-reassign-partitions --replica-alter-log-dirs-throttle: replica.alter.log.dirs.io.max.bytes.per.second.
   void throttle_log_dir_moves(double bytes_per_s) { alter_log_dirs_quota_.set_rate(bytes_per_s); }
   std::size_t log_dir_moves_in_progress() const;  // replicas with a future replica
+  std::optional<std::int32_t> recorded_log_dir(TopicPartition tp) const;  // KIP-858: the dir the controller records
   std::vector<ReplicaPlacement> replica_placements() const;  // each hosted replica's log dir and size
   std::vector<bool> log_dirs_online() const;
 
@@ -116,7 +109,7 @@ class Broker final : public Node, private TxnCoordinatorHost {
   void fail_log_dir(const std::string& path);
   // KAFKA-15583 (3.7): min.insync.replicas capped at the replica count, and the high watermark held below it.
   bool strict_min_isr() const { return config_.mechanisms.has(Mechanism::StrictMinIsr); }
-  bool any_log_dir_failed() const;
+  bool halts_at_start() const;
   bool has_log_dir(const std::string& path) const;
   // Rebalances seen by this broker's group coordinator are recorded there.
   void observe_groups(ConsumptionHistory* history);
@@ -196,12 +189,7 @@ class Broker final : public Node, private TxnCoordinatorHost {
     // KIP-113 (Partition.futureLog): its copy on another log dir while it moves
     // there, filled from this replica by a ReplicaAlterLogDirsThread.
     std::unique_ptr<Replica> future;
-  };
-  struct LogDir {
-    LogDirSpec spec;
-    Disk disk;
-    std::int32_t partitions = 0;
-    bool online = true;
+    FuturePromotion promotion = FuturePromotion::None;  // KIP-858, of `future`
   };
   struct Fetcher;  // broker_follower.cpp
 
@@ -315,10 +303,6 @@ class Broker final : public Node, private TxnCoordinatorHost {
   bool build_remote_aux_state(Replica& r, const FetchResponse::PartitionData& data);  // false: not possible yet
   // broker_log_dir_moves.cpp: KIP-113's ReplicaAlterLogDirsThreads, each copying one
   // partition at a time from its current log to its future log (LocalLeaderEndPoint).
-  struct LogDirMover {
-    std::optional<TopicPartition> in_progress;  // LocalLeaderEndPoint.inProgressPartition
-    bool scheduled = false;                     // a copy step or a backoff is pending
-  };
   Error start_log_dir_move(TopicPartition tp, std::size_t target);
   std::size_t mover_of(TopicPartition tp) const;  // AbstractFetcherManager.getFetcherId
   void wake_mover(std::size_t mover, SimTime delay = 0);
@@ -330,6 +314,18 @@ class Broker final : public Node, private TxnCoordinatorHost {
   void abandon_move(Replica& r, std::string_view reason);
   void abandon_moves_on(std::size_t log_dir);  // the dir failed: moves from or to it stop
   void resume_log_dir_moves();                 // after a restart, for the futures left on disk
+  // broker_dir_assignments.cpp: KIP-858's AssignmentsManager and failed dirs' reports (KRaft, 3.7+)
+  bool assigns_dirs() const;
+  void assign_dir(const Replica& r, std::optional<std::int32_t> recorded);
+  bool may_promote(Replica& r);
+  void schedule_dir_assignments();
+  void send_dir_assignments();
+  void handle_assign_dirs_response(const AssignReplicasToDirsResponse& response);
+  void report_failed_log_dir(std::size_t index);
+  const std::string& metadata_log_dir() const;
+  DirAssignments dir_assignments_;
+  SimTime dir_assignments_due_ = kNever;    // the send scheduled
+  std::uint64_t dir_assignments_sent_ = 0;  // requests sent (a timeout finds whether its own is still in flight)
   std::vector<LogDirMover> movers_;
   ReplicationQuota alter_log_dirs_quota_;
   bool resume_moves_ = false;  // a restart left future replicas to resume

@@ -53,8 +53,14 @@ void Broker::send_heartbeat() {
   heartbeat->shutting_down = shutting_down_;
   heartbeat->metadata_offset = metadata_offset_;
   heartbeat->previous_stop_clean = previous_stop_clean_;
-  for (const auto& [tp, r] : replicas_) {
-    if (!replica_online(r)) heartbeat->offline_replicas.push_back(tp);
+  if (zookeeper_mode()) {
+    for (const auto& [tp, r] : replicas_) {
+      if (!replica_online(r)) heartbeat->offline_replicas.push_back(tp);
+    }
+  } else if (config_.mechanisms.has(Mechanism::DirectoryAssignment)) {  // KIP-858: OfflineLogDirs
+    for (std::size_t i = 0; i < log_dirs_.size(); ++i) {
+      if (!log_dirs_[i].online) heartbeat->offline_dirs.push_back(static_cast<std::int32_t>(i));
+    }
   }
   send(connection, std::move(heartbeat));
   last_heartbeat_sent_ = now();
@@ -98,8 +104,11 @@ void Broker::on_companion_stopped(Node& /*side*/, CrashKind kind) {
 }
 
 void Broker::handle_heartbeat_response(const BrokerHeartbeatResponse& response) {
-  heartbeat_unanswered_since_ = kNever;
+  const SimTime sent = std::exchange(heartbeat_unanswered_since_, kNever);  // the heartbeat this answers
   if (response.error == Error::NotController) return retry_controller_channel();
+  for (LogDir& d : log_dirs_) {  // KIP-858: the offline dirs it reported are known
+    if (!d.online && d.offline_since <= sent) d.offline_acknowledged = true;
+  }
   if (shutting_down_) shutdown_heartbeat_answered(response.shutdown_ready);
 }
 
@@ -109,6 +118,10 @@ void Broker::handle_heartbeat_response(const BrokerHeartbeatResponse& response) 
 // connection is sent again.
 void Broker::controller_channel_closed() {
   controller_connected_ = false;
+  if (dir_assignments_.in_flight()) {  // KIP-858: the assignments in flight wait again
+    dir_assignments_.lost();
+    schedule_dir_assignments();
+  }
   creating_topics_.clear();  // the CreateTopics in flight are lost: the clients' next metadata requests ask again
   if (zookeeper_mode()) {  // the same controller, or the next the metadata names
     set_timer(milliseconds(50), [this] { resend_alter_partitions(); });

@@ -42,6 +42,7 @@ struct Broker::Fetcher {
   // page cache's dirty limit, an fsync of flush.messages): as Kafka's
   // fetcher thread, it sends the next request once they return.
   bool appending = false;
+  TimerId appended;  // ends `appending`
   std::int64_t correlation_id = -1;
   TimerId request_timeout;
 };

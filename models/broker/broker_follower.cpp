@@ -199,7 +199,7 @@ void Broker::handle_fetch_response(ConnectionId connection, const FetchResponse&
     // request is built: the follower's log end, which the leader learns
     // from that request, waits for its own disk.
     f->appending = true;
-    set_timer(appended_at - now(), [this, f] {
+    f->appended = set_timer(appended_at - now(), [this, f] {
       f->appending = false;
       send_fetch(*f);
     });

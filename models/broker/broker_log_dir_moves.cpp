@@ -16,7 +16,9 @@
 // throttles the copies (ReplicationQuotaManager's Rate): over it, a thread
 // backs off replica.fetch.backoff.ms. A future replica survives a restart (its
 // "-future" directory is loaded) and the copy resumes; a failed target dir
-// abandons the move (handleLogDirFailure: removeFutureLocalReplica).
+// abandons the move (handleLogDirFailure: removeFutureLocalReplica). In KRaft
+// with KIP-858 (3.7+) the caught-up future replica is promoted only once the
+// controller accepted its new dir (broker_dir_assignments.cpp).
 #include <algorithm>
 
 #include "models/broker/broker.hpp"
@@ -143,7 +145,10 @@ void Broker::copy_to_future(Replica& r, std::size_t mover) {
     f.durability.clear();
   }
   const Offset from = f.log().log_end_offset();
-  if (from == r.log().log_end_offset()) return promote_future(r);
+  if (from == r.log().log_end_offset()) {
+    if (may_promote(r)) promote_future(r);  // else the mover waits for the controller's answer (KIP-858)
+    return;
+  }
   const auto batches = r.log().read(from, config_.replica_fetch_max_bytes);
   std::uint64_t bytes = 0;
   for (const RecordBatch& b : batches) bytes += b.bytes;
@@ -187,7 +192,7 @@ void Broker::append_copy(TopicPartition tp, Offset from, Offset upto, std::size_
     free_disk_later(f.log_dir, d.bytes);
   }
   alter_log_dirs_quota_.record(bytes, now());
-  if (f.log().log_end_offset() == r->log().log_end_offset()) return promote_future(*r);
+  if (f.log().log_end_offset() == r->log().log_end_offset() && may_promote(*r)) return promote_future(*r);
   wake_mover(mover, returns_at - now());
 }
 
@@ -208,6 +213,7 @@ void Broker::promote_future(Replica& r) {
   publish(LogDirMoveChanged{id_, r.tp(), LogDirMovePhase::Completed, log_dirs_[from].spec.path,
                             log_dirs_[r.log_dir].spec.path, r.log().size_bytes(), {}});
   r.future.reset();
+  r.promotion = FuturePromotion::None;
   changed(r);
   const std::size_t mover = mover_of(r.tp());
   movers_[mover].in_progress.reset();
@@ -222,6 +228,9 @@ void Broker::abandon_move(Replica& r, std::string_view reason) {
   --log_dirs_[f.log_dir].partitions;
   if (log_dirs_[f.log_dir].online) free_disk_later(f.log_dir, f.log().size_bytes());
   r.future.reset();
+  // KIP-858 (ReplicaAlterLogDirsThread.removePartitions): the controller may
+  // have the target dir already: "Reverting reassignment for canceled future replica".
+  if (std::exchange(r.promotion, FuturePromotion::None) != FuturePromotion::None) assign_dir(r, std::nullopt);
 }
 
 // ReplicaManager.handleLogDirFailure: a future replica on the failed dir is

@@ -10,12 +10,18 @@
 
 namespace ksim::models {
 
-void Controller::create_partitions(const std::vector<std::vector<std::vector<BrokerId>>>& replicas) {
+void Controller::create_partitions(const std::vector<std::vector<std::vector<BrokerId>>>& replicas,
+                                   const DirectoryOf& directory_of) {
   for (std::size_t t = 0; t < replicas.size(); ++t) {
     for (std::size_t p = 0; p < replicas[t].size(); ++p) {
       PartitionState state;
       state.partition = {static_cast<std::int32_t>(t), static_cast<std::int32_t>(p)};
       state.replicas = replicas[t][p];
+      for (const BrokerId b : state.replicas) {
+        if (const auto dir = directory_of ? directory_of(b, state.partition) : std::nullopt) {
+          state.directories.emplace_back(b, *dir);
+        }
+      }
       state.isr = state.replicas;
       state.leader = state.replicas.front();
       state.leader_epoch = 0;
@@ -81,6 +87,8 @@ void Controller::on_message(ConnectionId connection, MessagePtr message) {
     case ApiKey::BrokerHeartbeat: return handle_heartbeat(connection, message_as<BrokerHeartbeat>(m));
     case ApiKey::AlterPartition: return handle_alter_partition(connection, message_as<AlterPartitionRequest>(m));
     case ApiKey::CreateTopics: return handle_create_topics(connection, message_as<CreateTopicsRequest>(m));
+    case ApiKey::AssignReplicasToDirs:
+      return handle_assign_replicas_to_dirs(connection, message_as<AssignReplicasToDirsRequest>(m));
     case ApiKey::Produce:
     case ApiKey::Fetch:
     case ApiKey::ListOffsets:
@@ -146,13 +154,14 @@ void Controller::handle_heartbeat(ConnectionId connection, const BrokerHeartbeat
   if (r.ever_registered && heartbeat.incarnation != r.incarnation && !heartbeat.previous_stop_clean) {
     forget_unclean_replica(heartbeat.broker);  // ClusterControlManager: PreviousBrokerEpoch does not match
   }
-  if (heartbeat.incarnation != r.incarnation || !r.ever_registered) {
+  const bool registering = heartbeat.incarnation != r.incarnation || !r.ever_registered;
+  if (registering) {
     r.shutting_down = false, r.shutdown_offset = -1;
     if (in_quorum()) registered_at_[b] = kUnregistered;  // until its registration is written (this event)
   }
   r.incarnation = heartbeat.incarnation;
   r.ever_registered = true;
-  update_offline_replicas(heartbeat.broker, heartbeat.offline_replicas);
+  update_offline_dirs(heartbeat.broker, heartbeat.offline_dirs, registering);
   // In a quorum a fenced broker is unfenced once it has applied the metadata
   // log up to its registration (BrokerHeartbeatManager: currentMetadataOffset
   // >= the registration's offset; until then it is still catching up).
@@ -222,20 +231,68 @@ void Controller::unfence(BrokerId broker) {
   push({});  // every broker learns the new live set
 }
 
-// KIP-112 / KIP-858: replicas on a failed log dir are treated like a dead broker's.
-void Controller::update_offline_replicas(BrokerId broker, const std::vector<TopicPartition>& offline) {
+// KIP-858 (ReplicationControlManager.handleDirectoriesOffline): the
+// partitions the metadata places on a dir the broker newly reports offline
+// lose it as leader and ISR member. A registration (a new process) lists its
+// dirs anew. Replicas whose directory the controller has not been told
+// (UNASSIGNED) stay eligible: the broker's AssignReplicasToDirs names the
+// failed dir for them later. Before KIP-858 a KRaft broker reports no dirs.
+void Controller::update_offline_dirs(BrokerId broker, const std::vector<std::int32_t>& offline, bool registering) {
   Registration& r = brokers_[static_cast<std::size_t>(broker)];
-  for (const TopicPartition tp : offline) {
-    if (!r.offline_replicas.insert(tp).second) continue;
-    PartitionState& state = partitions_.at(tp);
-    if (state.leader == broker) {
-      depose(state);  // published with its new leader
-      queue_election(tp, broker);
-    } else if (leave_isr(state, broker)) {
-      ++state.partition_epoch;
-      push({state});
+  if (registering) r.offline_dirs.clear();
+  for (const std::int32_t dir : offline) {
+    if (!r.offline_dirs.insert(dir).second || registering) continue;
+    std::vector<PartitionState> changed;
+    for (auto& [tp, state] : partitions_) {
+      if (state.directory_of(broker) == dir) take_off_offline_replica(state, broker, changed);
     }
+    push(changed);
   }
+}
+
+// The replica of `broker` is offline: it stops leading (published with its new
+// leader) or leaves the ISR (added to `changed`).
+void Controller::take_off_offline_replica(PartitionState& state, BrokerId broker, std::vector<PartitionState>& changed) {
+  if (state.leader == broker) {
+    depose(state);
+    queue_election(state.partition, broker);
+  } else if (leave_isr(state, broker)) {
+    ++state.partition_epoch;
+    changed.push_back(state);
+  }
+}
+
+// KIP-858 (ReplicationControlManager.handleAssignReplicasToDirs): the broker
+// names the log dir of its replicas; each is recorded (a partition change),
+// and one on a dir already offline is taken off its partition at once.
+void Controller::handle_assign_replicas_to_dirs(ConnectionId connection, const AssignReplicasToDirsRequest& request) {
+  auto response = std::make_unique<AssignReplicasToDirsResponse>();
+  response->correlation_id = request.correlation_id;
+  const Registration& r = brokers_[static_cast<std::size_t>(request.broker)];
+  if (!r.ever_registered || r.incarnation != request.incarnation) {
+    response->error = Error::StaleBrokerEpoch;  // clusterControl.checkBrokerEpoch
+    return respond_when_committed(connection, std::move(response));
+  }
+  std::vector<PartitionState> changed;
+  for (const auto& [tp, dir] : request.assignments) {
+    const auto it = partitions_.find(tp);
+    Error error = Error::None;
+    if (it == partitions_.end()) {
+      error = Error::UnknownTopicOrPartition;
+    } else if (!contains(it->second.replicas, request.broker)) {
+      error = Error::NotLeaderOrFollower;  // "references non assigned partition"
+    } else {
+      PartitionState& state = it->second;
+      std::erase_if(state.directories, [&](const auto& d) { return d.first == request.broker; });
+      state.directories.emplace_back(request.broker, dir);
+      ++state.partition_epoch;
+      changed.push_back(state);
+      if (r.offline_dirs.contains(dir)) take_off_offline_replica(state, request.broker, changed);
+    }
+    response->results.emplace_back(tp, error);
+  }
+  respond_when_committed(connection, std::move(response));
+  push(changed);
 }
 
 void Controller::push(const std::vector<PartitionState>& states) {

@@ -18,6 +18,7 @@
 // Brokers replicate the log as observers of the quorum and apply what is
 // committed (KIP-631, models/broker/broker_metadata_log.cpp).
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -85,7 +86,11 @@ class Controller final : public Node {
   ~Controller() override;
 
   // Topic creation: replicas[topic][partition], preferred leader first.
-  void create_partitions(const std::vector<std::vector<std::vector<BrokerId>>>& replicas);
+  // The topics the cluster was formatted with; `directory_of` gives the log
+  // dir a broker placed each replica in, where the controller records it (KIP-858).
+  using DirectoryOf = std::function<std::optional<std::int32_t>(BrokerId, TopicPartition)>;
+  void create_partitions(const std::vector<std::vector<std::vector<BrokerId>>>& replicas,
+                         const DirectoryOf& directory_of = {});
 
   // The metadata as this controller holds it: alone, the durable metadata; in
   // a quorum, on the active controller, with its changes not yet committed.
@@ -147,7 +152,9 @@ class Controller final : public Node {
   void begin_controlled_shutdown(BrokerId broker);
   bool leads_any(BrokerId broker) const;
   void unfence(BrokerId broker);
-  void update_offline_replicas(BrokerId broker, const std::vector<TopicPartition>& offline);
+  void update_offline_dirs(BrokerId broker, const std::vector<std::int32_t>& offline, bool registering);
+  void take_off_offline_replica(PartitionState& state, BrokerId broker, std::vector<PartitionState>& changed);
+  void handle_assign_replicas_to_dirs(ConnectionId connection, const AssignReplicasToDirsRequest& request);
   void remove_replica_from_partitions(BrokerId broker);
   void depose(PartitionState& state);
   void queue_election(TopicPartition tp, BrokerId replacing);
@@ -169,7 +176,8 @@ class Controller final : public Node {
   // quorum, the end of what is committed (pushes carry it).
   std::int64_t metadata_offset() const { return in_quorum() ? committed_.end_offset : metadata_offset_; }
   // A response, sent once everything written so far is committed (at once alone).
-  using PendingResponse = std::variant<std::unique_ptr<BrokerHeartbeatResponse>, std::unique_ptr<AlterPartitionResponse>>;
+  using PendingResponse = std::variant<std::unique_ptr<BrokerHeartbeatResponse>, std::unique_ptr<AlterPartitionResponse>,
+                                       std::unique_ptr<AssignReplicasToDirsResponse>>;
   void respond_when_committed(ConnectionId connection, PendingResponse response);
 
   // The quorum (controller_raft.cpp).

@@ -142,6 +142,11 @@ void Controller::answer_not_controller(ConnectionId connection, const ApiMessage
   if (request.api_key() == ApiKey::BrokerHeartbeat) {
     return send_not_controller(connection, std::make_unique<BrokerHeartbeatResponse>());
   }
+  if (request.api_key() == ApiKey::AssignReplicasToDirs) {
+    auto response = std::make_unique<AssignReplicasToDirsResponse>();
+    response->correlation_id = message_as<AssignReplicasToDirsRequest>(request).correlation_id;
+    return send_not_controller(connection, std::move(response));
+  }
   if (request.api_key() != ApiKey::AlterPartition) unexpected_message(name(), request);
   const auto& alter = message_as<AlterPartitionRequest>(request);
   auto response = std::make_unique<AlterPartitionResponse>();

@@ -89,6 +89,8 @@ void Controller::settle_reassignment(PartitionState& state, const PartitionState
     update_elr(state, isr_before);
     publish(ReassignmentChanged{state.partition, ReassignmentPhase::Completed, state.replicas.size(), 0, 0});
   }
+  // KIP-858: a replica removed takes its directory with it (one added starts UNASSIGNED).
+  std::erase_if(state.directories, [&](const auto& d) { return !contains(state.replicas, d.first); });
   // electAnyLeader (an ONLINE election): the leader stays while it is valid,
   // else the first replica in the ISR that can lead.
   const BrokerId leader = state.leader;

@@ -5,7 +5,8 @@ namespace ksim::models {
 // The partition, its epochs and leader, and a broker id per replica, ISR and ELR member.
 std::uint64_t PartitionChangeRecord::size_bytes() const {
   return 32 + 4 * (state.replicas.size() + state.isr.size() + state.elr.size() + state.last_known_elr.size() +
-              state.adding.size() + state.removing.size());
+              state.adding.size() + state.removing.size()) +
+         16 * state.directories.size();  // KIP-858: a Uuid per replica
 }
 
 void MetadataImage::replay(const RaftRecord& record) {

@@ -30,7 +30,7 @@ struct BrokerRegistration {
   bool ever_registered = false;
   std::uint32_t incarnation = 0;  // its process, as Kafka's broker epoch tells one from the next
   bool shutting_down = false;     // inControlledShutdown
-  std::set<TopicPartition> offline_replicas;  // KIP-858: replicas on its failed log dirs
+  std::set<std::int32_t> offline_dirs;  // KIP-858: its failed log dirs (by index), as its heartbeats report them
   friend bool operator==(const BrokerRegistration&, const BrokerRegistration&) = default;
 };
 
@@ -55,7 +55,7 @@ class BrokerRegistrationRecord final : public MetadataRecord {
  public:
   BrokerRegistrationRecord(BrokerId b, BrokerRegistration r) : broker(b), registration(std::move(r)) {}
   Kind kind() const override { return Kind::BrokerRegistrationChange; }
-  std::uint64_t size_bytes() const override { return 40 + 8 * registration.offline_replicas.size(); }
+  std::uint64_t size_bytes() const override { return 40 + 16 * registration.offline_dirs.size(); }
   BrokerId broker;
   BrokerRegistration registration;
 };

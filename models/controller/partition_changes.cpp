@@ -80,9 +80,16 @@ void Controller::run_next_election() {
   });
 }
 
+// ReplicationControlManager's LeaderAcceptor: an active broker whose log dir
+// for the replica is online; a replica with no directory recorded (UNASSIGNED)
+// counts as online (DirectoryId.isOnline), KIP-858.
 bool Controller::is_usable(BrokerId broker, TopicPartition tp) const {
   const Registration& r = brokers_[static_cast<std::size_t>(broker)];
-  return !r.fenced && !r.shutting_down && !r.offline_replicas.contains(tp);
+  if (r.fenced || r.shutting_down) return false;
+  if (r.offline_dirs.empty()) return true;
+  const auto state = partitions_.find(tp);
+  const auto dir = state == partitions_.end() ? std::nullopt : state->second.directory_of(broker);
+  return !dir || !r.offline_dirs.contains(*dir);
 }
 
 // Replaces the leader `replacing` (fenced or offline when queued; it may be

@@ -34,6 +34,7 @@ std::string_view to_string(ApiKey key) {
     case ApiKey::ShareGroupHeartbeat: return "ShareGroupHeartbeat";
     case ApiKey::ShareFetch: return "ShareFetch";
     case ApiKey::ShareAcknowledge: return "ShareAcknowledge";
+    case ApiKey::AssignReplicasToDirs: return "AssignReplicasToDirs";
     case ApiKey::ZooKeeper: return "ZooKeeper";
   }
   return "?";

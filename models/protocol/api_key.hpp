@@ -45,6 +45,7 @@ enum class ApiKey : std::int16_t {
   ConsumerGroupHeartbeat = 68,  // KIP-848: the consumer group protocol (group.protocol=consumer)
   ShareGroupHeartbeat = 76,     // KIP-932: a share group's member to its coordinator
   ShareFetch = 78,              // KIP-932: acquire records of a share-partition (and acknowledge earlier ones)
+  AssignReplicasToDirs = 73,    // KIP-858: a broker tells the controller a replica's log dir
   ShareAcknowledge = 79,        // KIP-932: acknowledge delivered records
   // Not Kafka's: ZooKeeper's own protocol (models/zookeeper/zk_messages.hpp),
   // its operation in the message, between brokers and the ZooKeeper ensemble

@@ -167,6 +167,12 @@ struct BrokerConfig {
   // to another controller: controller.quorum.request.timeout.ms, after which
   // its metadata log fetch would ask another voter who leads.
   SimTime controller_request_timeout = seconds(2);
+  // KIP-858 (KRaft, 3.7+): a broker that cannot tell the controller of a failed
+  // log dir this long shuts down (log.dir.failure.timeout.ms); one whose
+  // metadata log dir fails halts (metadata.log.dir, by default the first of
+  // log.dirs; a path outside log.dirs is a dir no fault reaches).
+  SimTime log_dir_failure_timeout = seconds(30);
+  std::string metadata_log_dir;
   // The brokers' release's mechanisms (kafka_release.hpp): KIP-101 (without
   // it a follower truncates to its high watermark when it becomes a follower,
   // instead of asking the leader where its epoch ended), KIP-360, KIP-112,

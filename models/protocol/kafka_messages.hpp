@@ -34,6 +34,16 @@ struct PartitionState {
   std::vector<BrokerId> adding;
   std::vector<BrokerId> removing;
   bool reassigning() const { return !adding.empty() || !removing.empty(); }
+  // KIP-858 (PartitionRegistration.directories): the log dir the controller
+  // has for a replica, by its index in the broker's log dirs; a replica not
+  // listed is UNASSIGNED (or MIGRATING), which counts as online.
+  std::vector<std::pair<BrokerId, std::int32_t>> directories;
+  std::optional<std::int32_t> directory_of(BrokerId broker) const {
+    for (const auto& [b, dir] : directories) {
+      if (b == broker) return dir;
+    }
+    return std::nullopt;
+  }
 };
 
 // ---- producer -> partition leader ----
@@ -145,8 +155,33 @@ struct BrokerHeartbeat final : KafkaRequest<BrokerHeartbeat, ApiKey::BrokerHeart
   // BrokerRegistrationRequest.PreviousBrokerEpoch: whether the broker's last stop was
   // clean (a controlled shutdown); a crash is an unclean shutdown (KIP-966).
   bool previous_stop_clean = true;
-  std::vector<TopicPartition> offline_replicas;  // KIP-112/KIP-858: replicas on failed log dirs
-  std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 8 * offline_replicas.size(); }
+  // ZooKeeper mode (KIP-112): the replicas on failed log dirs, for the broker's
+  // own side's log dir event notification.
+  std::vector<TopicPartition> offline_replicas;
+  std::vector<std::int32_t> offline_dirs;  // KRaft, KIP-858: OfflineLogDirs, as log dir indexes
+  std::uint64_t size_bytes() const override {
+    return kRequestHeaderBytes + 8 * offline_replicas.size() + 16 * offline_dirs.size();
+  }
+};
+
+// KIP-858 (AssignmentsManager): a broker tells the controller which log dir
+// holds each listed replica.
+struct AssignReplicasToDirsRequest final : KafkaRequest<AssignReplicasToDirsRequest, ApiKey::AssignReplicasToDirs> {
+  static constexpr std::string_view kName = "AssignReplicasToDirs";
+  std::int64_t correlation_id = 0;
+  BrokerId broker = kNoBroker;
+  std::uint32_t incarnation = 0;  // BrokerEpoch
+  std::vector<std::pair<TopicPartition, std::int32_t>> assignments;
+  std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 12 + 24 * assignments.size(); }
+};
+
+struct AssignReplicasToDirsResponse final : KafkaResponse<AssignReplicasToDirsResponse, ApiKey::AssignReplicasToDirs> {
+  static constexpr std::string_view kName = "AssignReplicasToDirsResponse";
+  std::int64_t correlation_id = 0;
+  Error error = Error::None;  // NotController, StaleBrokerEpoch: every assignment is tried again
+  std::int32_t active_controller = -1;  // with NotController: the controller the responder knows active, or -1
+  std::vector<std::pair<TopicPartition, Error>> results;
+  std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 8 * results.size(); }
 };
 
 struct BrokerHeartbeatResponse final : KafkaResponse<BrokerHeartbeatResponse, ApiKey::BrokerHeartbeat> {

@@ -125,6 +125,11 @@ const std::vector<MechanismInfo>& mechanisms() {
       {M::StrictMinIsr, "KAFKA-15583", {3, 7}, "brokers",
        "min.insync.replicas is capped at the replica count, and the high watermark holds while the ISR is below it",
        D::Both},
+      {M::DirectoryAssignment, "KIP-858", {3, 7}, "brokers, controller",
+       "KRaft JBOD: the controller records each replica's log dir (AssignReplicasToDirs) and a broker reports a "
+       "failed dir in its heartbeat, so leadership moves off it; a failed metadata log dir halts the broker (before, "
+       "a KRaft controller never learns of a failed dir)",
+       D::Both},
       {M::LingerDefault5, "KIP-1030", {4, 0}, "producers", "linger.ms defaults to 5 (0 before)", D::Both},
       {M::ConsumerGroupProtocol, "KIP-848", {4, 0}, "consumers, brokers",
        "the consumer group protocol (group.protocol=consumer; classic stays the default)", D::Both, {}, false},

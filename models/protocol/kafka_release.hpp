@@ -71,8 +71,9 @@ enum class Mechanism : std::uint8_t {
   PreVote,                   // KIP-996
   AssignmentEpochs,          // KIP-1251
   TieredStorage,             // KIP-405
+  DirectoryAssignment,       // KIP-858
 };
-inline constexpr std::size_t kMechanismCount = static_cast<std::size_t>(Mechanism::TieredStorage) + 1;
+inline constexpr std::size_t kMechanismCount = static_cast<std::size_t>(Mechanism::DirectoryAssignment) + 1;
 
 // Which sides of a mechanism ksim models: the cluster with it, without it, or both.
 enum class Modelled : std::uint8_t { Both, WithOnly, WithoutOnly, Neither };

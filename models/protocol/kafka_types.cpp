@@ -53,6 +53,7 @@ std::string_view to_string(Error error) {
     case Error::GroupIdNotFound: return "GROUP_ID_NOT_FOUND";
     case Error::InconsistentGroupProtocol: return "INCONSISTENT_GROUP_PROTOCOL";
     case Error::GroupMaxSizeReached: return "GROUP_MAX_SIZE_REACHED";
+    case Error::StaleBrokerEpoch: return "STALE_BROKER_EPOCH";
     case Error::TopicAlreadyExists: return "TOPIC_ALREADY_EXISTS";
     case Error::InvalidReplicationFactor: return "INVALID_REPLICATION_FACTOR";
     // KafkaProducer.waitOnMetadata: "Topic %s not present in metadata after %d ms." (a TimeoutException)
@@ -94,6 +95,7 @@ bool is_retriable(Error error) {
     case Error::GroupIdNotFound:
     case Error::InconsistentGroupProtocol:
     case Error::GroupMaxSizeReached:
+    case Error::StaleBrokerEpoch:
     case Error::TopicAlreadyExists:
     case Error::InvalidReplicationFactor:
     case Error::TopicNotInMetadata:

@@ -92,6 +92,7 @@ enum class Error {
   InconsistentGroupProtocol,     // a JoinGroup whose protocols the group's classic members do not all support
   // KIP-389 (classic, group.max.size) and KIP-848 (group.consumer.max.size)
   GroupMaxSizeReached,           // a new member's join to a group at its maximum size (fatal for the client)
+  StaleBrokerEpoch,              // KIP-858: an AssignReplicasToDirs from a broker's previous process
 };
 std::string_view to_string(Error error);
 bool is_retriable(Error error);

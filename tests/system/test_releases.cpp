@@ -70,12 +70,12 @@ TEST_CASE("a failed JBOD disk: 0.11 halts the whole broker, 1.0+ takes only its 
     INFO("seed " << seed);
     const auto before = run_scenario("releases/jbod-disk-failure", seed, {"kafka_version=0.11"});
     const auto after = run_scenario("releases/jbod-disk-failure", seed, {"kafka_version=1.0"});
-    // Bytes written to broker-0's healthy /b, against broker-1's /b.
+    // Bytes written to broker-0's healthy /a, against broker-1's /a.
     const auto healthy_dir = [](const ksim::testing::ScenarioRun& run, int broker) {
       for (const auto& d : run.report["log_dirs"]) {
-        if (d["broker"] == broker && d["path"] == "/b") return d["bytes"].get<double>();
+        if (d["broker"] == broker && d["path"] == "/a") return d["bytes"].get<double>();
       }
-      FAIL("no /b on broker " << broker);
+      FAIL("no /a on broker " << broker);
       return 0.0;
     };
     CHECK(healthy_dir(before, 0) < 0.6 * healthy_dir(before, 1));  // stopped at 8 s of 40

@@ -182,3 +182,17 @@ TEST_CASE("ZooKeeper era: a broker added under load registers and generate_reass
   }
   CHECK(on_new_broker >= 6);  // its share of orders' 36 replicas
 }
+
+TEST_CASE("ZooKeeper era: a broker's clean stop drops its replica fetchers with their timers", "[zookeeper][system]") {
+  // Found by ksim explore: a broker stopping (its ZooKeeper side handed over)
+  // freed its fetchers while a fetcher's wake-up timer was pending; the timer
+  // then wrote to freed memory (a crash, or heap corruption).
+  const auto run = ksim::testing::run_scenario(
+      "releases/zk-reassign-partitions", 3375731828816117629ULL,
+      {"nemesis={start: 1s, end: 40s, latency_spike: {rate: 0.025980139/s, duration: {distribution: uniform, min: "
+       "100ms, max: 6966455108ns}, extra: 843653023ns}, jitter_burst: {rate: 0.059342163/s, duration: {distribution: "
+       "uniform, min: 100ms, max: 2331477411ns}, jitter: {distribution: pareto, scale: 100us, shape: 1.2}}, shutdown: "
+       "{rate: 0.154767566/s, duration: {distribution: uniform, min: 100ms, max: 5830414348ns}, targets: [brokers]}}"});
+  CHECK(run.status == ksim::app::kExitOk);
+  CHECK(run.report["controller"]["controlled_shutdowns"].get<int>() >= 1);
+}

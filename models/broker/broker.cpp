@@ -64,7 +64,13 @@ void Broker::on_start() {
     set_timer(0, [this] { crash(CrashKind::Process); });
     return;
   }
-  for (LogDir& d : log_dirs_) d.offline_acknowledged = true;  // a registration lists only the online dirs
+  // LogManager.createAndValidateLogDirs: a dir offline since an I/O error is
+  // tried again at start; one whose disk works again (no longer full) loads
+  // its logs and serves. A registration lists only the online dirs.
+  for (LogDir& d : log_dirs_) {
+    if (!d.disk.failed()) d.online = true;
+    d.offline_acknowledged = true;
+  }
   live_brokers_.clear();
   isr_eligible_.clear();
   shutting_down_ = false;

@@ -95,6 +95,33 @@ producers:
   CHECK(report.kafka->delivery.lost == 0);
 }
 
+TEST_CASE("a log dir offline since its disk filled is back after the broker restarts", "[kafka][disks]") {
+  // LogManager validates the dirs at start: a disk with room again serves its logs.
+  const std::string yaml = R"(
+duration: 20s
+brokers:
+  count: 3
+  log_dirs: [{path: /a}, {path: /b}]
+topics: [{name: t, partitions: 4, replication_factor: 3}]
+producers:
+  - {name: p, topic: t, rate: 1000/s, record_size: 100B}
+faults:
+  - {kind: disk_full, at: 5s, duration: 1s, nodes: [broker-0], log_dir: /b}
+)";
+  const auto b_online = [](const ksim::app::RunReport& report) {
+    for (const auto& d : report.kafka->log_dirs) {
+      if (d.broker == 0 && d.stats.path == "/b") return d.stats.online;
+    }
+    FAIL("no /b on broker 0");
+    return false;
+  };
+  const RunReport stays = run_inline(yaml);
+  const RunReport restarted = run_inline(yaml + "  - {kind: crash, at: 8s, duration: 2s, nodes: [broker-0]}\n");
+  CHECK_FALSE(b_online(stays));  // no way back while the process runs
+  CHECK(b_online(restarted));
+  CHECK(restarted.kafka->delivery.lost == 0);
+}
+
 TEST_CASE("min.insync.replicas refuses writes while the ISR is too small", "[kafka]") {
   const RunReport report = run_inline(R"(
 duration: 20s

@@ -455,6 +455,14 @@ std::optional<KafkaSpec> read_kafka(MapReader& root, const std::vector<std::stri
                                    units::format_duration(kafka.controller.broker_session_timeout) +
                                    "): the controller fences every broker between two heartbeats");
   }
+  // KIP-858's keys (KRaft from 3.7) mean nothing to a ZooKeeper-era broker or an earlier KRaft one.
+  if (kafka.zookeeper || !cluster.has(Mechanism::DirectoryAssignment)) {
+    for (const char* key : {"log.dir.failure.timeout.ms", "metadata.log.dir"}) {
+      if (brokers.map("config").has(key)) {
+        brokers.map("config").warn(key, "has no effect: KIP-858's failed log dir handling is KRaft's from 3.7");
+      }
+    }
+  }
   ListReader topics = root.list("topics");
   for (std::size_t i = 0; i < topics.size(); ++i) {
     kafka.topics.push_back(read_topic(topics.map_at(i), kafka.topic_defaults, kafka.brokers.count));

@@ -79,3 +79,17 @@ TEST_CASE("a broker that cannot report a failed dir for log.dir.failure.timeout.
   CHECK(shutdowns({"brokers.config[log.dir.failure.timeout.ms]=60s"}) == 0);
   CHECK(shutdowns({"kafka_version=3.6"}) == 0);
 }
+
+TEST_CASE("KIP-858's broker keys warn where they have no effect: ZooKeeper, or KRaft before 3.7", "[kip-858]") {
+  const auto warned = [](const std::string& version) {
+    const auto run = run_scenario("releases/kraft-jbod-disk-failure", 1,
+                                  {"kafka_version=" + version, "brokers.config[metadata.log.dir]=/meta"});
+    for (const auto& w : run.report["warnings"]) {
+      if (w.get<std::string>().find("metadata.log.dir: has no effect") != std::string::npos) return true;
+    }
+    return false;
+  };
+  CHECK(warned("3.6"));
+  CHECK(warned("2.8"));
+  CHECK_FALSE(warned("3.7"));
+}

@@ -16,6 +16,7 @@ std::uint64_t CoordinatorRecord::bytes() const {
       size += 3 * (key + id.size()) + 64 + m->client_id.size() + 8 * (m->assigned.size() + m->pending_revocation.size()) +
               8 * consumer_group->target_of(id).size();
     }
+    for (const std::string& id : departed_members) size += 3 * (key + id.size());  // three tombstones: keys only
     return size;
   }
   if (!metadata) return offsets.size() * (key + 48);
@@ -39,6 +40,12 @@ RecordKey CoordinatorRecordStore::key(std::uint64_t id, std::int32_t index) {
     std::get<KeyKind>(key) = KeyKind::Transaction;
   } else if (record.consumer_group) {
     std::get<KeyKind>(key) = index == 0 ? KeyKind::ConsumerGroup : KeyKind::ConsumerGroupMember;
+    const auto members = static_cast<std::int32_t>(record.consumer_group->members.size());
+    if (index > members) {  // a departed member's tombstone
+      std::get<2>(key) = record.departed_members.at(static_cast<std::size_t>(index - 1 - members));
+      const auto next = static_cast<std::int64_t>(keys_.size());
+      return {keys_.try_emplace(std::move(key), next).first->second, true};
+    }
     if (index > 0) std::get<2>(key) = std::next(record.consumer_group->members.begin(), index - 1)->first;
   } else if (record.metadata) {
     std::get<KeyKind>(key) = KeyKind::GroupMetadata;

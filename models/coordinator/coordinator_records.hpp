@@ -73,6 +73,10 @@ struct CoordinatorRecord {
   std::optional<GroupMetadataRecord> metadata; // or the group's metadata
   std::optional<TransactionRecord> transaction;  // or a transaction's state
   std::shared_ptr<const ConsumerGroupImage> consumer_group;  // or a KIP-848 consumer group's state
+  // With `consumer_group`: the members gone since the group's records last
+  // named them, each written as its records' tombstones (GroupCoordinatorRecordHelpers:
+  // ConsumerGroupMemberMetadata, CurrentMemberAssignment, TargetAssignmentMember).
+  std::vector<std::string> departed_members;
   // A transactional offset commit (TxnOffsetCommit): written by this producer, in its transaction.
   ProducerId producer_id = kNoProducerId;
   ProducerEpoch producer_epoch = -1;
@@ -82,7 +86,9 @@ struct CoordinatorRecord {
   // group's key (GroupCoordinatorRecordHelpers' tombstones).
   bool tombstone = false;
   std::int32_t record_count() const {
-    if (consumer_group) return 1 + static_cast<std::int32_t>(consumer_group->members.size());
+    if (consumer_group) {
+      return 1 + static_cast<std::int32_t>(consumer_group->members.size() + departed_members.size());
+    }
     return metadata || transaction ? 1 : static_cast<std::int32_t>(offsets.size());
   }
   std::uint64_t bytes() const;
@@ -98,7 +104,8 @@ class CoordinatorRecordStore {
   // keys (equal keys, equal numbers): Kafka's OffsetCommitKey (group, topic,
   // partition), GroupMetadataKey (group), ConsumerGroupMetadataKey (group: a
   // KIP-848 group's record 0) and ConsumerGroupMemberMetadataKey (group,
-  // member: its records 1..n, by member id), TransactionLogKey (transactional id).
+  // member: its records 1..n, by member id, then the departed members'
+  // tombstones), TransactionLogKey (transactional id).
   RecordKey key(std::uint64_t id, std::int32_t index);
 
  private:

@@ -185,6 +185,7 @@ class GroupCoordinator {
     std::map<TopicPartition, std::string> stable_owners;  // client id per partition when last Stable
     bool rebalancing = false;                         // a rebalance is open in the history
     std::optional<std::uint64_t> stored;              // the record of the group as last written
+    std::set<std::string> logged_members;             // members whose records the log holds, no tombstone after
   };
   ConsumerGroupEntry& consumer_group(const std::string& group);
   Error consumer_join(ConsumerGroupEntry& entry, const ConsumerGroupHeartbeatRequest& request);

@@ -11,6 +11,10 @@
 // rebalance timeout of members still revoking (GroupMetadataManager.onLoaded):
 // a coordinator move keeps the members, their epochs and assignments.
 //
+// A member gone since the group's last write leaves tombstones of its keys in
+// the next (GroupMetadataManager.removeMember), so the log cleaner removes its
+// records and, after delete.retention.ms, the tombstones.
+//
 // Simplification: Kafka writes one record per piece that changed
 // (ConsumerGroupMetadata with the group epoch, ConsumerGroupMemberMetadata,
 // ConsumerGroupPartitionMetadata, ConsumerGroupTargetAssignmentMetadata and
@@ -85,12 +89,22 @@ void GroupCoordinator::persist_consumer_group(const std::string& group, std::fun
   // Shared with the group's last write what did not change (consumer_group_image.hpp).
   const ConsumerGroupImage* previous = it->second.stored ? records_.at(*it->second.stored).consumer_group.get() : nullptr;
   record.consumer_group = std::make_shared<const ConsumerGroupImage>(it->second.group.image(previous));
+  // GroupMetadataManager.removeMember: a member gone since the last write leaves tombstones.
+  std::set<std::string>& logged = it->second.logged_members;
+  for (const std::string& member : logged) {
+    if (!record.consumer_group->members.contains(member)) record.departed_members.push_back(member);
+  }
+  std::vector<std::string> departed = record.departed_members;
+  logged.clear();
+  for (const auto& [member, m] : record.consumer_group->members) logged.insert(member);
   const std::uint64_t id = records_.add(std::move(record));
   it->second.stored = id;
-  append(partition, id, [this, group, id, then = std::move(then)](Error error) {
-    if (error != Error::None) {  // not in the log: the next operation writes the group again
-      const auto again = consumer_groups_.find(group);
-      if (again != consumer_groups_.end() && again->second.stored == id) again->second.stored.reset();
+  append(partition, id, [this, group, id, departed = std::move(departed), then = std::move(then)](Error error) {
+    const auto again = consumer_groups_.find(group);
+    if (error != Error::None && again != consumer_groups_.end()) {
+      // Not in the log: the next operation writes the group again, and the tombstones.
+      if (again->second.stored == id) again->second.stored.reset();
+      again->second.logged_members.insert(departed.begin(), departed.end());
     }
     then(error);
   });
@@ -103,6 +117,8 @@ void GroupCoordinator::replay_consumer_group(std::int32_t partition, std::uint64
   entry.partition = partition;
   entry.group = ConsumerGroup::from_image(*record.consumer_group);
   entry.stored = record_id;
+  entry.logged_members.clear();
+  for (const auto& [member, m] : record.consumer_group->members) entry.logged_members.insert(member);
 }
 
 // GroupMetadataManager.onLoaded for consumer groups: every member has its

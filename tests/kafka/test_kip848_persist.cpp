@@ -194,3 +194,30 @@ TEST_CASE("a KIP-848 member silent since before the coordinator moved is fenced 
   CHECK(a4.error == Error::None);
   CHECK(a4.member_epoch > a3.member_epoch);  // the group epoch moved on without b
 }
+
+TEST_CASE("a KIP-848 member that leaves is written as tombstones of its records' keys", "[kip848-persist][coordinator]") {
+  CoordinatorRecordStore records;
+  PersistCoordinator c(records, PartitionLog{});
+  const auto a1 = c.heartbeat("a", 0);
+  const auto b1 = c.heartbeat("b", 0);
+  REQUIRE(b1.error == Error::None);
+  const std::uint64_t with_b = c.host.appended.back();
+  REQUIRE(records.at(with_b).consumer_group->members.size() == 2);
+  CHECK(records.at(with_b).departed_members.empty());
+  // b's key in the record that named it (members are in id order: a, b).
+  const RecordKey b_key = records.key(with_b, 2);
+  CHECK_FALSE(b_key.tombstone);
+  c.heartbeat("b", -1);  // b leaves (LeaveGroup: member epoch -1)
+  const std::uint64_t without_b = c.host.appended.back();
+  const CoordinatorRecord& left = records.at(without_b);
+  REQUIRE(left.consumer_group->members.size() == 1);
+  REQUIRE(left.departed_members == std::vector<std::string>{"b"});
+  CHECK(left.record_count() == 3);  // the group, a, b's tombstone
+  const RecordKey tombstone = records.key(without_b, 2);
+  CHECK(tombstone.tombstone);
+  CHECK(tombstone.key == b_key.key);  // it supersedes b's records when the log is cleaned
+  CHECK_FALSE(records.key(without_b, 1).tombstone);
+  // The next write names only what changed since: no tombstone again.
+  c.heartbeat("a", a1.member_epoch, persist_owned(a1));
+  if (c.host.appended.back() != without_b) CHECK(records.at(c.host.appended.back()).departed_members.empty());
+}

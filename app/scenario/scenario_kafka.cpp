@@ -168,7 +168,9 @@ models::BrokerConfig read_broker_config(MapReader& brokers, const std::optional<
   }
   c.broker_heartbeat_interval = in.get<Duration>("broker.heartbeat.interval.ms", c.broker_heartbeat_interval, {1, kNever});
   c.log_dir_failure_timeout = in.get<Duration>("log.dir.failure.timeout.ms", c.log_dir_failure_timeout, {1, kNever});
-  c.metadata_log_dir = in.get<std::string>("metadata.log.dir", c.metadata_log_dir);
+  // Read only when given: the resolved config (which the ground-truth harness
+  // passes to real brokers) must not carry an empty path, which Kafka takes for "/".
+  if (in.has("metadata.log.dir")) c.metadata_log_dir = in.get<std::string>("metadata.log.dir", "");
   // LogManager's retention task (kafka-log-retention), and how long deleted segment files stay on disk.
   c.log_retention_check_interval =
       in.get<Duration>("log.retention.check.interval.ms", c.log_retention_check_interval, {1, kNever});

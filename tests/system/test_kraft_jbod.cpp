@@ -93,3 +93,17 @@ TEST_CASE("KIP-858's broker keys warn where they have no effect: ZooKeeper, or K
   CHECK(warned("2.8"));
   CHECK_FALSE(warned("3.7"));
 }
+
+TEST_CASE("metadata.log.dir is in the resolved broker config only when given", "[kip-858]") {
+  // The ground-truth harness passes the resolved config to real brokers: an
+  // empty metadata.log.dir would put their metadata log in "/".
+  const auto has_key = [](const std::string& yaml) {
+    const auto scenario = ksim::testing::parse_scenario(yaml);
+    for (const auto& [key, value] : scenario.kafka->broker_config) {
+      if (key == "metadata.log.dir") return true;
+    }
+    return false;
+  };
+  CHECK_FALSE(has_key("brokers: {count: 1}\ntopics: [{name: t}]\n"));
+  CHECK(has_key("brokers: {count: 1, config: {metadata.log.dir: /meta}}\ntopics: [{name: t}]\n"));
+}

@@ -512,19 +512,29 @@ const std::vector<models::InvariantViolation>& Cluster::invariant_violations() c
 
 namespace ksim::app {
 
-// The broker that leads the transactional.id's __transaction_state partition when the run starts.
+// The broker that leads the transactional.id's __transaction_state partition now.
 std::optional<models::BrokerId> Cluster::txn_coordinator_of(const std::string& transactional_id) const {
   if (transaction_replicas_.empty()) return std::nullopt;
   const std::int32_t p =
       models::group_partition(transactional_id, static_cast<std::int32_t>(transaction_replicas_.size()));
-  return transaction_replicas_[static_cast<std::size_t>(p)].front();
+  return leader_now({transaction_topic_, p}, transaction_replicas_[static_cast<std::size_t>(p)].front());
 }
 
-// The broker that leads the group's __consumer_offsets partition when the run starts.
+// The broker that leads the group's __consumer_offsets partition now.
 std::optional<models::BrokerId> Cluster::coordinator_of(const std::string& group) const {
   if (offsets_replicas_.empty()) return std::nullopt;
   const std::int32_t p = models::group_partition(group, static_cast<std::int32_t>(offsets_replicas_.size()));
-  return offsets_replicas_[static_cast<std::size_t>(p)].front();
+  return leader_now({offsets_topic_, p}, offsets_replicas_[static_cast<std::size_t>(p)].front());
+}
+
+std::optional<models::BrokerId> Cluster::leader_now(models::TopicPartition tp,
+                                                    std::optional<models::BrokerId> preferred) const {
+  if (!quorum_) return preferred;
+  const auto& partitions = quorum_->partitions();
+  const auto it = partitions.find(tp);
+  if (it == partitions.end()) return preferred;
+  if (it->second.leader == models::kNoBroker) return std::nullopt;
+  return it->second.leader;
 }
 
 }  // namespace ksim::app

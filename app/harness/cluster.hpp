@@ -23,6 +23,7 @@
 #include "app/harness/protocol_coverage.hpp"
 #include "models/check/time_series_tracker.hpp"
 #include "app/harness/resource_usage.hpp"
+#include "app/scenario/leader_target.hpp"
 #include "app/scenario/scenario.hpp"
 #include "models/broker/broker.hpp"
 #include "models/client/consumer/consumer.hpp"
@@ -170,10 +171,13 @@ class Cluster {
   const std::vector<models::TimeSample>& time_series() const;
   // The largest gap between a leader's log end and a follower's, in records, sampled every second.
   std::int64_t max_replication_lag() const { return replication_lag_.max_lag_records(); }
-  // The broker leading a group's __consumer_offsets partition at the start (fault target "coordinator:GROUP").
+  // The broker leading a group's __consumer_offsets partition now (fault target "coordinator:GROUP").
   std::optional<models::BrokerId> coordinator_of(const std::string& group) const;
-  // The broker leading a transactional.id's __transaction_state partition at the start ("txn-coordinator:ID").
+  // The broker leading a transactional.id's __transaction_state partition now ("txn-coordinator:ID").
   std::optional<models::BrokerId> txn_coordinator_of(const std::string& transactional_id) const;
+  // The leader of a partition in the committed metadata now; before the metadata
+  // has the partition, `preferred` (its first replica); nullopt when it has no leader.
+  std::optional<models::BrokerId> leader_now(models::TopicPartition tp, std::optional<models::BrokerId> preferred) const;
 
   // The committed log of every partition: its leader's log up to the high
   // watermark; partitions without a live leader are offline.
@@ -221,6 +225,7 @@ class Cluster {
   NodeId standby_controller_node() const;
   std::set<std::int32_t> internal_topics() const;
   std::vector<NodeId> resolve_nodes(const std::vector<std::string>& names) const;
+  std::optional<models::BrokerId> leader_of_topic_partition(const LeaderTarget& target) const;
   std::vector<LinkId> resolve_links(const std::vector<std::string>& names) const;
 
   const Scenario& scenario_;

@@ -1,12 +1,13 @@
 // Faults on the cluster: the scenario's target names resolved to nodes and
-// links (`controller`, `coordinator:GROUP` and `txn-coordinator:ID` when a
-// fault starts), the scheduled faults, the nemesis' planned ones, and the
-// disk faults' handlers.
+// links (`controller`, `coordinator:GROUP`, `txn-coordinator:ID` and
+// `leader:TOPIC-P` when a fault starts), the scheduled faults, the nemesis'
+// planned ones, and the disk faults' handlers.
 #include "app/harness/cluster.hpp"
 
 #include <algorithm>
 #include <set>
 
+#include "app/scenario/leader_target.hpp"
 #include "sim/faults/nemesis.hpp"
 
 namespace ksim::app {
@@ -44,6 +45,10 @@ std::vector<NodeId> Cluster::resolve_nodes(const std::vector<std::string>& names
       }
       continue;
     }
+    if (const auto target = parse_leader_target(name)) {
+      if (const auto broker = leader_of_topic_partition(*target)) ids.insert(brokers_[static_cast<std::size_t>(*broker)]->id());
+      continue;
+    }
     if (name == "controller" && quorum_ && (quorum_->is_quorum() || quorum_->is_zookeeper())) {
       ids.insert(active_controller_node());
       continue;
@@ -58,6 +63,16 @@ std::vector<NodeId> Cluster::resolve_nodes(const std::vector<std::string>& names
     }
   }
   return {ids.begin(), ids.end()};
+}
+
+// The broker leading a scenario topic's partition now; nullopt when the topic
+// is not created yet or the partition has no leader.
+std::optional<models::BrokerId> Cluster::leader_of_topic_partition(const LeaderTarget& target) const {
+  if (!scenario_.kafka) return std::nullopt;
+  const auto& topics = scenario_.kafka->topics;
+  const auto topic = std::find_if(topics.begin(), topics.end(), [&](const auto& t) { return t.name == target.topic; });
+  if (topic == topics.end()) return std::nullopt;
+  return leader_now({static_cast<std::int32_t>(topic - topics.begin()), target.partition}, std::nullopt);
 }
 
 // A name stands for the uplink of a host (to its rack switch) or of a rack
@@ -85,17 +100,22 @@ void Cluster::schedule_faults() {
     Fault fault = spec.fault;
     fault.nodes = resolve_nodes(spec.nodes);
     fault.other_nodes = resolve_nodes(spec.other_nodes);
-    // `controller` with a quorum: the active controller when the fault starts;
-    // `standby-controller`: the first of the others then.
-    const auto names_controller = [](const std::vector<std::string>& names) {
-      return std::any_of(names.begin(), names.end(),
-                         [](const std::string& n) { return n == "controller" || n == "standby-controller"; });
+    // Targets known only while running (the active controller, a group's or a
+    // transactional.id's coordinator, a partition's leader): resolved when the fault starts.
+    const auto names_dynamic = [this](const std::vector<std::string>& names) {
+      return std::any_of(names.begin(), names.end(), [this](const std::string& n) {
+        const bool controller = (n == "controller" || n == "standby-controller") && quorum_ &&
+                                (quorum_->is_quorum() || quorum_->is_zookeeper());
+        return controller || n.starts_with("coordinator:") || n.starts_with("txn-coordinator:") || names_leader(n);
+      });
     };
-    if (quorum_ && (quorum_->is_quorum() || quorum_->is_zookeeper()) &&
-        (names_controller(spec.nodes) || names_controller(spec.other_nodes))) {
+    if (names_dynamic(spec.nodes) || names_dynamic(spec.other_nodes)) {
       fault.resolve_at_start = [this, nodes = spec.nodes, others = spec.other_nodes](Fault& f) {
         f.nodes = resolve_nodes(nodes);
         f.other_nodes = resolve_nodes(others);
+        // A side named but standing for nobody now: cutting "everyone else" off, or
+        // jittering every node, is not what was asked for.
+        return !(f.nodes.empty() && !nodes.empty()) && !(f.other_nodes.empty() && !others.empty());
       };
     }
     fault.links = resolve_links(spec.links);

@@ -75,6 +75,7 @@ RunReport make_report(const Cluster& cluster, double wall_s) {
   }
   r.network = sim.network().stats();
   r.faults_fired = cluster.faults().coverage();
+  r.faults_missed = cluster.faults().missed();
   r.fault_paths = cluster.fault_paths();
   r.protocol_states = cluster.protocol_states();
   r.fault_schedule = fault_schedule(cluster);
@@ -96,6 +97,7 @@ nlohmann::ordered_json to_json(const RunReport& r) {
   if (r.rpc) add_rpc_json(*r.rpc, j);
   add_json(kNetworkSection, r.network, j);
   j["faults_fired"] = r.faults_fired;
+  j["faults_missed"] = r.faults_missed;
   j["fault_paths"] = r.fault_paths;
   if (r.kafka) j["protocol_states"] = r.protocol_states;
   j["fault_schedule"] = r.fault_schedule;
@@ -119,6 +121,9 @@ void print_report(const RunReport& r, std::ostream& out) {
   fmt::print(out, "\nfaults fired\n ");
   for (const auto& [kind, count] : r.faults_fired) fmt::print(out, " {} {}", kind, count);
   fmt::print(out, "\n");
+  if (r.faults_missed > 0) {
+    fmt::print(out, "  missed {}: their targets stood for nobody when due (a partition without a leader)\n", r.faults_missed);
+  }
   for (const auto& [kind, paths] : r.fault_paths) {
     for (const auto& [path, count] : paths) fmt::print(out, "  {} {}: {}\n", kind, path, count);
   }

@@ -35,6 +35,7 @@ struct RunReport {
   std::optional<KafkaFigures> kafka;
   NetworkStats network;
   std::map<std::string, std::uint64_t> faults_fired;
+  std::uint64_t faults_missed = 0;        // faults whose targets stood for nobody when due (leader:T-P of an offline partition)
   FaultPathCounts fault_paths;            // what the faults hit (app/harness/fault_paths.hpp)
   ProtocolStateCounts protocol_states;    // the protocol states it went through (app/harness/protocol_coverage.hpp)
   nlohmann::ordered_json fault_schedule;  // each fault fired, as a `faults:` entry (app/report/fault_schedule.hpp)

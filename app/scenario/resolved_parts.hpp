@@ -12,7 +12,7 @@ namespace ksim::app {
 
 nlohmann::json distribution_json(const Distribution& d);  // {text, mean_ns, constant}
 // Targets known only while running: "coordinator:GROUP", "txn-coordinator:ID",
-// and with a controller quorum "controller" (the active one).
+// "leader:TOPIC-P", and with a controller quorum "controller" (the active one).
 bool is_dynamic_target(const Scenario& scenario, const std::string& name);
 std::vector<std::string> dynamic_targets(const Scenario& scenario, const std::vector<std::string>& names);
 // The node names a list of targets stands for, in creation order (as Cluster::resolve_nodes).

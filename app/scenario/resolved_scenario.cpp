@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "app/scenario/leader_target.hpp"
 #include "app/scenario/resolved_parts.hpp"
 #include "app/scenario/units.hpp"
 
@@ -125,7 +126,7 @@ bool is_dynamic_target(const Scenario& scenario, const std::string& name) {
   // A quorum's active controller, or with ZooKeeper the broker that is the controller then (Cluster::resolve_nodes).
   if (name == "controller") return scenario.kafka && (scenario.kafka->controller_count > 1 || scenario.kafka->zookeeper);
   if (name == "standby-controller") return scenario.kafka && scenario.kafka->controller_count > 1;
-  return name.starts_with("coordinator:") || name.starts_with("txn-coordinator:");
+  return name.starts_with("coordinator:") || name.starts_with("txn-coordinator:") || names_leader(name);
 }
 
 std::vector<std::string> dynamic_targets(const Scenario& scenario, const std::vector<std::string>& names) {

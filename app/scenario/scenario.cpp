@@ -4,6 +4,7 @@
 #include <set>
 
 #include "app/scenario/distribution_reader.hpp"
+#include "app/scenario/leader_target.hpp"
 #include "app/scenario/name_reader.hpp"
 #include "app/scenario/units.hpp"
 
@@ -141,6 +142,10 @@ void check_fault_time(MapReader& in, std::string_view key, SimTime at, const Sce
 }
 
 std::vector<FaultSpec> read_faults(ListReader list, const KnownNames& known, const Scenario& s, bool shortened) {
+  // A node target, or a partition's leader when the fault starts (leader:TOPIC-P).
+  const NameCheck target_check = [&](const std::string& name) {
+    return names_leader(name) ? leader_target_error(s, name) : unknown_name_error(name, known.targets);
+  };
   std::vector<FaultSpec> faults;
   for (std::size_t i = 0; i < list.size(); ++i) {
     MapReader in = list.map_at(i);
@@ -166,10 +171,10 @@ std::vector<FaultSpec> read_faults(ListReader list, const KnownNames& known, con
                                spec.fault.kind == FaultKind::NodeCrash || spec.fault.kind == FaultKind::NodeShutdown ||
                                spec.fault.kind == FaultKind::Extension;
       spec.nodes = read_names(in, "nodes", needs_nodes ? std::vector<std::string>{} : std::vector<std::string>{"all"},
-                              &known.targets);
+                              target_check);
       if (spec.nodes.empty()) throw in.error("nodes", "is required for a " + kind_name + " fault");
     }
-    if (spec.fault.kind == FaultKind::Partition) spec.other_nodes = read_names(in, "other_nodes", {}, &known.targets);
+    if (spec.fault.kind == FaultKind::Partition) spec.other_nodes = read_names(in, "other_nodes", {}, target_check);
     faults.push_back(std::move(spec));
   }
   return faults;
@@ -223,7 +228,11 @@ NemesisSpec read_nemesis(MapReader in, const KnownNames& known, const Scenario& 
       rule.links = read_names(rule_in, "links", {}, &known.links);
       if (rule.links.empty()) throw rule_in.error("links", "a link_slowdown needs links (host or rack names)");
     } else {
-      rule.targets = read_names(rule_in, "targets", rule.targets, &known.targets);
+      rule.targets = read_names(rule_in, "targets", rule.targets, [&](const std::string& target) -> std::optional<std::string> {
+        if (!names_leader(target)) return unknown_name_error(target, known.targets);
+        return "names a partition's leader, which is known only when a fault starts; a nemesis draws its targets "
+               "before the run: name 'brokers' (any of them) or 'broker-0' ...";
+      });
       const bool quorum = s.kafka && s.kafka->controller_count > 1;
       for (const auto& [role, what] : {std::pair{"controller", "the active controller"},
                                        std::pair{"standby-controller", "a controller that is not the active one"}}) {

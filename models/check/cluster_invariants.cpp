@@ -65,13 +65,9 @@ std::span<const Invariant> ClusterInvariants::all() { return kInvariants; }
 ClusterInvariants::ClusterInvariants(std::vector<Broker*> brokers, const ControllerQuorum& controller, std::uint64_t seed,
                                      Scope scope)
     : brokers_(std::move(brokers)), controller_(controller), seed_(seed), scope_(scope) {
-  std::int32_t total = 0;
   const std::int32_t topics = controller_.partitions().empty() ? 0 : controller_.partitions().rbegin()->first.topic + 1;
-  for (std::int32_t t = 0; t < topics; ++t) {
-    topic_base_.push_back(total);
-    total += controller_.partition_count(t);
-  }
-  epochs_.resize(static_cast<std::size_t>(total));
+  epochs_.resize(static_cast<std::size_t>(topics));
+  for (std::int32_t t = 0; t < topics; ++t) epochs_[static_cast<std::size_t>(t)].resize(static_cast<std::size_t>(controller_.partition_count(t)));
   for (Broker* b : brokers_) b->add_partition_listener(this);
   if (controller_.is_quorum()) quorum_ = std::make_unique<QuorumInvariants>(controller_, seed_, violations_);
 }
@@ -216,12 +212,21 @@ void ClusterInvariants::verdict(bool holds, std::string_view invariant, TopicPar
   violations_.push_back({invariant, now, seed_, tp, broker, detail()});
 }
 
+// Grown as topics are created during the run (a create_topic operation, auto-creation).
+std::vector<ClusterInvariants::EpochRecord>& ClusterInvariants::epochs_of(TopicPartition tp) {
+  const auto topic = static_cast<std::size_t>(tp.topic);
+  const auto partition = static_cast<std::size_t>(tp.partition);
+  if (topic >= epochs_.size()) epochs_.resize(topic + 1);
+  if (partition >= epochs_[topic].size()) epochs_[topic].resize(partition + 1);
+  return epochs_[topic][partition];
+}
+
 void ClusterInvariants::check_leader(const Broker& leader, const Partition& p, SimTime now) {
   const TopicPartition tp = p.tp();
   const BrokerId id = leader.broker_id();
   const Epoch epoch = p.leader_epoch();
   const Offset hw = p.log().high_watermark();
-  std::vector<EpochRecord>& seen = epochs_[global_index(tp)];
+  std::vector<EpochRecord>& seen = epochs_of(tp);
   auto record = std::find_if(seen.rbegin(), seen.rend(), [&](const EpochRecord& r) { return r.epoch == epoch; });
   if (record == seen.rend()) {
     seen.push_back({epoch, id, hw});

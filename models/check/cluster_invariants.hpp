@@ -86,9 +86,7 @@ class ClusterInvariants final : public PartitionListener {
   // Checks `tp` where `broker` changed: as its leader, or else every leader of it.
   void check(TopicPartition tp, BrokerId broker, SimTime now);
   void check_all_leaders(TopicPartition tp, SimTime now);
-  std::size_t global_index(TopicPartition tp) const {
-    return static_cast<std::size_t>(topic_base_[static_cast<std::size_t>(tp.topic)] + tp.partition);
-  }
+  std::vector<EpochRecord>& epochs_of(TopicPartition tp);
   void check_leader(const Broker& leader, const Partition& p, SimTime now);
   void check_share_partitions(const Broker& b, SimTime now);
   void check_log_starts(SimTime now);
@@ -106,8 +104,9 @@ class ClusterInvariants final : public PartitionListener {
   Scope scope_;
   std::vector<std::pair<TopicPartition, BrokerId>> changed_;  // in this event: a partition, on a broker
   std::vector<TopicPartition> new_leaders_;  // in this event: partitions whose leader changed
-  std::vector<std::int32_t> topic_base_;  // the first global partition number of each topic
-  std::vector<std::vector<EpochRecord>> epochs_;  // by global partition number: each leader epoch seen
+  // By topic and partition: each leader epoch seen. Topics created during the run are
+  // added when first seen (a flat index fixed at the start put them over other topics).
+  std::vector<std::vector<std::vector<EpochRecord>>> epochs_;
   std::set<std::pair<BrokerId, TopicPartition>> lost_tail_;  // replicas excused from high_watermark_within_isr
   struct LogStartMove {
     TopicPartition tp;

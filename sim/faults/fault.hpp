@@ -46,8 +46,10 @@ struct Fault {
   std::string target{};             // extension faults: what inside the nodes (a log dir, say)
   // Targets known only when the fault starts (a role a model assigns at run
   // time, such as the active controller): when set, called just before the
-  // fault is applied, to fill in `nodes` and `other_nodes`.
-  std::function<void(Fault&)> resolve_at_start{};
+  // fault is applied, to fill in `nodes` and `other_nodes`. False when a
+  // target stands for nobody then (a partition without a leader): the fault
+  // does not fire, and counts as missed.
+  std::function<bool(Fault&)> resolve_at_start{};
 };
 
 }  // namespace ksim

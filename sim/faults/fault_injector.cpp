@@ -81,8 +81,15 @@ std::vector<NodeId> FaultInjector::with_companions(const std::vector<NodeId>& no
 }
 
 void FaultInjector::start(Scheduled& s) {
+  if (s.fault.resolve_at_start && !s.fault.resolve_at_start(s.fault)) {
+    s.state = Scheduled::State::Over;
+    const std::string_view name = name_of(s.fault);
+    ++missed_[std::string(name)];
+    sim_.trace().record(sim_.now(), "faults", "fault.missed", {{"fault", name}});
+    sim_.log().info("faults", "{} finds no target: it does not fire", name);
+    return;
+  }
   s.state = Scheduled::State::Active;
-  if (s.fault.resolve_at_start) s.fault.resolve_at_start(s.fault);
   const Fault& fault = s.fault;
   const std::string_view name = name_of(fault);
   ++started_[std::string(name)];
@@ -170,6 +177,12 @@ std::map<std::string, std::uint64_t> FaultInjector::coverage() const {
   for (const auto& [name, handler] : extensions_) result[name] = 0;
   for (const auto& [name, count] : started_) result[name] = count;
   return result;
+}
+
+std::uint64_t FaultInjector::missed() const {
+  std::uint64_t total = 0;
+  for (const auto& [kind, count] : missed_) total += count;
+  return total;
 }
 
 std::uint64_t FaultInjector::started() const {

@@ -39,6 +39,8 @@ class FaultInjector {
   // Faults that started, by kind name; zero counts are included.
   std::map<std::string, std::uint64_t> coverage() const;
   std::uint64_t started() const;
+  // Faults whose targets stood for nobody when they were to start (Fault::resolve_at_start): not fired.
+  std::uint64_t missed() const;
 
  private:
   struct Scheduled {
@@ -58,6 +60,7 @@ class FaultInjector {
   std::string_view name_of(const Fault& fault) const;
 
   std::map<std::string, std::uint64_t, std::less<>> started_;
+  std::map<std::string, std::uint64_t, std::less<>> missed_;
   std::map<std::string, ExtensionHandler, std::less<>> extensions_;
   std::vector<Observer> observers_;
   std::deque<Scheduled> faults_;  // owned here, never moved: events refer to them

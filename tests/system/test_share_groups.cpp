@@ -137,9 +137,10 @@ TEST_CASE("a fault on coordinator:GROUP of a share group hits that share group's
   document.apply_override("faults=[{kind: crash, at: 10s, duration: 10s, nodes: ['coordinator:payments']}]");
   const auto scenario = ksim::app::read_scenario(document, ksim::app::expectation_catalogue());
   ksim::app::Cluster cluster(scenario, ksim::app::RunOptions{});
-  cluster.run();
-  const auto coordinator = cluster.coordinator_of("payments");
+  cluster.run_until(ksim::seconds(10) - 1);
+  const auto coordinator = cluster.coordinator_of("payments");  // when the fault starts
   REQUIRE(coordinator);
+  cluster.run();
   REQUIRE(cluster.fired_faults().size() == 1);
   const auto& fired = cluster.fired_faults().front();
   CHECK(fired.kind == "crash");

@@ -9,7 +9,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.admin.TransactionDescription;
+import org.apache.kafka.common.Node;
 
 /**
  * Injects the scenario's faults for real at their times, each on a thread of its own that
@@ -91,6 +93,7 @@ public final class FaultInjector {
         try {
             RunClock.sleepUntil(f.atNs());
             List<String> nodes = targets(f);
+            if (nodes.isEmpty()) return;  // its target stood for nobody (a partition without a leader): missed, as in ksim
             Map<String, Object> record = new LinkedHashMap<>();
             record.put("kind", f.kind());
             record.put("at", RunClock.now());
@@ -129,6 +132,16 @@ public final class FaultInjector {
                 TransactionDescription d = cluster.admin().describeTransactions(List.of(id)).all()
                         .get(10, TimeUnit.SECONDS).get(id);
                 nodes.add(AddressPlan.brokerName(d.coordinatorId()));
+            } else if (target.startsWith("leader:")) {
+                // The broker leading TOPIC-P now, as ksim's Cluster::leader_of_topic_partition: none when it has no leader.
+                String rest = target.substring("leader:".length());
+                int dash = rest.lastIndexOf('-');
+                String topic = rest.substring(0, dash);
+                int partition = Integer.parseInt(rest.substring(dash + 1));
+                TopicDescription d = cluster.admin().describeTopics(List.of(topic)).allTopicNames()
+                        .get(10, TimeUnit.SECONDS).get(topic);
+                Node leader = d.partitions().get(partition).leader();
+                if (leader != null && !leader.isEmpty()) nodes.add(AddressPlan.brokerName(leader.id()));
             }
         }
         return nodes;

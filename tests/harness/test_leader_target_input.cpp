@@ -38,7 +38,7 @@ TEST_CASE("leader:TOPIC-P parses the partition after the last dash", "[input][fa
   }
 }
 
-TEST_CASE("a fault may target a partition's leader; the topic and partition must exist", "[input][faults]") {
+TEST_CASE("a fault may target the leader of a partition of a topic the scenario has", "[input][faults]") {
   const Scenario s = parse_scenario(crash_of("leader:orders-eu-3"));
   REQUIRE(s.faults.size() == 1);
   CHECK(s.faults[0].nodes == std::vector<std::string>{"leader:orders-eu-3"});

@@ -17,10 +17,14 @@ std::uint64_t CoordinatorRecord::bytes() const {
               8 * consumer_group->target_of(id).size();
     }
     for (const std::string& id : departed_members) size += 3 * (key + id.size());  // three tombstones: keys only
-    return size;
+    return size + (classic_tombstone ? key : 0);
   }
   if (!metadata) return offsets.size() * (key + 48);
   std::uint64_t size = key + 32 + metadata->protocol.size() + metadata->leader.size();
+  if (consumer_group_tombstone) {  // the consumer group's keys: its metadata, its target assignment's, each member's three
+    size += 2 * key;
+    for (const std::string& id : departed_members) size += 3 * (key + id.size());
+  }
   for (const auto& m : metadata->members) {
     size += 48 + m.member_id.size() + m.client_id.size() + 8 * (m.assignment.size() + m.subscription.owned.size());
   }
@@ -35,25 +39,32 @@ std::uint64_t CoordinatorRecordStore::add(CoordinatorRecord record) {
 RecordKey CoordinatorRecordStore::key(std::uint64_t id, std::int32_t index) {
   const CoordinatorRecord& record = at(id);
   assert(index >= 0 && index < record.record_count());
-  Key key{KeyKind::Offset, record.group, {}, {}};
-  if (record.transaction) {
-    std::get<KeyKind>(key) = KeyKind::Transaction;
-  } else if (record.consumer_group) {
-    std::get<KeyKind>(key) = index == 0 ? KeyKind::ConsumerGroup : KeyKind::ConsumerGroupMember;
+  const auto numbered = [this](Key key, bool tombstone) -> RecordKey {
+    const auto next = static_cast<std::int64_t>(keys_.size());
+    return {keys_.try_emplace(std::move(key), next).first->second, tombstone};
+  };
+  const auto member_key = [&](const std::string& member) { return Key{KeyKind::ConsumerGroupMember, record.group, member, {}}; };
+  if (record.transaction) return numbered(Key{KeyKind::Transaction, record.group, {}, {}}, record.tombstone);
+  if (record.consumer_group) {
     const auto members = static_cast<std::int32_t>(record.consumer_group->members.size());
-    if (index > members) {  // a departed member's tombstone
-      std::get<2>(key) = record.departed_members.at(static_cast<std::size_t>(index - 1 - members));
-      const auto next = static_cast<std::int64_t>(keys_.size());
-      return {keys_.try_emplace(std::move(key), next).first->second, true};
+    const auto departed = static_cast<std::int32_t>(record.departed_members.size());
+    if (index == 0) return numbered(Key{KeyKind::ConsumerGroup, record.group, {}, {}}, record.tombstone);
+    if (index <= members) {
+      return numbered(member_key(std::next(record.consumer_group->members.begin(), index - 1)->first), record.tombstone);
     }
-    if (index > 0) std::get<2>(key) = std::next(record.consumer_group->members.begin(), index - 1)->first;
-  } else if (record.metadata) {
-    std::get<KeyKind>(key) = KeyKind::GroupMetadata;
-  } else {
-    std::get<TopicPartition>(key) = record.offsets.at(static_cast<std::size_t>(index)).partition;
+    if (index <= members + departed) {  // a departed member's tombstone
+      return numbered(member_key(record.departed_members.at(static_cast<std::size_t>(index - 1 - members))), true);
+    }
+    return numbered(Key{KeyKind::GroupMetadata, record.group, {}, {}}, true);  // an upgrade: the classic group's
   }
-  const auto next = static_cast<std::int64_t>(keys_.size());
-  return {keys_.try_emplace(std::move(key), next).first->second, record.tombstone};
+  if (record.metadata) {
+    if (index == 0) return numbered(Key{KeyKind::GroupMetadata, record.group, {}, {}}, record.tombstone);
+    // A downgrade: the consumer group's key, then its members'.
+    if (index == 1) return numbered(Key{KeyKind::ConsumerGroup, record.group, {}, {}}, true);
+    return numbered(member_key(record.departed_members.at(static_cast<std::size_t>(index - 2))), true);
+  }
+  return numbered(Key{KeyKind::Offset, record.group, {}, record.offsets.at(static_cast<std::size_t>(index)).partition},
+                  record.tombstone);
 }
 
 }  // namespace ksim::models

@@ -76,7 +76,15 @@ struct CoordinatorRecord {
   // With `consumer_group`: the members gone since the group's records last
   // named them, each written as its records' tombstones (GroupCoordinatorRecordHelpers:
   // ConsumerGroupMemberMetadata, CurrentMemberAssignment, TargetAssignmentMember).
+  // With `metadata` and `consumer_group_tombstone`: the members of the consumer group it replaces.
   std::vector<std::string> departed_members;
+  // A conversion between the group protocols writes the old group's tombstones
+  // with the new group's records (GroupMetadataManager.convertToConsumerGroup,
+  // convertToClassicGroup). With `consumer_group`: the classic group's
+  // GroupMetadata key too, last (an upgrade). With `metadata`: the consumer
+  // group's ConsumerGroupMetadata key, then `departed_members`' keys (a downgrade).
+  bool classic_tombstone = false;
+  bool consumer_group_tombstone = false;
   // A transactional offset commit (TxnOffsetCommit): written by this producer, in its transaction.
   ProducerId producer_id = kNoProducerId;
   ProducerEpoch producer_epoch = -1;
@@ -86,10 +94,12 @@ struct CoordinatorRecord {
   // group's key (GroupCoordinatorRecordHelpers' tombstones).
   bool tombstone = false;
   std::int32_t record_count() const {
+    const auto departed = static_cast<std::int32_t>(departed_members.size());
     if (consumer_group) {
-      return 1 + static_cast<std::int32_t>(consumer_group->members.size() + departed_members.size());
+      return 1 + static_cast<std::int32_t>(consumer_group->members.size()) + departed + (classic_tombstone ? 1 : 0);
     }
-    return metadata || transaction ? 1 : static_cast<std::int32_t>(offsets.size());
+    if (metadata) return 1 + (consumer_group_tombstone ? 1 + departed : 0);
+    return transaction ? 1 : static_cast<std::int32_t>(offsets.size());
   }
   std::uint64_t bytes() const;
 };
@@ -105,7 +115,8 @@ class CoordinatorRecordStore {
   // partition), GroupMetadataKey (group), ConsumerGroupMetadataKey (group: a
   // KIP-848 group's record 0) and ConsumerGroupMemberMetadataKey (group,
   // member: its records 1..n, by member id, then the departed members'
-  // tombstones), TransactionLogKey (transactional id).
+  // tombstones), TransactionLogKey (transactional id); a conversion's
+  // tombstones of the other protocol's keys (`classic_tombstone`, `consumer_group_tombstone`).
   RecordKey key(std::uint64_t id, std::int32_t index);
 
  private:

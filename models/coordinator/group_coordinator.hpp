@@ -186,6 +186,7 @@ class GroupCoordinator {
     bool rebalancing = false;                         // a rebalance is open in the history
     std::optional<std::uint64_t> stored;              // the record of the group as last written
     std::set<std::string> logged_members;             // members whose records the log holds, no tombstone after
+    bool classic_tombstone_pending = false;           // converted from a classic group: its key's tombstone goes with the next write
   };
   ConsumerGroupEntry& consumer_group(const std::string& group);
   Error consumer_join(ConsumerGroupEntry& entry, const ConsumerGroupHeartbeatRequest& request);
@@ -290,7 +291,10 @@ class GroupCoordinator {
   void replay(Group& g, const CoordinatorRecord& record, std::int32_t first, std::int32_t count);
   void settle(Group& g, ProducerId producer, bool commit);
   void finish_load(std::int32_t partition, std::uint64_t generation);
-  void store_group(const Group& g, const Assignment& assignment, std::function<void(Error)> done);
+  // `replaced_members`: a downgrade, with the tombstones of the consumer group it replaces and of those members.
+  void clear_classic_membership(Group& g);  // the classic group replaced by a consumer group (offsets kept)
+  void store_group(const Group& g, const Assignment& assignment, std::function<void(Error)> done,
+                   const std::vector<std::string>* replaced_members = nullptr);
   GroupMetadataRecord metadata_of(const Group& g, const Assignment& assignment) const;
   Error check_commit(const Group* g, const MemberIdentity& member, bool transactional) const;
 

@@ -31,11 +31,15 @@
 //   converts at that JoinGroup with the new member in the old one's place,
 //   and no rebalance.
 //
-// Records: a conversion writes the classic group's GroupMetadata record
-// (empty, Kafka's tombstone, on an upgrade; the members and their
-// assignments on a downgrade). Consumer groups keep their membership in
-// memory (see group_coordinator_consumer.cpp), so their records are not
-// written.
+// Records: a conversion writes the old group's tombstones with the new
+// group's records, in one write. An upgrade: the consumer group's records
+// and the classic group's GroupMetadata tombstone (with the consumer group's
+// next write, group_coordinator_persist.cpp). A downgrade: the classic
+// group's GroupMetadata with its members and their assignments, and the
+// tombstones of the consumer group's keys and of each member's (ksim's
+// CoordinatorRecord: classic_tombstone, consumer_group_tombstone). The
+// cleaner then removes the old group's records, and the tombstones after
+// delete.retention.ms.
 #include <algorithm>
 
 #include "models/coordinator/group_coordinator.hpp"
@@ -91,9 +95,16 @@ void GroupCoordinator::convert_to_consumer_group(Group& g, const std::string& tr
   ConsumerGroupEntry& entry = consumer_group(g.id);
   entry.group = ConsumerGroup::from_classic(g.id, g.generation, std::move(members));
   entry.stable_owners = g.owners;
-  // The classic group is gone (Kafka writes its tombstone); ksim keeps its
-  // entry, Empty, for the group's offsets. Not a transition: the group is
-  // replaced, as loading replaces one.
+  // The classic group is gone (its tombstone goes with the consumer group's
+  // first write); ksim keeps its entry, Empty, for the group's offsets.
+  clear_classic_membership(g);
+  entry.classic_tombstone_pending = true;
+  host_.coordinator_publish(GroupConverted{g.id, "consumer", trigger, static_cast<std::int64_t>(count)});
+  for (const auto& [id, m] : entry.group.members()) consumer_schedule_session(entry, id);
+}
+
+// Not a transition: the group is replaced, as loading replaces one.
+void GroupCoordinator::clear_classic_membership(Group& g) {
   g.members.clear();
   g.static_members.clear();
   g.pending_members.clear();
@@ -103,9 +114,6 @@ void GroupCoordinator::convert_to_consumer_group(Group& g, const std::string& tr
   g.initial_delay = false;
   g.state = GroupState::Empty;
   g.state_since = host_.coordinator_now();
-  store_group(g, {}, [](Error) {});
-  host_.coordinator_publish(GroupConverted{g.id, "consumer", trigger, static_cast<std::int64_t>(count)});
-  for (const auto& [id, m] : entry.group.members()) consumer_schedule_session(entry, id);
 }
 
 bool GroupCoordinator::validate_online_downgrade(const ConsumerGroupEntry& entry, const std::string& leaving_member) const {
@@ -160,8 +168,12 @@ void GroupCoordinator::convert_to_classic_group(ConsumerGroupEntry& entry, const
     for (const auto& [id, timer] : *timers) host_.coordinator_cancel(timer);
   }
   if (!leaving_member.empty()) host_.coordinator_publish(MemberRemoved{g.id, leaving_member, "downgrade to a classic group"});
+  // createGroupTombstoneRecords: every member's keys, the leaving one's included, and those the log still names.
+  std::set<std::string> replaced = entry.logged_members;
+  for (const auto& [id, m] : cg.members()) replaced.insert(id);
+  const std::vector<std::string> replaced_members(replaced.begin(), replaced.end());
   consumer_groups_.erase(g.id);  // `entry` is gone from here on
-  store_group(g, assignment, [](Error) {});
+  store_group(g, assignment, [](Error) {}, &replaced_members);
   host_.coordinator_publish(GroupConverted{g.id, "classic", trigger, members});
   for (auto& [id, m] : g.members) schedule_session_expiry(g, m);
   // A member that left or was fenced: every member rejoins; a replacement: none (convertToClassicGroup).

@@ -89,7 +89,8 @@ void GroupCoordinator::replay(Group& g, const CoordinatorRecord& record, std::in
       g.offsets[o.partition] = {o, record.written};
     }
   }
-  if (!record.metadata) return;
+  // A downgrade's record whose GroupMetadata the cleaner removed (a later one superseded it): its tombstones only.
+  if (!record.metadata || first > 0) return;
   // A classic group's metadata replaces a consumer group of that id (Kafka writes its tombstones).
   if (const auto cg = consumer_groups_.find(g.id); cg != consumer_groups_.end()) {
     assert(cg->second.session_timers.empty() && "replayed while loading, before any timer");
@@ -188,10 +189,15 @@ GroupMetadataRecord GroupCoordinator::metadata_of(const Group& g, const Assignme
   return meta;
 }
 
-void GroupCoordinator::store_group(const Group& g, const Assignment& assignment, std::function<void(Error)> done) {
+void GroupCoordinator::store_group(const Group& g, const Assignment& assignment, std::function<void(Error)> done,
+                                   const std::vector<std::string>* replaced_members) {
   CoordinatorRecord record;
   record.group = g.id;
   record.metadata = metadata_of(g, assignment);
+  if (replaced_members) {
+    record.consumer_group_tombstone = true;
+    record.departed_members = *replaced_members;
+  }
   const std::uint64_t id = records_.add(std::move(record));
   append(g.partition, id, std::move(done));
 }

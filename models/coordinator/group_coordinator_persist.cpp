@@ -23,6 +23,7 @@
 // to the same state. A failed write does not revert the in-memory group (the
 // partition is being lost anyway); the next operation writes the group again.
 #include <cassert>
+#include <utility>
 
 #include "models/coordinator/group_coordinator.hpp"
 
@@ -94,17 +95,21 @@ void GroupCoordinator::persist_consumer_group(const std::string& group, std::fun
   for (const std::string& member : logged) {
     if (!record.consumer_group->members.contains(member)) record.departed_members.push_back(member);
   }
+  // An upgrade's first write: the classic group's GroupMetadata tombstone (convertToConsumerGroup).
+  record.classic_tombstone = std::exchange(it->second.classic_tombstone_pending, false);
+  const bool classic_tombstone = record.classic_tombstone;
   std::vector<std::string> departed = record.departed_members;
   logged.clear();
   for (const auto& [member, m] : record.consumer_group->members) logged.insert(member);
   const std::uint64_t id = records_.add(std::move(record));
   it->second.stored = id;
-  append(partition, id, [this, group, id, departed = std::move(departed), then = std::move(then)](Error error) {
+  append(partition, id, [this, group, id, classic_tombstone, departed = std::move(departed), then = std::move(then)](Error error) {
     const auto again = consumer_groups_.find(group);
     if (error != Error::None && again != consumer_groups_.end()) {
       // Not in the log: the next operation writes the group again, and the tombstones.
       if (again->second.stored == id) again->second.stored.reset();
       again->second.logged_members.insert(departed.begin(), departed.end());
+      again->second.classic_tombstone_pending |= classic_tombstone;
     }
     then(error);
   });
@@ -119,6 +124,11 @@ void GroupCoordinator::replay_consumer_group(std::int32_t partition, std::uint64
   entry.stored = record_id;
   entry.logged_members.clear();
   for (const auto& [member, m] : record.consumer_group->members) entry.logged_members.insert(member);
+  entry.classic_tombstone_pending = false;
+  // An upgrade's record: the classic group it replaced is gone, its offsets stay.
+  if (record.classic_tombstone) {
+    if (Group* classic = find(record.group)) clear_classic_membership(*classic);
+  }
 }
 
 // GroupMetadataManager.onLoaded for consumer groups: every member has its

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "models/coordinator/group_coordinator.hpp"
+#include "tests/support/coordinator_log.hpp"
 #include "tests/support/fake_coordinator_host.hpp"
 
 using namespace ksim;
@@ -260,4 +261,96 @@ TEST_CASE("a mixed group rebalances when a classic member leaves, and each membe
   }
   CHECK(epoch > c2.member_epoch);  // a's removal bumped the group epoch
   CHECK(f.heartbeat(f.a_id, generation) == Error::UnknownMemberId);
+}
+
+namespace {
+
+// The records the coordinator wrote, in order (every record added is appended), as its partition's log.
+PartitionLog conversion_log(const CoordinatorRecordStore& records) {
+  std::vector<std::uint64_t> ids(records.size());
+  for (std::uint64_t id = 0; id < ids.size(); ++id) ids[id] = id;
+  return ksim::testing::coordinator_log(records, ids);
+}
+
+// The last record written with a classic group's metadata (`with_metadata`) or a consumer group's.
+std::uint64_t last_record(const CoordinatorRecordStore& records, bool with_metadata) {
+  for (std::uint64_t id = records.size(); id-- > 0;) {
+    if (with_metadata ? records.at(id).metadata.has_value() : records.at(id).consumer_group != nullptr) return id;
+  }
+  FAIL("no such record");
+  return 0;
+}
+
+}  // namespace
+
+TEST_CASE("an online upgrade writes the classic group's tombstone with the consumer group's records",
+          "[kip848-migration][coordinator][compaction]") {
+  MigrationFixture f;
+  const std::int32_t generation = f.classic_group();
+  CHECK(f.commit(f.a_id, generation) == Error::None);
+  const std::uint64_t classic = last_record(f.records, /*with_metadata=*/true);
+  REQUIRE(f.records.at(classic).metadata->members.size() == 2);
+  const RecordKey classic_key = f.records.key(classic, 0);
+  CHECK_FALSE(classic_key.tombstone);
+  f.consumer_heartbeat("c", 0);  // converts the group (convertToConsumerGroup)
+  REQUIRE(f.conversions == std::vector<std::string>{"consumer"});
+  CHECK(last_record(f.records, /*with_metadata=*/true) == classic);  // no classic metadata written since
+  const std::uint64_t upgrade = last_record(f.records, /*with_metadata=*/false);
+  const CoordinatorRecord& record = f.records.at(upgrade);
+  REQUIRE(record.classic_tombstone);
+  REQUIRE(record.consumer_group->members.size() == 3);
+  CHECK(record.record_count() == 5);  // the group, a, b, c, the classic group's tombstone
+  const RecordKey tombstone = f.records.key(upgrade, 4);
+  CHECK(tombstone.tombstone);
+  CHECK(tombstone.key == classic_key.key);  // it supersedes the classic group's metadata
+  CHECK_FALSE(f.records.key(upgrade, 3).tombstone);
+  // Only the first write: the next one carries no tombstone of it again.
+  f.consumer_heartbeat("c", f.last<ConsumerGroupHeartbeatResponse>().member_epoch);
+  if (last_record(f.records, false) != upgrade) CHECK_FALSE(f.records.at(last_record(f.records, false)).classic_tombstone);
+
+  // A new coordinator loads a consumer group, and keeps the classic group's offsets: the tombstone is the
+  // GroupMetadata key's, not the group's deletion.
+  MigrationHost host;
+  CoordinatorRecordStore& records = f.records;
+  GroupCoordinator loaded(host, MigrationFixture::config(MigrationPolicy::Bidirectional, INT32_MAX), records, nullptr);
+  const PartitionLog log = conversion_log(records);
+  loaded.load(0, log);
+  host.queue.run_until(host.queue.now() + milliseconds(100));
+  OffsetFetchRequest fetch;
+  fetch.correlation_id = 1;
+  fetch.group = "g";
+  fetch.partitions = {{0, 0}};
+  loaded.handle(1, fetch);
+  const auto& fetched = dynamic_cast<const OffsetFetchResponse&>(*host.sent.back());
+  REQUIRE(fetched.offsets.size() == 1);
+  CHECK(fetched.offsets[0].offset == 10);
+  loaded.handle(1, ksim::testing::kip848_heartbeat_request(2, "c", record.consumer_group->members.at("c")->member_epoch, {}));
+  CHECK(dynamic_cast<const ConsumerGroupHeartbeatResponse&>(*host.sent.back()).error == Error::None);
+}
+
+TEST_CASE("an online downgrade writes the tombstones of the consumer group's keys with the classic group's metadata",
+          "[kip848-migration][coordinator][compaction]") {
+  MigrationFixture f;
+  f.classic_group();
+  f.consumer_heartbeat("c", 0);
+  const std::uint64_t consumer = last_record(f.records, /*with_metadata=*/false);
+  const CoordinatorRecord& group = f.records.at(consumer);
+  REQUIRE(group.consumer_group->members.size() == 3);
+  CHECK(f.consumer_heartbeat("c", kLeaveMemberEpoch).error == Error::None);  // the last consumer-protocol member
+  REQUIRE(f.conversions == std::vector<std::string>{"consumer", "classic"});
+  const std::uint64_t downgrade = last_record(f.records, /*with_metadata=*/true);
+  const CoordinatorRecord& record = f.records.at(downgrade);
+  REQUIRE(record.consumer_group_tombstone);
+  CHECK(record.metadata->members.size() == 2);  // a and b, c gone
+  REQUIRE(record.departed_members.size() == 3);  // every member's keys, the leaving c's included
+  CHECK(record.record_count() == 5);           // the classic metadata, the group's tombstone, three members'
+  CHECK_FALSE(f.records.key(downgrade, 0).tombstone);
+  const RecordKey group_tombstone = f.records.key(downgrade, 1);
+  CHECK(group_tombstone.tombstone);
+  CHECK(group_tombstone.key == f.records.key(consumer, 0).key);
+  for (std::int32_t i = 0; i < 3; ++i) {  // members in id order in both
+    const RecordKey member = f.records.key(downgrade, 2 + i);
+    CHECK(member.tombstone);
+    CHECK(member.key == f.records.key(consumer, 1 + i).key);
+  }
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "models/coordinator/group_coordinator.hpp"
+#include "tests/support/coordinator_log.hpp"
 #include "tests/support/fake_coordinator_host.hpp"
 
 using namespace ksim;
@@ -78,16 +79,7 @@ std::vector<std::int32_t> persist_owned(const ConsumerGroupHeartbeatResponse& r)
 
 // The new leader's log: the batches the old coordinator appended.
 PartitionLog persist_log(const CoordinatorRecordStore& records, const std::vector<std::uint64_t>& appended) {
-  PartitionLog log;
-  for (const std::uint64_t id : appended) {
-    RecordBatch batch;
-    batch.record_count = records.at(id).record_count();
-    batch.bytes = records.at(id).bytes();
-    batch.writer = kCoordinatorWriter;
-    batch.first_record = id;
-    log.append_as_leader(batch, 0);
-  }
-  return log;
+  return ksim::testing::coordinator_log(records, appended);
 }
 
 // A coordinator that saw a and b join and share six partitions, three each,

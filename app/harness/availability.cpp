@@ -19,8 +19,11 @@ models::Acks stronger(models::Acks a, models::Acks b) {
 
 void Cluster::track_availability() {
   const KafkaSpec& kafka = *scenario_.kafka;
-  const std::int32_t topic_count =
-      quorum_->partitions().empty() ? 0 : quorum_->partitions().rbegin()->first.topic + 1;
+  // Every topic the scenario has, created at the start or later (a create_topic operation),
+  // and the internal topics, numbered after them.
+  const std::int32_t topic_count = std::max(
+      quorum_->partitions().empty() ? 0 : quorum_->partitions().rbegin()->first.topic + 1,
+      static_cast<std::int32_t>(kafka.topics.size()));
   std::vector<models::AvailabilityTracker::Topic> topics(static_cast<std::size_t>(topic_count));
   const auto internal = internal_topics();
   for (std::int32_t t = 0; t < topic_count; ++t) {

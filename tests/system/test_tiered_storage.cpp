@@ -191,3 +191,18 @@ TEST_CASE("a returning follower's remote state is built on its fetcher thread: a
   INFO("slow store: first partition back in sync at " << slow_first);
   CHECK((slow_first < 0 || slow_first >= 54.0));
 }
+
+TEST_CASE("the ground-truth suite's tiered-storage: segments copied, read back and a follower's state built remotely",
+          "[scenarios][tiered][ground-truth]") {
+  // Its expect: has only what a history has (the real side's); the tiered figures are checked here.
+  for (std::uint64_t seed = 1; seed <= 2; ++seed) {
+    INFO("seed " << seed);
+    const ScenarioRun run = run_scenario("ground-truth/tiered-storage", seed);
+    CHECK(run.status == ksim::app::kExitOk);
+    const auto& tiered = run.report["tiered_storage"];
+    CHECK(tiered_count(tiered, "segments_copied") > 0);
+    CHECK(tiered_count(tiered, "remote_reads") > 0);         // the backfill group, from 38 s
+    CHECK(tiered_count(tiered, "aux_state_builds") >= 1);    // broker-2, back after 30 s
+    CHECK(tiered_count(tiered_group(run, "backfill"), "unprocessed") == 0);
+  }
+}

@@ -89,6 +89,15 @@ TEST_CASE("a fault whose partition-leader target stands for nobody does not fire
     REQUIRE(report.kafka);
     CHECK(report.kafka->delivery.vacuous == "no fault fired, though the scenario has faults");
   }
+  SECTION("expect: faults_missed: 0 fails on it") {
+    const RunReport report = testing::run_inline(kLateTopic +
+                                                 "faults: [{kind: crash, at: 2s, duration: 1s, nodes: [\"leader:late-0\"]}]\n"
+                                                 "expect: {faults_missed: 0}\n");
+    REQUIRE(report.expectations.size() >= 1);
+    CHECK(report.expectations.front().name == "faults_missed");
+    CHECK_FALSE(report.expectations.front().held);
+    CHECK_FALSE(report.expectations_held());
+  }
   SECTION("a partition from such a leader: missed, not a cut from everyone") {
     const RunReport report = testing::run_inline(
         kLateTopic + "faults: [{kind: partition, at: 2s, duration: 2s, nodes: [broker-0], other_nodes: [\"leader:late-0\"]}]\n");

@@ -16,12 +16,12 @@ using ksim::testing::scenario_error;
 
 namespace {
 
-const std::string kCluster =
+const std::string kLeaderTargetCluster =
     "network: {racks: [r1, r2, r3]}\nbrokers: {count: 3}\n"
     "topics: [{name: orders-eu, partitions: 4}, {name: audit, partitions: 1}]\n";
 
-std::string crash_of(const std::string& target) {
-  return kCluster + "faults: [{kind: crash, at: 1s, duration: 1s, nodes: [\"" + target + "\"]}]\n";
+std::string leader_crash_of(const std::string& target) {
+  return kLeaderTargetCluster + "faults: [{kind: crash, at: 1s, duration: 1s, nodes: [\"" + target + "\"]}]\n";
 }
 
 }  // namespace
@@ -39,24 +39,24 @@ TEST_CASE("leader:TOPIC-P parses the partition after the last dash", "[input][fa
 }
 
 TEST_CASE("a fault may target the leader of a partition of a topic the scenario has", "[input][faults]") {
-  const Scenario s = parse_scenario(crash_of("leader:orders-eu-3"));
+  const Scenario s = parse_scenario(leader_crash_of("leader:orders-eu-3"));
   REQUIRE(s.faults.size() == 1);
   CHECK(s.faults[0].nodes == std::vector<std::string>{"leader:orders-eu-3"});
-  CHECK(scenario_error(kCluster + "faults: [{kind: partition, at: 1s, duration: 1s, nodes: [broker-0], "
+  CHECK(scenario_error(kLeaderTargetCluster + "faults: [{kind: partition, at: 1s, duration: 1s, nodes: [broker-0], "
                                   "other_nodes: [\"leader:audit-0\"]}]\n") == "no error");
 
-  CHECK_THAT(scenario_error(crash_of("leader:orders-eu-4")),
+  CHECK_THAT(scenario_error(leader_crash_of("leader:orders-eu-4")),
              Catch::Contains("test.yaml:4:") && Catch::Contains("names partition 4 of 'orders-eu', which has 4 (0 to 3)"));
-  CHECK_THAT(scenario_error(crash_of("leader:orders-0")),
+  CHECK_THAT(scenario_error(leader_crash_of("leader:orders-0")),
              Catch::Contains("names topic 'orders', which is not one of topics: (leader:orders-eu-0)"));
-  CHECK_THAT(scenario_error(crash_of("leader:audit")),
+  CHECK_THAT(scenario_error(leader_crash_of("leader:audit")),
              Catch::Contains("is not a partition's leader: write leader:TOPIC-PARTITION (leader:orders-eu-0)"));
   // Other names are checked as before, with a suggestion.
-  CHECK_THAT(scenario_error(crash_of("broker-9")), Catch::Contains("unknown name 'broker-9'"));
+  CHECK_THAT(scenario_error(leader_crash_of("broker-9")), Catch::Contains("unknown name 'broker-9'"));
 }
 
 TEST_CASE("a nemesis may not name a partition's leader: it draws its targets before the run", "[input][faults]") {
-  CHECK_THAT(scenario_error(kCluster + "nemesis: {crash: {rate: 1/s, targets: [\"leader:audit-0\"]}}\n"),
+  CHECK_THAT(scenario_error(kLeaderTargetCluster + "nemesis: {crash: {rate: 1/s, targets: [\"leader:audit-0\"]}}\n"),
              Catch::Contains("nemesis.crash.targets") && Catch::Contains("names a partition's leader, which is known only "
                                                                          "when a fault starts"));
 }

@@ -24,7 +24,7 @@ Scenario leader_chase(std::uint64_t seed) {
   return read_scenario(document, expectation_catalogue());
 }
 
-std::string broker_name(std::optional<models::BrokerId> broker) {
+std::string leader_target_broker(std::optional<models::BrokerId> broker) {
   return broker ? "broker-" + std::to_string(*broker) : "none";
 }
 
@@ -37,9 +37,9 @@ TEST_CASE("leader:TOPIC-P crashes whichever broker leads the partition when the 
     Cluster cluster(scenario, RunOptions{});
     const models::TopicPartition orders_0{0, 0};
     cluster.run_until(seconds(10) - milliseconds(1));
-    const std::string first = broker_name(cluster.leader_now(orders_0, std::nullopt));
+    const std::string first = leader_target_broker(cluster.leader_now(orders_0, std::nullopt));
     cluster.run_until(seconds(30) - milliseconds(1));
-    const std::string second = broker_name(cluster.leader_now(orders_0, std::nullopt));
+    const std::string second = leader_target_broker(cluster.leader_now(orders_0, std::nullopt));
     cluster.run();
     REQUIRE(cluster.fired_faults().size() == 2);
     CHECK(cluster.fired_faults()[0].nodes == std::vector<std::string>{first});

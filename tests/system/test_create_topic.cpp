@@ -155,3 +155,16 @@ faults:
   CHECK(report.kafka->delivery.acknowledged > 5000);
   CHECK(report.kafka->availability.writes.partitions == 6);  // 3 before the availability fix
 }
+
+TEST_CASE("ground-truth/create-topic: send() waits for the topic created at 8 s, the group reads everything",
+          "[create-topic][ground-truth]") {
+  for (std::uint64_t seed = 1; seed <= 2; ++seed) {
+    const ScenarioRun run = run_scenario("ground-truth/create-topic", seed);
+    INFO("seed " << seed << ": " << run.report["expectations"].dump());
+    CHECK(run.status == ksim::app::kExitOk);
+    CHECK(run.report["delivery"]["lost"] == 0);
+    CHECK(run.report["groups"][0]["unprocessed"] == 0);
+    CHECK(run.report["groups"][0]["processed"].get<std::int64_t>() > 20000);
+    CHECK(run.report["producer"]["metadata_waits"].get<int>() >= 1);
+  }
+}

@@ -127,3 +127,17 @@ TEST_CASE("coordinator:GROUP is the group's coordinator when the fault starts, n
   CHECK(schedule[0]["nodes"] != schedule[1]["nodes"]);
   CHECK(run.report["faults_missed"] == 0);
 }
+
+TEST_CASE("ground-truth/leader-chase: the two kills hit broker-0, then the broker elected in its place, nothing lost",
+          "[system][faults][ground-truth]") {
+  for (const std::uint64_t seed : {1, 2}) {
+    INFO("seed " << seed);
+    const auto run = testing::run_scenario("ground-truth/leader-chase", seed);
+    CHECK(run.status == 0);  // its expect: nothing lost, exactly-once
+    const auto& schedule = run.report["fault_schedule"];
+    REQUIRE(schedule.size() == 2);
+    CHECK(schedule[0]["nodes"] == nlohmann::json::array({"broker-0"}));  // the assignment's preferred leader
+    CHECK(schedule[1]["nodes"] != schedule[0]["nodes"]);
+    CHECK(testing::delivery(run, "acknowledged") > 5000);
+  }
+}

@@ -60,6 +60,16 @@ constexpr Figure<G> kGroup[] = {
     {.name = "uncommitted_seen", .value = of_report<&C::uncommitted_seen>,
      .label = "uncommitted seen", .expect = ExpectAs::Count,
      .description = "processed records not in the committed log (read past the high watermark, or truncated since)"},
+    {.name = "unavailable_seen", .value = of_report<&C::unavailable_seen>, .label = "unavailable seen",
+     .expect = ExpectAs::Count,
+     .description = "processed records of partitions offline at the end (no leader): their committed log cannot be "
+                    "read, so they are checked only against each other (duplicates, order), not counted as "
+                    "uncommitted"},
+    {.name = "offline_partitions", .value = of_report<&C::offline_partitions>, .label = "offline partitions",
+     .expect = ExpectAs::Count,
+     .description = "partitions of the group's topic with no leader at the end: what the group never processed of "
+                    "them is unknown, so at-least-once cannot hold (the verdict is \"incomplete\" if nothing else "
+                    "failed it)"},
     {.name = "aborted_reads", .value = of_report<&C::aborted_reads>, .label = "aborted reads",
      .expect = ExpectAs::Count, .description = "processed records of aborted transactions"},
     {.name = "out_of_order", .value = of_report<&C::out_of_order>, .label = "out of order",

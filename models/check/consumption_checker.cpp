@@ -54,7 +54,13 @@ class ConsumptionWalk {
       : history_(history),
         group_(group),
         committed_(records_by_offset(logs.committed, group.topic, &logs.expired, &logs.compacted)),
-        aborted_(records_by_offset(logs.aborted, group.topic)) {}
+        aborted_(records_by_offset(logs.aborted, group.topic)) {
+    for (const TopicPartition& tp : logs.offline) {
+      if (tp.topic != group.topic) continue;
+      offline_.try_emplace(tp.partition);
+      ++report_.offline_partitions;
+    }
+  }
 
   ConsumptionReport run() {
     for (const ProcessedRecord& run : history_.processed) {
@@ -223,6 +229,10 @@ class ConsumptionWalk {
   // the writer's record number p.record + i.
   void check_run(const ProcessedRecord& p) {
     std::vector<CommittedRecord>* committed = records_of(committed_, p.partition.partition);
+    if (std::vector<CommittedRecord>* seen = records_of(offline_, p.partition.partition)) {
+      note_offline_run(*seen, p);
+      committed = seen;
+    }
     std::vector<CommittedRecord>* aborted = records_of(aborted_, p.partition.partition);
     Offset* last_offset = nullptr;  // this consumer's last offset in the partition, in this incarnation and generation
     Offset& furthest = furthest_processed_.try_emplace(p.partition.partition, -1).first->second;
@@ -247,6 +257,20 @@ class ConsumptionWalk {
       }
       *last_offset = offset;
       check_copy((*committed)[static_cast<std::size_t>(offset)], p, offset, record);
+    }
+  }
+
+  // A partition offline at the end has no committed log to check against:
+  // its records are taken as the group first processed them at each offset,
+  // so that a second processing of one still counts as a duplicate (and a
+  // different record at an offset read before, as one truncated since).
+  void note_offline_run(std::vector<CommittedRecord>& seen, const ProcessedRecord& p) {
+    report_.unavailable_seen += p.count;
+    const auto end = static_cast<std::size_t>(p.offset) + p.count;
+    if (seen.size() < end) seen.resize(end);
+    for (std::uint32_t i = 0; i < p.count; ++i) {
+      CommittedRecord& r = seen[static_cast<std::size_t>(p.offset) + i];
+      if (!r.present) r = {true, false, false, p.writer, p.record + i};
     }
   }
 
@@ -423,6 +447,7 @@ class ConsumptionWalk {
   const ConsumerGroupSpec& group_;
   std::map<std::int32_t, std::vector<CommittedRecord>> committed_;
   std::map<std::int32_t, std::vector<CommittedRecord>> aborted_;
+  std::map<std::int32_t, std::vector<CommittedRecord>> offline_;  // partitions offline at the end: what the group read of them
   std::map<std::tuple<std::uint32_t, std::uint32_t, std::int32_t, std::int32_t>, Offset> last_offset_;
   std::map<std::string, std::uint64_t> causes_;
   std::map<std::string, std::uint64_t> unprocessed_causes_;
@@ -435,7 +460,14 @@ class ConsumptionWalk {
 }  // namespace
 
 std::string ConsumptionReport::incomplete() const {
-  if (unprocessed == 0 || unprocessed != unreached) return "";
+  if (unprocessed != unreached) return "";
+  if (offline_partitions > 0) {
+    return "partitions of the topic offline at the end: " + std::to_string(offline_partitions) +
+           " (their committed records cannot be read, so what the group did not process of them is unknown; " +
+           std::to_string(unavailable_seen) + " processed records of them were not checked against a committed log)" +
+           (unprocessed > 0 ? "; and " + std::to_string(unreached) + " committed records not reached by the end" : "");
+  }
+  if (unprocessed == 0) return "";
   return std::to_string(unreached) + " committed records not reached by the end (the group was behind or stuck: a "
          "longer drain, or why it stopped)";
 }

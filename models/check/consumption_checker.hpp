@@ -70,6 +70,12 @@ struct ConsumptionReport {
   std::uint64_t duplicated = 0;        // extra processings of a committed record
   std::uint64_t uncommitted_seen = 0;  // processed but not in the committed log (read past the HW, or truncated since)
   std::uint64_t aborted_reads = 0;     // processed records of aborted transactions (read_uncommitted)
+  // Partitions of the topic with no leader at the end (FinalLogs::offline):
+  // their committed log cannot be read, so the records of them the group
+  // processed are checked only against each other (duplicates, order), and
+  // what it never processed of them is unknown: at-least-once cannot hold.
+  std::uint64_t offline_partitions = 0;
+  std::uint64_t unavailable_seen = 0;  // processed records of those partitions
   std::uint64_t out_of_order = 0;      // a lower offset than the one before, same consumer process and generation
   std::uint64_t lag = 0;               // committed records after the group's last committed offset
   std::uint64_t commits = 0;           // partition offsets committed
@@ -104,11 +110,14 @@ struct ConsumptionReport {
   std::string vacuous;
 
   bool at_most_once() const { return duplicated == 0 && uncommitted_seen == 0 && aborted_reads == 0; }
-  bool at_least_once() const { return unprocessed == 0 && uncommitted_seen == 0 && aborted_reads == 0; }
+  bool at_least_once() const {
+    return unprocessed == 0 && uncommitted_seen == 0 && aborted_reads == 0 && offline_partitions == 0;
+  }
   bool exactly_once() const { return at_most_once() && at_least_once() && out_of_order == 0; }
   // At-least-once could not be decided: every unprocessed record is one the
   // group had not reached by the end (it was still behind, or stuck), none it
-  // skipped. "" when it could be; else why, for the verdict to say "incomplete".
+  // skipped, or partitions of the topic were offline at the end (nothing else
+  // failed it). "" when it could be; else why, for the verdict to say "incomplete".
   std::string incomplete() const;
 };
 

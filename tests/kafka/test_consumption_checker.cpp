@@ -82,3 +82,45 @@ TEST_CASE("unprocessed records without a reset are either not reached or skipped
   CHECK(r.unprocessed_causes[1].count == 2);  // 3, 4
   CHECK_FALSE(r.unprocessed_causes[1].kafka_behaviour);
 }
+
+// Found by ksim explore of jbod-rebalance: a log dir filled, its partitions
+// (replication factor 1) went offline for good, and every record the group
+// had read of them counted as "uncommitted seen", a verdict of none.
+TEST_CASE("records read of a partition offline at the end are unavailable and not uncommitted", "[checker]") {
+  FinalLogs logs = ten_records();
+  logs.offline.push_back({0, 1});
+  ConsumptionHistory history;
+  history.processed.push_back(processed(0, 10));
+  ProcessedRecord offline = processed(0, 5);
+  offline.partition = {0, 1};
+  history.processed.push_back(offline);
+  ConsumptionReport r = check_consumption(history, logs, group_of_one());
+  CHECK(r.uncommitted_seen == 0);
+  CHECK(r.unavailable_seen == 5);
+  CHECK(r.offline_partitions == 1);
+  CHECK(r.processed == 15);
+  CHECK(r.committed == 10);  // the online partition's: the offline one's cannot be read
+  CHECK(r.at_most_once());
+  CHECK_FALSE(r.at_least_once());  // what the group missed of partition 1 is unknown
+  CHECK_THAT(r.incomplete(), Catch::Matchers::StartsWith("partitions of the topic offline at the end: 1 ("));
+
+  SECTION("a record read twice there is still a duplicate") {
+    ProcessedRecord again = processed(3, 1);
+    again.partition = {0, 1};
+    again.generation = 2;
+    history.processed.push_back(again);
+    r = check_consumption(history, logs, group_of_one());
+    CHECK(r.duplicated == 1);
+    CHECK(r.unavailable_seen == 6);
+    CHECK_FALSE(r.at_most_once());
+    CHECK(r.incomplete().empty() == false);
+  }
+  SECTION("another topic's offline partition is not the group's") {
+    logs.offline = {{1, 0}};
+    history.processed.pop_back();
+    r = check_consumption(history, logs, group_of_one());
+    CHECK(r.offline_partitions == 0);
+    CHECK(r.at_least_once());
+    CHECK(r.incomplete().empty());
+  }
+}

@@ -46,6 +46,10 @@ constexpr Figure<S> kShareGroup[] = {
      .description = "committed records neither accepted nor archived at the end"},
     {.name = "unprocessed", .value = of_share<&R::unprocessed>, .label = "unprocessed", .expect = ExpectAs::Count,
      .description = "committed records never processed and not archived: lost for the share group"},
+    {.name = "offline_partitions", .value = of_share<&R::offline_partitions>, .label = "offline partitions",
+     .expect = ExpectAs::Count,
+     .description = "partitions of the topic with no leader at the end: their committed records cannot be read, so "
+                    "delivered_until_done cannot hold"},
     {.name = "redeliveries", .value = of_share<&R::redeliveries>, .label = "redeliveries", .new_line = true,
      .expect = ExpectAs::Count, .description = "deliveries of a record after its first"},
     {.name = "redeliveries_lock_expiry", .value = of_redeliveries<&models::RedeliveryCauses::lock_expiry>,

@@ -56,6 +56,7 @@ Cause expiry_cause(const ShareHistory& history, const ShareLeaderEvent& e) {
 
 ShareGroupReport check_share_group(const ShareGroupSpec& spec, const ShareHistory& history, const FinalLogs& logs) {
   ShareGroupReport r;
+  for (const TopicPartition& tp : logs.offline) r.offline_partitions += tp.topic == spec.topic ? 1 : 0;
   std::map<std::pair<TopicPartition, Offset>, RecordFacts> facts;
   for (const auto& [tp, batches] : logs.committed) {
     if (tp.topic != spec.topic) continue;

@@ -48,12 +48,17 @@ struct ShareGroupReport {
   std::uint64_t max_delivery_count = 0;       // the most deliveries of one record
   std::uint64_t over_delivery_limit = 0;      // deliveries past group.share.delivery.count.limit (never, in Kafka)
   std::uint64_t crashes = 0;                  // of the group's consumers
+  // Partitions of the topic with no leader at the end: their committed
+  // records cannot be read, so whether each was delivered until done is unknown.
+  std::uint64_t offline_partitions = 0;
   // "nothing committed to the topic", "nothing delivered": the group's
   // guarantee was checked over nothing; "" when it was not.
   std::string vacuous;
   std::uint64_t archived() const { return archived_rejected + archived_delivery_limit; }
   // Every committed record delivered until accepted or archived, and processed unless archived.
-  bool delivered_until_done() const { return undelivered == 0 && unfinished == 0 && unprocessed == 0; }
+  bool delivered_until_done() const {
+    return undelivered == 0 && unfinished == 0 && unprocessed == 0 && offline_partitions == 0;
+  }
 };
 
 ShareGroupReport check_share_group(const ShareGroupSpec& spec, const ShareHistory& history, const FinalLogs& logs);

@@ -132,6 +132,17 @@ TEST_CASE("a share group that got nothing: its verdict is vacuous, and expecting
   CHECK_FALSE(expectation_held(late, "share_groups.orders.unprocessed"));
 }
 
+TEST_CASE("a share group whose partition ends offline cannot have every record delivered until done", "[share][verdicts]") {
+  // Every broker down from 60 s to past the end: the topic's one partition has no leader.
+  const auto run = run_scenario("share-slow-consumer", 1,
+                                {"faults=[{kind: crash, at: 60s, duration: 30s, nodes: [broker-0, broker-1, broker-2]}]"});
+  const nlohmann::json& g = share_group_of(run, "orders");
+  CHECK(g["offline_partitions"] == 1);
+  CHECK(g["committed"] == 0);  // the offline partition's log cannot be read
+  CHECK(g["unprocessed"] == 0);
+  CHECK(g["delivered_until_done"] == false);  // held over nothing that could be checked before
+}
+
 TEST_CASE("a fault on coordinator:GROUP of a share group hits that share group's coordinator", "[share][consumer][faults]") {
   auto document = ksim::config::Document::load_file(std::string(KSIM_SOURCE_DIR) + "/scenarios/share-poison-record.yaml");
   document.apply_override("faults=[{kind: crash, at: 10s, duration: 10s, nodes: ['coordinator:payments']}]");

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "app/harness/cluster.hpp"
+#include "app/report/report.hpp"
 #include "tests/support/scenario_runner.hpp"
 
 using ksim::testing::run_scenario;
@@ -269,5 +271,66 @@ faults:
     const auto& resumed = back.kafka->groups[0].report;
     CHECK(resumed.coordinator_loads == 1);  // the returning broker loads the group
     CHECK(resumed.unprocessed == 0);
+  }
+}
+
+// An auto-commit due while the group's coordinator cannot be found (its
+// __consumer_offsets partition has no leader): the classic consumer chains it
+// to the lookup under way and fails it with the lookup
+// (ConsumerCoordinator.commitOffsetsAsync: a RetriableCommitFailedException
+// of COORDINATOR_NOT_AVAILABLE), then tries again retry.backoff.ms later;
+// KIP-848's consumer does not auto-commit until its coordinator is known
+// (CommitRequestManager.poll). Both fail the commits sent to the crashed
+// coordinator before the controller fences it (its connection fails).
+// Before, ksim kept every classic commit until a lookup succeeded and sent
+// them all then, and dropped the failed ones uncounted.
+TEST_CASE("an auto-commit while the coordinator cannot be found fails with the lookup, classic only", "[groups][kafka]") {
+  const std::string yaml = R"(
+duration: 30s
+drain: 5s
+brokers:
+  count: 3
+  config: {offsets.topic.replication.factor: 1}
+topics: [{name: t, partitions: 1, replication_factor: 3}]
+producers:
+  - {name: p, topic: t, rate: 200/s, record_size: 200B}
+consumers:
+  - name: app
+    topic: t
+    config: {group.id: g, auto.offset.reset: earliest, auto.commit.interval.ms: 1s}
+faults:
+  - {kind: crash, at: 10s, duration: 10s, nodes: ["coordinator:g"]}
+)";
+  struct Commits {
+    std::uint64_t ok = 0, lookup_failed = 0, connection_failed = 0, unprocessed = 0;
+  };
+  const auto run = [&](std::uint64_t seed, const std::vector<std::string>& overrides) {
+    auto document = ksim::config::Document::from_string(yaml, "inline.yaml");
+    document.apply_override("seed=" + std::to_string(seed));
+    for (const auto& o : overrides) document.apply_override(o);
+    const ksim::app::Scenario scenario = ksim::app::read_scenario(document, ksim::app::expectation_catalogue());
+    ksim::app::Cluster cluster(scenario, ksim::app::RunOptions{});  // the cluster keeps a reference to it
+    cluster.run();
+    Commits c;
+    for (const auto& commit : cluster.consumption().commits) {
+      c.ok += commit.error == ksim::models::Error::None ? 1 : 0;
+      c.lookup_failed += commit.error == ksim::models::Error::CoordinatorNotAvailable ? 1 : 0;
+      c.connection_failed += commit.error == ksim::models::Error::NetworkException ? 1 : 0;
+    }
+    c.unprocessed = ksim::app::make_report(cluster, 0).kafka->groups.at(0).report.unprocessed;
+    return c;
+  };
+  for (std::uint64_t seed = 1; seed <= 2; ++seed) {
+    INFO("seed " << seed);
+    const Commits classic = run(seed, {});
+    const Commits kip848 = run(seed, {"consumers.0.config[group.protocol]=consumer"});
+    CHECK(classic.lookup_failed >= 10);  // about one per lookup once the controller fenced the broker
+    CHECK(kip848.lookup_failed == 0);    // no auto-commit without a coordinator
+    CHECK(classic.connection_failed > 0);
+    CHECK(kip848.connection_failed > 0);
+    CHECK(classic.ok >= 20);
+    CHECK(kip848.ok >= 20);
+    CHECK(classic.unprocessed == 0);
+    CHECK(kip848.unprocessed == 0);
   }
 }

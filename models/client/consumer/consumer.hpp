@@ -240,6 +240,7 @@ class Consumer final : public KafkaClient {
   void handle_find_coordinator(const FindCoordinatorResponse& response);
   bool coordinator_ready() const { return coordinator_ != kNoBroker && coordinator_connected_; }
   void coordinator_unknown(std::string_view why);
+  void coordinator_lookup_failed(Error error);  // a FindCoordinator failed: unsent async commits fail (classic)
   void send_to_coordinator(MessagePtr request);
   bool maybe_rejoin();
   void send_join_group();

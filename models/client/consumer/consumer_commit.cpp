@@ -170,6 +170,11 @@ void Consumer::commit_done(bool ok) {
 // the positions of what earlier polls returned, asynchronously.
 void Consumer::maybe_auto_commit() {
   if (!config_.enable_auto_commit || !can_commit() || now() < next_auto_commit_) return;
+  // KIP-848's consumer auto-commits only while its coordinator is known
+  // (CommitRequestManager.poll returns before maybeAutoCommitAsync), then
+  // with the positions of that moment; the classic one commits and chains the
+  // commit to the coordinator's lookup (coordinator_lookup_failed).
+  if (config_.consumer_protocol && !coordinator_ready()) return;
   next_auto_commit_ = now() + config_.auto_commit_interval;
   commit_async(consumed_offsets(), true);
 }

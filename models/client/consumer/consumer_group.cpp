@@ -47,17 +47,37 @@ void Consumer::find_coordinator() {
     set_timer(config_.request_timeout, [this, correlation] {
       if (find_correlation_ != correlation) return;
       find_correlation_ = -1;
+      coordinator_lookup_failed(Error::RequestTimedOut);
       find_coordinator();
     });
     return;
   }
+  coordinator_lookup_failed(Error::NetworkException);
   set_timer(config_.retry_backoff, [this] { find_coordinator(); });
+}
+
+// The classic consumer chains an async commit made while the coordinator is
+// unknown to the lookup under way: when the lookup fails, so does the commit,
+// with a RetriableCommitFailedException (ConsumerCoordinator.commitOffsetsAsync);
+// it is not kept for a later lookup. KIP-848's consumer keeps it queued until
+// the coordinator is known (CommitRequestManager's unsent commits).
+void Consumer::coordinator_lookup_failed(Error error) {
+  if (config_.consumer_protocol) return;
+  std::vector<std::int64_t> failed;
+  for (const auto& [correlation, commit] : commits_) {
+    if (!commit.sync && !commit.sent) failed.push_back(correlation);
+  }
+  for (const std::int64_t correlation : failed) {
+    if (commits_.at(correlation).auto_commit) auto_commit_failed();
+    fail_commit(correlation, error);
+  }
 }
 
 void Consumer::handle_find_coordinator(const FindCoordinatorResponse& response) {
   if (response.correlation_id != find_correlation_) return;
   find_correlation_ = -1;
   if (response.error != Error::None) {
+    coordinator_lookup_failed(response.error);
     set_timer(config_.retry_backoff, [this] { find_coordinator(); });
     return;
   }
@@ -96,11 +116,13 @@ void Consumer::coordinator_unknown(std::string_view why) {
   }
   std::vector<std::int64_t> async_failed;
   for (auto& [correlation, commit] : commits_) {
-    commit.sent = false;  // sync commits go again to the next coordinator
     if (!commit.sync) async_failed.push_back(correlation);
+    commit.sent = false;  // sync commits go again to the next coordinator
     if (commit.auto_commit) auto_commit_failed();  // failed with a RetriableCommitFailedException
   }
-  for (const std::int64_t correlation : async_failed) commits_.erase(correlation);  // commitAsync does not retry
+  // commitAsync does not retry: the request in flight fails with the
+  // coordinator's connection (DisconnectException, retriable for the callback).
+  for (const std::int64_t correlation : async_failed) fail_commit(correlation, Error::NetworkException);
   find_backoff_until_ = now() + config_.retry_backoff;
   find_coordinator();
   wake_app();

@@ -17,6 +17,22 @@ namespace {
 const nlohmann::json& group(const ScenarioRun& run) { return run.report["groups"][0]; }
 std::uint64_t count(const ScenarioRun& run, const char* field) { return group(run)[field].get<std::uint64_t>(); }
 
+// A group on a __consumer_offsets partition of one replica: a crash of the
+// group's coordinator leaves it without a leader. The consumer's lines follow.
+const std::string kGroupOnOneOffsetsReplica = R"(
+duration: 30s
+drain: 5s
+brokers:
+  count: 3
+  config: {offsets.topic.replication.factor: 1}
+topics: [{name: t, partitions: 1, replication_factor: 3}]
+producers:
+  - {name: p, topic: t, rate: 200/s, record_size: 200B}
+consumers:
+  - name: app
+    topic: t
+)";
+
 std::vector<std::string> both_entries(const std::string& key, const std::string& value) {
   return {"consumers.0.config[" + key + "]=" + value, "consumers.1.config[" + key + "]=" + value};
 }
@@ -239,19 +255,7 @@ faults:
 // (scenarios/releases/consumer-after-truncation.yaml stopped so on half its seeds.)
 TEST_CASE("a group whose __consumer_offsets partition has no leader has no coordinator until it has one again",
           "[groups][kafka]") {
-  const std::string yaml = R"(
-duration: 30s
-drain: 5s
-brokers:
-  count: 3
-  config: {offsets.topic.replication.factor: 1}
-topics: [{name: t, partitions: 1, replication_factor: 3}]
-producers:
-  - {name: p, topic: t, rate: 200/s, record_size: 200B}
-consumers:
-  - name: app
-    topic: t
-    commit: sync-after-process
+  const std::string yaml = kGroupOnOneOffsetsReplica + R"(    commit: sync-after-process
     config: {group.id: g, auto.offset.reset: earliest, default.api.timeout.ms: 8s}
 faults:
   - {kind: crash, at: 10s, nodes: ["coordinator:g"]}
@@ -285,19 +289,7 @@ faults:
 // Before, ksim kept every classic commit until a lookup succeeded and sent
 // them all then, and dropped the failed ones uncounted.
 TEST_CASE("an auto-commit while the coordinator cannot be found fails with the lookup, classic only", "[groups][kafka]") {
-  const std::string yaml = R"(
-duration: 30s
-drain: 5s
-brokers:
-  count: 3
-  config: {offsets.topic.replication.factor: 1}
-topics: [{name: t, partitions: 1, replication_factor: 3}]
-producers:
-  - {name: p, topic: t, rate: 200/s, record_size: 200B}
-consumers:
-  - name: app
-    topic: t
-    config: {group.id: g, auto.offset.reset: earliest, auto.commit.interval.ms: 1s}
+  const std::string yaml = kGroupOnOneOffsetsReplica + R"(    config: {group.id: g, auto.offset.reset: earliest, auto.commit.interval.ms: 1s}
 faults:
   - {kind: crash, at: 10s, duration: 10s, nodes: ["coordinator:g"]}
 )";

@@ -56,6 +56,8 @@ struct RunOptions {
 class Cluster {
  public:
   Cluster(const Scenario& scenario, const RunOptions& options);
+  // The cluster keeps a reference to its scenario: a temporary would dangle.
+  Cluster(Scenario&& scenario, const RunOptions& options) = delete;
 
   // To the scenario's duration, then `drain` more with the producers stopped.
   void run();

@@ -26,7 +26,8 @@ ksim::NodeState broker0_at_end(const std::vector<std::string>& overrides) {
   auto document =
       ksim::config::Document::load_file(std::string(KSIM_SOURCE_DIR) + "/scenarios/releases/kraft-jbod-disk-failure.yaml");
   for (const auto& o : overrides) document.apply_override(o);
-  ksim::app::Cluster cluster(ksim::app::read_scenario(document, ksim::app::expectation_catalogue()), {});
+  const ksim::app::Scenario scenario = ksim::app::read_scenario(document, ksim::app::expectation_catalogue());
+  ksim::app::Cluster cluster(scenario, {});
   cluster.run();
   return cluster.brokers()[0]->state();
 }

@@ -27,7 +27,8 @@ struct Share {
 
 Share share_between(const std::string& yaml, std::uint64_t seed, ksim::SimTime from, ksim::SimTime to) {
   const std::string with_seed = yaml + "seed: " + std::to_string(seed) + "\n";
-  Cluster cluster(ksim::testing::parse_scenario(with_seed), RunOptions{});
+  const ksim::app::Scenario scenario = ksim::testing::parse_scenario(with_seed);
+  Cluster cluster(scenario, RunOptions{});  // it keeps a reference to the scenario
   auto counts = [&] {
     Share s;
     for (const auto& [key, records] : cluster.history().produced) {

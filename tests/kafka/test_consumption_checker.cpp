@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "models/check/consumption_checker.hpp"
+#include "models/check/share_group_checker.hpp"
 
 using namespace ksim;
 using namespace ksim::models;
@@ -123,4 +124,24 @@ TEST_CASE("records read of a partition offline at the end are unavailable and no
     CHECK(r.at_least_once());
     CHECK(r.incomplete().empty());
   }
+}
+
+TEST_CASE("a share group whose topic has a partition offline at the end has not delivered every record until done",
+          "[checker][share]") {
+  FinalLogs logs;
+  RecordBatch one;
+  one.record_count = 1;
+  logs.committed[{0, 0}].push_back(one);
+  ShareHistory history;
+  history.consumers.push_back({"worker-0", "workers", 0});
+  history.client_events.push_back({0, {0, 0}, 0, 0, 0, 1, false, false, seconds(1)});  // delivered
+  history.client_events.push_back({0, {0, 0}, 0, 0, 0, 1, true, false, seconds(2)});   // processed
+  history.leader_events.push_back({"workers", {0, 0}, 0, ShareOutcome::Accepted, ShareRelease::LockExpired, "m", 1, seconds(2)});
+  const ShareGroupSpec spec{"workers", 0, 5};
+  CHECK(check_share_group(spec, history, logs).delivered_until_done());  // all of the readable log done
+  logs.offline.push_back({0, 1});
+  const ShareGroupReport r = check_share_group(spec, history, logs);
+  CHECK(r.offline_partitions == 1);
+  CHECK(r.unprocessed == 0);
+  CHECK_FALSE(r.delivered_until_done());  // partition 1's records cannot be checked
 }

@@ -9,6 +9,10 @@ void ZkClient::start() {
   assert(state_ == ZkClientState::Stopped && "a client starts once per process");
   session_ = kNoZkSession;
   negotiated_timeout_ = 0;
+  last_zxid_ = 0;
+  data_watches_.clear();
+  exist_watches_.clear();
+  child_watches_.clear();
   ++generation_;
   connect();
 }
@@ -41,6 +45,17 @@ void ZkClient::connect() {
   request->session = session_;
   request->session_timeout = requested_timeout_;
   host_.zk_send(connection_, std::move(request));
+  // ClientCnxn.primeConnection: the watches still set, behind the connect request.
+  if (session_ != kNoZkSession && !(data_watches_.empty() && exist_watches_.empty() && child_watches_.empty())) {
+    auto set_watches = std::make_unique<ZkRequest>();
+    set_watches->op = ZkOp::SetWatches;
+    set_watches->xid = kZkSetWatchesXid;
+    set_watches->relative_zxid = last_zxid_;
+    set_watches->data_watches.assign(data_watches_.begin(), data_watches_.end());
+    set_watches->exist_watches.assign(exist_watches_.begin(), exist_watches_.end());
+    set_watches->child_watches.assign(child_watches_.begin(), child_watches_.end());
+    host_.zk_send(connection_, std::move(set_watches));
+  }
   last_sent_ = last_received_ = host_.zk_now();
   if (liveness_timer_) host_.zk_cancel_timer(liveness_timer_);
   liveness_timer_ = host_.zk_set_timer(session_timeout() / 3, [this, g = generation_] {
@@ -107,6 +122,7 @@ void ZkClient::handle(const ZkResponse& response) {
     return;
   }
   if (response.xid == kZkNotificationXid) {
+    note_watch_fired(response);
     auto& handlers = *response.event == ZkEventType::NodeChildrenChanged ? child_handlers_ : data_handlers_;
     const auto h = handlers.find(response.path);
     if (h != handlers.end()) {
@@ -116,8 +132,10 @@ void ZkClient::handle(const ZkResponse& response) {
     return;
   }
   if (response.op == ZkOp::Ping) return;
+  last_zxid_ = std::max(last_zxid_, response.zxid);
   const auto it = pending_.find(response.xid);
   if (it == pending_.end()) return;  // answered already (sent twice across a reconnect)
+  note_watch_set(it->second.request, response);
   const Callback callback = std::move(it->second.callback);
   pending_.erase(it);
   if (callback) callback(response);
@@ -128,12 +146,54 @@ void ZkClient::on_connection_closed(ConnectionId connection) {
   reconnect_later();
 }
 
+// ZKWatchManager: the server set a watch when it answered a read with one
+// (exists of a missing znode: an exist watch)...
+void ZkClient::note_watch_set(const ZkRequest& request, const ZkResponse& response) {
+  if (!request.watch) return;
+  const bool found = response.error == ZkError::Ok;
+  switch (request.op) {
+    case ZkOp::GetData:
+      if (found) data_watches_.insert(request.path);
+      break;
+    case ZkOp::Exists:
+      if (found) data_watches_.insert(request.path);
+      else if (response.error == ZkError::NoNode) exist_watches_.insert(request.path);
+      break;
+    case ZkOp::GetChildren:
+      if (found) child_watches_.insert(request.path);
+      break;
+    default: break;
+  }
+}
+
+// ...and a notification ends the watches it fired (ZKWatchManager.materialize).
+void ZkClient::note_watch_fired(const ZkResponse& notification) {
+  const std::string& path = notification.path;
+  switch (*notification.event) {
+    case ZkEventType::NodeCreated:
+    case ZkEventType::NodeDataChanged:
+      data_watches_.erase(path);
+      exist_watches_.erase(path);
+      break;
+    case ZkEventType::NodeChildrenChanged: child_watches_.erase(path); break;
+    case ZkEventType::NodeDeleted:
+      data_watches_.erase(path);
+      exist_watches_.erase(path);
+      child_watches_.erase(path);
+      break;
+  }
+}
+
 // The session is gone: what waited fails, the owner hears it, a new session starts.
 void ZkClient::expired() {
   std::map<std::int32_t, Pending> failed = std::move(pending_);
   pending_.clear();
   session_ = kNoZkSession;
   negotiated_timeout_ = 0;
+  last_zxid_ = 0;  // a new ZooKeeper handle (ZooKeeperClient.reinitialize): no watches, no zxid seen
+  data_watches_.clear();
+  exist_watches_.clear();
+  child_watches_.clear();
   for (auto& [xid, p] : failed) {
     ZkResponse response;
     response.op = p.request.op;

@@ -11,13 +11,17 @@
 //
 // Watch notifications go to handlers registered by path, which survive a
 // session's expiry (the zNodeChangeHandlers registry); a handler re-arms its
-// watch by reading again with watch set, as Kafka's do.
+// watch by reading again with watch set, as Kafka's do. The client keeps the
+// watches the server set and has not fired yet (ZKWatchManager) and the last
+// zxid it saw; on a reconnect within the session it sends them with
+// SetWatches, so that a notification lost with a connection fires again.
 //
 // The client is not a node: its host (a broker) keeps the connection, the
 // timers and the random stream, and hands it every ZooKeeper response.
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "models/zookeeper/zk_messages.hpp"
@@ -87,6 +91,8 @@ class ZkClient {
   void transmit(const ZkRequest& request);
   void liveness_tick();
   void expired();
+  void note_watch_set(const ZkRequest& request, const ZkResponse& response);
+  void note_watch_fired(const ZkResponse& notification);
 
   ZkClientHost& host_;
   SimTime requested_timeout_;
@@ -97,6 +103,8 @@ class ZkClient {
   std::int32_t next_xid_ = 1;
   std::map<std::int32_t, Pending> pending_;  // by xid: sent in this order
   std::map<std::string, WatchHandler> data_handlers_, child_handlers_;
+  std::set<std::string> data_watches_, exist_watches_, child_watches_;  // set by the server, not fired yet
+  std::int64_t last_zxid_ = 0;  // of the last response (ClientCnxn.lastZxid)
   SimTime last_sent_ = 0, last_received_ = 0;
   TimerId liveness_timer_{};
   std::uint64_t generation_ = 0;  // a stop or expiry outdates the timers set before

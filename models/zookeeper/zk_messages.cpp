@@ -14,6 +14,7 @@ std::string_view to_string(ZkOp op) {
     case ZkOp::GetChildren: return "getChildren";
     case ZkOp::Multi: return "multi";
     case ZkOp::CloseSession: return "closeSession";
+    case ZkOp::SetWatches: return "setWatches";
   }
   return "?";
 }
@@ -32,6 +33,13 @@ std::string_view to_string(ZkEventType type) {
 std::uint64_t ZkRequest::size_bytes() const {
   std::uint64_t bytes = 16 + path.size() + data.size();
   for (const ZkMultiOp& o : ops) bytes += 16 + o.path.size() + o.data.size();
+  if (op == ZkOp::SetWatches) {
+    bytes += 8;  // relativeZxid, then three lists of paths
+    for (const auto* paths : {&data_watches, &exist_watches, &child_watches}) {
+      bytes += 4;
+      for (const std::string& path : *paths) bytes += 4 + path.size();
+    }
+  }
   return bytes;
 }
 

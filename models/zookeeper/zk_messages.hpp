@@ -3,8 +3,9 @@
 // Kafka's ZooKeeper mode uses: a session's connect and pings, create (ephemeral,
 // sequential), delete and setData with an expected version, getData, exists
 // and getChildren with an optional one-shot watch, a multi of creates and
-// setData (KafkaZkClient's controller registration), and the server's
-// watch notifications (xid -1). Every request carries its xid, which its
+// setData (KafkaZkClient's controller registration), the server's watch
+// notifications (xid -1), and SetWatches (xid -8), with which a client
+// that reconnects re-arms the watches it holds (ClientCnxn.primeConnection). Every request carries its xid, which its
 // response echoes; responses come back in the order the session sent.
 #include <cstdint>
 #include <optional>
@@ -18,7 +19,9 @@
 
 namespace ksim::models {
 
-enum class ZkOp : std::uint8_t { Connect, Ping, Create, Delete, SetData, GetData, Exists, GetChildren, Multi, CloseSession };
+enum class ZkOp : std::uint8_t {
+  Connect, Ping, Create, Delete, SetData, GetData, Exists, GetChildren, Multi, CloseSession, SetWatches
+};
 std::string_view to_string(ZkOp op);
 
 // Watcher.Event.EventType
@@ -48,6 +51,9 @@ struct ZkRequest final : KafkaRequest<ZkRequest, ApiKey::ZooKeeper> {
   bool ephemeral = false, sequential = false;  // Create
   bool watch = false;                          // GetData, Exists, GetChildren
   std::vector<ZkMultiOp> ops;                  // Multi
+  // SetWatches: the last zxid the client saw, and its data, exist and child watches by path.
+  std::int64_t relative_zxid = 0;
+  std::vector<std::string> data_watches, exist_watches, child_watches;
   std::uint64_t size_bytes() const override;
 };
 
@@ -55,6 +61,7 @@ struct ZkResponse final : KafkaResponse<ZkResponse, ApiKey::ZooKeeper> {
   static constexpr std::string_view kName = "ZooKeeperResponse";
   ZkOp op = ZkOp::Ping;
   std::int32_t xid = 0;  // kZkNotificationXid: a watch notification
+  std::int64_t zxid = 0;  // ReplyHeader.zxid: the last transaction the server had applied
   ZkError error = ZkError::Ok;
   ZkSessionId session = kNoZkSession;  // Connect: the session (SessionExpired: it is gone)
   SimTime session_timeout = 0;         // Connect: the negotiated timeout
@@ -67,5 +74,6 @@ struct ZkResponse final : KafkaResponse<ZkResponse, ApiKey::ZooKeeper> {
 };
 
 constexpr std::int32_t kZkNotificationXid = -1;
+constexpr std::int32_t kZkSetWatchesXid = -8;  // ClientCnxn.SET_WATCHES_XID
 
 }  // namespace ksim::models

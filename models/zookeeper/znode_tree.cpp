@@ -33,10 +33,11 @@ ZnodeTree::Created ZnodeTree::create(const std::string& path, std::string data, 
   if (nodes_.contains(created)) return {ZkError::NodeExists, {}};
   ++zxid_;
   Znode node{std::move(data), {}};
-  node.stat.czxid = node.stat.mzxid = zxid_;
+  node.stat.czxid = node.stat.mzxid = node.stat.pzxid = zxid_;
   node.stat.ephemeral_owner = ephemeral_owner;
   nodes_.emplace(created, std::move(node));
   ++parent->second.stat.cversion;
+  parent->second.stat.pzxid = zxid_;
   ++parent->second.stat.num_children;
   return {ZkError::Ok, created};
 }
@@ -50,6 +51,7 @@ ZkError ZnodeTree::remove(const std::string& path, std::int32_t version) {
   ++zxid_;
   Znode& parent = nodes_.at(parent_of(path));
   ++parent.stat.cversion;
+  parent.stat.pzxid = zxid_;
   --parent.stat.num_children;
   return ZkError::Ok;
 }

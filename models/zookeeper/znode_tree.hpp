@@ -27,6 +27,7 @@ struct ZnodeStat {
   std::int64_t mzxid = 0;            // the last that changed its data
   std::int32_t version = 0;          // data version
   std::int32_t cversion = 0;         // child version
+  std::int64_t pzxid = 0;            // the last that created or deleted a child
   ZkSessionId ephemeral_owner = kNoZkSession;
   std::int32_t num_children = 0;
 };

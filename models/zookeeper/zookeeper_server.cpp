@@ -34,6 +34,8 @@ void ZooKeeperServer::on_start() {
     session.last_commit_at = 0;
     touch(session);
   }
+  data_watches_.clear();  // in memory only: the clients set them again as they reconnect
+  child_watches_.clear();
   busy_until_ = now();
   fsync_start_ = -1;
   fsync_end_ = now();
@@ -43,7 +45,6 @@ void ZooKeeperServer::on_start() {
 void ZooKeeperServer::on_crash(CrashKind) {
   connections_.clear();
   scheduled_.clear();  // uncommitted writes are lost; their clients resend
-  for (auto& [id, session] : sessions_) session.undelivered.clear();
 }
 
 bool ZooKeeperServer::is_write(ZkOp op) {
@@ -58,6 +59,7 @@ void ZooKeeperServer::on_message(ConnectionId connection, MessagePtr message) {
   if (c == connections_.end()) return;  // not a session's connection (any more): the client reconnects
   Session& session = sessions_.at(c->second);
   touch(session);
+  if (request->op == ZkOp::SetWatches) return set_watches(c->second, *request);
   if (request->op == ZkOp::Ping) {
     auto pong = std::make_unique<ZkResponse>();
     pong->op = ZkOp::Ping;
@@ -85,7 +87,10 @@ void ZooKeeperServer::connect_session(ConnectionId connection, const ZkRequest& 
     return;
   }
   Session& session = sessions_.at(id);
-  if (session.connected && session.connection != connection) connections_.erase(session.connection);
+  if (session.connected && session.connection != connection) {
+    connections_.erase(session.connection);  // the old connection is closed, and its watches go with it
+    drop_watches(id);
+  }
   session.connection = connection;
   session.connected = true;
   connections_[connection] = id;
@@ -93,9 +98,37 @@ void ZooKeeperServer::connect_session(ConnectionId connection, const ZkRequest& 
   response->session = id;
   response->session_timeout = session.timeout;
   send(connection, std::move(response));
-  while (!session.undelivered.empty()) {  // the watches that fired while it was away
-    send(connection, std::move(session.undelivered.front()));
-    session.undelivered.pop_front();
+}
+
+// NIOServerCnxn.close -> DataTree.removeCnxn: a connection's watches end with it.
+void ZooKeeperServer::drop_watches(ZkSessionId id) {
+  for (auto* watches : {&data_watches_, &child_watches_}) {
+    for (auto it = watches->begin(); it != watches->end();) {
+      it->second.erase(id);
+      it = it->second.empty() ? watches->erase(it) : std::next(it);
+    }
+  }
+}
+
+// DataTree.setWatches: each watch the client holds is set again, or fires at
+// once if its znode changed after the last transaction the client saw (a
+// notification lost with the connection, or a change made while it was away).
+void ZooKeeperServer::set_watches(ZkSessionId session, const ZkRequest& request) {
+  for (const std::string& path : request.data_watches) {
+    const Znode* node = tree_.find(path);
+    if (!node) notify(session, path, ZkEventType::NodeDeleted);
+    else if (node->stat.mzxid > request.relative_zxid) notify(session, path, ZkEventType::NodeDataChanged);
+    else data_watches_[path].insert(session);
+  }
+  for (const std::string& path : request.exist_watches) {
+    if (tree_.find(path)) notify(session, path, ZkEventType::NodeCreated);
+    else data_watches_[path].insert(session);
+  }
+  for (const std::string& path : request.child_watches) {
+    const Znode* node = tree_.find(path);
+    if (!node) notify(session, path, ZkEventType::NodeDeleted);
+    else if (node->stat.pzxid > request.relative_zxid) notify(session, path, ZkEventType::NodeChildrenChanged);
+    else child_watches_[path].insert(session);
   }
 }
 
@@ -104,6 +137,7 @@ void ZooKeeperServer::on_connection_closed(ConnectionId connection) {
   if (c == connections_.end()) return;
   if (auto s = sessions_.find(c->second); s != sessions_.end() && s->second.connection == connection) {
     s->second.connected = false;
+    drop_watches(c->second);
   }
   connections_.erase(c);
 }
@@ -132,9 +166,7 @@ void ZooKeeperServer::expire(ZkSessionId id, bool closed_by_client) {
     fire(ZnodeTree::parent_of(path), ZkEventType::NodeChildrenChanged, child_watches_);
     changed(path);
   }
-  for (auto* watches : {&data_watches_, &child_watches_}) {
-    for (auto& [path, sessions] : *watches) sessions.erase(id);
-  }
+  drop_watches(id);
   Session& session = sessions_.at(id);
   if (session.connected) {
     connections_.erase(session.connection);
@@ -283,7 +315,8 @@ void ZooKeeperServer::execute(ZkSessionId session, const ZkRequest& request) {
       expire(session, true);
       return;
     case ZkOp::Connect:
-    case ZkOp::Ping: assert(false && "answered on arrival"); break;
+    case ZkOp::Ping:
+    case ZkOp::SetWatches: assert(false && "answered on arrival"); break;
   }
   respond(session, std::move(response));
 }
@@ -309,10 +342,8 @@ void ZooKeeperServer::notify(ZkSessionId session, const std::string& path, ZkEve
 void ZooKeeperServer::respond(ZkSessionId session, std::unique_ptr<ZkResponse> response) {
   const auto s = sessions_.find(session);
   if (s == sessions_.end()) return;
-  if (!s->second.connected) {
-    if (response->xid == kZkNotificationXid) s->second.undelivered.push_back(std::move(response));
-    return;  // a response is lost with its connection: the client resends the request
-  }
+  if (!s->second.connected) return;  // lost with its connection: the client resends, and sets its watches again
+  if (response->xid != kZkNotificationXid) response->zxid = tree_.last_zxid();
   send(s->second.connection, std::move(response));
 }
 

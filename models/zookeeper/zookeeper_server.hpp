@@ -78,7 +78,6 @@ class ZooKeeperServer final : public Node {
     ConnectionId connection = 0;
     bool connected = false;
     SimTime last_commit_at = 0;  // when its last write commits: its reads wait for it
-    std::deque<std::unique_ptr<ZkResponse>> undelivered;  // notifications while disconnected
   };
 
   void on_start() override;
@@ -90,6 +89,8 @@ class ZooKeeperServer final : public Node {
   void touch(Session& session);
   void tick();
   void expire(ZkSessionId id, bool closed_by_client);
+  void drop_watches(ZkSessionId id);
+  void set_watches(ZkSessionId session, const ZkRequest& request);
   void schedule(ZkSessionId session, std::unique_ptr<ZkRequest> request);
   void execute(ZkSessionId session, const ZkRequest& request);
   ZkError apply_write(ZkSessionId session, const ZkMultiOp& op, std::string* created);
@@ -106,6 +107,8 @@ class ZooKeeperServer final : public Node {
   std::map<std::uint64_t, std::pair<ZkSessionId, std::unique_ptr<ZkRequest>>> scheduled_;  // by sequence
   std::uint64_t next_scheduled_ = 0;
   ZkSessionId next_session_ = 1;
+  // Held for a session's current connection (a ServerCnxn is the watcher): its
+  // close drops them, and the client re-arms them with SetWatches.
   std::map<std::string, std::set<ZkSessionId>> data_watches_, child_watches_;
   SimTime busy_until_ = 0;      // the request processor
   SimTime fsync_start_ = -1;    // the fsync that starts last, and when it ends

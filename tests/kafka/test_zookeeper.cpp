@@ -227,3 +227,44 @@ TEST_CASE("zookeeper: pipelined writes share the transaction log's fsyncs", "[zo
   CHECK(w.server.stats().writes == 101);
   CHECK(w.server.stats().fsyncs < 20);  // 100 writes of 50 us each against 1 ms fsyncs
 }
+
+// ClientCnxn.primeConnection and DataTree.setWatches: a notification the server
+// sent on a connection the client then gave up on is lost with it, but the
+// client still holds the watch; it sends it with SetWatches when it reconnects,
+// and the server fires it at once, the znode's children having changed after
+// the last zxid the client saw. (Without SetWatches a ZooKeeper-era controller
+// never learned of a broker registering meanwhile: found by ksim explore of
+// releases/fast-failovers-divergence.)
+TEST_CASE("zookeeper: a watch notification lost with a connection fires again when the client reconnects",
+          "[zookeeper]") {
+  ZkWorld w;
+  auto& a = *w.users[0];
+  auto& b = *w.users[1];
+  w.act([&] {
+    a.client().create("/brokers", "", false, nullptr);
+    a.client().create("/brokers/ids", "", false, nullptr);
+  });
+  w.run_for(milliseconds(20));
+  w.act([&] { b.watch_children("/brokers/ids"); });
+  w.run_for(milliseconds(20));
+  FaultHandle cut = 0;
+  w.act([&] {
+    // Messages to b are held: the notification of a's registration is sent, not delivered.
+    cut = w.sim.network().faults().add_cut({w.server.id()}, {b.id()}, true);
+    a.client().create("/brokers/ids/0", "{}", true, a.record());
+  });
+  w.run_for(seconds(5));  // b hears nothing for 4 s (two thirds of its 6 s session) and gives the connection up
+  w.act([&] {
+    w.sim.network().faults().remove(cut);
+    w.sim.network().release_held_messages();
+  });
+  w.run_for(seconds(3));
+  CHECK(b.client().state() == ZkClientState::Connected);
+  CHECK(b.sessions == 1);  // the same session, resumed
+  REQUIRE(b.events.size() == 1);
+  CHECK(b.events[0] == std::pair{std::string("/brokers/ids"), ZkEventType::NodeChildrenChanged});
+  // Re-armed by the handler's read: the next registration is heard once.
+  w.act([&] { a.client().create("/brokers/ids/1", "{}", true, a.record()); });
+  w.run_for(milliseconds(50));
+  CHECK(b.events.size() == 2);
+}

@@ -224,19 +224,55 @@ BrokerId ZkController::choose_leader(const PartitionState& state) const {
 }
 
 // KafkaZkClient.updateLeaderAndIsr: a setData at the version the controller
-// read; a stale version (a leader wrote in between, before KIP-497) is read again.
+// read. A stale version (a leader wrote its ISR in between, before KIP-497)
+// fails the write; the caller's `done` hears it, and without one the state is
+// read again and what the controller wanted redone on it (below).
 void ZkController::write_state(PartitionState proposed, std::function<void(bool)> done) {
+  // PartitionStateMachine.electLeaderForPartitions and ReplicaStateMachine's
+  // removeReplicasFromIsr retry the partitions whose update failed on a
+  // version (`updatesToRetry`): the state read again, an election is made
+  // anew on it (a new epoch, even for the same leader), an ISR change drops
+  // from it the brokers no longer registered (the last member stays).
+  const auto redo_on_fresh_state = [this](TopicPartition tp, bool election) {
+    zk_.get_data(zk_data::partition_state_path(tp), false, [this, tp, election, g = generation_](const ZkResponse& r) {
+      if (g != generation_ || r.error != ZkError::Ok || !r.stat || !partitions_.contains(tp)) return;
+      const auto read = zk_data::decode_leader_and_isr(r.data);
+      if (!read) return;
+      PartitionState& state = partitions_.at(tp);
+      state.leader_epoch = read->leader_epoch;
+      state.isr = read->isr;
+      state.partition_epoch = r.stat->version;
+      PartitionState proposed = state;
+      if (election) {
+        proposed.leader = choose_leader(state);
+        if (proposed.leader == kNoBroker) {
+          state.leader = kNoBroker;  // still offline: brokers hear "no leader"
+          pending_push_.push_back(state);
+          return flush_pushes();
+        }
+        if (!contains(proposed.isr, proposed.leader)) proposed.isr = {proposed.leader};
+      } else {
+        state.leader = read->leader;
+        proposed.leader = read->leader;
+        std::erase_if(proposed.isr, [&](BrokerId b) { return !live(b); });
+        if (proposed.isr == state.isr || proposed.isr.empty()) return;
+      }
+      ++proposed.leader_epoch;
+      write_state(std::move(proposed));
+    });
+  };
   const TopicPartition tp = proposed.partition;
   const bool election = proposed.leader != partitions_.at(tp).leader;
   zk_data::LeaderAndIsr data{proposed.leader, proposed.leader_epoch, proposed.isr, epoch_};
   ++writes_in_flight_;
   zk_.set_data(zk_data::partition_state_path(tp), zk_data::encode(data), proposed.partition_epoch,
-               [this, proposed, election, done = std::move(done), g = generation_](const ZkResponse& r) mutable {
+               [this, proposed, election, redo_on_fresh_state, done = std::move(done), g = generation_](const ZkResponse& r) mutable {
                  if (g != generation_) return;
                  --writes_in_flight_;
                  if (r.error != ZkError::Ok) {
                    ++stats_.stale_writes;
-                   if (done) done(false);
+                   if (done) return done(false);
+                   if (r.error == ZkError::BadVersion) redo_on_fresh_state(proposed.partition, election);
                    return;
                  }
                  ++stats_.isr_writes;

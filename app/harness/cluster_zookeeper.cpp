@@ -19,6 +19,7 @@ void Cluster::spawn_zookeeper(const std::shared_ptr<models::ClusterDirectory>& d
     broker->share_fate(side);
     side.place_topics_over(broker_placement_);
     side.on_registration_conflict = [broker](bool conflict) { broker->refuse_requests(conflict); };
+    side.on_registered = [broker](std::int64_t epoch) { broker->registered_in_zookeeper(epoch); };
     zookeeper_sides_.push_back(&side);
     directory->controller_nodes.push_back(side.id());
   }

@@ -113,6 +113,7 @@ void Broker::isr_expiration_tick() {
 void Broker::on_crash(CrashKind kind) {
   previous_stop_clean_ = kind == CrashKind::Shutdown;
   refusing_requests_ = false;
+  zk_broker_epoch_ = -1;
   free_deleting_now();
   drop_cleanings();
   for (auto& [tp, r] : replicas_) {
@@ -234,6 +235,8 @@ void Broker::dispatch(ConnectionId connection, MessagePtr message) {
       const auto& update = message_as<MetadataUpdate>(m);
       // From a ZooKeeper-era controller, which connected to the broker: answered, so its channel unmutes.
       if (accepted(connection)) send(connection, std::make_unique<MetadataUpdateResponse>());
+      // KIP-380: for this broker's previous process (the controller had not seen it restart): STALE_BROKER_EPOCH.
+      if (update.broker_epoch >= 0 && update.broker_epoch < zk_broker_epoch_) return;
       // From a controller the broker left (a deposed one still pushing what it committed):
       // older than what it has.
       if (update.offset < metadata_offset_ && (has_controller_quorum() || zookeeper_mode())) return;

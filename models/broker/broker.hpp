@@ -84,6 +84,9 @@ class Broker final : public Node, private TxnCoordinatorHost {
   // before its socket server processes requests (the supervisor starts it
   // again). Until the side registers, every connection to it is refused.
   void refuse_requests(bool refusing) { refusing_requests_ = refusing; }
+  // ZooKeeper mode (KIP-380): its registration's czxid, the broker epoch (KafkaController.brokerEpoch);
+  // a push for an older one, its previous process's, is refused (KafkaApis.isBrokerEpochStale).
+  void registered_in_zookeeper(std::int64_t broker_epoch) { zk_broker_epoch_ = broker_epoch; }
   // Replica assignment, fixed when the topic is created (log dir by fewest partitions).
   void create_replica(TopicPartition tp);
 
@@ -536,6 +539,7 @@ class Broker final : public Node, private TxnCoordinatorHost {
   bool controller_retry_pending_ = false;  // a retry on another controller is scheduled
   bool shutting_down_ = false;  // controlled shutdown: waiting for the controller to move leaderships
   bool refusing_requests_ = false;  // refuse_requests
+  std::int64_t zk_broker_epoch_ = -1;  // registered_in_zookeeper; -1 until this process registers
   std::set<TopicPartition> fetching_while_shutting_down_;  // ZooKeeper mode: led when the shutdown began
   bool got_shutdown_answer_ = false;  // BrokerLifecycleManager.gotControlledShutdownResponse
   SimTime last_heartbeat_sent_ = 0;

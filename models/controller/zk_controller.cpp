@@ -69,6 +69,7 @@ void ZkController::session_established() {
 void ZkController::register_broker() {
   zk_.create(zk_data::broker_path(broker_), "{}", true, [this, g = generation_](const ZkResponse& r) {
     if (r.error == ZkError::Ok) {
+      if (on_registered) on_registered(r.zxid);  // the create's zxid: the znode's czxid
       if (role_ == ZkControllerRole::Unregistered) role_ = ZkControllerRole::Candidate;
       if (std::exchange(registration_conflict_, false)) {  // the startup that failed goes on: serve, then elect
         if (on_registration_conflict) on_registration_conflict(false);
@@ -245,8 +246,7 @@ void ZkController::resign() {
   partitions_.clear();
   pending_push_.clear();
   writes_in_flight_ = 0;
-  for (const auto& [broker, connection] : connections_) close(connection);
-  connections_.clear();
+  close_channels();
 }
 
 void ZkController::on_connection_closed(ConnectionId connection) {
@@ -255,12 +255,7 @@ void ZkController::on_connection_closed(ConnectionId connection) {
     shutdown_connection_.reset();
     return controlled_shutdown_failed();
   }
-  for (auto it = connections_.begin(); it != connections_.end(); ++it) {
-    if (it->second == connection) {
-      connections_.erase(it);
-      return;
-    }
-  }
+  channel_closed(connection);
 }
 
 void ZkController::on_message(ConnectionId connection, MessagePtr message) {
@@ -294,7 +289,8 @@ void ZkController::on_message(ConnectionId connection, MessagePtr message) {
   if (m.api_key() == ApiKey::CreateTopics && !m.is_response()) {
     return handle_create_topics(connection, message_as<CreateTopicsRequest>(m));
   }
-  if (m.api_key() == ApiKey::UpdateMetadata || m.api_key() == ApiKey::AlterPartition) return;  // brokers' answers
+  if (m.api_key() == ApiKey::UpdateMetadata && m.is_response()) return channel_answered(connection);
+  if (m.api_key() == ApiKey::AlterPartition) return;  // a broker's answer
   unexpected_message(name(), m);
 }
 

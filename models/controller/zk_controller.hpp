@@ -72,6 +72,7 @@ struct ZkControllerStats {
   std::uint64_t unclean_elections = 0;
   std::uint64_t isr_writes = 0;           // partition states written to ZooKeeper
   std::uint64_t stale_writes = 0;         // BADVERSION: the znode changed since it was read
+  std::uint64_t pushes_resent = 0;        // sent again on a new connection: the one they went on was lost unanswered
   SimTime last_load_time = 0;             // the last failover's reading of ZooKeeper
 };
 
@@ -97,6 +98,8 @@ class ZkController final : public Node, private ZkClientHost {
   // request meanwhile (Broker::refuse_requests), as a process whose startup
   // failed there serves nothing.
   std::function<void(bool)> on_registration_conflict;
+  // Told its registration's czxid (the broker epoch, KIP-380) once it registers.
+  std::function<void(std::int64_t)> on_registered;
 
   // KIP-455 (2.4+) on this controller (zk_reassignment.cpp): the Admin API's
   // alterPartitionReassignments for one partition, `target` the new replicas,
@@ -190,11 +193,17 @@ class ZkController final : public Node, private ZkClientHost {
   void handle_alter_isr(ConnectionId connection, const AlterPartitionRequest& request);
   void leader_writes_isr(ConnectionId connection, const AlterPartitionRequest& request);
   void propagate_isr_changes();
+  std::vector<BrokerId> live_brokers() const;
+
+  // the channels to the brokers (zk_controller_channels.cpp)
   void push(const std::vector<PartitionState>& states, const std::vector<BrokerId>& to);
   void push_all(const std::vector<BrokerId>& to);
   void flush_pushes();
-  std::vector<BrokerId> live_brokers() const;
-  ConnectionId broker_connection(BrokerId broker);
+  void open_channel(BrokerId broker);
+  bool channel_closed(ConnectionId connection);
+  void channel_answered(ConnectionId connection);
+  void remove_channels(const std::vector<BrokerId>& brokers);
+  void close_channels();
   bool live(BrokerId broker) const { return live_.contains(broker); }
   void publish(const ModelEvent& event) { events_.publish(*this, event); }
 
@@ -214,7 +223,15 @@ class ZkController final : public Node, private ZkClientHost {
   std::int32_t epoch_ = 0;
   std::map<BrokerId, std::int64_t> live_;  // registered brokers and their epochs (czxid)
   std::map<TopicPartition, PartitionState> partitions_;  // partition_epoch: the state znode's version
-  std::map<BrokerId, ConnectionId> connections_;
+  // ControllerChannelManager's RequestSendThread per broker: the pushes sent
+  // and not yet answered, in order; a connection lost is made again and
+  // they are sent again after 100 ms, until answered or the broker is removed.
+  struct BrokerChannel {
+    std::optional<ConnectionId> connection;  // none when idle, or while it waits to reconnect
+    std::optional<TimerId> reconnect;        // the backoff before it reconnects
+    std::deque<MetadataUpdate> unanswered;
+  };
+  std::map<BrokerId, BrokerChannel> channels_;
   std::set<std::int32_t> topics_;  // the topics the controller knows
   // Watches that fired while it loaded: processed once it has (the controller's event queue).
   bool topics_changed_ = false, brokers_changed_ = false, isr_changes_ = false, log_dir_events_ = false;

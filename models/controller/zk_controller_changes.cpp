@@ -139,6 +139,7 @@ void ZkController::brokers_read(std::map<BrokerId, std::int64_t> current) {
   live_ = std::move(current);
   std::vector<BrokerId> failed = dead;
   failed.insert(failed.end(), bounced.begin(), bounced.end());
+  remove_channels(failed);  // a bounced broker's channel starts anew (removeBroker, then addBroker)
   if (!failed.empty()) on_broker_failure(failed);
   std::vector<BrokerId> started = added;
   started.insert(started.end(), bounced.begin(), bounced.end());
@@ -418,46 +419,6 @@ std::vector<BrokerId> ZkController::live_brokers() const {
   std::vector<BrokerId> brokers;
   for (const auto& [b, epoch] : live_) brokers.push_back(b);
   return brokers;
-}
-
-ConnectionId ZkController::broker_connection(BrokerId broker) {
-  const auto it = connections_.find(broker);
-  if (it != connections_.end()) return it->second;
-  const ConnectionId c = connect(directory_->broker_nodes.at(static_cast<std::size_t>(broker)));
-  connections_[broker] = c;
-  return c;
-}
-
-// LeaderAndIsr and UpdateMetadata as one push (ksim's MetadataUpdate): the
-// states, the live brokers, the controller; its offset orders a controller's
-// pushes, and a later controller's above an earlier's.
-void ZkController::push(const std::vector<PartitionState>& states, const std::vector<BrokerId>& to) {
-  for (const BrokerId b : to) {
-    auto update = std::make_unique<MetadataUpdate>();
-    update->partitions = states;
-    update->live_brokers = live_brokers();
-    update->offset = (static_cast<std::int64_t>(epoch_) << 32) + ++update_sequence_;
-    update->controller = broker_;
-    send(broker_connection(b), std::move(update));
-  }
-}
-
-void ZkController::push_all(const std::vector<BrokerId>& to) {
-  std::vector<PartitionState> states;
-  for (const auto& [tp, state] : partitions_) states.push_back(state);
-  push(states, to);
-}
-
-// What changed goes to every live broker once the ZooKeeper writes in flight
-// have all completed: Kafka's controller waits for a batch of writes
-// (KafkaZkClient.updateLeaderAndIsr) within one event, then sends one
-// LeaderAndIsr per broker (ControllerBrokerRequestBatch.sendRequestsToBrokers),
-// so a controlled shutdown's moved leaderships reach a follower together.
-void ZkController::flush_pushes() {
-  if (pending_push_.empty() || writes_in_flight_ > 0) return;
-  std::vector<PartitionState> states = std::move(pending_push_);
-  pending_push_.clear();
-  push(states, live_brokers());
 }
 
 }  // namespace ksim::models

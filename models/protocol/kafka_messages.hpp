@@ -259,6 +259,8 @@ struct MetadataUpdate final : KafkaRequest<MetadataUpdate, ApiKey::UpdateMetadat
   std::int64_t offset = 0;  // the metadata log's offset once this update is applied
   // ZooKeeper mode: the sending controller's broker id (MetadataCache.getControllerId: where AlterIsr goes).
   std::int32_t controller = -1;
+  // ZooKeeper mode from 2.2 (KIP-380): the receiving broker's epoch as the controller knows it; -1 none.
+  std::int64_t broker_epoch = -1;
   std::uint64_t size_bytes() const override { return kRequestHeaderBytes + 48 * partitions.size(); }
 };
 

@@ -20,17 +20,27 @@ using namespace ksim::models;
 
 namespace zk_controller_test {
 
-// A broker as the controller sees it: it takes pushes and keeps what they say.
+// A broker as the controller sees it: it takes pushes, answers them and keeps
+// what they say; while `refusing`, it closes the connection a push comes on.
 class StandInBroker final : public Node {
  public:
   using Node::Node;
   std::map<TopicPartition, PartitionState> partitions;
   std::int32_t controller = -1;
   std::int64_t offset = -1;
+  std::int64_t broker_epoch = -2;  // the last push's
+  bool refusing = false;
+  int refused = 0;
 
  private:
-  void on_message(ConnectionId, MessagePtr message) override {
+  void on_message(ConnectionId connection, MessagePtr message) override {
+    if (refusing) {
+      ++refused;
+      return close(connection);
+    }
+    send(connection, std::make_unique<MetadataUpdateResponse>());
     const auto& update = message_as<MetadataUpdate>(*message);
+    broker_epoch = update.broker_epoch;
     if (update.offset < offset) return;  // from a controller of an earlier epoch
     offset = update.offset;
     controller = update.controller;
@@ -130,6 +140,50 @@ TEST_CASE("zk controller: one broker wins the election and tells every broker", 
   for (auto* b : c.brokers) {
     CHECK(b->controller == active->broker_id());
     CHECK(b->partitions.size() == 30);
+  }
+}
+
+// ControllerChannelManager.RequestSendThread: a request is sent again, 100 ms
+// apart, on a new connection until the broker answers it.
+TEST_CASE("zk controller: a push refused with its connection is sent again until the broker takes it",
+          "[zookeeper][controller]") {
+  ZkCluster c(30, zk_controller_test::zk_2_8());
+  auto* refuser = c.brokers[2];
+  refuser->refusing = true;  // as a broker whose registration has not been answered yet
+  c.run_for(seconds(2));
+  ZkController* active = c.active();
+  REQUIRE(active != nullptr);
+  CHECK(refuser->partitions.empty());
+  CHECK(refuser->refused > 10);  // every 100 ms
+  CHECK(refuser->refused < 25);
+  refuser->refusing = false;
+  c.run_for(milliseconds(150));
+  CHECK(refuser->partitions.size() == 30);  // the failover's full state, sent again
+  CHECK(refuser->controller == active->broker_id());
+  CHECK(active->stats().pushes_resent > 0);
+}
+
+// KIP-380 (2.2): each push names the broker epoch the controller knows for its
+// broker, the czxid of its registration, which the broker's side was told.
+TEST_CASE("zk controller: a push carries its broker's epoch from 2.2 on", "[zookeeper][controller]") {
+  for (const bool epochs : {true, false}) {
+    INFO("broker epochs " << epochs);
+    auto config = zk_controller_test::zk_2_8();
+    config.broker_epochs = epochs;
+    ZkCluster c(3, config);
+    std::vector<std::int64_t> registered(ZkCluster::kBrokers, -1);
+    for (BrokerId b = 0; b < ZkCluster::kBrokers; ++b) {
+      c.sides[static_cast<std::size_t>(b)]->on_registered = [&registered, b](std::int64_t epoch) {
+        registered[static_cast<std::size_t>(b)] = epoch;
+      };
+    }
+    c.run_for(seconds(2));
+    for (BrokerId b = 0; b < ZkCluster::kBrokers; ++b) {
+      const auto* node = c.zookeeper.tree().find(zk_data::broker_path(b));
+      REQUIRE(node != nullptr);
+      CHECK(registered[static_cast<std::size_t>(b)] == node->stat.czxid);
+      CHECK(c.brokers[static_cast<std::size_t>(b)]->broker_epoch == (epochs ? node->stat.czxid : -1));
+    }
   }
 }
 

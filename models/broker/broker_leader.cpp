@@ -411,8 +411,8 @@ void Broker::handle_alter_partition_response(const AlterPartitionResponse& respo
     if (zookeeper_mode()) return;  // sent again when the metadata names the controller
     return retry_controller_channel();
   }
-  if (response.error == Error::IneligibleReplica) {
-    r->end_isr_change();  // not applied, the controller says: back to the committed ISR
+  if (response.error == Error::IneligibleReplica || response.not_written) {
+    r->end_isr_change();  // not applied: back to the committed ISR
     changed(*r);
   } else {
     // Committed, or refused as stale (FENCED_LEADER_EPOCH, INVALID_UPDATE_VERSION):

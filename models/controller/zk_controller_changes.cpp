@@ -361,8 +361,10 @@ void ZkController::leader_writes_isr(ConnectionId connection, const AlterPartiti
                    isr_changed_.insert(proposed->partition);  // ReplicaManager.recordIsrChange
                    last_isr_change_ = now();
                  } else {
-                   // "Cached zkVersion not equal to that in zookeeper, skip updating ISR": wait for LeaderAndIsr.
+                   // "Cached zkVersion not equal to that in zookeeper, skip updating ISR": the ISR stays
+                   // as it was (tried again at the next check, and fails until a LeaderAndIsr).
                    response->error = Error::InvalidUpdateVersion;
+                   response->not_written = true;
                    response->state.partition_epoch = proposed->partition_epoch;
                  }
                  send(connection, std::move(response));

@@ -225,6 +225,9 @@ struct AlterPartitionResponse final : KafkaResponse<AlterPartitionResponse, ApiK
   Error error = Error::None;  // FencedLeaderEpoch, InvalidUpdateVersion, IneligibleReplica (KIP-841), NotController
   std::int32_t active_controller = -1;  // with NotController: the controller the responder knows active, or -1
   PartitionState state;       // the controller's, after the request (on an error: as the metadata will say)
+  // Before KIP-497 the leader writes its own ISR to ZooKeeper: one that failed on the znode's version
+  // has no state to give, and the leader keeps the ISR it had (Partition.maybeUpdateIsrAndVersion).
+  bool not_written = false;
   // The request answered, echoed (not on the wire: Kafka's callback holds its proposedIsrState).
   Epoch proposed_leader_epoch = 0;
   Epoch proposed_partition_epoch = 0;

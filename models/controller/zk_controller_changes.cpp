@@ -341,34 +341,50 @@ void ZkController::handle_alter_isr(ConnectionId connection, const AlterPartitio
   });
 }
 
-// Before KIP-497 the leader writes its ISR itself (Partition.updateIsr), at
-// the zkVersion it knows, and records the change for the controller.
+// Before KIP-497 the leader writes its ISR itself (ReplicationUtils.updateLeaderAndIsr),
+// at the zkVersion it knows, and records the change for the controller.
 void ZkController::leader_writes_isr(ConnectionId connection, const AlterPartitionRequest& request) {
-  zk_data::LeaderAndIsr data{request.leader, request.leader_epoch, request.new_isr, epoch_};
-  auto proposed = std::make_shared<AlterPartitionRequest>(request);
-  zk_.set_data(zk_data::partition_state_path(request.partition), zk_data::encode(data), request.partition_epoch,
-               [this, connection, proposed](const ZkResponse& r) {
-                 auto response = std::make_unique<AlterPartitionResponse>();
-                 response->proposed_leader_epoch = proposed->leader_epoch;
-                 response->proposed_partition_epoch = proposed->partition_epoch;
-                 response->proposed_isr = proposed->new_isr;
-                 response->state.partition = proposed->partition;
-                 response->state.leader = proposed->leader;
-                 response->state.leader_epoch = proposed->leader_epoch;
-                 response->state.isr = proposed->new_isr;
-                 if (r.error == ZkError::Ok && r.stat) {
-                   response->state.partition_epoch = r.stat->version;
-                   isr_changed_.insert(proposed->partition);  // ReplicaManager.recordIsrChange
-                   last_isr_change_ = now();
-                 } else {
-                   // "Cached zkVersion not equal to that in zookeeper, skip updating ISR": the ISR stays
-                   // as it was (tried again at the next check, and fails until a LeaderAndIsr).
-                   response->error = Error::InvalidUpdateVersion;
-                   response->not_written = true;
-                   response->state.partition_epoch = proposed->partition_epoch;
-                 }
-                 send(connection, std::move(response));
-               });
+  const zk_data::LeaderAndIsr data{request.leader, request.leader_epoch, request.new_isr, epoch_};
+  const std::string path = zk_data::partition_state_path(request.partition);
+  // The leader's answer: the znode's version once written, nullopt when not.
+  auto answer = [this, connection, proposed = std::make_shared<AlterPartitionRequest>(request)](
+                    std::optional<std::int32_t> version) {
+    auto response = std::make_unique<AlterPartitionResponse>();
+    response->proposed_leader_epoch = proposed->leader_epoch;
+    response->proposed_partition_epoch = proposed->partition_epoch;
+    response->proposed_isr = proposed->new_isr;
+    response->state.partition = proposed->partition;
+    response->state.leader = proposed->leader;
+    response->state.leader_epoch = proposed->leader_epoch;
+    response->state.isr = proposed->new_isr;
+    if (version) {
+      response->state.partition_epoch = *version;
+      isr_changed_.insert(proposed->partition);  // ReplicaManager.recordIsrChange
+      last_isr_change_ = now();
+    } else {
+      // "Cached zkVersion not equal to that in zookeeper, skip updating ISR": the ISR stays
+      // as it was (tried again at the next check, and fails until a LeaderAndIsr).
+      response->error = Error::InvalidUpdateVersion;
+      response->not_written = true;
+      response->state.partition_epoch = proposed->partition_epoch;
+    }
+    send(connection, std::move(response));
+  };
+  zk_.set_data(path, zk_data::encode(data), request.partition_epoch, [this, path, data, answer](const ZkResponse& r) {
+    if (r.error == ZkError::Ok && r.stat) return answer(r.stat->version);
+    if (r.error != ZkError::BadVersion) return answer(std::nullopt);
+    // ReplicationUtils.checkLeaderAndIsrZkData: a write sent again after its
+    // connection was lost (KafkaZkClient.retryRequestUntilConnected) fails on
+    // the version its first try moved; the znode holding what it writes, it
+    // succeeded, at the znode's version.
+    zk_.get_data(path, false, [data, answer](const ZkResponse& read) {
+      const auto written = read.error == ZkError::Ok && read.stat ? zk_data::decode_leader_and_isr(read.data)
+                                                                   : std::nullopt;
+      const bool same = written && written->leader == data.leader && written->leader_epoch == data.leader_epoch &&
+                        written->isr == data.isr && written->controller_epoch == data.controller_epoch;
+      answer(same ? std::optional<std::int32_t>(read.stat->version) : std::nullopt);
+    });
+  });
 }
 
 // ReplicaManager.maybePropagateIsrChanges, every 2.5 s: when no change came for

@@ -131,6 +131,7 @@ void read_group_coordinator_config(MapReader& in, models::GroupCoordinatorConfig
   // KIP-134 (0.11): a new group's first rebalance waits 3 s for more members; before, it did not.
   if (!m.has(Mechanism::InitialRebalanceDelay)) g.group_initial_rebalance_delay = 0;
   g.assignment_epochs = m.has(Mechanism::AssignmentEpochs);
+  g.coordinator_runtime = m.release() >= models::KafkaRelease{4, 0};
   reject_absent(in, "group.initial.rebalance.delay.ms", m, Mechanism::InitialRebalanceDelay);
   g.offsets_topic_num_partitions = in.get<int>("offsets.topic.num.partitions", g.offsets_topic_num_partitions, {1, 10000});
   g.offsets_topic_replication_factor =

@@ -209,7 +209,8 @@ void GroupCoordinator::replace_static_member(Group& g, ConnectionId c, const Joi
     if (!stored || stored->generation != generation || !stored->members.contains(id)) return;
     Member& member = stored->members.at(id);
     if (error == Error::None) return answer_join(*stored, member, /*skip_assignment=*/true);
-    if (member.join) reply_join_error(member.join->connection, member.join->correlation_id, coordinator_error(error));
+    if (member.join) reply_join_error(member.join->connection, member.join->correlation_id,
+                                       group_write_error(error, GroupWrite::Metadata, config_.coordinator_runtime));
     member.join.reset();
   });
 }
@@ -434,7 +435,7 @@ void GroupCoordinator::complete_sync(const std::string& group, std::int32_t gene
   if (!g || g->generation != generation || g->state != GroupState::CompletingRebalance) return;
   if (error != Error::None) {
     for (auto& [id, m] : g->members) {
-      if (m.sync) reply_sync(*m.sync, coordinator_error(error));
+      if (m.sync) reply_sync(*m.sync, group_write_error(error, GroupWrite::Metadata, config_.coordinator_runtime));
       m.sync.reset();
     }
     return prepare_rebalance(*g, "storing the assignment failed: " + std::string(models::to_string(error)));

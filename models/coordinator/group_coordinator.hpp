@@ -66,6 +66,11 @@ class CoordinatorHost {
 std::int32_t group_partition(std::string_view group, std::int32_t partitions);
 // What a coordinator answers when its append to its partition failed.
 Error coordinator_error(Error append_error);
+// What a group coordinator answers when its write of a group's metadata (a
+// rebalance's) or of offsets failed: as coordinator_error, but before the
+// coordinator runtime (4.0) a timed-out write answered differently.
+enum class GroupWrite { Metadata, Offsets };
+Error group_write_error(Error append_error, GroupWrite write, bool coordinator_runtime);
 
 class GroupCoordinator {
  public:

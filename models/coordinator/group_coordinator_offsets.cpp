@@ -42,6 +42,20 @@ Error coordinator_error(Error append_error) {
   }
 }
 
+// The coordinator runtime (4.0+) maps a timed-out write as any other
+// (GroupMetadataManager.appendGroupMetadataErrorToResponseError,
+// CoordinatorOperationExceptionHelper.handleOperationException:
+// COORDINATOR_NOT_AVAILABLE). The classic coordinator before it
+// (GroupMetadataManager.storeGroup and storeOffsets, in Scala) answered a
+// rebalance whose write timed out REBALANCE_IN_PROGRESS, and passed an offset
+// commit's REQUEST_TIMED_OUT through; clients treat the latter as
+// COORDINATOR_NOT_AVAILABLE, and the former makes members join again without
+// looking the coordinator up.
+Error group_write_error(Error append_error, GroupWrite write, bool coordinator_runtime) {
+  if (append_error != Error::RequestTimedOut || coordinator_runtime) return coordinator_error(append_error);
+  return write == GroupWrite::Metadata ? Error::RebalanceInProgress : Error::RequestTimedOut;
+}
+
 // ---- loading and unloading ----
 
 void GroupCoordinator::load(std::int32_t partition, const PartitionLog& log) {
@@ -282,7 +296,7 @@ void GroupCoordinator::handle(ConnectionId c, const OffsetCommitRequest& request
     }
     auto response = std::make_unique<OffsetCommitResponse>();
     response->correlation_id = correlation;
-    response->error = coordinator_error(append_error);
+    response->error = group_write_error(append_error, GroupWrite::Offsets, config_.coordinator_runtime);
     // A failed write answers every partition of the request with its error.
     if (append_error == Error::None) response->refused = refused;
     host_.coordinator_send(c, std::move(response));
@@ -350,7 +364,7 @@ void GroupCoordinator::handle(ConnectionId c, const TxnOffsetCommitRequest& requ
     }
     auto response = std::make_unique<TxnOffsetCommitResponse>();
     response->correlation_id = correlation;
-    response->error = coordinator_error(append_error);
+    response->error = group_write_error(append_error, GroupWrite::Offsets, config_.coordinator_runtime);
     if (append_error == Error::None) response->refused = refused;
     host_.coordinator_send(c, std::move(response));
   });

@@ -28,6 +28,10 @@ struct GroupCoordinatorConfig {
   std::uint64_t offsets_topic_segment_bytes = 100ULL << 20;  // offsets.topic.segment.bytes: 100 MiB
   std::int32_t offsets_topic_replication_factor = 3;       // offsets.topic.replication.factor
   SimTime offsets_commit_timeout = seconds(5);             // offsets.commit.timeout.ms
+  // 4.0+: the group coordinator runs on the coordinator runtime (KIP-848's
+  // rewrite, the only one from 4.0), which maps a timed-out write's error as
+  // any other (group_write_error).
+  bool coordinator_runtime = true;
   // Committed offsets expire (GroupCoordinatorShard.cleanupGroupMetadata,
   // GroupMetadataManager.cleanupGroupMetadata before 4.0): 7 days since 2.0
   // (KIP-186), 1 day before; checked every offsets.retention.check.interval.ms.

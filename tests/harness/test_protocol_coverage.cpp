@@ -115,16 +115,7 @@ TEST_CASE("protocol states: a classic member removed at its rebalance timeout, t
   host.queue.run_until(0);
   std::int64_t correlation = 0;
   const auto join = [&](const std::string& member, const std::string& client) {
-    JoinGroupRequest r;
-    r.correlation_id = ++correlation;
-    r.group = "g";
-    r.member = MemberIdentity{-1, member, std::nullopt};
-    r.client_id = client;
-    r.session_timeout = seconds(10);
-    r.rebalance_timeout = seconds(30);
-    r.protocols = {"range"};
-    r.subscription.topics = {0};
-    coordinator.handle(1, r);
+    coordinator.handle(1, ksim::testing::classic_join_request(++correlation, member, client));
   };
   const auto heartbeat = [&](const std::string& member, std::int32_t generation) {
     HeartbeatRequest r;

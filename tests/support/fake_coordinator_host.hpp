@@ -6,6 +6,7 @@
 // interface derived from it (TxnCoordinatorHost) whose own members the test adds.
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,27 @@ inline models::ConsumerGroupHeartbeatRequest kip848_heartbeat_request(std::int64
   r.topics = {0};
   for (const std::int32_t p : owned) r.owned.push_back({0, p});
   return r;
+}
+
+// A classic member's JoinGroup to group "g" (range, topic 0): `member` empty for a new member.
+inline models::JoinGroupRequest classic_join_request(std::int64_t correlation, const std::string& member,
+                                                     const std::string& client) {
+  models::JoinGroupRequest r;
+  r.correlation_id = correlation;
+  r.group = "g";
+  r.member = models::MemberIdentity{-1, member, std::nullopt};
+  r.client_id = client;
+  r.session_timeout = seconds(10);
+  r.rebalance_timeout = seconds(30);
+  r.protocols = {"range"};
+  r.subscription.topics = {0};
+  return r;
+}
+
+// The last message the host sent, if it is a `Response`; null otherwise.
+template <class Response, class Host>
+const Response* last_sent(const Host& host) {
+  return host.sent.empty() ? nullptr : dynamic_cast<const Response*>(host.sent.back().get());
 }
 
 }  // namespace ksim::testing

@@ -106,12 +106,12 @@ void Consumer::handle_offset_commit(const OffsetCommitResponse& response) {
     case Error::None: break;
     case Error::NotCoordinator:
     case Error::CoordinatorNotAvailable:
+    case Error::RequestTimedOut:  // OffsetCommitResponseHandler: markCoordinatorUnknown, as the two above
       coordinator_unknown(models::to_string(error));
       retriable = true;
       break;
     case Error::CoordinatorLoadInProgress:
-    case Error::StaleMemberEpoch:  // KIP-848: sent again with the member's latest epoch
-    case Error::RequestTimedOut: retriable = true; break;
+    case Error::StaleMemberEpoch: retriable = true; break;  // KIP-848: sent again with the member's latest epoch
     case Error::RebalanceInProgress: request_rejoin("a commit found the group rebalancing"); break;
     case Error::IllegalGeneration:
     case Error::UnknownMemberId:

@@ -300,11 +300,11 @@ void Producer::handle_txn_offset_commit(const TxnOffsetCommitResponse& response)
   switch (error) {
     case Error::None: break;
     case Error::CoordinatorLoadInProgress:
-    case Error::RequestTimedOut:
     case Error::ConcurrentTransactions:  // transactions v2: the previous transaction's markers are being written
       return txn_retry(config_.retry_backoff);
     case Error::NotCoordinator:
     case Error::CoordinatorNotAvailable:
+    case Error::RequestTimedOut:  // TxnOffsetCommitHandler: the group coordinator is looked up again
       group_coordinator_ = kNoBroker;
       return txn_retry(config_.retry_backoff);
     default:  // ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, REBALANCE_IN_PROGRESS, FENCED_INSTANCE_ID: abortable

@@ -358,12 +358,18 @@ void Broker::apply_partition_state(Replica& r, const PartitionState& state) {
 
 void Broker::become_leader(Replica& r, const PartitionState& state) {
   publish(BecameLeader{id_, r.tp(), state.leader_epoch, r.log().log_end_offset(), r.log().high_watermark()});
+  const bool was_leader = r.is_leader();
   remove_from_fetchers(r.tp());
   r.make_leader(state, now());
   r.producers.rebuild(r.log());  // producer state survives leader changes through the log (KIP-98)
   r.producers.forget_replicated(r.log().high_watermark());
   maybe_advance_high_watermark(r);
-  coordinator_leadership(r);
+  // With ZooKeeper the coordinators hear only of new leaderships: makeLeaders
+  // passes on a partition only if Partition.makeLeader found it was not the
+  // leader. With KRaft every change of a led partition reaches them
+  // (BrokerMetadataPublisher.updateCoordinator): the transaction coordinator
+  // loads again at a higher epoch, the group coordinator keeps what it owns.
+  if (!(was_leader && zookeeper_mode())) coordinator_leadership(r);
 }
 
 void Broker::become_follower(Replica& r, const PartitionState& state) {

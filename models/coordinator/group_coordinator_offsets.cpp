@@ -59,7 +59,13 @@ Error group_write_error(Error append_error, GroupWrite write, bool coordinator_r
 // ---- loading and unloading ----
 
 void GroupCoordinator::load(std::int32_t partition, const PartitionLog& log) {
-  unload(partition);
+  // Elected again while leading (a new leader epoch, the same leader): the
+  // groups stay as they are in memory, rebalances in progress included. Before
+  // 3.0 Kafka does not tell the coordinator (ReplicaManager.makeLeaders passes
+  // on only new leaders); from 3.0 it skips a partition it owns or is loading
+  // (GroupMetadataManager.addLoadingPartition, KAFKA-10614); the 4.0 runtime
+  // keeps an active or loading coordinator (CoordinatorRuntime.scheduleLoadOperation).
+  if (partitions_.contains(partition)) return;
   const std::uint64_t generation = next_load_generation_++;
   partitions_[partition] = PartitionLoad{LoadState::Loading, generation, {}, {}};
   std::int64_t records = 0;

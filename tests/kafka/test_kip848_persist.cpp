@@ -50,6 +50,8 @@ struct PersistCoordinator {
     coordinator.load(0, log);
     host.queue.run_until(host.queue.now() + milliseconds(100));  // loaded
   }
+  // A broker that does not lead the partition yet (the test loads it).
+  explicit PersistCoordinator(CoordinatorRecordStore& records) : coordinator(host, persist_config(), records, nullptr) {}
   // Sends a heartbeat; returns the number of answers sent so far.
   std::size_t send(const std::string& member, std::int32_t epoch, const std::vector<std::int32_t>& owned = {}) {
     coordinator.handle(1, ksim::testing::kip848_heartbeat_request(++correlation, member, epoch, owned));
@@ -140,7 +142,7 @@ TEST_CASE("a new KIP-848 coordinator loads the group: epochs and assignments kep
   REQUIRE(a3.member_epoch == b2.member_epoch);
   REQUIRE(persist_owned(b2).size() == 3);
   // The broker is gone; another one leads the partition, loading at 20 s.
-  PersistCoordinator fresh(records, PartitionLog{});
+  PersistCoordinator fresh(records);
   fresh.host.queue.run_until(seconds(20));
   fresh.coordinator.load(0, before.log);
   // While loading: COORDINATOR_LOAD_IN_PROGRESS.
@@ -171,7 +173,7 @@ TEST_CASE("a KIP-848 member silent since before the coordinator moved is fenced 
   const PersistTwoMembers before(records);
   const auto& a3 = before.a;
   const auto& b1 = before.b;
-  PersistCoordinator fresh(records, PartitionLog{});
+  PersistCoordinator fresh(records);
   fresh.host.queue.run_until(seconds(20));
   fresh.coordinator.load(0, before.log);
   fresh.host.queue.run_until(seconds(64));

@@ -421,6 +421,7 @@ void TxnCoordinator::load(std::int32_t partition, const PartitionLog& log) {
     txn.partition = partition;
     txn.state = *record.transaction;
   }
+  if (records > 0) host_.coordinator_publish(TxnLoadStarted{partition, records});
   host_.coordinator_timer(config_.load_time_per_record * records,
                           [this, partition, generation] { finish_load(partition, generation); });
 }

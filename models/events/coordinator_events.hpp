@@ -204,6 +204,16 @@ struct TxnIdExpired {
   }
 };
 
+// A transaction coordinator reads a partition of __transaction_state
+// (TransactionStateManager.loadTransactionsForTxnTopicPartition): a new
+// leader, or with KRaft the same leader at a higher epoch.
+struct TxnLoadStarted {
+  std::int32_t partition;
+  std::int64_t records;
+  std::string_view kind() const { return "txn.load_start"; }
+  template <class Write> void trace(Write&& write) const { write({{"partition", partition}, {"records", records}}); }
+};
+
 // A new coordinator found a transaction half-way through its markers and finishes it.
 struct TxnResumed {
   std::string_view transactional_id;

@@ -40,7 +40,9 @@ using ModelEvent = std::variant<
     // offsets.retention.minutes (at the end, for the same reason)
     OffsetsExpired, TxnIdExpired,
     // topics created while the cluster runs (at the end, for the same reason)
-    TopicCreated>;
+    TopicCreated,
+    // the transaction coordinator's loads (at the end, for the same reason)
+    TxnLoadStarted>;
 
 // Writes the event as its trace record (kind, then fields), unless it is one the trace leaves out.
 void trace_event(Trace& trace, SimTime time, std::string_view node, const ModelEvent& event);

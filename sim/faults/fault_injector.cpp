@@ -117,14 +117,23 @@ void FaultInjector::start(Scheduled& s) {
       sim_.network().links_changed();
       break;
     case FaultKind::NodePause:
-      for (const NodeId n : fault.nodes) sim_.node(n).pause();
+      for (const NodeId n : fault.nodes) {
+        ++pause_holds_[n];
+        sim_.node(n).pause();
+      }
       break;
     case FaultKind::NodeCrash:
-      for (const NodeId n : fault.nodes) sim_.node(n).crash(fault.crash_kind);
+      for (const NodeId n : fault.nodes) {
+        ++down_holds_[n];
+        sim_.node(n).crash(fault.crash_kind);
+      }
       for_good = fault.duration == 0;  // stays down
       break;
     case FaultKind::NodeShutdown:
-      for (const NodeId n : fault.nodes) sim_.node(n).request_shutdown();
+      for (const NodeId n : fault.nodes) {
+        ++down_holds_[n];
+        sim_.node(n).request_shutdown();
+      }
       for_good = fault.duration == 0;  // stays down
       break;
     case FaultKind::Extension:
@@ -156,14 +165,17 @@ void FaultInjector::stop(Scheduled& s) {
       sim_.network().links_changed();
       break;
     case FaultKind::NodePause:
-      for (const NodeId n : fault.nodes) sim_.node(n).resume();
+      for (const NodeId n : fault.nodes) {
+        if (--pause_holds_.at(n) == 0) sim_.node(n).resume();  // unless another pause holds it
+      }
       break;
     case FaultKind::NodeCrash:
     case FaultKind::NodeShutdown:
       // A node not started yet (a client or broker that starts later) was not crashed by this fault: it
-      // starts when it was going to, not when the fault ends.
+      // starts when it was going to, not when the fault ends. One another crash or shutdown still
+      // holds stays down until that one ends.
       for (const NodeId n : fault.nodes) {
-        if (!sim_.node(n).never_started()) sim_.node(n).restart();
+        if (--down_holds_.at(n) == 0 && !sim_.node(n).never_started()) sim_.node(n).restart();
       }
       break;
     case FaultKind::Extension: extensions_.find(fault.extension)->second(fault, false); break;

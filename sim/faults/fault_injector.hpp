@@ -64,6 +64,11 @@ class FaultInjector {
   std::map<std::string, ExtensionHandler, std::less<>> extensions_;
   std::vector<Observer> observers_;
   std::deque<Scheduled> faults_;  // owned here, never moved: events refer to them
+  // How many crash or shutdown faults, and how many pauses, hold each node
+  // now: faults that overlap on a node keep it down (or paused) until the
+  // last of them ends, not the first.
+  std::map<NodeId, std::uint32_t> down_holds_;
+  std::map<NodeId, std::uint32_t> pause_holds_;
 };
 
 }  // namespace ksim

@@ -60,3 +60,35 @@ TEST_CASE("nemesis crashes take nodes down and bring them back", "[nemesis][faul
   CHECK(crashes > 20);
   CHECK(injector.coverage().at("crash") == injector.started());
 }
+
+// Two crash faults that overlap on a node keep it down until the later ends;
+// two overlapping pauses keep it paused until the later ends. The first to
+// end used to restart (resume) the node while the other was still in force.
+TEST_CASE("overlapping crashes or pauses of a node end with the last of them", "[nemesis][faults]") {
+  ksim::testing::ProbeCluster c(2);
+  FaultInjector injector(c.sim);
+  Fault long_crash;
+  long_crash.kind = FaultKind::NodeCrash;
+  long_crash.at = seconds(10);
+  long_crash.duration = seconds(20);  // down until 30 s
+  long_crash.nodes = {0};
+  Fault short_crash = long_crash;
+  short_crash.at = seconds(15);
+  short_crash.duration = seconds(2);  // ends at 17 s, inside the long one
+  Fault long_pause;
+  long_pause.kind = FaultKind::NodePause;
+  long_pause.at = seconds(10);
+  long_pause.duration = seconds(20);
+  long_pause.nodes = {1};
+  Fault short_pause = long_pause;
+  short_pause.at = seconds(12);
+  short_pause.duration = seconds(3);
+  injector.schedule_all({long_crash, short_crash, long_pause, short_pause});
+  c.sim.run_until(seconds(20));
+  CHECK(c.nodes[0]->state() == NodeState::Crashed);
+  CHECK(c.nodes[1]->state() == NodeState::Paused);
+  c.sim.run_until(seconds(31));
+  CHECK(c.nodes[0]->state() == NodeState::Running);
+  CHECK(c.nodes[1]->state() == NodeState::Running);
+  CHECK(c.nodes[0]->crashes == 1);
+}

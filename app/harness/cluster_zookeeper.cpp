@@ -17,6 +17,7 @@ void Cluster::spawn_zookeeper(const std::shared_ptr<models::ClusterDirectory>& d
                                                    kafka.zookeeper_client, directory, zookeeper_->id(),
                                                    *events_);
     broker->share_fate(side);
+    broker->serve_once_registered(kafka.zookeeper_client.serve_once_registered);
     side.place_topics_over(broker_placement_);
     side.on_registration_conflict = [broker](bool conflict) { broker->refuse_requests(conflict); };
     side.on_registered = [broker](std::int64_t epoch) { broker->registered_in_zookeeper(epoch); };

@@ -85,8 +85,9 @@ void read_controllers(MapReader& root, KafkaSpec& kafka) {
 // ZooKeeper mode, the controller before KRaft: the brokers' session timeout
 // (zookeeper.session.timeout.ms: 6 s, 18 s from 2.5, KIP-537) and the
 // release's mechanisms of the ZooKeeper controller (KAFKA-5642's pipelined
-// reads from 1.1, KIP-380's broker epochs from 2.2, KIP-497's AlterIsr from
-// 2.7); the `zookeeper:` section places the ZooKeeper node and times its work.
+// reads from 1.1, KAFKA-6772's brokers serving once registered from 2.0,
+// KIP-380's broker epochs from 2.2, KIP-497's AlterIsr from 2.7); the
+// `zookeeper:` section places the ZooKeeper node and times its work.
 void read_zookeeper(MapReader& root, MapReader broker_config, const models::Mechanisms& cluster, KafkaSpec& kafka) {
   kafka.zookeeper = !cluster.has(Mechanism::KRaft);
   MapReader zk = root.map("zookeeper");
@@ -119,6 +120,7 @@ void read_zookeeper(MapReader& root, MapReader broker_config, const models::Mech
   client.pipelined_reads = cluster.release() >= models::KafkaRelease{1, 1};
   client.broker_epochs = cluster.release() >= models::KafkaRelease{2, 2};
   client.alter_isr = cluster.has(Mechanism::AlterIsr);
+  client.serve_once_registered = cluster.release() >= models::KafkaRelease{2, 0};
   // KafkaServer.controlledShutdown: its tries and the sleep after each failed one.
   client.controlled_shutdown_max_retries =
       broker_config.get<int>("controlled.shutdown.max.retries", client.controlled_shutdown_max_retries, {0, 1000});

@@ -236,7 +236,9 @@ void Broker::dispatch(ConnectionId connection, MessagePtr message) {
       // From a ZooKeeper-era controller, which connected to the broker: answered, so its channel unmutes.
       if (accepted(connection)) send(connection, std::make_unique<MetadataUpdateResponse>());
       // KIP-380: for this broker's previous process (the controller had not seen it restart): STALE_BROKER_EPOCH.
-      if (update.broker_epoch >= 0 && update.broker_epoch < zk_broker_epoch_) return;
+      if (update.broker_epoch >= 0 && update.broker_epoch < zk_broker_epoch_) {
+        return publish(StalePushRefused{id_, update.broker_epoch, zk_broker_epoch_});
+      }
       // From a controller the broker left (a deposed one still pushing what it committed):
       // older than what it has.
       if (update.offset < metadata_offset_ && (has_controller_quorum() || zookeeper_mode())) return;

@@ -6,12 +6,9 @@
 // controller and applies the cluster metadata: with a KRaft controller quorum
 // it fetches the metadata log as an observer of the quorum (KIP-631,
 // broker_metadata_log.cpp); alone or with ZooKeeper, the controller pushes it.
-//
-// Its files: broker.cpp (lifecycle, metadata, log dirs), broker_produce.cpp
-// (the produce path), broker_leader.cpp (serving fetches, HW, ISR),
-// broker_follower.cpp (replica fetchers and truncation), broker_group.cpp
-// (hosting the group coordinator: FindCoordinator, group requests, appends
-// to __consumer_offsets).
+// Its files: broker.cpp (lifecycle, metadata, log dirs), broker_produce.cpp (the produce path),
+// broker_leader.cpp (serving fetches, HW, ISR), broker_follower.cpp (replica fetchers and
+// truncation), broker_group.cpp (the group coordinator's requests and __consumer_offsets).
 #include <cassert>
 #include <deque>
 #include <map>
@@ -79,14 +76,16 @@ class Broker final : public Node, private TxnCoordinatorHost {
   const RaftReplica* metadata_replica() const { return metadata_raft_.get(); }  // null while down, and without a quorum
   // The end offset of the metadata it applied (-1: none yet in this process).
   std::int64_t applied_metadata_offset() const { return metadata_offset_; }
-  // ZooKeeper mode: a process restarted while its previous session lives
-  // finds its registration taken; Kafka's KafkaServer.startup then fails
-  // before its socket server processes requests (the supervisor starts it
-  // again). Until the side registers, every connection to it is refused.
-  void refuse_requests(bool refusing) { refusing_requests_ = refusing; }
+  // ZooKeeper mode: a process restarted while its previous session lives finds its registration
+  // taken; KafkaServer.startup then fails before its socket server processes requests (the
+  // supervisor starts it again). Until the side registers, every connection to it is refused.
+  void refuse_requests(bool refusing);
   // ZooKeeper mode (KIP-380): its registration's czxid, the broker epoch (KafkaController.brokerEpoch);
   // a push for an older one, its previous process's, is refused (KafkaApis.isBrokerEpochStale).
-  void registered_in_zookeeper(std::int64_t broker_epoch) { zk_broker_epoch_ = broker_epoch; }
+  void registered_in_zookeeper(std::int64_t broker_epoch);
+  // From 2.0 (KAFKA-6772) KafkaServer.startup starts the socket server's processors once registered:
+  // until then requests wait. Before, they are served at once.
+  void serve_once_registered(bool waiting) { serve_once_registered_ = waiting; }
   // Replica assignment, fixed when the topic is created (log dir by fewest partitions).
   void create_replica(TopicPartition tp);
 
@@ -539,6 +538,7 @@ class Broker final : public Node, private TxnCoordinatorHost {
   bool controller_retry_pending_ = false;  // a retry on another controller is scheduled
   bool shutting_down_ = false;  // controlled shutdown: waiting for the controller to move leaderships
   bool refusing_requests_ = false;  // refuse_requests
+  bool serve_once_registered_ = false;  // serve_once_registered
   std::int64_t zk_broker_epoch_ = -1;  // registered_in_zookeeper; -1 until this process registers
   std::set<TopicPartition> fetching_while_shutting_down_;  // ZooKeeper mode: led when the shutdown began
   bool got_shutdown_answer_ = false;  // BrokerLifecycleManager.gotControlledShutdownResponse

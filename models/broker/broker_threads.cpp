@@ -76,7 +76,28 @@ void Broker::on_message(ConnectionId connection, MessagePtr message) {
   }
   RequestChannel& channel = channels_[connection];
   channel.waiting.push_back(std::move(message));
+  if (serve_once_registered_ && zk_broker_epoch_ < 0) return;  // the processors start once registered
   if (!channel.in_broker) start_request(connection, channel, Unmuted::OnArrival);
+}
+
+// ZooKeeper mode, from 2.0: KafkaServer.startup registers the broker (KafkaZkClient.registerBroker), then
+// starts the socket server's processors (KAFKA-6772): what came meanwhile is read now, and a push of the
+// previous process, queued by a controller that had not seen the restart, is found stale (KIP-380).
+void Broker::registered_in_zookeeper(std::int64_t broker_epoch) {
+  zk_broker_epoch_ = broker_epoch;
+  for (auto& [connection, channel] : channels_) {
+    if (!channel.in_broker && !channel.waiting.empty()) start_request(connection, channel, Unmuted::AfterResponse);
+  }
+}
+
+// A startup that failed on a taken registration: the process exits, closing what waited for it.
+void Broker::refuse_requests(bool refusing) {
+  refusing_requests_ = refusing;
+  std::vector<ConnectionId> waiting;
+  for (const auto& [connection, channel] : channels_) {
+    if (refusing && accepted(connection) && !channel.waiting.empty()) waiting.push_back(connection);
+  }
+  for (const ConnectionId connection : waiting) close(connection);
 }
 
 // A request of a connection enters the broker: read by its network thread, then handled by an

@@ -55,6 +55,7 @@ struct ZkControllerConfig {
   bool pipelined_reads = true;            // KAFKA-5642 (1.1): the controller's ZooKeeper requests are asynchronous
   bool broker_epochs = true;              // KIP-380 (2.2): a bounced broker is told from its registration's zxid
   bool alter_isr = true;                  // KIP-497 (2.7): leaders ask the controller to change an ISR
+  bool serve_once_registered = true;      // KAFKA-6772 (2.0): the broker reads requests once registered
   bool controlled_shutdown = true;        // controlled.shutdown.enable
   std::int32_t controlled_shutdown_max_retries = 3;        // controlled.shutdown.max.retries
   SimTime controlled_shutdown_retry_backoff = seconds(5);  // controlled.shutdown.retry.backoff.ms

@@ -233,6 +233,19 @@ struct BrokerShutDown {
   template <class Write> void trace(Write&& write) const { write({}); }
 };
 
+// KIP-380: a push of the ZooKeeper-era controller for the broker's previous
+// process (an older broker epoch than its registration's) is refused
+// (KafkaApis.isBrokerEpochStale: STALE_BROKER_EPOCH).
+struct StalePushRefused {
+  BrokerId broker;
+  std::int64_t push_epoch;    // the broker epoch the push carries
+  std::int64_t broker_epoch;  // this process's
+  std::string_view kind() const { return "broker.stale_push"; }
+  template <class Write> void trace(Write&& write) const {
+    write({{"push_epoch", push_epoch}, {"broker_epoch", broker_epoch}});
+  }
+};
+
 // A leader appended a producer's batch (ReplicaManager.appendRecords).
 struct BatchAppended {
   BrokerId broker;

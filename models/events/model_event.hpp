@@ -41,8 +41,8 @@ using ModelEvent = std::variant<
     OffsetsExpired, TxnIdExpired,
     // topics created while the cluster runs (at the end, for the same reason)
     TopicCreated,
-    // the transaction coordinator's loads (at the end, for the same reason)
-    TxnLoadStarted>;
+    // the transaction coordinator's loads, KIP-380's stale pushes (at the end, for the same reason)
+    TxnLoadStarted, StalePushRefused>;
 
 // Writes the event as its trace record (kind, then fields), unless it is one the trace leaves out.
 void trace_event(Trace& trace, SimTime time, std::string_view node, const ModelEvent& event);

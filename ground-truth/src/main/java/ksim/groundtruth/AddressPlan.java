@@ -10,8 +10,8 @@ import java.util.Map;
 
 /**
  * Who talks to whom, encoded in loopback addresses. Every process (server or client) has a
- * small number, its address id; a server (the controller and each broker) also has a hostname
- * (broker-0.ksim). Process S reaches server D at 127.0.S.D, through its own hosts file
+ * small number, its address id; a server (the controller, or ZooKeeper on a ZooKeeper-era
+ * cluster, as ksim names them, and each broker) also has a hostname (broker-0.ksim). Process S reaches server D at 127.0.S.D, through its own hosts file
  * (-Djdk.net.hosts.file), on D's proxy port; the proxy listening there knows the connection goes
  * from S to D and forwards it to D's real listener on 127.0.0.1.
  */
@@ -23,14 +23,17 @@ public final class AddressPlan {
 
     private final int basePort;
     private final int brokers;
+    private final String quorum;
     private final Map<String, Integer> ids = new LinkedHashMap<>();
 
-    public AddressPlan(int basePort, int brokers, List<String> clientNames) {
+    /** {@code quorum}: the server that is not a broker, "controller" (KRaft) or "zookeeper". */
+    public AddressPlan(int basePort, int brokers, List<String> clientNames, String quorum) {
         if (FIRST_BROKER_ID + brokers > FIRST_CLIENT_ID) throw new IllegalArgumentException("at most 18 brokers");
         if (FIRST_CLIENT_ID + clientNames.size() >= HARNESS_ID) throw new IllegalArgumentException("too many clients");
         this.basePort = basePort;
         this.brokers = brokers;
-        ids.put("controller", CONTROLLER_ID);
+        this.quorum = quorum;
+        ids.put(quorum, CONTROLLER_ID);
         for (int b = 0; b < brokers; b++) ids.put(brokerName(b), FIRST_BROKER_ID + b);
         for (int c = 0; c < clientNames.size(); c++) ids.put(clientNames.get(c), FIRST_CLIENT_ID + c);
         ids.put("harness", HARNESS_ID);
@@ -64,10 +67,15 @@ public final class AddressPlan {
         return new ArrayList<>(ids.values());
     }
 
-    /** The controller and every broker: the processes with a listener. */
+    /** The server that is not a broker: "controller" or "zookeeper". */
+    public String quorum() {
+        return quorum;
+    }
+
+    /** The controller (or ZooKeeper) and every broker: the processes with a listener. */
     public List<String> servers() {
         List<String> servers = new ArrayList<>();
-        servers.add("controller");
+        servers.add(quorum);
         for (int b = 0; b < brokers; b++) servers.add(brokerName(b));
         return servers;
     }

@@ -19,7 +19,7 @@ public final class ClientMain {
             Roster.Consumer consumer = roster.consumer(node);
             Roster.ShareConsumer shareConsumer = roster.shareConsumer(node);
             if (shareConsumer != null) {
-                new ShareWorkloadConsumer(scenario, shareConsumer, history, args[3]).run();
+                runShareConsumer(scenario, shareConsumer, history, args[3]);
             } else if (consumer != null) {
                 new WorkloadConsumer(scenario, consumer, history, args[3]).run(restarted);
             } else {
@@ -29,5 +29,17 @@ public final class ClientMain {
             }
         }
         System.exit(0);
+    }
+
+    /**
+     * By name: ShareWorkloadConsumer is compiled only against clients that have KafkaShareConsumer
+     * (3.9+, pom.xml); the harness refuses share groups on older releases before any client starts.
+     */
+    private static void runShareConsumer(Scenario scenario, Roster.ShareConsumer node, HistoryWriter history,
+                                         String bootstrap) throws Exception {
+        Class<?> type = Class.forName("ksim.groundtruth.ShareWorkloadConsumer");
+        Object consumer = type.getConstructor(Scenario.class, Roster.ShareConsumer.class, HistoryWriter.class, String.class)
+                .newInstance(scenario, node, history, bootstrap);
+        type.getMethod("run").invoke(consumer);
     }
 }

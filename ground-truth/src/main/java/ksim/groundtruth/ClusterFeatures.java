@@ -52,7 +52,40 @@ public final class ClusterFeatures {
             out.add(s.file() + ": share consumers (KIP-932): the harness runs share groups on Kafka 4.2 and later (production ready "
                     + "there), not on " + kafkaVersion);
         }
+        if ("true".equals(s.brokers().config().get("remote.log.storage.system.enable")) && !atLeast(kafkaVersion, 3, 6)) {
+            out.add(s.file() + ": remote.log.storage.system.enable (KIP-405): the harness's remote storage manager needs "
+                    + "Kafka 3.6 or later, not " + kafkaVersion);
+        }
         return out;
+    }
+
+    /** ksim's newest modelled release (`ksim versions`): a newer real release is compared with it. */
+    static final String KSIM_LATEST_RELEASE = "4.3";
+
+    /**
+     * The real cluster must run the release ksim modelled (its kafka_version: defaults, mechanisms,
+     * the ZooKeeper or KRaft controller), or a newer one than ksim models when ksim modelled its
+     * newest. Null when it does, else why not.
+     */
+    public static String releaseRefusal(String file, String modelled, String kafkaVersion) {
+        String[] parts = kafkaVersion.split("[.-]");
+        String real = parts[0] + "." + (parts.length > 1 ? parts[1] : "0");
+        if (real.equals(modelled)) return null;
+        String[] latest = KSIM_LATEST_RELEASE.split("\\.");
+        int major = Integer.parseInt(latest[0]);
+        int nextMinor = Integer.parseInt(latest[1]) + 1;
+        if (modelled.equals(KSIM_LATEST_RELEASE) && atLeast(kafkaVersion, major, nextMinor)) return null;
+        return file + ": ksim modelled Kafka " + modelled + " (kafka_version), the cluster would run " + kafkaVersion
+                + ": pass --set kafka_version=" + real + " (or run the release the scenario names)";
+    }
+
+    /**
+     * Whether ksim models the release with a ZooKeeper-era controller (before 3.3, where KRaft
+     * became production ready: models/protocol/kafka_release.cpp, KIP-500), and so the harness
+     * runs its cluster on ZooKeeper.
+     */
+    public static boolean zooKeeperEra(String kafkaVersion) {
+        return !atLeast(kafkaVersion, 3, 3);
     }
 
     /** Whether a release "MAJOR.MINOR[.PATCH]" is at least major.minor. */

@@ -39,18 +39,22 @@ public final class GroundTruthRun {
         List<String> refused = FaultInjector.refusals(scenario);
         refused.addAll(unsupportedWorkload(scenario));
         refused.addAll(ClusterFeatures.refusals(scenario, kafkaVersion));
+        String release = ClusterFeatures.releaseRefusal(scenario.file(), ScenarioReader.modelledRelease(resolved), kafkaVersion);
+        if (release != null) refused.add(release);
         if (!refused.isEmpty()) {
             refused.forEach(System.err::println);
             System.exit(2);
         }
         Roster roster = new Roster(scenario);
-        AddressPlan addresses = new AddressPlan(basePort, scenario.brokers().count(), roster.clientNodes());
+        AddressPlan addresses = new AddressPlan(basePort, scenario.brokers().count(), roster.clientNodes(),
+                ClusterFeatures.zooKeeperEra(kafkaVersion) ? "zookeeper" : "controller");
         Files.createDirectories(work.resolve("hosts"));
         addresses.writeHostsFile("harness", Path.of(System.getProperty("jdk.net.hosts.file")));
         int status = 1;
         try (ProcessLauncher launcher = new ProcessLauncher(System.getProperty("java.class.path"));
              KafkaCluster cluster = new KafkaCluster(scenario, addresses, work, launcher,
-                     ClusterFeatures.formatArguments(scenario, kafkaVersion))) {
+                     ClusterFeatures.formatArguments(scenario, kafkaVersion),
+                     ClusterFeatures.zooKeeperEra(kafkaVersion))) {
             log("starting the cluster (Kafka " + kafkaVersion + ", " + scenario.brokers().count() + " brokers)");
             cluster.start();
             List<String> groups = new ArrayList<>(roster.groups());

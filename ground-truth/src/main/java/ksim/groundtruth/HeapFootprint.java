@@ -40,13 +40,15 @@ public final class HeapFootprint {
         int basePort = Integer.parseInt(args[4]);
         long settleSeconds = Long.parseLong(args[5]);
         Scenario scenario = ScenarioReader.read(resolved);
-        AddressPlan addresses = new AddressPlan(basePort, scenario.brokers().count(), List.of());
+        AddressPlan addresses = new AddressPlan(basePort, scenario.brokers().count(), List.of(),
+                ClusterFeatures.zooKeeperEra(kafkaVersion) ? "zookeeper" : "controller");
         Files.createDirectories(work.resolve("hosts"));
         addresses.writeHostsFile("harness", Path.of(System.getProperty("jdk.net.hosts.file")));
         int status = 1;
         try (ProcessLauncher launcher = new ProcessLauncher(System.getProperty("java.class.path"));
              KafkaCluster cluster = new KafkaCluster(scenario, addresses, work, launcher,
-                     ClusterFeatures.formatArguments(scenario, kafkaVersion))) {
+                     ClusterFeatures.formatArguments(scenario, kafkaVersion),
+                     ClusterFeatures.zooKeeperEra(kafkaVersion))) {
             cluster.start();
             awaitReplicasOnDisk(cluster.admin(), scenario);
             Thread.sleep(TimeUnit.SECONDS.toMillis(settleSeconds));

@@ -21,8 +21,11 @@ import org.apache.kafka.common.Uuid;
 /**
  * A KRaft cluster on this machine: one dedicated controller (node id 1000) and the scenario's
  * brokers (node ids 0..N-1, as ksim's assignments name them), each its own JVM, with storage
- * formatted by Kafka's own StorageTool. Every server listens on 127.0.0.1 and is reached only
- * through the proxies of its {@link AddressPlan}.
+ * formatted by Kafka's own StorageTool. On a release ksim models with ZooKeeper (before 3.3) that
+ * server is a standalone ZooKeeper instead, "zookeeper" as ksim names it (the ZooKeeper jar the release's broker
+ * depends on), and the brokers elect the controller among themselves, as ksim's ZooKeeper-era
+ * cluster does. Every server listens on 127.0.0.1 and is reached only through the proxies of its
+ * {@link AddressPlan}.
  */
 public final class KafkaCluster implements AutoCloseable {
     public static final int CONTROLLER_NODE_ID = 1000;
@@ -34,11 +37,14 @@ public final class KafkaCluster implements AutoCloseable {
     private final Map<String, List<LinkProxy>> proxies = new LinkedHashMap<>();
     private final Map<String, NodeProcess> servers = new LinkedHashMap<>();
     private final List<String> formatArguments;
+    private final boolean zookeeper;
     private Admin admin;
 
+    /** {@code zookeeper}: the ZooKeeper era (no storage to format; formatArguments unused). */
     public KafkaCluster(Scenario scenario, AddressPlan addresses, Path dir, ProcessLauncher launcher,
-                        List<String> formatArguments) {
+                        List<String> formatArguments, boolean zookeeper) {
         this.formatArguments = formatArguments;
+        this.zookeeper = zookeeper;
         this.scenario = scenario;
         this.addresses = addresses;
         this.dir = dir;
@@ -55,7 +61,7 @@ public final class KafkaCluster implements AutoCloseable {
         return s;
     }
 
-    /** Every server by name: "controller", then "broker-0", "broker-1", ... */
+    /** Every server by name: "controller" (or "zookeeper"), then "broker-0", "broker-1", ... */
     public Map<String, NodeProcess> servers() {
         return java.util.Collections.unmodifiableMap(servers);
     }
@@ -72,12 +78,19 @@ public final class KafkaCluster implements AutoCloseable {
         for (String server : addresses.servers()) {
             Path nodeDir = Files.createDirectories(dir.resolve(server));
             Path props = nodeDir.resolve("server.properties");
-            writeProperties(props, serverProperties(server, nodeDir.resolve("data")));
             Path hosts = hostsDir.resolve(server);
             addresses.writeHostsFile(server, hosts);
-            formats.put(server, format(server, props, hosts, clusterId));
+            String heap = System.getProperty("ksim.server.heap", "256m");
+            if (zookeeper && server.equals(addresses.quorum())) {
+                writeProperties(props, zooKeeperProperties(server, nodeDir.resolve("data")));
+                servers.put(server, new NodeProcess(server, "org.apache.zookeeper.server.ZooKeeperServerMain",
+                        List.of(props.toString()), hosts, dir.resolve(server + ".log"), launcher, heap));
+                continue;
+            }
+            writeProperties(props, serverProperties(server, nodeDir.resolve("data")));
+            if (!zookeeper) formats.put(server, format(server, props, hosts, clusterId));
             servers.put(server, new NodeProcess(server, "kafka.Kafka", List.of(props.toString()), hosts,
-                    dir.resolve(server + ".log"), launcher, System.getProperty("ksim.server.heap", "256m")));
+                    dir.resolve(server + ".log"), launcher, heap));
         }
         for (Map.Entry<String, Process> f : formats.entrySet()) awaitFormat(f.getKey(), f.getValue());
         startProxies();
@@ -97,8 +110,39 @@ public final class KafkaCluster implements AutoCloseable {
         }
     }
 
+    /**
+     * A standalone ZooKeeper with ksim's tickTime (models/zookeeper/zookeeper_server.hpp: 2 s, so
+     * sessions of 4 to 40 s), no admin server, any number of connections.
+     */
+    private Map<String, String> zooKeeperProperties(String server, Path data) {
+        Map<String, String> p = new LinkedHashMap<>();
+        p.put("dataDir", data.toString());
+        p.put("clientPortAddress", "127.0.0.1");
+        p.put("clientPort", Integer.toString(addresses.realPort(server)));
+        p.put("tickTime", "2000");
+        p.put("maxClientCnxns", "0");
+        p.put("admin.enableServer", "false");
+        return p;
+    }
+
+    /** A ZooKeeper-era broker: registered in the run's ZooKeeper, reached through its proxy. */
+    private Map<String, String> zooKeeperBrokerProperties(int broker) {
+        Map<String, String> p = new LinkedHashMap<>();
+        p.put("broker.id", Integer.toString(broker));
+        p.put("zookeeper.connect", AddressPlan.hostname(addresses.quorum()) + ":" + addresses.advertisedPort(addresses.quorum()));
+        p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT");
+        return p;
+    }
+
     private Map<String, String> serverProperties(String server, Path data) {
         Map<String, String> p = new LinkedHashMap<>();
+        if (zookeeper) {
+            int broker = Integer.parseInt(server.substring("broker-".length()));
+            p.putAll(zooKeeperBrokerProperties(broker));
+            p.put("log.dirs", data.toString());
+            brokerProperties(p, server, broker);
+            return p;
+        }
         String voter = CONTROLLER_NODE_ID + "@" + AddressPlan.hostname("controller") + ":"
                 + addresses.advertisedPort("controller");
         p.put("controller.quorum.voters", voter);
@@ -117,22 +161,27 @@ public final class KafkaCluster implements AutoCloseable {
             int broker = Integer.parseInt(server.substring("broker-".length()));
             p.put("process.roles", "broker");
             p.put("node.id", Integer.toString(broker));
-            p.put("listeners", "PLAINTEXT://127.0.0.1:" + addresses.realPort(server));
-            p.put("advertised.listeners", "PLAINTEXT://" + AddressPlan.hostname(server) + ":" + addresses.advertisedPort(server));
-            p.put("inter.broker.listener.name", "PLAINTEXT");
-            if (broker < scenario.brokers().racks().size()) p.put("broker.rack", scenario.brokers().racks().get(broker));
-            int internalRf = Math.min(3, addresses.brokerCount());
-            p.put("offsets.topic.replication.factor", Integer.toString(internalRf));
-            p.put("transaction.state.log.replication.factor", Integer.toString(internalRf));
-            p.put("transaction.state.log.min.isr", Integer.toString(Math.min(2, internalRf)));
-            p.put("num.network.threads", "2");
-            p.put("num.io.threads", "4");
-            p.put("auto.create.topics.enable", "false");
-            p.putAll(scenario.brokers().config());
+            brokerProperties(p, server, broker);
         }
         allowShortShareLocks(p);
         remoteStorage(p);
         return p;
+    }
+
+    /** A broker's listener, rack, internal topics and threads, then the scenario's brokers.config. */
+    private void brokerProperties(Map<String, String> p, String server, int broker) {
+        p.put("listeners", "PLAINTEXT://127.0.0.1:" + addresses.realPort(server));
+        p.put("advertised.listeners", "PLAINTEXT://" + AddressPlan.hostname(server) + ":" + addresses.advertisedPort(server));
+        p.put("inter.broker.listener.name", "PLAINTEXT");
+        if (broker < scenario.brokers().racks().size()) p.put("broker.rack", scenario.brokers().racks().get(broker));
+        int internalRf = Math.min(3, addresses.brokerCount());
+        p.put("offsets.topic.replication.factor", Integer.toString(internalRf));
+        p.put("transaction.state.log.replication.factor", Integer.toString(internalRf));
+        p.put("transaction.state.log.min.isr", Integer.toString(Math.min(2, internalRf)));
+        p.put("num.network.threads", "2");
+        p.put("num.io.threads", "4");
+        p.put("auto.create.topics.enable", "false");
+        p.putAll(scenario.brokers().config());
     }
 
     /**
@@ -142,7 +191,8 @@ public final class KafkaCluster implements AutoCloseable {
      */
     private void remoteStorage(Map<String, String> p) {
         if (!"true".equals(p.get("remote.log.storage.system.enable"))) return;
-        p.put("remote.log.storage.manager.class.name", FileRemoteStorage.class.getName());
+        // by name: compiled only against the 3.6+ storage API (pom.xml); refused before 3.6
+        p.put("remote.log.storage.manager.class.name", "ksim.groundtruth.FileRemoteStorage");
         p.put("rsm.config.dir", dir.resolve("remote-store").toString());
         p.put("remote.log.metadata.manager.listener.name", "PLAINTEXT");
         p.put("rlmm.config.remote.log.metadata.topic.replication.factor", Integer.toString(Math.min(3, addresses.brokerCount())));
@@ -298,7 +348,7 @@ public final class KafkaCluster implements AutoCloseable {
     public void shareGroupsFromEarliest(Collection<String> shareGroups) throws Exception {
         for (String group : shareGroups) {
             org.apache.kafka.common.config.ConfigResource r =
-                    new org.apache.kafka.common.config.ConfigResource(org.apache.kafka.common.config.ConfigResource.Type.GROUP, group);
+                    new org.apache.kafka.common.config.ConfigResource(org.apache.kafka.common.config.ConfigResource.Type.valueOf("GROUP") /* 4.0+: not in older clients */, group);
             org.apache.kafka.clients.admin.AlterConfigOp op = new org.apache.kafka.clients.admin.AlterConfigOp(
                     new org.apache.kafka.clients.admin.ConfigEntry("share.auto.offset.reset", "earliest"),
                     org.apache.kafka.clients.admin.AlterConfigOp.OpType.SET);

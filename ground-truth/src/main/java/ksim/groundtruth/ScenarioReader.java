@@ -20,6 +20,11 @@ public final class ScenarioReader {
         return read(Json.parseObject(Files.readString(resolvedJson)));
     }
 
+    /** The Kafka release ksim modelled the scenario on ("3.2": its kafka_version). */
+    public static String modelledRelease(Path resolvedJson) throws IOException {
+        return str(Json.parseObject(Files.readString(resolvedJson)).get("kafka_version"));
+    }
+
     public static Scenario read(Map<String, Object> s) {
         if (!"ksim-resolved-scenario".equals(s.get("format"))) {
             throw new IllegalArgumentException("not the output of ksim validate --resolved (format is " + s.get("format") + ")");

@@ -237,6 +237,21 @@ json kafka_config_json(const config::ResolvedValues& values) {
   return out;
 }
 
+namespace {
+
+// A topic's configs as the modelled release knows them: a runner creates the
+// topic with them, and a release before KIP-405 refuses remote.storage.enable
+// ("Unknown topic config name", Kafka 2.8), which ksim reads as false.
+json topic_config_json(const KafkaSpec& k, std::size_t topic) {
+  json config = kafka_config_json(k.topic_configs[topic]);
+  if (!k.broker.mechanisms.has(models::Mechanism::TieredStorage)) {
+    for (const char* key : {"remote.storage.enable", "local.retention.ms", "local.retention.bytes"}) config.erase(key);
+  }
+  return config;
+}
+
+}  // namespace
+
 void add_kafka_json(const Scenario& s, json& out) {
   const KafkaSpec& k = *s.kafka;
   out["kafka_version"] = k.release.release.name();
@@ -307,7 +322,7 @@ void add_kafka_json(const Scenario& s, json& out) {
                       {"partitions", t.partitions},
                       {"replication_factor", t.replication_factor},
                       {"assignment", t.assignment.empty() ? json(nullptr) : json(t.assignment)},
-                      {"config", kafka_config_json(k.topic_configs[i])},
+                      {"config", topic_config_json(k, i)},
                       {"creation", t.auto_created ? "auto" : created_at.is_null() ? "start" : "operation"},
                       {"created_at_ns", std::move(created_at)}});
   }

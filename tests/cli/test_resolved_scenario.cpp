@@ -264,3 +264,19 @@ TEST_CASE("operations are resolved for a runner to perform or refuse, and a crea
   CHECK(added.scenario["operations"][0]["topic"].is_null());
   CHECK(added.scenario["operations"][1]["kind"] == "generate_reassignment");
 }
+
+// The harness creates each topic with its resolved configs, and a release
+// before tiered storage refuses its topic configs ("Unknown topic config
+// name: remote.storage.enable", Kafka 2.8.2).
+TEST_CASE("a topic's resolved configs are those of the modelled release", "[cli][resolved]") {
+  const Resolved before = resolve(kScenarios + "ground-truth/acks1-leader-crash.yaml", {"kafka_version=2.8"});
+  REQUIRE(before.status == 0);
+  const json& old_config = before.scenario["topics"][0]["config"];
+  CHECK(!old_config.contains("remote.storage.enable"));
+  CHECK(old_config["min.insync.replicas"] == 1);
+  CHECK(before.scenario["zookeeper"]["tick_time_ns"] == 2'000'000'000LL);  // the harness's ZooKeeper tickTime
+  const Resolved now = resolve(kScenarios + "ground-truth/acks1-leader-crash.yaml");
+  REQUIRE(now.status == 0);
+  CHECK(now.scenario["topics"][0]["config"]["remote.storage.enable"] == false);
+  CHECK(!now.scenario.contains("zookeeper"));
+}

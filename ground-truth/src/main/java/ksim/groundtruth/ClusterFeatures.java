@@ -79,15 +79,6 @@ public final class ClusterFeatures {
                 + ": pass --set kafka_version=" + real + " (or run the release the scenario names)";
     }
 
-    /**
-     * Whether ksim models the release with a ZooKeeper-era controller (before 3.3, where KRaft
-     * became production ready: models/protocol/kafka_release.cpp, KIP-500), and so the harness
-     * runs its cluster on ZooKeeper.
-     */
-    public static boolean zooKeeperEra(String kafkaVersion) {
-        return !atLeast(kafkaVersion, 3, 3);
-    }
-
     /** Whether a release "MAJOR.MINOR[.PATCH]" is at least major.minor. */
     static boolean atLeast(String version, int major, int minor) {
         String[] parts = version.split("[.-]");

@@ -10,7 +10,6 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.TopicDescription;
-import org.apache.kafka.clients.admin.TransactionDescription;
 import org.apache.kafka.common.Node;
 
 /**
@@ -129,17 +128,14 @@ public final class FaultInjector {
                 nodes.add(AddressPlan.brokerName(d.coordinator().id()));
             } else if (target.startsWith("txn-coordinator:")) {
                 String id = target.substring("txn-coordinator:".length());
-                TransactionDescription d = cluster.admin().describeTransactions(List.of(id)).all()
-                        .get(10, TimeUnit.SECONDS).get(id);
-                nodes.add(AddressPlan.brokerName(d.coordinatorId()));
+                nodes.add(AddressPlan.brokerName(AdminCompat.transactionCoordinator(cluster.admin(), id, 10)));
             } else if (target.startsWith("leader:")) {
                 // The broker leading TOPIC-P now, as ksim's Cluster::leader_of_topic_partition: none when it has no leader.
                 String rest = target.substring("leader:".length());
                 int dash = rest.lastIndexOf('-');
                 String topic = rest.substring(0, dash);
                 int partition = Integer.parseInt(rest.substring(dash + 1));
-                TopicDescription d = cluster.admin().describeTopics(List.of(topic)).allTopicNames()
-                        .get(10, TimeUnit.SECONDS).get(topic);
+                TopicDescription d = AdminCompat.describeTopics(cluster.admin(), List.of(topic), 10).get(topic);
                 Node leader = d.partitions().get(partition).leader();
                 if (leader != null && !leader.isEmpty()) nodes.add(AddressPlan.brokerName(leader.id()));
             }

@@ -75,7 +75,7 @@ public final class FinalLogReader {
         Exception last = null;
         for (int attempt = 0; attempt < 5; attempt++) {
             try {
-                return admin.describeTopics(names).allTopicNames().get(10, TimeUnit.SECONDS);
+                return AdminCompat.describeTopics(admin, names, 10);
             } catch (Exception e) {
                 last = e;
                 Thread.sleep(1000);

@@ -41,20 +41,24 @@ public final class GroundTruthRun {
         refused.addAll(ClusterFeatures.refusals(scenario, kafkaVersion));
         String release = ClusterFeatures.releaseRefusal(scenario.file(), ScenarioReader.modelledRelease(resolved), kafkaVersion);
         if (release != null) refused.add(release);
+        if (!new Roster(scenario).transactionalIds().isEmpty() && !AdminCompat.canDescribeTransactions()) {
+            refused.add(scenario.file() + ": transactions: the harness makes the transaction coordinator ready with the Admin "
+                    + "API's describeTransactions, which Kafka " + kafkaVersion + " lacks (KIP-664, 3.0)");
+        }
         if (!refused.isEmpty()) {
             refused.forEach(System.err::println);
             System.exit(2);
         }
         Roster roster = new Roster(scenario);
         AddressPlan addresses = new AddressPlan(basePort, scenario.brokers().count(), roster.clientNodes(),
-                ClusterFeatures.zooKeeperEra(kafkaVersion) ? "zookeeper" : "controller");
+                scenario.zooKeeper() ? "zookeeper" : "controller");
         Files.createDirectories(work.resolve("hosts"));
         addresses.writeHostsFile("harness", Path.of(System.getProperty("jdk.net.hosts.file")));
         int status = 1;
         try (ProcessLauncher launcher = new ProcessLauncher(System.getProperty("java.class.path"));
              KafkaCluster cluster = new KafkaCluster(scenario, addresses, work, launcher,
                      ClusterFeatures.formatArguments(scenario, kafkaVersion),
-                     ClusterFeatures.zooKeeperEra(kafkaVersion))) {
+                     scenario.zooKeeper())) {
             log("starting the cluster (Kafka " + kafkaVersion + ", " + scenario.brokers().count() + " brokers)");
             cluster.start();
             List<String> groups = new ArrayList<>(roster.groups());

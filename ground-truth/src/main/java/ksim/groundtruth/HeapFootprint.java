@@ -41,14 +41,14 @@ public final class HeapFootprint {
         long settleSeconds = Long.parseLong(args[5]);
         Scenario scenario = ScenarioReader.read(resolved);
         AddressPlan addresses = new AddressPlan(basePort, scenario.brokers().count(), List.of(),
-                ClusterFeatures.zooKeeperEra(kafkaVersion) ? "zookeeper" : "controller");
+                scenario.zooKeeper() ? "zookeeper" : "controller");
         Files.createDirectories(work.resolve("hosts"));
         addresses.writeHostsFile("harness", Path.of(System.getProperty("jdk.net.hosts.file")));
         int status = 1;
         try (ProcessLauncher launcher = new ProcessLauncher(System.getProperty("java.class.path"));
              KafkaCluster cluster = new KafkaCluster(scenario, addresses, work, launcher,
                      ClusterFeatures.formatArguments(scenario, kafkaVersion),
-                     ClusterFeatures.zooKeeperEra(kafkaVersion))) {
+                     scenario.zooKeeper())) {
             cluster.start();
             awaitReplicasOnDisk(cluster.admin(), scenario);
             Thread.sleep(TimeUnit.SECONDS.toMillis(settleSeconds));
@@ -82,7 +82,7 @@ public final class HeapFootprint {
     private static void awaitReplicasOnDisk(Admin admin, Scenario scenario) throws Exception {
         List<String> names = scenario.topics().stream().map(Scenario.Topic::name).toList();
         Map<Integer, Integer> expected = new TreeMap<>();
-        for (TopicDescription d : admin.describeTopics(names).allTopicNames().get(60, TimeUnit.SECONDS).values()) {
+        for (TopicDescription d : AdminCompat.describeTopics(admin, names, 60).values()) {
             for (TopicPartitionInfo p : d.partitions()) {
                 for (Node replica : p.replicas()) expected.merge(replica.id(), 1, Integer::sum);
             }

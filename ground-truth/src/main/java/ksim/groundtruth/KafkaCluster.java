@@ -16,7 +16,6 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.TopicPartitionInfo;
-import org.apache.kafka.common.Uuid;
 
 /**
  * A KRaft cluster on this machine: one dedicated controller (node id 1000) and the scenario's
@@ -72,7 +71,7 @@ public final class KafkaCluster implements AutoCloseable {
 
     /** Formats every server's storage, starts the proxies and the servers, creates the topics. */
     public void start() throws Exception {
-        String clusterId = Uuid.randomUuid().toString();
+        String clusterId = newClusterId();
         Path hostsDir = Files.createDirectories(dir.resolve("hosts"));
         Map<String, Process> formats = new LinkedHashMap<>();
         for (String server : addresses.servers()) {
@@ -111,15 +110,16 @@ public final class KafkaCluster implements AutoCloseable {
     }
 
     /**
-     * A standalone ZooKeeper with ksim's tickTime (models/zookeeper/zookeeper_server.hpp: 2 s, so
-     * sessions of 4 to 40 s), no admin server, any number of connections.
+     * A standalone ZooKeeper with the scenario's tickTime (ksim's zookeeper.tick_time, 2 s by
+     * default: sessions of 4 to 40 s), no admin server, any number of connections.
      */
     private Map<String, String> zooKeeperProperties(String server, Path data) {
         Map<String, String> p = new LinkedHashMap<>();
         p.put("dataDir", data.toString());
         p.put("clientPortAddress", "127.0.0.1");
         p.put("clientPort", Integer.toString(addresses.realPort(server)));
-        p.put("tickTime", "2000");
+        long tickNs = scenario.zooKeeperTickNs() == null ? 2_000_000_000L : scenario.zooKeeperTickNs();
+        p.put("tickTime", Long.toString(Math.max(1, tickNs / 1_000_000)));
         p.put("maxClientCnxns", "0");
         p.put("admin.enableServer", "false");
         return p;
@@ -209,6 +209,21 @@ public final class KafkaCluster implements AutoCloseable {
         if (Long.parseLong(lock) < 15_000) p.put("group.share.min.record.lock.duration.ms", lock);
     }
 
+    /**
+     * A KRaft cluster id as Kafka's Uuid.randomUuid().toString() makes one (16 random bytes,
+     * URL-safe base64 without padding, never starting with '-'); by hand, as Uuid is not in the
+     * clients before 2.8.
+     */
+    private static String newClusterId() {
+        while (true) {
+            java.util.UUID u = java.util.UUID.randomUUID();
+            byte[] bytes = java.nio.ByteBuffer.allocate(16).putLong(u.getMostSignificantBits())
+                    .putLong(u.getLeastSignificantBits()).array();
+            String id = java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+            if (!id.startsWith("-")) return id;
+        }
+    }
+
     private static void writeProperties(Path file, Map<String, String> values) throws IOException {
         StringBuilder s = new StringBuilder("# written by the ksim ground-truth harness\n");
         values.forEach((k, v) -> s.append(k).append('=').append(v).append('\n'));
@@ -283,7 +298,7 @@ public final class KafkaCluster implements AutoCloseable {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (System.nanoTime() < deadline) {
             try {
-                Map<String, TopicDescription> d = admin.describeTopics(topicNames).allTopicNames().get(5, TimeUnit.SECONDS);
+                Map<String, TopicDescription> d = AdminCompat.describeTopics(admin, topicNames, 5);
                 boolean ready = true;
                 for (TopicDescription td : d.values()) {
                     for (TopicPartitionInfo p : td.partitions()) {
@@ -322,12 +337,11 @@ public final class KafkaCluster implements AutoCloseable {
         for (String id : transactionalIds) {
             while (true) {
                 try {
-                    admin.describeTransactions(List.of(id)).all().get(10, TimeUnit.SECONDS);
+                    AdminCompat.transactionCoordinator(admin, id, 10);
                     break;
                 } catch (Exception e) {
-                    Throwable cause = e.getCause() == null ? e : e.getCause();
                     // an unknown transactional.id is the answer of a coordinator that is ready
-                    if (cause instanceof org.apache.kafka.common.errors.TransactionalIdNotFoundException) break;
+                    if (AdminCompat.isUnknownTransactionalId(e)) break;
                     if (System.nanoTime() > deadline) throw new IllegalStateException("no coordinator for transactional.id " + id, e);
                     Thread.sleep(500);
                 }

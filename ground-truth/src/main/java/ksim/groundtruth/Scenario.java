@@ -12,7 +12,15 @@ import java.util.Map;
 public record Scenario(String file, String name, long durationNs, long drainNs,
                        Brokers brokers, List<Topic> topics, List<ProducerGroup> producers,
                        List<ConsumerSet> consumers, List<ShareConsumerSet> shareConsumers, List<Fault> faults,
-                       Map<String, Integer> features) {
+                       Map<String, Integer> features, Long zooKeeperTickNs) {
+
+    /**
+     * Whether ksim modelled the cluster on ZooKeeper (a release before 3.3, or KIP-500 off on
+     * 3.3-3.9: the resolved scenario's zookeeper section), and so the harness runs it on ZooKeeper.
+     */
+    public boolean zooKeeper() {
+        return zooKeeperTickNs != null;
+    }
 
     public record Brokers(int count, List<String> names, List<String> racks, Map<String, String> config) {}
 

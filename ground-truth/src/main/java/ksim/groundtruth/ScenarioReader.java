@@ -67,8 +67,10 @@ public final class ScenarioReader {
         if (controller != null && obj(controller).get("features") != null) {
             obj(obj(controller).get("features")).forEach((k, v) -> features.put(k, integer(v)));
         }
+        // A ZooKeeper-era cluster: the server's tickTime (null with KRaft)
+        Long zooKeeperTickNs = s.get("zookeeper") == null ? null : number(obj(s.get("zookeeper")).get("tick_time_ns"));
         return new Scenario(file, str(s.get("name")), number(s.get("duration_ns")), number(s.get("drain_ns")),
-                brokers, topics, producers, consumers, shareConsumers, faults, features);
+                brokers, topics, producers, consumers, shareConsumers, faults, features, zooKeeperTickNs);
     }
 
     private static Scenario.Topic topic(Map<String, Object> t) {

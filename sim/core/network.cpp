@@ -202,12 +202,21 @@ void Network::reset(ConnectionId id, std::string_view reason, NodeId notify_exce
   c.open = false;
   ++c.epoch;
   ++stats_.connections_reset;
+  // What the node that caused the reset had already put on the wire still
+  // arrives (a crashed sender does not recall its packets), before its peer
+  // learns of the reset; everything else is dropped.
+  SimTime last_sent_arrival = 0;
   for (int direction = 0; direction < 2; ++direction) {
     drop_unsent(id, direction);
     Direction& d = c.directions[direction];
-    ++d.epoch;
-    stats_.messages_dropped += d.in_flight.size() + d.held.size();
-    d.in_flight.clear();
+    if (d.from == notify_except && !d.in_flight.empty()) {
+      last_sent_arrival = d.last_arrival;
+    } else {
+      ++d.epoch;
+      stats_.messages_dropped += d.in_flight.size();
+      d.in_flight.clear();
+    }
+    stats_.messages_dropped += d.held.size();
     d.held.clear();
     d.held_since = kNever;
     d.unwritten.clear();  // never written: the writer learns of the reset instead
@@ -217,9 +226,10 @@ void Network::reset(ConnectionId id, std::string_view reason, NodeId notify_exce
   sim_.trace().record(sim_.now(), sim_.node(a).name(), "net.reset",
                       {{"conn", id}, {"peer", sim_.node(b).name()}, {"reason", reason}});
   const SimTime delay = topology_.propagation_latency(sim_.node(a).host(), sim_.node(b).host());
+  const SimTime notify_at = std::max(sim_.now() + delay, last_sent_arrival);
   for (const NodeId n : {a, b}) {
     if (n == notify_except) continue;
-    sim_.events().schedule_after(delay, [this, id, n] { sim_.node(n).deliver_connection_closed(id); });
+    sim_.events().schedule_at(notify_at, [this, id, n] { sim_.node(n).deliver_connection_closed(id); });
   }
 }
 

@@ -194,3 +194,29 @@ TEST_CASE("routes cross racks through the spine and are recomputed when links ch
   t.add_link(h0, h2, {1.25e9, microseconds(1)});  // a direct cable
   CHECK(t.route(h0, h2).size() == 1);
 }
+
+// A crash does not recall what the crashed node had already put on the wire:
+// a fetch response on its way still arrives (ground truth: a leader killed
+// behind a latency spike, docs/ground-truth.md), and its peer learns of the
+// reset after it. What was on its way to the crashed node is gone.
+TEST_CASE("a crashed sender's messages already on the wire still arrive before its peer learns of the reset",
+          "[network][faults]") {
+  ProbeCluster c(2);
+  FaultInjector faults(c.sim);
+  const ConnectionId conn = c[0].connect(c[1].id());
+  faults.schedule(Fault{.kind = FaultKind::LatencySpike, .at = 0, .duration = seconds(1), .nodes = {c[1].id()},
+                        .extra_latency = milliseconds(100)});
+  c[0].set_timer(milliseconds(1), [&] { c[0].send_payload(conn, 1, 100); });  // arrives after 101ms
+  c[1].set_timer(milliseconds(2), [&] { c[1].send_payload(conn, 2, 100); });  // to the node about to crash
+  c.sim.events().schedule_at(milliseconds(50), [&] { c[0].crash(); });
+  c.sim.run_until(milliseconds(100));
+  CHECK(c[1].received.empty());
+  CHECK(c[1].closed.empty());  // not before what was sent ahead of the reset
+  c.sim.run_until(seconds(1));
+  REQUIRE(c[1].received.size() == 1);
+  CHECK(c[1].received[0].id == 1);
+  CHECK(c[1].received[0].at > milliseconds(101));
+  CHECK(c[1].closed == std::vector<ConnectionId>{conn});
+  CHECK(c[0].received.empty());
+  CHECK(c.sim.network().stats().messages_dropped == 1);
+}

@@ -29,8 +29,9 @@ TEST_CASE("acks1-leader-crash: acknowledged records are lost, the followers' lag
   for (std::uint64_t seed = 1; seed <= 10; ++seed) {
     const auto run = run_scenario("acks1-leader-crash", seed);
     INFO("seed " << seed);
-    // The followers are 40ms (800 records at 20,000/s) behind, give or take a fetch.
-    CHECK(delivery(run, "lost") > 100);
+    // The followers are up to 40ms (800 records at 20,000/s) behind, give or take a fetch; a
+    // fetch response on its way when the leader crashes still arrives, so as few as 96 are lost.
+    CHECK(delivery(run, "lost") > 50);
     CHECK(delivery(run, "lost") < 2000);
     CHECK(run.report["delivery"]["at_least_once"] == false);
   }

@@ -42,7 +42,7 @@ public record Scenario(String file, String name, long durationNs, long drainNs,
     public record ProducerGroup(String name, List<String> nodes, String topic, boolean closedLoop, double ratePerSecond,
                                 String arrival, Keys keys, int recordSizeMin, int recordSizeMax, long startNs,
                                 long stopNs, int recordsPerTransaction, double abortProbability,
-                                Map<String, Map<String, String>> nodeConfigs) {}
+                                Map<String, Map<String, String>> nodeConfigs, String partitioner) {}
 
     /** A transform's output producer, one per consumer (EOS-v2) or per input partition (EOS-v1). */
     public record TransformProducer(String name, String consumer, Integer inputPartition) {}

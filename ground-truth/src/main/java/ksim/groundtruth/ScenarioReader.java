@@ -103,7 +103,7 @@ public final class ScenarioReader {
                 startNs(w), number(w.get("stop_ns")),
                 w.get("records_per_transaction") == null ? 0 : integer(w.get("records_per_transaction")),
                 w.get("abort_probability") == null ? 0 : ((Number) w.get("abort_probability")).doubleValue(),
-                nodeConfigs(strings(p.get("nodes")), p.get("config"), p.get("node_configs")));
+                nodeConfigs(strings(p.get("nodes")), p.get("config"), p.get("node_configs")), str(w.get("partitioner")));
     }
 
     private static Scenario.ConsumerSet consumer(Map<String, Object> c) {

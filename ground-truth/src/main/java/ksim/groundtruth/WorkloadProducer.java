@@ -60,8 +60,8 @@ public final class WorkloadProducer {
         Map<String, String> config = writer.config();
         boolean transactional = writer.transactionalId() != null;
         int batchSize = Integer.parseInt(config.getOrDefault("batch.size", "16384"));
-        boolean roundRobin = "org.apache.kafka.clients.producer.RoundRobinPartitioner".equals(config.get("partitioner.class"));
-        KeyedPartitioner partitioner = new KeyedPartitioner(partitions, batchSize, random, roundRobin);
+        long lingerNs = Long.parseLong(config.getOrDefault("linger.ms", "0")) * 1_000_000L;
+        KeyedPartitioner partitioner = new KeyedPartitioner(partitions, batchSize, random, group.partitioner(), lingerNs);
         KeyChooser keys = new KeyChooser(group.keys(), random);
         try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(properties(config, bootstrap, writer.name()))) {
             // Ready before the run's clock starts, as ksim's clients are: producer id, metadata
@@ -98,7 +98,7 @@ public final class WorkloadProducer {
     private void send(KafkaProducer<String, byte[]> producer, String key, KeyedPartitioner partitioner) {
         int size = group.recordSizeMin() + (group.recordSizeMax() > group.recordSizeMin()
                 ? random.nextInt(group.recordSizeMax() - group.recordSizeMin() + 1) : 0);
-        int partition = partitioner.partition(key, size);
+        int partition = partitioner.partition(key, size, RunClock.now());
         long record = nextRecord[partition]++;
         RecordIdentity id = new RecordIdentity(writer.index(), partition, record);
         Map<String, Object> send = HistoryWriter.event("send");

@@ -257,6 +257,7 @@ void Cluster::spawn_kafka() {
     assert(static_cast<std::size_t>(p.index) == brokers_.size() && "broker ids are the brokers' indexes");
     brokers_.push_back(&sim_->spawn<models::Broker>(p.name, *sim_->topology().find(p.name), p.index, kafka.broker,
                                                     directory, *events_));
+    brokers_.back()->set_exit_teardown(kafka.broker.exit_teardown);
     brokers_.back()->observe_groups(&consumption_);
     brokers_.back()->observe_retention(&retention_);
     brokers_.back()->observe_compaction(&compaction_);

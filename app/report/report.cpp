@@ -38,6 +38,7 @@ constexpr Figure<N> kNetwork[] = {
     {.name = "messages_held", .value = of<&N::messages_held>, .label = "holds behind cuts"},
     {.name = "bytes_sent", .value = of<&N::bytes_sent>, .unit = U::Bytes},
     {.name = "connections_opened", .value = of<&N::connections_opened>, .label = "connections opened", .new_line = true},
+    {.name = "connections_refused", .value = of<&N::connections_refused>, .label = "refused"},
     {.name = "connections_reset", .value = of<&N::connections_reset>, .label = "reset"},
 };
 

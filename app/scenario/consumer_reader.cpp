@@ -7,6 +7,7 @@
 #include "app/scenario/kafka_config_names.hpp"
 #include "app/scenario/kafka_entry_readers.hpp"
 #include "app/scenario/producer_config_reader.hpp"
+#include "app/scenario/reconnect_backoff_reader.hpp"
 #include "models/client/consumer/assignors/assignor.hpp"
 #include "models/coordinator/consumer_group_assignor.hpp"
 
@@ -142,7 +143,7 @@ models::ConsumerConfig read_consumer_config(MapReader& in, const models::Mechani
     reject_absent(in, "retry.backoff.max.ms", m, Mechanism::ExponentialBackoff);
     c.retry_backoff_max = c.retry_backoff;
   }
-  c.reconnect_backoff = in.get<Duration>("reconnect.backoff.ms", c.reconnect_backoff);
+  read_reconnect_backoff(in, c.reconnect_backoff, c.reconnect_backoff_max);
   return c;
 }
 

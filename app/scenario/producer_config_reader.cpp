@@ -1,4 +1,5 @@
 #include "app/scenario/producer_config_reader.hpp"
+#include "app/scenario/reconnect_backoff_reader.hpp"
 
 #include "app/scenario/kafka_config_names.hpp"
 #include "app/scenario/release_reader.hpp"
@@ -109,7 +110,7 @@ models::ProducerConfig read_producer_config(MapReader& group, const models::Mech
   const std::int64_t send_buffer = in.get<std::int64_t>("send.buffer.bytes", 131072, {-1, std::int64_t{1} << 31});
   c.send_buffer_bytes = send_buffer < 0 ? 4ULL << 20 : static_cast<std::uint64_t>(send_buffer);
   c.metadata_max_age = in.get<Duration>("metadata.max.age.ms", c.metadata_max_age);
-  c.reconnect_backoff = in.get<Duration>("reconnect.backoff.ms", c.reconnect_backoff);
+  read_reconnect_backoff(in, c.reconnect_backoff, c.reconnect_backoff_max);
   c.transactional_id = in.get<std::string>("transactional.id", "");
   c.transaction_timeout = in.get<Duration>("transaction.timeout.ms", c.transaction_timeout, {1, kNever});
   if (!mechanisms.has(Mechanism::IdempotentTransactional)) {

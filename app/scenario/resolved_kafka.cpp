@@ -275,6 +275,7 @@ void add_kafka_json(const Scenario& s, json& out) {
   brokers["config"] = broker_config(k);
   brokers["truncate_to_high_watermark"] = !k.broker.mechanisms.has(models::Mechanism::LeaderEpochTruncation);
   brokers["consumer_fetch_completes_on_append"] = k.broker.consumer_fetch_completes_on_append;
+  brokers["exit_teardown_ns"] = k.broker.exit_teardown;  // ksim's: the real side's is the real kernel's
   brokers["mutations"] = {{"stale_alter_partition_answer", k.broker.mutations.stale_alter_partition_answer},
                           {"tiered_delete_before_copy", k.broker.mutations.tiered_delete_before_copy}};
   brokers["remote_storage"] = {{"latency_ns", k.broker.remote_log.store_latency},

@@ -125,6 +125,17 @@ void read_broker_machine(MapReader& in, const std::optional<HardwareProfile>& pr
   c.threading.num_io_threads = in.get<int>("num.io.threads", c.threading.num_io_threads, {1, 256});
 }
 
+// A killed process's sockets close once the kernel has freed its memory
+// (kernel/exit.c: do_exit calls exit_mm before exit_files). Measured on the
+// development machine (docs/engine.md): 90 to 110 ms per GiB of touched
+// memory; a broker's is about its JVM heap, the profile's or
+// kafka-server-start.sh's -Xmx1G.
+SimTime default_exit_teardown(const std::optional<HardwareProfile>& profile) {
+  constexpr SimTime kPerMiB = microseconds(90);
+  const std::uint64_t heap = profile && profile->heap_bytes > 0 ? profile->heap_bytes : 1ULL << 30;
+  return static_cast<SimTime>(heap >> 20) * kPerMiB;
+}
+
 // The defaults of the brokers' release: replica.lag.time.max.ms 30 s from
 // 2.5 (KIP-537), 10 s before; fetch sessions from 1.1 (KIP-227);
 // transaction.partition.verification.enable from 3.6 (KIP-890 part 1).
@@ -180,6 +191,7 @@ models::BrokerConfig read_broker_config(MapReader& brokers, const std::optional<
   reject_absent(in, "transaction.partition.verification.enable", m, Mechanism::TxnVerification);
   read_txn_coordinator_config(in, c);
   c.consumer_fetch_completes_on_append = brokers.get<bool>("consumer_fetch_completes_on_append", false);
+  c.exit_teardown = brokers.get<Duration>("exit_teardown", default_exit_teardown(profile), {0, minutes(10)});
   c.log_dirs = read_log_dirs(brokers, profile);
   c.remote_log = read_remote_log_config(brokers, in, m);
   return c;

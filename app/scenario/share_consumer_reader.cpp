@@ -6,6 +6,7 @@
 #include "app/scenario/distribution_reader.hpp"
 #include "app/scenario/kafka_config_names.hpp"
 #include "app/scenario/kafka_entry_readers.hpp"
+#include "app/scenario/reconnect_backoff_reader.hpp"
 
 namespace ksim::app {
 
@@ -34,7 +35,7 @@ models::ShareConsumerConfig read_share_consumer_config(MapReader& in, const mode
   c.request_timeout = in.get<Duration>("request.timeout.ms", c.request_timeout, {1, kNever});
   c.retry_backoff = in.get<Duration>("retry.backoff.ms", c.retry_backoff, {1, kNever});
   c.retry_backoff_max = in.get<Duration>("retry.backoff.max.ms", c.retry_backoff_max, {1, kNever});
-  c.reconnect_backoff = in.get<Duration>("reconnect.backoff.ms", c.reconnect_backoff);
+  read_reconnect_backoff(in, c.reconnect_backoff, c.reconnect_backoff_max);
   (void)m;
   return c;
 }

@@ -325,7 +325,7 @@ void Broker::wake_fetcher_at(Fetcher& f) {
   cancel_timer(f.wake);
   f.wake_at = first;
   Fetcher* fp = &f;
-  f.wake = set_timer(first - now(), [this, fp] {
+  f.wake = set_timer(std::max<SimTime>(0, first - now()), [this, fp] {  // a backoff already over: at once
     fp->wake_at = kNever;
     send_fetch(*fp);
   });

@@ -19,7 +19,8 @@ KafkaClient::KafkaClient(Simulation& sim, std::string name, HostId host,
       main_topic_leaders_(static_cast<std::size_t>(directory_->topics[static_cast<std::size_t>(main_topic)].partitions),
                           kNoBroker),
       main_topic_epochs_(main_topic_leaders_.size(), 0),
-      metadata_rng_(sim.stream(this->name() + "/metadata")) {}
+      metadata_rng_(sim.stream(this->name() + "/metadata")),
+      reconnect_rng_(sim.stream(this->name() + "/reconnect")) {}
 
 bool KafkaClient::ensure_connected(BrokerId broker) {
   BrokerLink& l = link(broker);
@@ -27,7 +28,28 @@ bool KafkaClient::ensure_connected(BrokerId broker) {
   if (now() < l.retry_at) return false;
   l.connection = connect(directory_->broker_nodes[static_cast<std::size_t>(broker)]);
   l.connected = true;
+  l.established = false;
   return true;
+}
+
+// ClusterConnectionStates.disconnected: the next connect waits
+// reconnect.backoff.ms x 2^(failed attempts), 20% jitter, capped at
+// reconnect.backoff.max.ms; ready() resets the count.
+void KafkaClient::link_closed(BrokerLink& l) {
+  l.connected = false;
+  l.established = false;
+  l.retry_at = now() + exponential_backoff(timeouts_.reconnect_backoff, timeouts_.reconnect_backoff_max,
+                                           l.failed_attempts++, reconnect_rng_);
+}
+
+void KafkaClient::on_connected(ConnectionId connection) {
+  for (auto& [broker, l] : links_) {
+    if (!l.connected || l.connection != connection) continue;
+    l.established = true;
+    l.failed_attempts = 0;
+    on_link_ready(broker);
+    return;
+  }
 }
 
 BrokerId KafkaClient::leader_of(TopicPartition tp) const {
@@ -148,8 +170,7 @@ std::vector<BrokerId> KafkaClient::connection_lost(ConnectionId connection) {
   std::vector<BrokerId> lost;
   for (auto& [broker, l] : links_) {
     if (l.connected && l.connection == connection) {
-      l.connected = false;
-      l.retry_at = now() + timeouts_.reconnect_backoff;
+      link_closed(l);
       lost.push_back(broker);
     }
   }

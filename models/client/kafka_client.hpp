@@ -23,6 +23,7 @@ struct ClientTimeouts {
   SimTime retry_backoff = milliseconds(100);    // retry.backoff.ms
   SimTime reconnect_backoff = milliseconds(50); // reconnect.backoff.ms
   SimTime retry_backoff_max = seconds(1);       // retry.backoff.max.ms (KIP-580; = retry.backoff.ms: before 3.7)
+  SimTime reconnect_backoff_max = seconds(1);   // reconnect.backoff.max.ms (KIP-144)
 };
 
 class KafkaClient : public Node {
@@ -35,16 +36,29 @@ class KafkaClient : public Node {
               ModelEventBus& events, std::int32_t main_topic, ClientTimeouts timeouts);
   void publish(const ModelEvent& event) { events_.publish(*this, event); }
 
+  // A broker's connection as ClusterConnectionStates tracks it: opened
+  // (connecting or established), established (NetworkClient.isReady), and the
+  // reconnect backoff after a close, exponential in the failed attempts since
+  // the last established connection (KIP-144).
   struct BrokerLink {
     ConnectionId connection = 0;
-    bool connected = false;
+    bool connected = false;    // a connection is open: connecting or established
+    bool established = false;  // its handshake completed
     int in_flight = 0;
-    SimTime retry_at = 0;  // reconnect.backoff.ms after a close
+    int failed_attempts = 0;   // closes since the last established connection
+    SimTime retry_at = 0;      // the reconnect backoff after a close
   };
   BrokerLink& link(BrokerId broker) { return links_[broker]; }
   const std::map<BrokerId, BrokerLink>& links() const { return links_; }
   // Connects to the broker unless its reconnect backoff is running; false then.
+  // Requests sent on a connection still connecting wait for its handshake
+  // (as ConsumerNetworkClient's unsent requests do) and fail if it is refused.
   bool ensure_connected(BrokerId broker);
+  // The link closed (by the broker, a refusal, or the client): its reconnect backoff starts.
+  void link_closed(BrokerLink& link);
+  // A connection the client opened is established; the subclass hears of it in on_link_ready.
+  void on_connected(ConnectionId connection) final;
+  virtual void on_link_ready(BrokerId /*broker*/) {}
 
   void refresh_metadata();
   void refresh_metadata_for_new_topic();
@@ -100,6 +114,7 @@ class KafkaClient : public Node {
   SimTime last_metadata_update_ = kNever;
   int equivalent_responses_ = 0;
   RandomStream metadata_rng_;  // the backoff's jitter
+  RandomStream reconnect_rng_;  // the reconnect backoff's jitter
   bool metadata_refresh_scheduled_ = false;
   TimerId metadata_refresh_timer_;
   std::int64_t metadata_correlation_ = -1;

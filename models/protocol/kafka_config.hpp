@@ -187,6 +187,9 @@ struct BrokerConfig {
   // and was then read up to the high watermark, and a high-watermark advance
   // woke no consumer fetch (Partition.maybeIncrementLeaderHW at 0.8.1.1).
   bool consumer_fetch_completes_on_append = false;
+  // A kill -9's exit teardown (Node::set_exit_teardown): from the kill until
+  // the kernel, having freed the JVM's memory, closes the broker's sockets.
+  SimTime exit_teardown = 0;
   // KIP-227 (1.1): a leader skips the quiet partitions of a fetch session
   // (fetch_session.hpp). Off, it reads every partition of every fetch, with
   // the same outcome but its CPU cost; tests compare the two.
@@ -279,6 +282,7 @@ struct ProducerConfig {
   std::uint64_t send_buffer_bytes = 131072;           // send.buffer.bytes (SO_SNDBUF; -1, the OS's, is taken as 4 MiB)
   SimTime metadata_max_age = minutes(5);              // metadata.max.age.ms
   SimTime reconnect_backoff = milliseconds(50);       // reconnect.backoff.ms
+  SimTime reconnect_backoff_max = seconds(1);         // reconnect.backoff.max.ms (KIP-144)
   std::string transactional_id;                       // transactional.id (empty: not transactional)
   // Transactions v2 (KIP-890 part 2): the client (4.0+) and the cluster's
   // finalized transaction.version (2 from 4.0) both have it.

@@ -22,9 +22,53 @@ ConnectionId Network::connect(NodeId client, NodeId server) {
   ++stats_.connections_opened;
   sim_.trace().record(sim_.now(), sim_.node(client).name(), "net.connect",
                       {{"conn", id}, {"peer", sim_.node(server).name()}});
-  // Connection refused: nothing listens on a crashed node.
-  if (sim_.node(server).state() == NodeState::Crashed) reset(id, "refused", server);
+  send_handshake(id);
   return id;
+}
+
+// The handshake's next segment (the client's SYN, or the server's answer) on
+// its way, as data would go but without taking bandwidth. A cut does not stop
+// it (a simplification, docs/engine.md): a connect across a cut succeeds and
+// its data is held like any other.
+void Network::send_handshake(ConnectionId id) {
+  Connection& c = connections_[id];
+  const Direction& d = c.directions[c.handshake == Handshake::SynSent ? 0 : 1];
+  const HostId from = sim_.node(d.from).host();
+  const HostId to = sim_.node(d.to).host();
+  const SimTime latency = from == to ? options_.loopback_latency : topology_.propagation_latency(from, to);
+  const SimTime at = sim_.now() + latency + fault_delay(d);
+  sim_.events().schedule_at(at, [this, id, epoch = c.epoch] { on_handshake_arrival(id, epoch); });
+}
+
+void Network::on_handshake_arrival(ConnectionId id, std::uint32_t epoch) {
+  Connection& c = connections_[id];
+  if (c.epoch != epoch || !c.open) return;
+  const Direction& d = c.directions[c.handshake == Handshake::SynSent ? 0 : 1];
+  if (c.handshake == Handshake::SynAckSent) {
+    establish(id);
+    return;
+  }
+  // Connection refused: nothing listens on a crashed node; the reset goes back to the client.
+  if (sim_.node(d.to).state() == NodeState::Crashed) {
+    ++stats_.connections_refused;
+    reset(id, "refused", d.to);
+    return;
+  }
+  c.handshake = Handshake::SynAckSent;  // a paused process's kernel answers all the same
+  send_handshake(id);
+}
+
+// The client hears the server's answer: what it sent meanwhile goes out,
+// then the client learns the connection is established.
+void Network::establish(ConnectionId id) {
+  Connection& c = connections_[id];
+  c.handshake = Handshake::Established;
+  for (int direction = 0; direction < 2; ++direction) {
+    RingQueue<MessagePtr> waiting;
+    std::swap(waiting, c.directions[direction].before_established);
+    while (!waiting.empty()) dispatch(id, direction, waiting.pop_front());
+  }
+  sim_.node(c.directions[0].from).deliver_connected(id);
 }
 
 NodeId Network::peer_of(ConnectionId connection, NodeId self) const {
@@ -40,7 +84,9 @@ int Network::direction_of(const Connection& c, NodeId from) const {
 NetworkStats Network::stats() const {
   NetworkStats s = stats_;
   for (const Connection& c : connections_) {
-    for (const Direction& d : c.directions) s.messages_in_flight += d.sending.size() + d.in_flight.size() + d.held.size();
+    for (const Direction& d : c.directions) {
+      s.messages_in_flight += d.before_established.size() + d.sending.size() + d.in_flight.size() + d.held.size();
+    }
   }
   return s;
 }
@@ -57,12 +103,21 @@ bool Network::send(ConnectionId id, NodeId from, MessagePtr message) {
   const int direction = direction_of(c, from);
   Direction& d = c.directions[direction];
   d.bytes_sent += message->size_bytes();
+  if (c.handshake != Handshake::Established) {
+    d.before_established.push_back(std::move(message));
+  } else {
+    dispatch(id, direction, std::move(message));
+  }
+  return true;
+}
+
+void Network::dispatch(ConnectionId id, int direction, MessagePtr message) {
+  const Direction& d = connections_[id].directions[direction];
   if (!d.held.empty() || faults_.is_cut(d.from, d.to)) {
     hold(id, direction, std::move(message));
   } else {
     transmit(id, direction, std::move(message));
   }
-  return true;
 }
 
 std::optional<Network::TrackedSend> Network::send_tracked(ConnectionId id, NodeId from, MessagePtr message,
@@ -125,14 +180,19 @@ void Network::on_transmitted(BandwidthSharing::FlowId flow) {
 
 void Network::schedule_arrival(ConnectionId id, int direction, MessagePtr message, SimTime at) {
   Direction& d = connections_[id].directions[direction];
-  const Distribution* burst = faults_.jitter_override(d.from, d.to);
-  const Distribution& jitter = burst ? *burst : options_.jitter;
-  if (!jitter.is_zero()) at += jitter.sample(rng_);
-  at += faults_.extra_latency(d.from, d.to);
+  at += fault_delay(d);
   at = std::max(at, d.last_arrival);  // TCP: in order within a connection
   d.last_arrival = at;
   d.in_flight.push_back(std::move(message));
   sim_.events().schedule_at(at, [this, id, direction, epoch = d.epoch] { on_arrival(id, direction, epoch); });
+}
+
+// Jitter (a burst's, or the network's) and a latency spike's extra delay.
+SimTime Network::fault_delay(const Direction& d) {
+  const Distribution* burst = faults_.jitter_override(d.from, d.to);
+  const Distribution& jitter = burst ? *burst : options_.jitter;
+  SimTime delay = jitter.is_zero() ? 0 : jitter.sample(rng_);
+  return delay + faults_.extra_latency(d.from, d.to);
 }
 
 void Network::drop_unsent(ConnectionId id, int direction) {
@@ -202,6 +262,7 @@ void Network::reset(ConnectionId id, std::string_view reason, NodeId notify_exce
   c.open = false;
   ++c.epoch;
   ++stats_.connections_reset;
+  drop_before_established(c);
   // What the node that caused the reset had already put on the wire still
   // arrives (a crashed sender does not recall its packets), before its peer
   // learns of the reset; everything else is dropped.
@@ -228,7 +289,7 @@ void Network::reset(ConnectionId id, std::string_view reason, NodeId notify_exce
   const SimTime delay = topology_.propagation_latency(sim_.node(a).host(), sim_.node(b).host());
   const SimTime notify_at = std::max(sim_.now() + delay, last_sent_arrival);
   for (const NodeId n : {a, b}) {
-    if (n == notify_except) continue;
+    if (n == notify_except || (n == b && c.handshake != Handshake::Established)) continue;  // b never accepted it
     sim_.events().schedule_at(notify_at, [this, id, n] { sim_.node(n).deliver_connection_closed(id); });
   }
 }
@@ -242,6 +303,7 @@ void Network::close(ConnectionId id, NodeId by) {
   ++c.epoch;
   ++stats_.connections_reset;
   const int out = direction_of(c, by);
+  drop_before_established(c);
   for (int direction = 0; direction < 2; ++direction) {
     Direction& d = c.directions[direction];
     stats_.messages_dropped += d.held.size() + (direction == out ? 0 : d.in_flight.size());
@@ -255,10 +317,18 @@ void Network::close(ConnectionId id, NodeId by) {
   Direction& sent = c.directions[out];
   sim_.trace().record(sim_.now(), sim_.node(by).name(), "net.reset",
                       {{"conn", id}, {"peer", sim_.node(sent.to).name()}, {"reason", "closed"}});
+  if (c.handshake != Handshake::Established) return;  // the server never accepted it: nobody to tell
   if (sent.sending.empty()) {
     notify_closed(id, out);
   } else {
     sent.notify_close = true;  // after what is still being sent
+  }
+}
+
+void Network::drop_before_established(Connection& c) {
+  for (Direction& d : c.directions) {
+    stats_.messages_dropped += d.before_established.size();
+    d.before_established.clear();
   }
 }
 
@@ -272,11 +342,19 @@ void Network::notify_closed(ConnectionId id, int direction) {
   sim_.events().schedule_at(notify_at, [this, id, peer] { sim_.node(peer).deliver_connection_closed(id); });
 }
 
-void Network::reset_connections_of(NodeId node) {
+void Network::reset_connections_of(NodeId node, SimTime after) {
+  std::vector<ConnectionId> open;
   for (ConnectionId id = 0; id < connections_.size(); ++id) {
     const Connection& c = connections_[id];
-    if (c.open && (c.directions[0].from == node || c.directions[0].to == node)) reset(id, "crash", node);
+    if (c.open && (c.directions[0].from == node || c.directions[0].to == node)) open.push_back(id);
   }
+  if (after == 0) {
+    for (const ConnectionId id : open) reset(id, "crash", node);
+    return;
+  }
+  sim_.events().schedule_after(after, [this, node, open = std::move(open)] {
+    for (const ConnectionId id : open) reset(id, "crash", node);  // reset() skips those closed since
+  });
 }
 
 }  // namespace ksim

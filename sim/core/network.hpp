@@ -1,5 +1,9 @@
 #pragma once
 // Connections between nodes, with the semantics of Kafka's TCP connections:
+// a connection is established by a handshake (a SYN to the server and its
+// answer back, along the route, under the same spikes and jitter as data;
+// refused when nothing listens there); what its client sends before that
+// waits for it, as in a socket's connect-then-write;
 // messages on one connection are sent one after another and arrive in order;
 // the connections with bytes to send share the links of their routes fairly
 // (bandwidth_sharing.hpp), and a message arrives its route's propagation
@@ -40,6 +44,7 @@ struct NetworkStats {
   std::uint64_t messages_held = 0;       // times a message was held behind a cut (one message may be held again)
   std::uint64_t bytes_sent = 0;          // of every message sent
   std::uint64_t connections_opened = 0;
+  std::uint64_t connections_refused = 0;  // nothing listened at the server when the handshake got there
   std::uint64_t connections_reset = 0;
 };
 
@@ -66,9 +71,16 @@ class Network {
                                           std::uint64_t send_buffer_bytes);
   void close(ConnectionId connection, NodeId by);
   bool is_open(ConnectionId connection) const { return connections_[connection].open; }
+  // The handshake completed: its client has heard the server's answer (Node::on_connected).
+  bool is_established(ConnectionId connection) const {
+    return connections_[connection].handshake == Handshake::Established;
+  }
   NodeId peer_of(ConnectionId connection, NodeId self) const;
   NodeId server_of(ConnectionId connection) const { return connections_[connection].directions[0].to; }
-  void reset_connections_of(NodeId node);
+  // Resets the node's open connections, `after` from now (a killed
+  // process's exit teardown, Node::set_exit_teardown); until then they carry
+  // messages as before, and what reaches the dead node is lost.
+  void reset_connections_of(NodeId node, SimTime after = 0);
 
   NetworkFaults& faults() { return faults_; }
   const NetworkFaults& faults() const { return faults_; }
@@ -95,6 +107,7 @@ class Network {
     RingQueue<MessagePtr> sending;    // not all sent yet, in send order; the first is on the wire
     RingQueue<MessagePtr> in_flight;  // deliveries scheduled, in arrival order
     RingQueue<MessagePtr> held;       // waiting for a cut to heal, in send order
+    RingQueue<MessagePtr> before_established;  // sent before the handshake completed, in send order
     SimTime last_arrival = 0;          // arrivals on one connection never overtake
     SimTime held_since = kNever;
     std::uint32_t epoch = 0;           // bumped when its data is dropped; stale deliveries are ignored
@@ -104,12 +117,23 @@ class Network {
     // Tracked sends the socket has not taken yet: (position, the buffer's size), in order.
     RingQueue<std::pair<std::uint64_t, std::uint64_t>> unwritten;
   };
+  // TCP's three-way handshake as the client sees it (the final ACK rides
+  // with the client's first data): a SYN travels to the server, its answer
+  // back; a crashed server answers with a reset (connection refused).
+  enum class Handshake { SynSent, SynAckSent, Established };
   struct Connection {
     Direction directions[2];
     bool open = true;
     std::uint32_t epoch = 0;  // bumped on reset; stale deliveries are ignored
+    Handshake handshake = Handshake::SynSent;
   };
 
+  void send_handshake(ConnectionId id);
+  void on_handshake_arrival(ConnectionId id, std::uint32_t epoch);
+  void establish(ConnectionId id);
+  void dispatch(ConnectionId id, int direction, MessagePtr message);
+  SimTime fault_delay(const Direction& d);
+  void drop_before_established(Connection& c);  // what waited for the handshake
   void transmit(ConnectionId id, int direction, MessagePtr message);
   void send_next(ConnectionId id, int direction);
   void on_transmitted(BandwidthSharing::FlowId flow);

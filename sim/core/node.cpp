@@ -56,7 +56,8 @@ void Node::crash(CrashKind kind) {
   state_ = NodeState::Crashed;
   ++incarnation_;  // every pending timer of the old incarnation is now void
   deferred_.clear();
-  sim_.network().reset_connections_of(id_);
+  const Node& process = fate_owner_ != nullptr ? *fate_owner_ : *this;
+  sim_.network().reset_connections_of(id_, kind == CrashKind::Process ? process.exit_teardown_ : 0);
   shutting_down_ = false;
   on_crash(kind);
   sim_.node_changed(*this, {NodeChange::Kind::Crashed, kind});
@@ -159,6 +160,10 @@ void Node::deliver_connection_closed(ConnectionId connection) {
   run_or_defer([this, connection] { on_connection_closed(connection); });
 }
 
+void Node::deliver_connected(ConnectionId connection) {
+  run_or_defer([this, connection] { on_connected(connection); });
+}
+
 void Node::deliver_written(ConnectionId connection, std::uint64_t position) {
   run_or_defer([this, connection, position] { on_written(connection, position); });
 }
@@ -175,6 +180,7 @@ bool Node::send(ConnectionId connection, MessagePtr message) {
   on_send(connection, *message);
   return sim_.network().send(connection, id_, std::move(message));
 }
+bool Node::established(ConnectionId connection) const { return sim_.network().is_established(connection); }
 bool Node::accepted(ConnectionId connection) const { return sim_.network().server_of(connection) == id_; }
 void Node::close(ConnectionId connection) { sim_.network().close(connection, id_); }
 

@@ -69,6 +69,13 @@ class Node {
   // Once the companion has stopped on its own (a graceful stop it finished),
   // this node hears it in on_companion_stopped; either may hand the other the
   // next step of a shutdown they do together (hand_over, on_handed_over).
+  // A killed process's sockets close only once the kernel has freed its
+  // memory (do_exit runs exit_mm before exit_files): its peers learn of a
+  // CrashKind::Process crash this much later, and what they send meanwhile
+  // is lost. Zero (the default): at once. Companions share it.
+  void set_exit_teardown(SimTime teardown) { exit_teardown_ = teardown; }
+  SimTime exit_teardown() const { return exit_teardown_; }
+
   void share_fate(Node& companion) {
     companions_.push_back(&companion);
     companion.fate_owner_ = this;
@@ -78,6 +85,7 @@ class Node {
   // Called by the network (already routed and timed).
   void deliver_message(ConnectionId connection, MessagePtr message);
   void deliver_connection_closed(ConnectionId connection);
+  void deliver_connected(ConnectionId connection);
   void deliver_written(ConnectionId connection, std::uint64_t position);
 
  protected:
@@ -89,7 +97,10 @@ class Node {
   TimerId set_timer(SimTime delay, TimerCallback callback);
   bool cancel_timer(TimerId id);
 
+  // A new connection to `peer`; what is sent on it waits for its handshake
+  // (on_connected), and a refused or timed-out connect closes it (on_connection_closed).
   ConnectionId connect(NodeId peer);
+  bool established(ConnectionId connection) const;
   bool send(ConnectionId connection, MessagePtr message);
   // A send the node learns is written (on_written) once its socket takes it
   // (Network::send_tracked): the position, and whether that was at once; nullopt when closed.
@@ -118,6 +129,8 @@ class Node {
   virtual void on_resume() {}
   virtual void on_message(ConnectionId /*connection*/, MessagePtr /*message*/) {}
   virtual void on_connection_closed(ConnectionId /*connection*/) {}
+  // A connection this node opened is established (the server answered its handshake).
+  virtual void on_connected(ConnectionId /*connection*/) {}
   // A tracked send that did not fit its socket buffer at once is written now.
   virtual void on_written(ConnectionId /*connection*/, std::uint64_t /*position*/) {}
   // Every message the node sends passes here first (a server's response path, say).
@@ -136,6 +149,7 @@ class Node {
   RandomStream rng_;
   NodeState state_ = NodeState::Crashed;  // until start()
   std::uint32_t incarnation_ = 0;
+  SimTime exit_teardown_ = 0;
   std::deque<TimerCallback> deferred_;  // work that arrived while paused, in order
   bool shutting_down_ = false;          // a requested shutdown has not finished yet
   bool restart_after_shutdown_ = false; // restart() came while it was still shutting down

@@ -13,8 +13,9 @@ TEST_CASE("a message pays transmission on each link plus propagation", "[network
   c[0].send_payload(conn, 1, 125'000);  // 1ms at 125 MB/s
   c.sim.run_until(seconds(1));
   REQUIRE(c[1].received.size() == 1);
-  // Pipelined over two links: 1ms of transmission, 20us of propagation.
-  CHECK(c[1].received[0].at == milliseconds(1) + microseconds(20));
+  // The handshake's round trip (40us), then pipelined over two links: 1ms of
+  // transmission, 20us of propagation.
+  CHECK(c[1].received[0].at == microseconds(40) + milliseconds(1) + microseconds(20));
 }
 
 TEST_CASE("messages on one connection arrive in order despite jitter", "[network]") {
@@ -62,7 +63,7 @@ TEST_CASE("a small message shares a busy link with a large one instead of queuei
   CHECK(c[2].received[0].id == 2);
   // Half the link for 2ms, then the latency of its two links.
   CHECK(c[2].received[0].at == milliseconds(3) + microseconds(20));
-  CHECK(c[2].received[1].at == milliseconds(101) + microseconds(20));
+  CHECK(c[2].received[1].at == microseconds(40) + milliseconds(101) + microseconds(20));  // it began after the handshake
 }
 
 TEST_CASE("a flow limited elsewhere leaves the rest of a shared link to the others (max-min fairness)", "[network]") {
@@ -108,8 +109,9 @@ TEST_CASE("a one-way partition cuts only one direction", "[network][faults]") {
   ProbeCluster c(2);
   FaultInjector faults(c.sim);
   const ConnectionId conn = c[0].connect(c[1].id());
-  faults.schedule(Fault{.kind = FaultKind::Partition, .at = 0, .duration = seconds(1), .nodes = {c[0].id()},
-                        .other_nodes = {c[1].id()}, .one_way = true});
+  // From 50us, once the handshake is done (a cut handshake waits: test_connection_handshake.cpp).
+  faults.schedule(Fault{.kind = FaultKind::Partition, .at = microseconds(50), .duration = seconds(1),
+                        .nodes = {c[0].id()}, .other_nodes = {c[1].id()}, .one_way = true});
   c[0].set_timer(milliseconds(1), [&] { c[0].send_payload(conn, 1, 100); });
   c[1].set_timer(milliseconds(1), [&] { c[1].send_payload(conn, 2, 100); });
   c.sim.run_until(milliseconds(500));
@@ -124,7 +126,8 @@ TEST_CASE("a cut longer than the reset timeout resets the connection and drops i
   ProbeCluster c(2, 100, {1.25e8, microseconds(10)}, options);
   FaultInjector faults(c.sim);
   const ConnectionId conn = c[0].connect(c[1].id());
-  faults.schedule(Fault{.kind = FaultKind::Partition, .at = 0, .duration = seconds(20), .nodes = {c[1].id()}});
+  faults.schedule(Fault{.kind = FaultKind::Partition, .at = microseconds(50), .duration = seconds(20),
+                        .nodes = {c[1].id()}});  // once the handshake is done
   c[0].set_timer(milliseconds(1), [&] { c[0].send_payload(conn, 1, 100); });
   c.sim.run_until(seconds(4));
   CHECK(c.sim.network().is_open(conn));
@@ -204,8 +207,8 @@ TEST_CASE("a crashed sender's messages already on the wire still arrive before i
   ProbeCluster c(2);
   FaultInjector faults(c.sim);
   const ConnectionId conn = c[0].connect(c[1].id());
-  faults.schedule(Fault{.kind = FaultKind::LatencySpike, .at = 0, .duration = seconds(1), .nodes = {c[1].id()},
-                        .extra_latency = milliseconds(100)});
+  faults.schedule(Fault{.kind = FaultKind::LatencySpike, .at = microseconds(50), .duration = seconds(1),
+                        .nodes = {c[1].id()}, .extra_latency = milliseconds(100)});  // once the handshake is done
   c[0].set_timer(milliseconds(1), [&] { c[0].send_payload(conn, 1, 100); });  // arrives after 101ms
   c[1].set_timer(milliseconds(2), [&] { c[1].send_payload(conn, 2, 100); });  // to the node about to crash
   c.sim.events().schedule_at(milliseconds(50), [&] { c[0].crash(); });
@@ -219,4 +222,37 @@ TEST_CASE("a crashed sender's messages already on the wire still arrive before i
   CHECK(c[1].closed == std::vector<ConnectionId>{conn});
   CHECK(c[0].received.empty());
   CHECK(c.sim.network().stats().messages_dropped == 1);
+}
+
+// kill -9: the kernel frees the process's memory before it closes its sockets
+// (ground truth: a killed leader's producer had five requests in flight that
+// were never answered, docs/ground-truth.md item 10).
+TEST_CASE("a killed process's peers learn of it after its exit teardown and lose what they send meanwhile",
+          "[network][faults]") {
+  ProbeCluster c(2);
+  c[1].set_exit_teardown(milliseconds(30));
+  const ConnectionId conn = c[0].connect(c[1].id());
+  c.sim.events().schedule_at(milliseconds(10), [&] { c[1].crash(CrashKind::Process); });
+  c[0].set_timer(milliseconds(20), [&] { c[0].send_payload(conn, 1, 100); });
+  c.sim.run_until(milliseconds(39));
+  CHECK(c[0].closed.empty());
+  CHECK(c.sim.network().is_open(conn));
+  c.sim.run_until(seconds(1));
+  CHECK(c[0].closed == std::vector<ConnectionId>{conn});
+  CHECK(c[1].received.empty());
+  const ConnectionId later = c[0].connect(c[1].id());  // nothing listens meanwhile: refused
+  c.sim.run_until(seconds(2));
+  CHECK(c[0].closed == std::vector<ConnectionId>{conn, later});
+}
+
+TEST_CASE("a graceful stop or a power loss closes the connections at once, whatever the exit teardown",
+          "[network][faults]") {
+  for (const CrashKind kind : {CrashKind::Shutdown, CrashKind::Machine}) {
+    ProbeCluster c(2);
+    c[1].set_exit_teardown(milliseconds(30));
+    const ConnectionId conn = c[0].connect(c[1].id());
+    c.sim.events().schedule_at(milliseconds(10), [&] { c[1].crash(kind); });
+    c.sim.run_until(milliseconds(11));
+    CHECK(c[0].closed == std::vector<ConnectionId>{conn});
+  }
 }

@@ -27,6 +27,7 @@ class ProbeNode : public Node {
   using Node::cancel_timer;
   using Node::close;
   using Node::connect;
+  using Node::established;
   using Node::send;
   using Node::set_timer;
 
@@ -36,6 +37,7 @@ class ProbeNode : public Node {
 
   std::vector<Received> received;
   std::vector<ConnectionId> closed;
+  std::vector<std::pair<SimTime, ConnectionId>> connected;  // on_connected: when, which
   std::vector<SimTime> timer_fired_at;
   int crashes = 0;
   int starts = 0;
@@ -47,6 +49,7 @@ class ProbeNode : public Node {
     received.push_back({now(), c, static_cast<Payload&>(*m).id});
   }
   void on_connection_closed(ConnectionId c) override { closed.push_back(c); }
+  void on_connected(ConnectionId c) override { connected.emplace_back(now(), c); }
 };
 
 // Hosts h0..h{n-1}, `per_rack` to a rack, one ProbeNode per host named like its host.

@@ -159,7 +159,7 @@ TEST_CASE("KIP-848: a member that hears its revocation is not fenced at its reba
 TEST_CASE("KIP-848: a fenced member with a rebalance listener loses its partitions in its next poll(), without one at once",
           "[kip848][kip848-fencing][consumer]") {
   int later = 0;
-  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
     INFO("seed " << seed);
     const FencingRun run = kip848_fencing_run("kip848-fenced-member-epoch", seed);
     REQUIRE(run.fenced_answer_at != ksim::kNever);

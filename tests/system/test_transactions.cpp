@@ -378,7 +378,7 @@ consumers:
              partition.assignment.strategy: org.apache.kafka.clients.consumer.CooperativeStickyAssignor}
     transform: {topic: out, record_size: 200B, commit_interval: 300ms, config: {transactional.id: "late-{name}"}}
 )";
-  for (const std::uint64_t seed : {4, 9}) {  // a race: 4 seeds of 1-16 show it
+  for (const std::uint64_t seed : {4, 13}) {  // a race: 10 seeds of 1-40 show it
     INFO("seed " << seed);
     const ksim::app::RunReport report = ksim::testing::run_inline(yaml, seed);
     REQUIRE(report.kafka->transactions);

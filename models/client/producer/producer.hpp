@@ -134,6 +134,7 @@ class Producer final : public KafkaClient, private PartitionLoad {
   void on_crash(CrashKind kind) override;
   void on_message(ConnectionId connection, MessagePtr message) override;
   void on_connection_closed(ConnectionId connection) override;
+  void on_link_ready(BrokerId /*broker*/) override { wake_sender(); }
   void on_written(ConnectionId connection, std::uint64_t position) override;
   // InFlightRequests.canSendMore: room under max.in.flight, and the last request written.
   bool can_send_more(BrokerId broker) const;

@@ -219,8 +219,7 @@ void Producer::request_timed_out(std::int64_t correlation_id) {
   publish(ProduceRequestTimedOut{broker});
   if (l.connected) {
     close(l.connection);
-    l.connected = false;
-    l.retry_at = now() + config_.reconnect_backoff;
+    link_closed(l);
   }
   fail_in_flight_on(broker);
   refresh_metadata();

@@ -33,7 +33,8 @@ void Producer::run_sender() {
   link_full_.assign(brokers, false);
   link_skipped_.assign(brokers, false);
   for (const auto& [broker, l] : links()) {
-    link_full_[static_cast<std::size_t>(broker)] = l.connected && !can_send_more(broker);
+    // NetworkClient.ready: a connection still connecting takes nothing yet (on_link_ready wakes the sender).
+    link_full_[static_cast<std::size_t>(broker)] = l.connected && (!l.established || !can_send_more(broker));
   }
   if (index_metadata_ != metadata_version()) {
     sender_index_.forget_leaders();
@@ -233,11 +234,14 @@ void Producer::touch(TopicPartition tp) { sender_index_.touch(static_cast<std::s
 
 bool Producer::send_to(BrokerId broker, const std::vector<BatchPtr>& batches) {
   plan_stale_ = true;  // batches close as they are sent
+  // Sender.sendProducerData: batches go only to a node whose connection is
+  // ready (NetworkClient.ready, which starts a connect when there is none);
+  // the others stay in the accumulator.
   if (!ensure_connected(broker)) {
-    // Not reachable now: look again after reconnect.backoff.ms, with fresh metadata (the leader may have moved).
+    // Backing off: look again when the backoff ends, with fresh metadata (the leader may have moved).
     if (!reconnect_pending_) {
       reconnect_pending_ = true;
-      set_timer(config_.reconnect_backoff, [this] {
+      set_timer(std::max<SimTime>(0, link(broker).retry_at - now()), [this] {
         reconnect_pending_ = false;
         refresh_metadata();
         wake_sender();
@@ -246,6 +250,7 @@ bool Producer::send_to(BrokerId broker, const std::vector<BatchPtr>& batches) {
     return false;
   }
   BrokerLink& l = link(broker);
+  if (!l.established) return false;  // connecting: on_link_ready wakes the sender
   if (!can_send_more(broker)) return false;
   auto request = std::make_unique<ProduceRequest>();
   request->correlation_id = next_correlation_id();

@@ -46,6 +46,7 @@ struct ShareConsumerConfig {
   SimTime retry_backoff = milliseconds(100);     // retry.backoff.ms
   SimTime retry_backoff_max = seconds(1);        // retry.backoff.max.ms
   SimTime reconnect_backoff = milliseconds(50);  // reconnect.backoff.ms
+  SimTime reconnect_backoff_max = seconds(1);    // reconnect.backoff.max.ms (KIP-144)
 };
 
 struct ShareConsumerWorkload {

@@ -255,7 +255,12 @@ void Broker::send_fetch_response(ConnectionId connection, BrokerId follower, std
 // considered for the ISR on every fetch (an earlier proposal may have been
 // refused); the high watermark only moves when a follower's position does.
 bool Broker::update_follower(Replica& r, BrokerId follower, Offset fetch_offset) {
-  if (!r.follower(follower)) return false;
+  const FollowerState* state = r.follower(follower);
+  if (!state) return false;
+  // A fetch that takes the follower's position back (a request of its last
+  // connection, delayed past those of its new one) changes the partition for
+  // the follower's other sessions, which must read it again (fetch_session.hpp).
+  if (fetch_offset < state->log_end_offset) changed(r);
   const bool moved = r.update_follower_fetch_state(follower, fetch_offset, now());
   maybe_expand_isr(r, follower);
   if (moved) maybe_advance_high_watermark(r);

@@ -11,6 +11,8 @@
 // follower's caught-up time: that is applied later, from last_fetch(), as if
 // each fetch had read it (Broker::catch_up). So a follower session only
 // skips while the fetcher lists the same partitions (FetchRequest::same_partitions).
+// A fetch that moves a follower's position back (a delayed request of its
+// earlier connection) counts as a change of the partition (Broker::update_follower).
 //
 // Kafka's leader reads every partition of the session on each fetch
 // (FetchSession, IncrementalFetchContext), and the CPU model charges that.

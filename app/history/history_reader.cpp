@@ -57,7 +57,7 @@ class Reader {
     if (!known_event(kind)) {
       event.fail("", "unknown event '" + config::excerpt(kind) +
                          "' (header, send, ack, fail, txn, process, commit, assigned, revoked, lost, consumer, "
-                         "share_member, share_start, share_deliver, share_process, share_ack, share_crash, final)");
+                         "share_member, share_start, share_deliver, share_process, share_ack, share_load, share_crash, final)");
     }
     if (line == 1 && kind != "header") event.fail("", "the first line must be the header");
     if (line > 1 && kind == "header") event.fail("", "a second header");
@@ -98,7 +98,8 @@ class Reader {
     static const std::set<std::string, std::less<>> kinds{
         "header",       "send",        "ack",           "fail",          "txn",       "process",
         "commit",       "assigned",    "revoked",       "lost",          "consumer",  "share_member",
-        "share_start",  "share_deliver", "share_process", "share_ack",   "share_crash", "final"};
+        "share_start",  "share_deliver", "share_process", "share_ack",   "share_load",  "share_crash",
+        "final"};
     return kinds.contains(kind);
   }
 
@@ -198,6 +199,8 @@ class Reader {
     if (kind == "share_member") {
       const std::uint32_t consumer = share_consumer_of(f);
       share.members[f.text("member")] = {consumer, t};
+    } else if (kind == "share_load") {
+      share.loads[{f.text("group"), partition_of(f)}].push_back(t);
     } else if (kind == "share_crash") {
       share.crashes.emplace_back(share_consumer_of(f), t);
     } else if (kind == "share_deliver" || kind == "share_process") {

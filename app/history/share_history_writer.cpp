@@ -55,6 +55,13 @@ void write_share_events(const models::ShareHistory& h, std::ostream& out) {
                share_outcome_name(e.outcome), share_release_name(e.why), nlohmann::json(e.member).dump(),
                e.delivery_count);
   }
+  for (const auto& [key, times] : h.loads) {
+    for (const SimTime at : times) {
+      fmt::print(out, R"({{"event":"share_load","t":{},"group":{},"topic":{},"partition":{}}})"
+                      "\n",
+                 at, nlohmann::json(key.first).dump(), key.second.topic, key.second.partition);
+    }
+  }
   for (const auto& [consumer, at] : h.crashes) {
     fmt::print(out, R"({{"event":"share_crash","t":{},"consumer":{}}})"
                     "\n",

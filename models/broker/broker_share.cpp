@@ -38,7 +38,10 @@ SharePartition* Broker::share_partition(const std::string& group, TopicPartition
                                     g.share_partition_max_record_locks};
   ShareHistory* history = share_history_;
   const PersistedSharePartition* persisted = share_store_->read(key);
-  if (persisted && history) ++history->persister_loads;
+  if (persisted && history) {
+    ++history->persister_loads;
+    history->loads[key].push_back(now());
+  }
   if (!persisted && history) history->start_offsets.emplace(key, r->log().high_watermark());
   // share.auto.offset.reset: latest (Kafka's default) when the group never read the partition.
   SharePartition partition(group, tp, config, persisted, r->log().high_watermark(), [this, history](const ShareLeaderEvent& e) {

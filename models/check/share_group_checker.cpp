@@ -3,12 +3,13 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 namespace ksim::models {
 
 namespace {
 
-enum class Cause { LockExpiry, Crash, Release, MemberLeft };
+enum class Cause { LockExpiry, Crash, Release, MemberLeft, LeaderChange };
 
 struct Release {
   SimTime at = 0;
@@ -22,6 +23,8 @@ struct RecordFacts {
   bool accepted = false;
   bool archived = false;
   std::vector<Release> releases;  // in time order
+  SimTime last_delivered = -1;    // the application last got it (-1: never)
+  std::optional<Cause> last_cause;  // why it came back for that delivery (none: a first delivery)
 };
 
 void count_cause(RedeliveryCauses& causes, Cause cause) {
@@ -30,6 +33,7 @@ void count_cause(RedeliveryCauses& causes, Cause cause) {
     case Cause::Crash: ++causes.crash; break;
     case Cause::Release: ++causes.release; break;
     case Cause::MemberLeft: ++causes.member_left; break;
+    case Cause::LeaderChange: ++causes.leader_change; break;
   }
 }
 
@@ -38,6 +42,24 @@ const Release* release_before(const RecordFacts& facts, SimTime at) {
   const auto it = std::upper_bound(facts.releases.begin(), facts.releases.end(), at,
                                    [](SimTime t, const Release& r) { return t < r.at; });
   return it == facts.releases.begin() ? nullptr : &*std::prev(it);
+}
+
+// Why a record delivered at `at` had come back. If a new leader loaded its
+// share-partition after the application last got it, and that delivery came
+// after the record's last release (so the record was acquired again then), it
+// was acquired at the load and came back AVAILABLE: the leader change.
+// Otherwise the last release before `at`; none if there is none.
+std::optional<Cause> redelivery_cause(const RecordFacts& facts, const std::vector<SimTime>* loads, SimTime at) {
+  const Release* release = release_before(facts, at);
+  const bool acquired_since_release = !release || facts.last_delivered > release->at;
+  if (loads && acquired_since_release) {
+    // A history file need not list a partition's loads in time order: they are few.
+    const bool loaded = std::any_of(loads->begin(), loads->end(),
+                                    [&](SimTime load) { return load <= at && load >= facts.last_delivered; });
+    if (loaded) return Cause::LeaderChange;
+  }
+  if (release) return release->cause;
+  return std::nullopt;
 }
 
 // A lock that expired after its holder's process had crashed is the crash's
@@ -93,6 +115,10 @@ ShareGroupReport check_share_group(const ShareGroupSpec& spec, const ShareHistor
       }
     }
   }
+  const auto loads_of = [&](TopicPartition tp) -> const std::vector<SimTime>* {
+    const auto it = history.loads.find({spec.group, tp});
+    return it == history.loads.end() ? nullptr : &it->second;
+  };
   std::vector<bool> member(history.consumers.size(), false);
   for (std::size_t i = 0; i < history.consumers.size(); ++i) member[i] = history.consumers[i].group == spec.group;
   for (const auto& [consumer, at] : history.crashes) r.crashes += member[consumer] ? 1 : 0;
@@ -104,10 +130,13 @@ ShareGroupReport check_share_group(const ShareGroupSpec& spec, const ShareHistor
       ++f.delivered;
       r.max_delivery_count = std::max<std::uint64_t>(r.max_delivery_count, static_cast<std::uint64_t>(e.delivery_count));
       if (e.delivery_count > spec.delivery_count_limit) ++r.over_delivery_limit;
+      f.last_cause.reset();
       if (e.delivery_count > 1) {
         ++r.redeliveries;
-        if (const Release* why = release_before(f, e.at)) count_cause(r.redelivered_by, why->cause);
+        f.last_cause = redelivery_cause(f, loads_of(e.partition), e.at);
+        if (f.last_cause) count_cause(r.redelivered_by, *f.last_cause);
       }
+      f.last_delivered = e.at;
       continue;
     }
     if (e.poison) {
@@ -117,7 +146,7 @@ ShareGroupReport check_share_group(const ShareGroupSpec& spec, const ShareHistor
     ++r.processed;
     if (++f.processed > 1) {
       ++r.duplicates;
-      if (const Release* why = release_before(f, e.at)) count_cause(r.duplicates_by, why->cause);
+      if (f.last_cause) count_cause(r.duplicates_by, *f.last_cause);  // the redelivery it processed
     }
   }
   for (const auto& [key, f] : facts) {

@@ -5,7 +5,9 @@
 // delivery count limit), and the duplicates redelivery caused, by why the
 // record came back: its acquisition lock expired while the member lived
 // (a slow consumer), it expired after the member crashed, the member
-// released it, or the member left holding it. Linear in the history.
+// released it, the member left holding it, or a new share-partition leader
+// loaded the persisted state, in which acquired records are AVAILABLE.
+// Linear in the history.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -27,7 +29,8 @@ struct RedeliveryCauses {
   std::uint64_t crash = 0;        // the lock expired after its holder's process crashed
   std::uint64_t release = 0;      // the application released it (RELEASE)
   std::uint64_t member_left = 0;  // its holder closed its share session holding it
-  std::uint64_t total() const { return lock_expiry + crash + release + member_left; }
+  std::uint64_t leader_change = 0;  // a new leader loaded the share-partition while it was acquired
+  std::uint64_t total() const { return lock_expiry + crash + release + member_left + leader_change; }
 };
 
 struct ShareGroupReport {

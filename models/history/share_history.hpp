@@ -75,6 +75,9 @@ struct ShareHistory {
   std::map<std::pair<std::string, TopicPartition>, Offset> start_offsets;
   std::uint64_t persister_writes = 0;  // share state written (__share_group_state)
   std::uint64_t persister_loads = 0;   // share-partitions a new leader loaded
+  // When a leader loaded a share-partition from the persisted state: the records
+  // acquired under the previous leader came back AVAILABLE (locks are not persisted).
+  std::map<std::pair<std::string, TopicPartition>, std::vector<SimTime>> loads;
 };
 
 }  // namespace ksim::models

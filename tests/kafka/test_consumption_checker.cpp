@@ -145,3 +145,52 @@ TEST_CASE("a share group whose topic has a partition offline at the end has not 
   CHECK(r.unprocessed == 0);
   CHECK_FALSE(r.delivered_until_done());  // partition 1's records cannot be checked
 }
+
+// A new share-partition leader loads the persisted state, in which what was
+// acquired is AVAILABLE (SharePartition.maybeInitialize): the redelivery is the
+// leader change's, not the last lock expiry's; one expiring after it is the expiry's.
+TEST_CASE("a share group's redelivery after a new leader loaded the share-partition is counted as the leader change's",
+          "[checker][share]") {
+  FinalLogs logs;
+  RecordBatch one;
+  one.record_count = 1;
+  logs.committed[{0, 0}].push_back(one);
+  ShareHistory history;
+  history.consumers.push_back({"worker-0", "workers", 0});
+  const auto delivered = [&](int count, SimTime at) {
+    history.client_events.push_back({0, {0, 0}, 0, 0, 0, static_cast<std::int16_t>(count), false, false, at});
+    history.client_events.push_back({0, {0, 0}, 0, 0, 0, static_cast<std::int16_t>(count), true, false, at + 1});
+  };
+  const auto expired = [&](int count, SimTime at) {
+    history.leader_events.push_back({"workers", {0, 0}, 0, ShareOutcome::Released, ShareRelease::LockExpired, "m",
+                                     static_cast<std::int16_t>(count), at});
+  };
+  const ShareGroupSpec spec{"workers", 0, 5};
+  delivered(1, seconds(1));
+  expired(1, seconds(2));
+  delivered(2, seconds(3));            // after the lock expiry
+  history.loads[{"workers", {0, 0}}] = {seconds(4)};
+  delivered(3, seconds(5));            // acquired when the new leader loaded it
+  ShareGroupReport r = check_share_group(spec, history, logs);
+  CHECK(r.redeliveries == 2);
+  CHECK(r.redelivered_by.lock_expiry == 1);
+  CHECK(r.redelivered_by.leader_change == 1);
+  CHECK(r.redelivered_by.total() == r.redeliveries);
+  CHECK(r.duplicates == 2);
+  CHECK(r.duplicates_by.leader_change == 1);
+  CHECK(r.duplicates_by.total() == r.duplicates);
+
+  SECTION("a lock expiring after the load explains the next redelivery") {
+    expired(3, seconds(6));
+    delivered(4, seconds(7));
+    r = check_share_group(spec, history, logs);
+    CHECK(r.redelivered_by.lock_expiry == 2);
+    CHECK(r.redelivered_by.leader_change == 1);
+  }
+  SECTION("a load while the record was AVAILABLE after a lock expiry took nothing back") {
+    history.loads[{"workers", {0, 0}}] = {seconds(2) + 500};
+    r = check_share_group(spec, history, logs);
+    CHECK(r.redelivered_by.leader_change == 0);
+    CHECK(r.redelivered_by.lock_expiry == 2);  // the third delivery: under the last release before it, as ever
+  }
+}

@@ -94,7 +94,7 @@ constexpr Figure<K> kProduce[] = {
     {.name = "producer.blocked_sends", .value = of<&K::blocked_sends>, .label = "blocked sends"},
     {.name = "producer.metadata_waits", .value = of<&K::metadata_waits>, .label = "waiting for the topic",
      .expect = ExpectAs::Count,
-     .description = "send() calls that waited for their topic to appear in the metadata (KafkaProducer.waitOnMetadata: a topic not created yet)",
+     .description = "send() calls that waited for their topic to appear in the metadata (KafkaProducer.waitOnMetadata: each producer process's first send(), and a topic not created yet)",
      .expect_key = "metadata_waits"},
     {.name = "producer.blocked_s", .value = of<&K::blocked_s>, .unit = U::Seconds, .label = "blocked for",
      .expect = ExpectAs::Bound, .description = "time the application's send() calls waited for buffer.memory or their topic's metadata, summed over producers (counted in produce latency)",

@@ -404,11 +404,31 @@ void Broker::handle_metadata_request(ConnectionId connection, const MetadataRequ
   auto response = std::make_unique<MetadataResponse>();
   response->correlation_id = request.correlation_id;
   response->live_brokers = live_brokers_;
+  // No topic asked for (a producer before its first send(): an empty topic list): brokers only.
+  if (request.topic < 0) {
+    send(connection, std::move(response));
+    return;
+  }
   for (const auto& [tp, r] : replicas_) {
     // Every broker hosting a replica knows its state; others add nothing new.
     if (r.leader_epoch() > 0 || r.state().leader != kNoBroker) response->partitions.push_back(r.state());
   }
   for (const auto& [tp, state] : departed_) response->partitions.push_back(state);
+  // The rest of the requested topic from the broker's metadata cache (every broker has the
+  // whole image: KRaftMetadataCache, or ZooKeeper's UpdateMetadata): leader and epoch.
+  const auto t = static_cast<std::size_t>(request.topic);
+  if (request.topic >= 0 && t < topic_base_.size() && !leaders_.empty()) {
+    for (std::int32_t p = 0; p < directory_->topics[t].partitions; ++p) {
+      const TopicPartition tp{request.topic, p};
+      const auto& [leader, epoch] = leaders_[static_cast<std::size_t>(topic_base_[t] + p)];
+      if ((leader == kNoBroker && epoch == 0) || replica(tp) || departed_.contains(tp)) continue;
+      PartitionState state;
+      state.partition = tp;
+      state.leader = leader;
+      state.leader_epoch = epoch;
+      response->partitions.push_back(std::move(state));
+    }
+  }
   // UNKNOWN_TOPIC_OR_PARTITION for a topic its metadata does not have (once it has applied any),
   // which it may create (auto.create.topics.enable).
   for (std::size_t t = 0; t < known_topics_.size(); ++t) {

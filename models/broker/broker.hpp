@@ -556,7 +556,7 @@ class Broker final : public Node, private TxnCoordinatorHost {
   MetadataImage metadata_image_;  // the brokers' registrations replayed (no partitions: applied as they come)
   std::map<TopicPartition, const PartitionState*> catching_up_;  // before the first publish: each partition's last record
   bool metadata_published_ = false;  // applied once in this process (MetadataLoader caught up)
-  SimTime started_at_ = 0;
+  SimTime published_at_ = 0;  // this process's first publish: the metadata lag counts from there
   bool previous_stop_clean_ = true;  // the last stop was a controlled shutdown (Kafka's clean shutdown file)
   std::vector<BrokerId> live_brokers_;
   std::vector<BrokerId> isr_eligible_;  // live and not in controlled shutdown
@@ -576,7 +576,7 @@ class Broker final : public Node, private TxnCoordinatorHost {
   std::int64_t next_producer_id_ = 0;
   std::unique_ptr<GroupCoordinator> coordinator_;  // when the cluster has __consumer_offsets
   std::unique_ptr<TxnCoordinator> txn_coordinator_;  // when it has __transaction_state
-  std::vector<BrokerId> leaders_;                  // every partition's leader, by global partition number
+  std::vector<std::pair<BrokerId, Epoch>> leaders_;  // every partition's leader and epoch, by global partition number
   std::vector<bool> known_topics_;                 // by topic: in its metadata (empty: none applied yet)
   std::set<std::int32_t> creating_topics_;         // CreateTopics in flight (AutoTopicCreationManager.inflightTopics)
   std::map<BrokerId, BrokerLink> broker_links_;    // to other brokers: markers, KIP-890 verification

@@ -39,14 +39,15 @@ void Broker::handle_find_coordinator(ConnectionId connection, const FindCoordina
   send(connection, std::move(response));
 }
 
-// Every partition's leader, as the controller's metadata says: for FindCoordinator and transaction markers.
+// Every partition's leader and epoch, as the controller's metadata says: for FindCoordinator, transaction
+// markers and Metadata requests.
 void Broker::record_leaders(const std::vector<PartitionState>& states) {
-  if (leaders_.size() != replica_index_.size()) leaders_.assign(replica_index_.size(), kNoBroker);
+  if (leaders_.size() != replica_index_.size()) leaders_.assign(replica_index_.size(), {kNoBroker, 0});
   if (known_topics_.empty()) known_topics_.assign(directory_->topics.size(), false);
   for (const PartitionState& state : states) {
     known_topics_[static_cast<std::size_t>(state.partition.topic)] = true;
     leaders_[static_cast<std::size_t>(topic_base_[static_cast<std::size_t>(state.partition.topic)] +
-                                      state.partition.partition)] = state.leader;
+                                      state.partition.partition)] = {state.leader, state.leader_epoch};
   }
 }
 
@@ -58,7 +59,7 @@ std::int32_t Broker::coordinator_partition_count(std::int32_t topic) const {
 
 BrokerId Broker::leader_of(TopicPartition tp) const {
   const auto index = static_cast<std::size_t>(topic_base_[static_cast<std::size_t>(tp.topic)] + tp.partition);
-  return index < leaders_.size() ? leaders_[index] : kNoBroker;
+  return index < leaders_.size() ? leaders_[index].first : kNoBroker;
 }
 
 // KIP-320: where the consumer's last epoch ends in this leader's log.

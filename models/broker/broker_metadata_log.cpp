@@ -69,7 +69,6 @@ void Broker::host_metadata_log(const RaftConfig& raft, std::shared_ptr<const Met
 
 // A new process: an observer on the log and election state the last one left.
 void Broker::start_metadata_log() {
-  started_at_ = now();
   metadata_published_ = false;
   if (!metadata_bootstrap_) return;
   // The brokers' registrations; partition states are applied as they come
@@ -125,6 +124,7 @@ void Broker::metadata_committed(Offset from, Offset to) {
     const BrokerRegistration& self = metadata_image_.brokers.at(static_cast<std::size_t>(id_));
     if (!self.ever_registered || self.incarnation != incarnation()) return;  // caught up with another process's
     metadata_published_ = true;
+    published_at_ = now();  // what was committed before is caught up with, not lag
     // The whole image: the bootstrap's partitions as the log last changed them,
     for (const auto& [tp, state] : metadata_bootstrap_->partitions) {
       const auto it = catching_up_.find(tp);
@@ -145,7 +145,7 @@ void Broker::metadata_committed(Offset from, Offset to) {
     changed.assign(std::make_move_iterator(last.rbegin()), std::make_move_iterator(last.rend()));
   }
   const bool first = metadata_offset_ < 0;
-  publish(MetadataApplied{id_, applied_from, to, started_at_, changed.size()});
+  publish(MetadataApplied{id_, applied_from, to, published_at_, changed.size()});
   apply_metadata_image(std::move(changed));
   // BrokerLifecycleManager.setReadyToUnfence: caught up, it heartbeats at once to be unfenced.
   if (first && !shutting_down_) send_heartbeat();

@@ -1,6 +1,7 @@
 #include "models/client/kafka_client.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include "models/client/exponential_backoff.hpp"
 #include "models/protocol/group_messages.hpp"
@@ -20,7 +21,8 @@ KafkaClient::KafkaClient(Simulation& sim, std::string name, HostId host,
                           kNoBroker),
       main_topic_epochs_(main_topic_leaders_.size(), 0),
       metadata_rng_(sim.stream(this->name() + "/metadata")),
-      reconnect_rng_(sim.stream(this->name() + "/reconnect")) {}
+      reconnect_rng_(sim.stream(this->name() + "/reconnect")),
+      least_loaded_rng_(sim.stream(this->name() + "/least-loaded")) {}
 
 bool KafkaClient::ensure_connected(BrokerId broker) {
   BrokerLink& l = link(broker);
@@ -29,7 +31,54 @@ bool KafkaClient::ensure_connected(BrokerId broker) {
   l.connection = connect(directory_->broker_nodes[static_cast<std::size_t>(broker)]);
   l.connected = true;
   l.established = false;
+  l.last_connect_attempt = now();
   return true;
+}
+
+void KafkaClient::disconnect_timed_out(ConnectionId connection) {
+  close(connection);
+  on_connection_closed(connection);
+}
+
+int KafkaClient::requests_in_flight(BrokerId broker) const {
+  const auto it = links_.find(broker);
+  if (it == links_.end() || !it->second.connected) return 0;
+  return it->second.in_flight + (metadata_in_flight_ && metadata_connection_ == it->second.connection ? 1 : 0);
+}
+
+bool KafkaClient::can_send_more(BrokerId broker) const { return requests_in_flight(broker) < 100; }
+
+std::optional<BrokerId> KafkaClient::least_loaded_broker() {
+  const auto brokers = static_cast<BrokerId>(directory_->broker_nodes.size());
+  if (brokers == 0) return std::nullopt;
+  const auto offset = static_cast<BrokerId>(least_loaded_rng_.below(static_cast<std::uint64_t>(brokers)));
+  std::optional<BrokerId> ready, connecting, can_connect;
+  int fewest = std::numeric_limits<int>::max();
+  SimTime oldest_attempt = 0;
+  for (BrokerId i = 0; i < brokers; ++i) {
+    const BrokerId broker = (offset + i) % brokers;
+    const auto it = links_.find(broker);
+    const BrokerLink* l = it == links_.end() ? nullptr : &it->second;
+    if (l && l->established && can_send_more(broker)) {
+      const int in_flight = requests_in_flight(broker);
+      if (in_flight == 0) return broker;
+      if (in_flight < fewest) {
+        fewest = in_flight;
+        ready = broker;
+      }
+    } else if (l && l->connected && !l->established) {
+      connecting = broker;
+    } else if (!l || (!l->connected && now() >= l->retry_at)) {
+      const SimTime attempt = l ? l->last_connect_attempt : 0;
+      if (!can_connect || oldest_attempt > attempt) {
+        can_connect = broker;
+        oldest_attempt = attempt;
+      }
+    }
+  }
+  if (ready) return ready;
+  if (connecting) return connecting;
+  return can_connect;
 }
 
 // ClusterConnectionStates.disconnected: the next connect waits
@@ -47,6 +96,10 @@ void KafkaClient::on_connected(ConnectionId connection) {
     if (!l.connected || l.connection != connection) continue;
     l.established = true;
     l.failed_attempts = 0;
+    if (metadata_awaits_connection_ && metadata_connection_ == connection) {
+      metadata_awaits_connection_ = false;
+      send_metadata_request();
+    }
     on_link_ready(broker);
     return;
   }
@@ -85,27 +138,40 @@ void KafkaClient::refresh_metadata() {
     });
     return;
   }
-  const auto brokers = directory_->broker_nodes.size();
-  for (std::size_t attempt = 0; attempt < brokers; ++attempt) {
-    const auto broker = static_cast<BrokerId>(next_bootstrap_++ % brokers);
-    if (!ensure_connected(broker)) continue;
-    auto request = std::make_unique<MetadataRequest>();
-    const std::int64_t correlation = request->correlation_id = next_correlation_id();
-    request->topic = main_topic_;
-    request->allow_auto_topic_creation = allow_auto_topic_creation_;
-    send(link(broker).connection, std::move(request));
-    metadata_in_flight_ = true;
-    metadata_correlation_ = correlation;
-    metadata_connection_ = link(broker).connection;
-    // request.timeout.ms applies to every request: give up on this one and ask another broker.
-    set_timer(timeouts_.request_timeout, [this, correlation] {
-      if (!metadata_in_flight_ || metadata_correlation_ != correlation) return;
-      metadata_in_flight_ = false;
+  const std::optional<BrokerId> broker = least_loaded_broker();
+  if (!broker) {  // DefaultMetadataUpdater.maybeUpdate: no node available, try again after reconnect.backoff.ms
+    metadata_refresh_scheduled_ = true;
+    metadata_refresh_timer_ = set_timer(timeouts_.reconnect_backoff, [this] {
+      metadata_refresh_scheduled_ = false;
       refresh_metadata();
     });
     return;
   }
-  set_timer(timeouts_.retry_backoff, [this] { refresh_metadata(); });
+  ensure_connected(*broker);
+  const std::int64_t correlation = metadata_correlation_ = next_correlation_id();
+  metadata_in_flight_ = true;
+  metadata_connection_ = link(*broker).connection;
+  // NetworkClient.maybeUpdate only starts the connect; the request is built
+  // (with the topics known then) once the connection is ready.
+  metadata_awaits_connection_ = !link(*broker).established;
+  if (!metadata_awaits_connection_) send_metadata_request();
+  // request.timeout.ms applies to every request (here from the connect on): its
+  // connection is closed, and another broker asked.
+  set_timer(timeouts_.request_timeout, [this, correlation] {
+    if (!metadata_in_flight_ || metadata_correlation_ != correlation) return;
+    metadata_in_flight_ = false;
+    metadata_awaits_connection_ = false;
+    disconnect_timed_out(metadata_connection_);
+    refresh_metadata();
+  });
+}
+
+void KafkaClient::send_metadata_request() {
+  auto request = std::make_unique<MetadataRequest>();
+  request->correlation_id = metadata_correlation_;
+  request->topic = main_topic_named_ ? main_topic_ : -1;
+  request->allow_auto_topic_creation = allow_auto_topic_creation_;
+  send(metadata_connection_, std::move(request));
 }
 
 // Metadata.requestUpdateForNewTopics: a topic the application just named is
@@ -118,6 +184,11 @@ void KafkaClient::refresh_metadata_for_new_topic() {
     metadata_refresh_scheduled_ = false;
   }
   refresh_metadata();
+}
+
+void KafkaClient::name_main_topic() {
+  main_topic_named_ = true;
+  refresh_metadata_for_new_topic();
 }
 
 void KafkaClient::apply_metadata(const MetadataResponse& response) {
@@ -147,7 +218,7 @@ void KafkaClient::apply_metadata(const MetadataResponse& response) {
   const bool incomplete = std::find(main_topic_leaders_.begin(), main_topic_leaders_.end(), kNoBroker) !=
                           main_topic_leaders_.end();
   // The sender asks again for partitions without a leader; Metadata's backoff paces it.
-  if (leaderless || incomplete) refresh_metadata();
+  if (leaderless || (incomplete && main_topic_named_)) refresh_metadata();
 }
 
 void KafkaClient::update_partition_leadership(TopicPartition tp, BrokerId leader, Epoch epoch) {
@@ -176,7 +247,7 @@ std::vector<BrokerId> KafkaClient::connection_lost(ConnectionId connection) {
   }
   // NetworkClient fails the requests in flight on this connection only: a
   // metadata request to another broker still waits for its answer.
-  if (connection == metadata_connection_) metadata_in_flight_ = false;
+  if (connection == metadata_connection_) metadata_in_flight_ = metadata_awaits_connection_ = false;
   return lost;
 }
 
@@ -189,25 +260,22 @@ void KafkaClient::forget_connections_and_metadata() {
   std::fill(main_topic_leaders_.begin(), main_topic_leaders_.end(), kNoBroker);
   std::fill(main_topic_epochs_.begin(), main_topic_epochs_.end(), 0);
   metadata_in_flight_ = false;
+  metadata_awaits_connection_ = false;
   last_metadata_update_ = kNever;
   equivalent_responses_ = 0;
   metadata_refresh_scheduled_ = false;  // its timer died with the process
 }
 
-std::optional<std::pair<std::int64_t, ConnectionId>> KafkaClient::send_find_coordinator(const std::string& group,
-                                                                                      BrokerId& next) {
-  const auto brokers = static_cast<BrokerId>(directory().broker_nodes.size());
-  for (BrokerId attempt = 0; attempt < brokers; ++attempt) {
-    const BrokerId broker = (next++) % brokers;
-    if (!ensure_connected(broker)) continue;
-    auto request = std::make_unique<FindCoordinatorRequest>();
-    const std::int64_t correlation = request->correlation_id = next_correlation_id();
-    request->group = group;
-    const ConnectionId connection = link(broker).connection;
-    send(connection, std::move(request));
-    return std::pair{correlation, connection};
-  }
-  return std::nullopt;
+std::optional<std::pair<std::int64_t, ConnectionId>> KafkaClient::send_find_coordinator(const std::string& group) {
+  const std::optional<BrokerId> broker = least_loaded_broker();
+  if (!broker) return std::nullopt;
+  ensure_connected(*broker);
+  auto request = std::make_unique<FindCoordinatorRequest>();
+  const std::int64_t correlation = request->correlation_id = next_correlation_id();
+  request->group = group;
+  const ConnectionId connection = link(*broker).connection;
+  send(connection, std::move(request));
+  return std::pair{correlation, connection};
 }
 
 }  // namespace ksim::models

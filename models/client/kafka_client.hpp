@@ -47,6 +47,7 @@ class KafkaClient : public Node {
     int in_flight = 0;
     int failed_attempts = 0;   // closes since the last established connection
     SimTime retry_at = 0;      // the reconnect backoff after a close
+    SimTime last_connect_attempt = 0;  // ClusterConnectionStates.lastConnectAttemptMs (0: never)
   };
   BrokerLink& link(BrokerId broker) { return links_[broker]; }
   const std::map<BrokerId, BrokerLink>& links() const { return links_; }
@@ -59,9 +60,27 @@ class KafkaClient : public Node {
   // A connection the client opened is established; the subclass hears of it in on_link_ready.
   void on_connected(ConnectionId connection) final;
   virtual void on_link_ready(BrokerId /*broker*/) {}
+  // NetworkClient.handleTimedOutRequests: a request that timed out closes its
+  // connection, and every request in flight on it fails as on a disconnect
+  // (the subclass's on_connection_closed).
+  void disconnect_timed_out(ConnectionId connection);
+
+  // NetworkClient.leastLoadedNode, where metadata and FindCoordinator requests
+  // go: from a random offset among the brokers, the first ready one with no
+  // request in flight; else the ready one with the fewest; else one still
+  // connecting; else, of those not backing off, the one whose last connect
+  // attempt is oldest; none when every broker is backing off.
+  std::optional<BrokerId> least_loaded_broker();
+  // The requests in flight to a broker as the client counts them (InFlightRequests.count).
+  virtual int requests_in_flight(BrokerId broker) const;
+  // InFlightRequests.canSendMore on an established connection: below the
+  // client's max in-flight requests (the consumer's fixed 100).
+  virtual bool can_send_more(BrokerId broker) const;
 
   void refresh_metadata();
   void refresh_metadata_for_new_topic();
+  // The application named the client's topic (a producer's first send()): asked for at once.
+  void name_main_topic();
   // Applies a Metadata response; asks again later while a partition has no leader.
   void apply_metadata(const MetadataResponse& response);
   // Metadata.updatePartitionLeadership (KIP-951): a leader a broker named,
@@ -74,13 +93,15 @@ class KafkaClient : public Node {
   // A broker answered UNKNOWN_TOPIC_OR_PARTITION for the client's own topic,
   // and the client knows none of its partitions: it is not created yet.
   bool main_topic_missing() const { return main_topic_missing_; }
+  // A partition of the client's own topic is in its metadata.
+  bool main_topic_known() const { return main_topic_known_; }
   // The brokers whose connection this was: marked down with a backoff.
   std::vector<BrokerId> connection_lost(ConnectionId connection);
   void forget_connections_and_metadata();  // on a crash
 
-  // A FindCoordinator for `group` to the next broker it can reach, in turn from
-  // `next`: its correlation id and connection; nullopt when none is reachable now.
-  std::optional<std::pair<std::int64_t, ConnectionId>> send_find_coordinator(const std::string& group, BrokerId& next);
+  // A FindCoordinator for `group` to the least loaded broker (AbstractCoordinator.lookupCoordinator):
+  // its correlation id and connection; nullopt when none is reachable now.
+  std::optional<std::pair<std::int64_t, ConnectionId>> send_find_coordinator(const std::string& group);
 
   // A restarted process with other configs (a consumer's restart_config): from its start on.
   void set_timeouts(ClientTimeouts timeouts) { timeouts_ = timeouts; }
@@ -93,6 +114,9 @@ class KafkaClient : public Node {
   // Its metadata requests let the broker create a topic it lacks (auto.create.topics.enable):
   // a producer's always, a consumer's with allow.auto.create.topics (ConsumerMetadata).
   bool allow_auto_topic_creation_ = true;
+  // Its metadata requests name its own topic: a consumer's from its subscribe(); a
+  // producer's once send() named it (ProducerMetadata.add; before, it asks for no topic).
+  bool main_topic_named_ = true;
   std::map<BrokerId, BrokerLink> links_;
 
  private:
@@ -103,6 +127,7 @@ class KafkaClient : public Node {
   std::vector<Epoch> main_topic_epochs_;      // and for leader_epoch_of
   bool metadata_in_flight_ = false;
   ConnectionId metadata_connection_ = 0;  // the connection the metadata request in flight went on
+  bool metadata_awaits_connection_ = false;  // its connection is still connecting: not sent yet
   std::uint64_t metadata_version_ = 0;
   bool main_topic_known_ = false;    // a partition of it is in metadata_
   bool main_topic_missing_ = false;  // see main_topic_missing()
@@ -111,15 +136,16 @@ class KafkaClient : public Node {
   // consecutive answers that raised no leader epoch (equivalentResponseCount)
   // after the last answer (lastRefreshMs).
   SimTime metadata_refresh_allowed_at();
+  void send_metadata_request();  // the one in flight, on metadata_connection_
   SimTime last_metadata_update_ = kNever;
   int equivalent_responses_ = 0;
   RandomStream metadata_rng_;  // the backoff's jitter
   RandomStream reconnect_rng_;  // the reconnect backoff's jitter
+  RandomStream least_loaded_rng_;  // leastLoadedNode's random offset (NetworkClient.randOffset)
   bool metadata_refresh_scheduled_ = false;
   TimerId metadata_refresh_timer_;
   std::int64_t metadata_correlation_ = -1;
   std::int64_t next_correlation_id_ = 0;
-  std::size_t next_bootstrap_ = 0;
 };
 
 }  // namespace ksim::models

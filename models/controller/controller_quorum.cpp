@@ -175,7 +175,8 @@ void ControllerQuorum::note_commits(SimTime now) {
   commits_seen_ = end;
 }
 
-// Each batch ending in (from, to], committed since the broker's process started, once.
+// Each batch ending in (from, to], committed since the broker's process first published
+// its image (before, it catches up: waiting for its own registration is not lag), once.
 void ControllerQuorum::metadata_applied(SimTime now, const MetadataApplied& applied) {
   auto& by_broker = stats_.metadata_lag_by_broker;
   const auto b = static_cast<std::size_t>(applied.broker);

@@ -323,7 +323,7 @@ struct ShareRecordReleased {
 // KIP-631: the broker applied the committed metadata log up to `to` (its
 // end offset), from `from`: what its replica of __cluster_metadata fetched and
 // learnt was committed (BrokerMetadataListener / MetadataLoader's publish).
-// `since`: when its process started (batches committed before are a replay).
+// `since`: when its process first published its image (batches committed before are caught up with).
 struct MetadataApplied {
   BrokerId broker;
   Offset from;

@@ -26,15 +26,20 @@ TEST_CASE("quickstart: the idempotent producer keeps exactly-once through a part
 }
 
 TEST_CASE("acks1-leader-crash: acknowledged records are lost, the followers' lag's worth", "[scenarios][kafka]") {
+  std::uint64_t total_lost = 0;
   for (std::uint64_t seed = 1; seed <= 10; ++seed) {
     const auto run = run_scenario("acks1-leader-crash", seed);
     INFO("seed " << seed);
-    // The followers are up to 40ms (800 records at 20,000/s) behind, give or take a fetch; a
-    // fetch response on its way when the leader crashes still arrives, so as few as 96 are lost.
-    CHECK(delivery(run, "lost") > 50);
+    // The new leader's last fetch was read up to 40 ms (800 records at 20,000/s) before the crash,
+    // a fetch response on its way still arriving: where the crash falls in that window decides the
+    // loss (82 to 603 on seeds 1-10), never nothing.
+    CHECK(delivery(run, "lost") > 0);
     CHECK(delivery(run, "lost") < 2000);
     CHECK(run.report["delivery"]["at_least_once"] == false);
+    total_lost += delivery(run, "lost");
   }
+  CHECK(total_lost > 10 * 100);  // on average a fair part of the window: 323 a seed
+  CHECK(total_lost < 10 * 800);
   // Without the slow network the followers are barely behind: no loss on some seeds.
   int seeds_with_loss = 0;
   for (std::uint64_t seed = 1; seed <= 20; ++seed) {

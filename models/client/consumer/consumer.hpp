@@ -203,6 +203,7 @@ class Consumer final : public KafkaClient {
   void rewind_to_committed();
   void on_message(ConnectionId connection, MessagePtr message) override;
   void on_connection_closed(ConnectionId connection) override;
+  int requests_in_flight(BrokerId broker) const override;  // its fetch, and a metadata request
   void begin_close();
   void finish_close();
   // A fatal error: the application's poll() throws and it stops consuming
@@ -386,7 +387,6 @@ class Consumer final : public KafkaClient {
   bool coordinator_connected_ = false;
   std::int64_t find_correlation_ = -1;
   ConnectionId find_connection_ = 0;
-  BrokerId next_find_broker_ = 0;
   SimTime find_backoff_until_ = 0;  // retry.backoff.ms after losing the coordinator
   MemberState member_ = MemberState::Unjoined;
   std::string member_id_;

@@ -54,11 +54,18 @@ void Consumer::send_fetches() {
     fetch_in_flight_[f.broker] = correlation;
     set_timer(config_.request_timeout + config_.fetch_max_wait, [this, correlation, broker = f.broker] {
       const auto b = static_cast<std::size_t>(broker);
-      if (fetch_in_flight(correlation) && b < fetch_sessions_.size()) fetch_sessions_[b].close();  // no answer
+      const bool unanswered = fetch_in_flight(correlation);
+      if (unanswered && b < fetch_sessions_.size()) fetch_sessions_[b].close();  // no answer
       fetch_answered(correlation);  // its partitions are fetched again
+      // NetworkClient.handleTimedOutRequests: the connection is closed with it.
+      if (unanswered && link(broker).connected) disconnect_timed_out(link(broker).connection);
       send_fetches();
     });
   }
+}
+
+int Consumer::requests_in_flight(BrokerId broker) const {
+  return KafkaClient::requests_in_flight(broker) + (fetch_in_flight_.contains(broker) ? 1 : 0);
 }
 
 // As send_to(), in the broker's fetch session: the request goes full or incremental (KIP-227).

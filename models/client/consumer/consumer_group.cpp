@@ -41,13 +41,14 @@ void Consumer::find_coordinator() {
     set_timer(find_backoff_until_ - now(), [this] { find_coordinator(); });
     return;
   }
-  if (const auto sent = send_find_coordinator(config_.group_id, next_find_broker_)) {
+  if (const auto sent = send_find_coordinator(config_.group_id)) {
     const std::int64_t correlation = find_correlation_ = sent->first;
     find_connection_ = sent->second;
     set_timer(config_.request_timeout, [this, correlation] {
       if (find_correlation_ != correlation) return;
       find_correlation_ = -1;
       coordinator_lookup_failed(Error::RequestTimedOut);
+      disconnect_timed_out(find_connection_);
       find_coordinator();
     });
     return;

@@ -31,7 +31,7 @@ Producer::Producer(Simulation& sim, std::string name, HostId host, std::uint32_t
       txn_rng_(sim.stream(this->name() + "/transactions")) {
   if (transactional()) config_.enable_idempotence = true;  // a transactional producer is idempotent
   // ProducerMetadata asks for a topic (and lets the broker create it) only once send() names it.
-  allow_auto_topic_creation_ = false;
+  main_topic_named_ = false;
   if (config_.partitioner == PartitionerClass::BuiltIn) {
     sticky_.emplace(static_cast<std::int32_t>(queues_.size()), config_.batch_size, sim.stream(this->name() + "/partitioner"),
                     config_.adaptive_partitioning);
@@ -65,7 +65,7 @@ void Producer::on_crash(CrashKind) {
   in_flight_.clear();
   unwritten_.clear();
   forget_connections_and_metadata();
-  allow_auto_topic_creation_ = false;
+  main_topic_named_ = false;
   sequences_.reset_all();
   producer_id_ = kNoProducerId;
   producer_epoch_ = -1;
@@ -169,13 +169,11 @@ void Producer::take_arrivals() {
     const Arrival* next = arrivals_.peek(0);
     if (!next || next->at > now()) return;
     Arrival arrival = arrivals_.pop();
-    if (!allow_auto_topic_creation_) {  // the application's first send() names the topic
-      allow_auto_topic_creation_ = true;
-      if (main_topic_missing()) refresh_metadata_for_new_topic();
-    }
+    // The application's first send() names the topic (waitOnMetadata: ProducerMetadata.add).
+    if (!main_topic_named_) name_main_topic();
     stats_.app_cpu_ns += workload_.cpu.record_cost(arrival.record.value_bytes);
     plan_stale_ = true;
-    if (main_topic_missing()) {
+    if (!main_topic_known()) {
       block(arrival, BlockedOn::Metadata);
     } else if (!append_arrival(arrival)) {
       block(arrival, BlockedOn::Memory);
@@ -352,7 +350,7 @@ bool Producer::append(TopicPartition tp, RecordShape record, SimTime sent_at, st
 void Producer::unblock_if_possible() {
   if (!blocked_) return;
   if (blocked_on_ == BlockedOn::Metadata) {
-    if (main_topic_missing()) return;
+    if (!main_topic_known()) return;
     Arrival arrival = *blocked_;
     if (!append_arrival(arrival)) return block(arrival, BlockedOn::Memory);  // then for memory, the same call
     blocked_.reset();

@@ -137,7 +137,7 @@ class Producer final : public KafkaClient, private PartitionLoad {
   void on_link_ready(BrokerId /*broker*/) override { wake_sender(); }
   void on_written(ConnectionId connection, std::uint64_t position) override;
   // InFlightRequests.canSendMore: room under max.in.flight, and the last request written.
-  bool can_send_more(BrokerId broker) const;
+  bool can_send_more(BrokerId broker) const override;
   void written(std::int64_t correlation);
 
   // application and accumulator

@@ -69,6 +69,9 @@ void Producer::txn_counted_record() {
 // ---- the application's calls (consume-transform-produce) ----
 
 void Producer::send_output(TopicPartition tp, std::uint64_t bytes, const DeliveryHistory::InputRecord& input) {
+  // Its first send() names the topic (ProducerMetadata.add). Simplified: the record is appended at once,
+  // where Kafka's send() would wait for the topic's metadata (waitOnMetadata); the sender waits for leaders.
+  if (!main_topic_named_) name_main_topic();
   auto& made_from = history_.made_from[{index_, tp}];
   const std::uint64_t number = produced_count(tp);
   if (!append(tp, RecordShape{-1, bytes}, now())) return;  // buffer.memory exhausted: the record is not sent

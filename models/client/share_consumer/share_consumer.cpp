@@ -114,6 +114,10 @@ void ShareConsumer::on_message(ConnectionId, MessagePtr message) {
 
 // A lost connection fails what was in flight on it: records a lost ShareFetch
 // acquired come back when their locks expire; lost acknowledgements too.
+int ShareConsumer::requests_in_flight(BrokerId broker) const {
+  return KafkaClient::requests_in_flight(broker) + (fetch_in_flight_.contains(broker) ? 1 : 0);
+}
+
 void ShareConsumer::on_connection_closed(ConnectionId connection) {
   if (coordinator_ != kNoBroker && connection == coordinator_connection_) coordinator_lost();
   if (find_correlation_ >= 0 && connection == find_connection_) {
@@ -144,12 +148,13 @@ void ShareConsumer::on_connection_closed(ConnectionId connection) {
 
 void ShareConsumer::find_coordinator() {
   if (find_correlation_ >= 0 || coordinator_ != kNoBroker || state_ == ShareConsumerState::Closing) return;
-  if (const auto sent = send_find_coordinator(config_.group_id, next_find_broker_)) {
+  if (const auto sent = send_find_coordinator(config_.group_id)) {
     const std::int64_t correlation = find_correlation_ = sent->first;
     find_connection_ = sent->second;
     set_timer(config_.request_timeout, [this, correlation] {
       if (find_correlation_ != correlation) return;
       find_correlation_ = -1;
+      disconnect_timed_out(find_connection_);
       find_coordinator();
     });
     return;

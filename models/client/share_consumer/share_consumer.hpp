@@ -82,6 +82,7 @@ class ShareConsumer final : public KafkaClient {
   void on_shutdown_requested() override;
   void on_message(ConnectionId connection, MessagePtr message) override;
   void on_connection_closed(ConnectionId connection) override;
+  int requests_in_flight(BrokerId broker) const override;  // its fetch, and a metadata request
   void to(ShareConsumerState next);
   void find_coordinator();
   void handle_find_coordinator(const FindCoordinatorResponse& response);
@@ -118,7 +119,6 @@ class ShareConsumer final : public KafkaClient {
   ConnectionId coordinator_connection_ = 0;
   std::int64_t find_correlation_ = -1;
   ConnectionId find_connection_ = 0;
-  BrokerId next_find_broker_ = 0;
   std::int64_t heartbeat_correlation_ = -1;
   std::uint64_t heartbeat_token_ = 0;  // the armed heartbeat timer (older ones are void)
   std::map<BrokerId, std::int64_t> fetch_in_flight_;  // one ShareFetch per leader

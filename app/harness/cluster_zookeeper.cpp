@@ -17,6 +17,7 @@ void Cluster::spawn_zookeeper(const std::shared_ptr<models::ClusterDirectory>& d
                                                    kafka.zookeeper_client, directory, zookeeper_->id(),
                                                    *events_);
     broker->share_fate(side);
+    side.set_connect_timeout(broker->connect_timeout());  // its controller channels: the broker's configs
     broker->serve_once_registered(kafka.zookeeper_client.serve_once_registered);
     side.place_topics_over(broker_placement_);
     side.on_registration_conflict = [broker](bool conflict) { broker->refuse_requests(conflict); };

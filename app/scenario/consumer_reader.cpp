@@ -144,6 +144,7 @@ models::ConsumerConfig read_consumer_config(MapReader& in, const models::Mechani
     c.retry_backoff_max = c.retry_backoff;
   }
   read_reconnect_backoff(in, c.reconnect_backoff, c.reconnect_backoff_max);
+  c.connection_setup_timeout = read_connection_setup_timeout(in, m);
   return c;
 }
 

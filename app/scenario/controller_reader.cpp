@@ -71,6 +71,8 @@ void read_controllers(MapReader& root, KafkaSpec& kafka) {
   duration("controller.quorum.request.timeout.ms", r.request_timeout, 1);
   duration("controller.quorum.retry.backoff.ms", r.retry_backoff, 0);
   duration("controller.quorum.append.linger.ms", r.append_linger, 0);
+  kafka.controller.connection_setup_timeout = config.get<Duration>(
+      "socket.connection.setup.timeout.ms", kafka.controller.connection_setup_timeout, {1, kNever});
   kafka.quorum_config = config.resolved();
   if (kafka.controller_count == 1 && in.has("fsync_latency")) {
     in.warn("fsync_latency", "has no effect with one controller (controllers.count: 1 runs without Raft)");

@@ -111,6 +111,7 @@ models::ProducerConfig read_producer_config(MapReader& group, const models::Mech
   c.send_buffer_bytes = send_buffer < 0 ? 4ULL << 20 : static_cast<std::uint64_t>(send_buffer);
   c.metadata_max_age = in.get<Duration>("metadata.max.age.ms", c.metadata_max_age);
   read_reconnect_backoff(in, c.reconnect_backoff, c.reconnect_backoff_max);
+  c.connection_setup_timeout = read_connection_setup_timeout(in, mechanisms);
   c.transactional_id = in.get<std::string>("transactional.id", "");
   c.transaction_timeout = in.get<Duration>("transaction.timeout.ms", c.transaction_timeout, {1, kNever});
   if (!mechanisms.has(Mechanism::IdempotentTransactional)) {

@@ -10,6 +10,7 @@
 #include "app/scenario/kafka_entry_readers.hpp"
 #include "app/scenario/log_config_reader.hpp"
 #include "app/scenario/producer_config_reader.hpp"
+#include "app/scenario/reconnect_backoff_reader.hpp"
 #include "app/scenario/release_reader.hpp"
 #include "app/scenario/remote_log_reader.hpp"
 #include "models/client/consumer/assignors/assignor.hpp"
@@ -158,6 +159,7 @@ models::BrokerConfig read_broker_config(MapReader& brokers, const std::optional<
   c.replica_fetch_wait_max = in.get<Duration>("replica.fetch.wait.max.ms", c.replica_fetch_wait_max);
   c.replica_fetch_backoff = in.get<Duration>("replica.fetch.backoff.ms", c.replica_fetch_backoff);
   c.replica_socket_timeout = in.get<Duration>("replica.socket.timeout.ms", c.replica_socket_timeout, {1, kNever});
+  c.connection_setup_timeout = read_connection_setup_timeout(in, m);
   // KIP-113 (1.1): the ReplicaAlterLogDirsThreads moving replicas between log dirs, and their throttle.
   reject_absent(in, "num.replica.alter.log.dirs.threads", m, Mechanism::AlterReplicaLogDirs);
   reject_absent(in, "replica.alter.log.dirs.io.max.bytes.per.second", m, Mechanism::AlterReplicaLogDirs);

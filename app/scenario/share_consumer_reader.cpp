@@ -36,7 +36,7 @@ models::ShareConsumerConfig read_share_consumer_config(MapReader& in, const mode
   c.retry_backoff = in.get<Duration>("retry.backoff.ms", c.retry_backoff, {1, kNever});
   c.retry_backoff_max = in.get<Duration>("retry.backoff.max.ms", c.retry_backoff_max, {1, kNever});
   read_reconnect_backoff(in, c.reconnect_backoff, c.reconnect_backoff_max);
-  (void)m;
+  c.connection_setup_timeout = read_connection_setup_timeout(in, m);
   return c;
 }
 

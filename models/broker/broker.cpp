@@ -20,6 +20,7 @@ Broker::Broker(Simulation& sim, std::string name, HostId host, BrokerId id, Brok
       events_(events),
       metadata_rng_(sim.stream(Node::name() + "/metadata-log")) {
   assert(!config_.log_dirs.empty());
+  set_connect_timeout(config_.connection_setup_timeout);
   for (const LogDirSpec& spec : config_.log_dirs) log_dirs_.push_back(LogDir{spec, Disk(spec.disk)});
   alter_log_dirs_quota_.set_rate(config_.replica_alter_log_dirs_io_max_bytes_per_second);
   std::int32_t total = 0;

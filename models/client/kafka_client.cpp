@@ -22,7 +22,9 @@ KafkaClient::KafkaClient(Simulation& sim, std::string name, HostId host,
       main_topic_epochs_(main_topic_leaders_.size(), 0),
       metadata_rng_(sim.stream(this->name() + "/metadata")),
       reconnect_rng_(sim.stream(this->name() + "/reconnect")),
-      least_loaded_rng_(sim.stream(this->name() + "/least-loaded")) {}
+      least_loaded_rng_(sim.stream(this->name() + "/least-loaded")) {
+  set_connect_timeout(timeouts_.connection_setup_timeout);
+}
 
 bool KafkaClient::ensure_connected(BrokerId broker) {
   BrokerLink& l = link(broker);

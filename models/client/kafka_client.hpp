@@ -24,6 +24,8 @@ struct ClientTimeouts {
   SimTime reconnect_backoff = milliseconds(50); // reconnect.backoff.ms
   SimTime retry_backoff_max = seconds(1);       // retry.backoff.max.ms (KIP-580; = retry.backoff.ms: before 3.7)
   SimTime reconnect_backoff_max = seconds(1);   // reconnect.backoff.max.ms (KIP-144)
+  // socket.connection.setup.timeout.ms (KIP-601, 2.7; before, the kernel's 127 s): Node::set_connect_timeout.
+  SimTime connection_setup_timeout = seconds(10);
 };
 
 class KafkaClient : public Node {

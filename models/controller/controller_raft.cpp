@@ -67,6 +67,7 @@ Controller::Controller(Simulation& sim, std::string name, HostId host, Controlle
       raft_config_(raft) {
   brokers_.resize(directory_->broker_nodes.size());
   raft_host_ = std::make_unique<QuorumHost>(*this);
+  set_connect_timeout(config_.connection_setup_timeout);
 }
 
 Controller::~Controller() = default;

@@ -147,6 +147,7 @@ struct BrokerConfig {
   SimTime replica_fetch_wait_max = milliseconds(500);     // replica.fetch.wait.max.ms
   SimTime replica_fetch_backoff = seconds(1);             // replica.fetch.backoff.ms
   SimTime replica_socket_timeout = seconds(30);           // replica.socket.timeout.ms
+  SimTime connection_setup_timeout = seconds(10);    // socket.connection.setup.timeout.ms (KIP-601; the kernel's 127 s before 2.7)
   // KIP-113: the ReplicaAlterLogDirsThreads (0: one per log dir, Kafka's default
   // of num.replica.alter.log.dirs.threads) and their throttle, which
   // kafka-reassign-partitions --replica-alter-log-dirs-throttle sets (0: none).
@@ -234,6 +235,7 @@ struct ControllerConfig {
   // after a partition's leader stops being its preferred replica.
   bool auto_leader_rebalance = true;
   SimTime leader_imbalance_check_interval = seconds(300);
+  SimTime connection_setup_timeout = seconds(10);  // socket.connection.setup.timeout.ms (KIP-601)
 };
 
 struct TopicSpec {
@@ -283,6 +285,7 @@ struct ProducerConfig {
   SimTime metadata_max_age = minutes(5);              // metadata.max.age.ms
   SimTime reconnect_backoff = milliseconds(50);       // reconnect.backoff.ms
   SimTime reconnect_backoff_max = seconds(1);         // reconnect.backoff.max.ms (KIP-144)
+  SimTime connection_setup_timeout = seconds(10);    // socket.connection.setup.timeout.ms (KIP-601; the kernel's 127 s before 2.7)
   std::string transactional_id;                       // transactional.id (empty: not transactional)
   // Transactions v2 (KIP-890 part 2): the client (4.0+) and the cluster's
   // finalized transaction.version (2 from 4.0) both have it.

@@ -99,6 +99,10 @@ const std::vector<MechanismInfo>& mechanisms() {
        "replica.lag.time.max.ms defaults to 30 s (10 s before), zookeeper.session.timeout.ms to 18 s (6 s)", D::Both},
       {M::AlterIsr, "KIP-497", {2, 7}, "brokers, controller",
        "leaders ask the controller to change an ISR; before, they wrote it to ZooKeeper", D::Both},
+      {M::ConnectionSetupTimeout, "KIP-601", {2, 7}, "producers, consumers, brokers",
+       "a connect whose SYN gets no answer (a machine that is off) gives up after "
+       "socket.connection.setup.timeout.ms (10 s); before, after the kernel's SYN retries (127 s)",
+       D::Both},
       {M::KRaft, "KIP-500", {3, 3}, "controller",
        "the KRaft controller (production ready in 3.3, the only one from 4.0); before, ZooKeeper's", D::Both},
       {M::ProducerSafeDefaults, "KIP-679", {3, 0}, "producers", "acks=all and enable.idempotence=true by default",

@@ -52,6 +52,7 @@ enum class Mechanism : std::uint8_t {
   GroupMetadataInTxn,        // KIP-447
   LongerDefaultTimeouts,     // KIP-537
   AlterIsr,                  // KIP-497
+  ConnectionSetupTimeout,    // KIP-601
   KRaft,                     // KIP-500 (KIP-595, KIP-631)
   ProducerSafeDefaults,      // KIP-679
   LongerSessionTimeout,      // KIP-735

@@ -19,6 +19,8 @@ ConnectionId Network::connect(NodeId client, NodeId server) {
   c.directions[0].to = server;
   c.directions[1].from = server;
   c.directions[1].to = client;
+  c.incarnations[0] = sim_.node(client).incarnation();
+  c.connect_started = sim_.now();
   ++stats_.connections_opened;
   sim_.trace().record(sim_.now(), sim_.node(client).name(), "net.connect",
                       {{"conn", id}, {"peer", sim_.node(server).name()}});
@@ -48,6 +50,10 @@ void Network::on_handshake_arrival(ConnectionId id, std::uint32_t epoch) {
     establish(id);
     return;
   }
+  if (sim_.node(d.to).powered_off()) {
+    syn_unanswered(id);
+    return;
+  }
   // Connection refused: nothing listens on a crashed node; the reset goes back to the client.
   if (sim_.node(d.to).state() == NodeState::Crashed) {
     ++stats_.connections_refused;
@@ -55,7 +61,46 @@ void Network::on_handshake_arrival(ConnectionId id, std::uint32_t epoch) {
     return;
   }
   c.handshake = Handshake::SynAckSent;  // a paused process's kernel answers all the same
+  c.incarnations[1] = sim_.node(d.to).incarnation();
   send_handshake(id);
+}
+
+// A SYN reached a machine that is off: no answer. The client's kernel sends
+// it again after Linux's initial RTO of 1 s, doubling (tcp_syn_retries 6: 1,
+// 3, 7, 15, 31 and 63 s after the connect), and the client gives up at its
+// connect timeout (Node::connect_timeout: Kafka's
+// socket.connection.setup.timeout.ms, KIP-601; else the kernel's 127 s).
+void Network::syn_unanswered(ConnectionId id) {
+  Connection& c = connections_[id];
+  const SimTime timeout = c.connect_started + sim_.node(c.directions[0].from).connect_timeout();
+  if (c.syn_retransmits == 0) {
+    sim_.events().schedule_at(std::max(timeout, sim_.now()), [this, id, epoch = c.epoch] {
+      const Connection& now = connections_[id];
+      if (now.epoch == epoch && now.open && now.handshake != Handshake::Established) {
+        reset(id, "connect timeout", now.directions[0].to);
+      }
+    });
+  }
+  constexpr int kSynRetries = 6;
+  if (++c.syn_retransmits > kSynRetries) return;
+  const SimTime retransmit = c.connect_started + seconds((std::int64_t{1} << c.syn_retransmits) - 1);
+  if (retransmit >= timeout) return;
+  sim_.events().schedule_at(std::max(retransmit, sim_.now()), [this, id, epoch = c.epoch] {
+    const Connection& now = connections_[id];
+    if (now.epoch == epoch && now.open && now.handshake == Handshake::SynSent) send_handshake(id);
+  });
+}
+
+bool Network::unreachable(const Direction& d) const {
+  return faults_.is_cut(d.from, d.to) || sim_.node(d.to).powered_off();
+}
+
+// The receiving end runs a process that never had this connection (its
+// machine lost power and came back): its kernel answers with a reset.
+bool Network::receiver_gone(const Connection& c, int direction) const {
+  const Node& to = sim_.node(c.directions[direction].to);
+  return c.handshake == Handshake::Established && to.state() != NodeState::Crashed &&
+         to.incarnation() != c.incarnations[direction == 0 ? 1 : 0];
 }
 
 // The client hears the server's answer: what it sent meanwhile goes out,
@@ -113,7 +158,7 @@ bool Network::send(ConnectionId id, NodeId from, MessagePtr message) {
 
 void Network::dispatch(ConnectionId id, int direction, MessagePtr message) {
   const Direction& d = connections_[id].directions[direction];
-  if (!d.held.empty() || faults_.is_cut(d.from, d.to)) {
+  if (!d.held.empty() || unreachable(d)) {
     hold(id, direction, std::move(message));
   } else {
     transmit(id, direction, std::move(message));
@@ -209,8 +254,13 @@ void Network::on_arrival(ConnectionId id, int direction, std::uint32_t epoch) {
   if (d.epoch != epoch) return;  // the connection was reset; the message went with it
   assert(!d.in_flight.empty());
   MessagePtr message = d.in_flight.pop_front();
-  if (!d.held.empty() || faults_.is_cut(d.from, d.to)) {
+  if (!d.held.empty() || unreachable(d)) {
     hold(id, direction, std::move(message));
+    return;
+  }
+  if (receiver_gone(c, direction)) {
+    ++stats_.messages_dropped;
+    reset(id, "reset by peer", d.to);
     return;
   }
   ++stats_.messages_delivered;
@@ -245,7 +295,7 @@ void Network::release_held_messages() {
     if (!c.open) continue;
     for (int direction = 0; direction < 2; ++direction) {
       Direction& d = c.directions[direction];
-      if (d.held.empty() || faults_.is_cut(d.from, d.to)) continue;
+      if (d.held.empty() || unreachable(d)) continue;
       RingQueue<MessagePtr> held;
       std::swap(held, d.held);
       d.held_since = kNever;
@@ -288,8 +338,10 @@ void Network::reset(ConnectionId id, std::string_view reason, NodeId notify_exce
                       {{"conn", id}, {"peer", sim_.node(b).name()}, {"reason", reason}});
   const SimTime delay = topology_.propagation_latency(sim_.node(a).host(), sim_.node(b).host());
   const SimTime notify_at = std::max(sim_.now() + delay, last_sent_arrival);
-  for (const NodeId n : {a, b}) {
+  for (int end = 0; end < 2; ++end) {
+    const NodeId n = end == 0 ? a : b;
     if (n == notify_except || (n == b && c.handshake != Handshake::Established)) continue;  // b never accepted it
+    if (sim_.node(n).incarnation() != c.incarnations[end]) continue;  // its process is gone: nobody to tell
     sim_.events().schedule_at(notify_at, [this, id, n] { sim_.node(n).deliver_connection_closed(id); });
   }
 }
@@ -340,6 +392,28 @@ void Network::notify_closed(ConnectionId id, int direction) {
   const SimTime delay = topology_.propagation_latency(sim_.node(d.from).host(), sim_.node(peer).host());
   const SimTime notify_at = std::max(sim_.now() + delay, d.in_flight.empty() ? SimTime{0} : d.last_arrival);
   sim_.events().schedule_at(notify_at, [this, id, peer] { sim_.node(peer).deliver_connection_closed(id); });
+}
+
+void Network::orphan_connections_of(NodeId node) {
+  for (ConnectionId id = 0; id < connections_.size(); ++id) {
+    Connection& c = connections_[id];
+    if (!c.open || (c.directions[0].from != node && c.directions[0].to != node)) continue;
+    if (c.handshake != Handshake::Established) {
+      // A connect of its own: the server never accepted it. One to it: its
+      // answer to the SYN, if on its way, still arrives.
+      if (c.directions[0].from == node) reset(id, "crash", node);
+      continue;
+    }
+    const int out = direction_of(c, node);
+    Direction& d = c.directions[out];
+    drop_unsent(id, out);
+    stats_.messages_dropped += d.held.size();
+    d.held.clear();
+    d.held_since = kNever;
+    d.unwritten.clear();
+    sim_.trace().record(sim_.now(), sim_.node(node).name(), "net.orphan",
+                        {{"conn", id}, {"peer", sim_.node(d.to).name()}});
+  }
 }
 
 void Network::reset_connections_of(NodeId node, SimTime after) {

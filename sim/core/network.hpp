@@ -81,6 +81,12 @@ class Network {
   // process's exit teardown, Node::set_exit_teardown); until then they carry
   // messages as before, and what reaches the dead node is lost.
   void reset_connections_of(NodeId node, SimTime after = 0);
+  // The node's machine lost power: it sends no reset, so its peers are not
+  // told. What it was still sending is lost, what it had sent whole still
+  // arrives; what is sent to it is held as behind a cut (TCP retransmits)
+  // until connection_reset_timeout, or until the machine is back and the
+  // first retransmission meets a host that knows no such connection (a reset).
+  void orphan_connections_of(NodeId node);
 
   NetworkFaults& faults() { return faults_; }
   const NetworkFaults& faults() const { return faults_; }
@@ -126,10 +132,18 @@ class Network {
     bool open = true;
     std::uint32_t epoch = 0;  // bumped on reset; stale deliveries are ignored
     Handshake handshake = Handshake::SynSent;
+    // The incarnation of each end's process (0: the client, 1: the server,
+    // once it answered the SYN): a message for a later one meets a reset.
+    std::uint32_t incarnations[2] = {0, 0};
+    SimTime connect_started = 0;
+    int syn_retransmits = 0;  // SYNs a powered-off server did not answer
   };
 
   void send_handshake(ConnectionId id);
   void on_handshake_arrival(ConnectionId id, std::uint32_t epoch);
+  void syn_unanswered(ConnectionId id);
+  bool unreachable(const Direction& d) const;  // cut off, or its receiver's machine is off
+  bool receiver_gone(const Connection& c, int direction) const;
   void establish(ConnectionId id);
   void dispatch(ConnectionId id, int direction, MessagePtr message);
   SimTime fault_delay(const Direction& d);

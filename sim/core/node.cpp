@@ -28,6 +28,11 @@ void Node::start() {
   assert(state_ == NodeState::Crashed);
   state_ = NodeState::Running;
   sim_.trace().record(now(), name_, "node.start", {{"incarnation", incarnation_}});
+  if (powered_off_) {
+    // Back: what its peers' kernels retransmit reaches it (and meets a reset).
+    powered_off_ = false;
+    sim_.network().release_held_messages();
+  }
   before_event();
   on_start();
   after_event();
@@ -47,6 +52,7 @@ std::string_view to_string(CrashKind kind) {
 void Node::crash(CrashKind kind) {
   if (state_ == NodeState::Crashed) {
     if (kind != CrashKind::Machine) return;
+    powered_off_ = true;
     sim_.trace().record(now(), name_, "node.power_loss_while_down", {{"incarnation", incarnation_}});
     on_power_loss_while_down();
     for (Node* c : companions_) c->crash(kind);
@@ -57,7 +63,12 @@ void Node::crash(CrashKind kind) {
   ++incarnation_;  // every pending timer of the old incarnation is now void
   deferred_.clear();
   const Node& process = fate_owner_ != nullptr ? *fate_owner_ : *this;
-  sim_.network().reset_connections_of(id_, kind == CrashKind::Process ? process.exit_teardown_ : 0);
+  if (kind == CrashKind::Machine) {
+    powered_off_ = true;
+    sim_.network().orphan_connections_of(id_);  // a dead machine sends no reset
+  } else {
+    sim_.network().reset_connections_of(id_, kind == CrashKind::Process ? process.exit_teardown_ : 0);
+  }
   shutting_down_ = false;
   on_crash(kind);
   sim_.node_changed(*this, {NodeChange::Kind::Crashed, kind});

@@ -49,6 +49,9 @@ class Node {
   NodeState state() const { return state_; }
   bool is_running() const { return state_ == NodeState::Running; }
   std::uint32_t incarnation() const { return incarnation_; }
+  // Its machine lost power (CrashKind::Machine) and is not back: it answers
+  // nothing, not even a SYN with a reset.
+  bool powered_off() const { return powered_off_; }
   // Not started yet: down since it was created (a crash starts a new incarnation).
   bool never_started() const { return state_ == NodeState::Crashed && incarnation_ == 0; }
   SimTime now() const;
@@ -75,6 +78,12 @@ class Node {
   // is lost. Zero (the default): at once. Companions share it.
   void set_exit_teardown(SimTime teardown) { exit_teardown_ = teardown; }
   SimTime exit_teardown() const { return exit_teardown_; }
+  // How long a connect of this node waits for an answer to its SYN (only a
+  // machine that is off gives none): Kafka's
+  // socket.connection.setup.timeout.ms (KIP-601, 2.7+); without it the
+  // kernel's, 127 s (tcp_syn_retries 6).
+  void set_connect_timeout(SimTime timeout) { connect_timeout_ = timeout; }
+  SimTime connect_timeout() const { return connect_timeout_; }
 
   void share_fate(Node& companion) {
     companions_.push_back(&companion);
@@ -150,6 +159,8 @@ class Node {
   NodeState state_ = NodeState::Crashed;  // until start()
   std::uint32_t incarnation_ = 0;
   SimTime exit_teardown_ = 0;
+  SimTime connect_timeout_ = seconds(127);
+  bool powered_off_ = false;
   std::deque<TimerCallback> deferred_;  // work that arrived while paused, in order
   bool shutting_down_ = false;          // a requested shutdown has not finished yet
   bool restart_after_shutdown_ = false; // restart() came while it was still shutting down

@@ -245,14 +245,75 @@ TEST_CASE("a killed process's peers learn of it after its exit teardown and lose
   CHECK(c[0].closed == std::vector<ConnectionId>{conn, later});
 }
 
-TEST_CASE("a graceful stop or a power loss closes the connections at once, whatever the exit teardown",
-          "[network][faults]") {
-  for (const CrashKind kind : {CrashKind::Shutdown, CrashKind::Machine}) {
+TEST_CASE("a graceful stop closes the connections at once, whatever the exit teardown", "[network][faults]") {
+  ProbeCluster c(2);
+  c[1].set_exit_teardown(milliseconds(30));
+  const ConnectionId conn = c[0].connect(c[1].id());
+  c.sim.events().schedule_at(milliseconds(10), [&] { c[1].crash(CrashKind::Shutdown); });
+  c.sim.run_until(milliseconds(11));
+  CHECK(c[0].closed == std::vector<ConnectionId>{conn});
+}
+
+// A machine that loses power sends no reset: its peers learn nothing until
+// their own timeouts, or until a retransmission meets the machine back up.
+TEST_CASE("a power loss tells its peers nothing: what they send is held until the connection reset timeout",
+          "[network][faults][power-loss]") {
+  ProbeCluster c(2);
+  const ConnectionId conn = c[0].connect(c[1].id());
+  c.sim.events().schedule_at(milliseconds(10), [&] { c[1].crash(CrashKind::Machine); });
+  c[0].set_timer(milliseconds(20), [&] { c[0].send_payload(conn, 1, 100); });
+  c.sim.run_until(seconds(10));
+  CHECK(c[0].closed.empty());
+  CHECK(c.sim.network().is_open(conn));
+  c.sim.run_until(seconds(11));  // held since 20 ms: the reset timeout (10 s) has passed
+  CHECK(c[0].closed == std::vector<ConnectionId>{conn});
+  CHECK(c[1].received.empty());
+  CHECK(c[1].closed.empty());
+  CHECK(c.sim.network().stats().messages_dropped == 1);
+}
+
+TEST_CASE("a machine back after a power loss answers its peers' retransmissions with a reset",
+          "[network][faults][power-loss]") {
+  ProbeCluster c(2);
+  const ConnectionId conn = c[0].connect(c[1].id());
+  const ConnectionId idle = c[1].connect(c[0].id());  // nothing goes on it
+  c.sim.events().schedule_at(milliseconds(10), [&] { c[1].crash(CrashKind::Machine); });
+  c[0].set_timer(milliseconds(20), [&] { c[0].send_payload(conn, 1, 100); });
+  c.sim.events().schedule_at(seconds(2), [&] { c[1].restart(); });
+  c.sim.run_until(seconds(2) - 1);
+  CHECK(c[0].closed.empty());
+  c.sim.run_until(seconds(2) + milliseconds(1));
+  CHECK(c[0].closed == std::vector<ConnectionId>{conn});  // its retransmission met the new process's kernel
+  CHECK(c[1].received.empty());  // which never had the connection
+  CHECK(c[1].closed.empty());
+  CHECK(c.sim.network().is_open(idle));  // nothing sent on it: nobody knows yet
+}
+
+TEST_CASE("a connect to a machine that is off gets no answer: it gives up at its connect timeout, or a SYN it "
+          "sends again reaches the machine back up",
+          "[network][faults][power-loss]") {
+  for (const bool back : {false, true}) {
+    INFO("back " << back);
     ProbeCluster c(2);
-    c[1].set_exit_teardown(milliseconds(30));
-    const ConnectionId conn = c[0].connect(c[1].id());
-    c.sim.events().schedule_at(milliseconds(10), [&] { c[1].crash(kind); });
-    c.sim.run_until(milliseconds(11));
-    CHECK(c[0].closed == std::vector<ConnectionId>{conn});
+    c[0].set_connect_timeout(seconds(10));
+    c.sim.events().schedule_at(milliseconds(1), [&] { c[1].crash(CrashKind::Machine); });
+    if (back) c.sim.events().schedule_at(seconds(5), [&] { c[1].restart(); });
+    ConnectionId conn = 0;
+    c[0].set_timer(milliseconds(2), [&] { conn = c[0].connect(c[1].id()); });
+    c.sim.run_until(seconds(5));
+    CHECK(c[0].closed.empty());
+    CHECK(c[0].connected.empty());
+    c.sim.run_until(seconds(11));
+    CHECK(c.sim.network().stats().connections_refused == 0);
+    if (back) {
+      // SYNs at 2 ms, then 1, 3 and 7 s later: the one at about 7 s finds it running.
+      REQUIRE(c[0].connected.size() == 1);
+      CHECK(c[0].connected[0].first > seconds(7));
+      CHECK(c[0].connected[0].first < seconds(7) + milliseconds(10));
+      CHECK(c[0].closed.empty());
+    } else {
+      CHECK(c[0].connected.empty());
+      CHECK(c[0].closed == std::vector<ConnectionId>{conn});
+    }
   }
 }

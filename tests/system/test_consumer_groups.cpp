@@ -125,6 +125,7 @@ TEST_CASE("rebalance-scale-out: cooperative-sticky stops far fewer partition-sec
 
 TEST_CASE("coordinator-failover: the group moves to the new coordinator and resumes from its committed offsets",
           "[scenarios][groups]") {
+  int one_for_the_crash = 0;
   for (std::uint64_t seed = 1; seed <= 10; ++seed) {
     const auto run = run_scenario("coordinator-failover", seed);
     INFO("seed " << seed);
@@ -132,8 +133,24 @@ TEST_CASE("coordinator-failover: the group moves to the new coordinator and resu
     CHECK(count(run, "coordinator_loads") == 1);  // another broker loaded the group from __consumer_offsets
     CHECK(count(run, "unprocessed") == 0);      // with auto.offset.reset=latest a lost offset would skip records
     CHECK(count(run, "duplicates") < 1000);     // at most what ledger-0 had not committed when it crashed
-    CHECK(count(run, "rebalances") == 2);       // the first join and ledger-0's crash, none for the failover
+    // The first join and ledger-0's crash, none for the failover. ledger-0
+    // restarts at 30 s and may bootstrap from the broker that is still off
+    // (until 35 s): its SYN goes unanswered until a retransmission reaches
+    // the machine back (37 s). If its old member's session expired before
+    // (10 s after the new coordinator loaded the group), that expiry and its
+    // late join are two rebalances.
+    const auto& log = group(run)["rebalance_log"];
+    CHECK(log.size() == count(run, "rebalances"));
+    CHECK(log.size() >= 2);
+    CHECK(log.size() <= 3);
+    for (std::size_t i = 1; i < log.size(); ++i) {
+      const std::string trigger = log[i]["trigger"];
+      INFO(trigger);
+      CHECK((trigger == "ledger-0 joined: initial join" || trigger == "session timeout of ledger-0"));
+    }
+    one_for_the_crash += log.size() == 2 ? 1 : 0;
   }
+  CHECK(one_for_the_crash >= 8);  // the late join is the exception (1 of 10)
 }
 
 TEST_CASE("coordinator-failover under random broker crashes: every unprocessed record has its cause, none a loss",

@@ -21,8 +21,8 @@ std::string_view to_string(CommitStrategy strategy) {
 }
 
 ClientTimeouts client_timeouts(const ConsumerConfig& config) {
-  return ClientTimeouts{config.request_timeout, config.retry_backoff, config.reconnect_backoff, config.retry_backoff_max,
-                        config.reconnect_backoff_max};
+  return ClientTimeouts{config.request_timeout,     config.retry_backoff,         config.reconnect_backoff,
+                        config.retry_backoff_max,   config.reconnect_backoff_max, config.connection_setup_timeout};
 }
 
 Consumer::Consumer(Simulation& sim, std::string name, HostId host, std::uint32_t index, ConsumerConfig config,

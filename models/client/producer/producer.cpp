@@ -13,7 +13,7 @@ Producer::Producer(Simulation& sim, std::string name, HostId host, std::uint32_t
                    ModelEventBus& events, DeliveryHistory& history)
     : KafkaClient(sim, std::move(name), host, directory, events, workload.topic,
                   ClientTimeouts{config.request_timeout, config.retry_backoff, config.reconnect_backoff, config.retry_backoff_max,
-                                 config.reconnect_backoff_max}),
+                                 config.reconnect_backoff_max, config.connection_setup_timeout}),
       index_(index),
       config_(config),
       workload_(workload),

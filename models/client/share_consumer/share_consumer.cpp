@@ -41,7 +41,7 @@ ShareConsumer::ShareConsumer(Simulation& sim, std::string name, HostId host, std
                              ShareHistory& history)
     : KafkaClient(sim, std::move(name), host, directory, events, workload.topic,
                   ClientTimeouts{config.request_timeout, config.retry_backoff, config.reconnect_backoff,
-                                 config.retry_backoff_max, config.reconnect_backoff_max}),
+                                 config.retry_backoff_max, config.reconnect_backoff_max, config.connection_setup_timeout}),
       index_(index),
       config_(std::move(config)),
       workload_(std::move(workload)),

@@ -47,6 +47,7 @@ struct ShareConsumerConfig {
   SimTime retry_backoff_max = seconds(1);        // retry.backoff.max.ms
   SimTime reconnect_backoff = milliseconds(50);  // reconnect.backoff.ms
   SimTime reconnect_backoff_max = seconds(1);    // reconnect.backoff.max.ms (KIP-144)
+  SimTime connection_setup_timeout = seconds(10);    // socket.connection.setup.timeout.ms (KIP-601; the kernel's 127 s before 2.7)
 };
 
 struct ShareConsumerWorkload {

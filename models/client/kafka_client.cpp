@@ -250,6 +250,9 @@ std::vector<BrokerId> KafkaClient::connection_lost(ConnectionId connection) {
   // NetworkClient fails the requests in flight on this connection only: a
   // metadata request to another broker still waits for its answer.
   if (connection == metadata_connection_) metadata_in_flight_ = metadata_awaits_connection_ = false;
+  // DefaultMetadataUpdater.handleServerDisconnect: "the disconnect may be the
+  // result of stale metadata, so request an update" (any connection's).
+  refresh_metadata();
   return lost;
 }
 
@@ -268,13 +271,15 @@ void KafkaClient::forget_connections_and_metadata() {
   metadata_refresh_scheduled_ = false;  // its timer died with the process
 }
 
-std::optional<std::pair<std::int64_t, ConnectionId>> KafkaClient::send_find_coordinator(const std::string& group) {
+std::optional<std::pair<std::int64_t, ConnectionId>> KafkaClient::send_find_coordinator(const std::string& key,
+                                                                                        bool transaction) {
   const std::optional<BrokerId> broker = least_loaded_broker();
   if (!broker) return std::nullopt;
   ensure_connected(*broker);
   auto request = std::make_unique<FindCoordinatorRequest>();
   const std::int64_t correlation = request->correlation_id = next_correlation_id();
-  request->group = group;
+  request->group = key;
+  request->transaction = transaction;
   const ConnectionId connection = link(*broker).connection;
   send(connection, std::move(request));
   return std::pair{correlation, connection};

@@ -97,13 +97,16 @@ class KafkaClient : public Node {
   bool main_topic_missing() const { return main_topic_missing_; }
   // A partition of the client's own topic is in its metadata.
   bool main_topic_known() const { return main_topic_known_; }
-  // The brokers whose connection this was: marked down with a backoff.
+  // The brokers whose connection this was: marked down with a backoff. Asks
+  // for a metadata update, as any disconnect does in NetworkClient.
   std::vector<BrokerId> connection_lost(ConnectionId connection);
   void forget_connections_and_metadata();  // on a crash
 
-  // A FindCoordinator for `group` to the least loaded broker (AbstractCoordinator.lookupCoordinator):
-  // its correlation id and connection; nullopt when none is reachable now.
-  std::optional<std::pair<std::int64_t, ConnectionId>> send_find_coordinator(const std::string& group);
+  // A FindCoordinator for `key` (a group, or with `transaction` a transactional id) to the least
+  // loaded broker (AbstractCoordinator.lookupCoordinator; the producer's Sender for its
+  // TransactionManager): its correlation id and connection; nullopt when none is reachable now.
+  std::optional<std::pair<std::int64_t, ConnectionId>> send_find_coordinator(const std::string& key,
+                                                                            bool transaction = false);
 
   // A restarted process with other configs (a consumer's restart_config): from its start on.
   void set_timeouts(ClientTimeouts timeouts) { timeouts_ = timeouts; }

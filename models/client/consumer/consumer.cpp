@@ -168,6 +168,7 @@ void Consumer::on_message(ConnectionId, MessagePtr message) {
     case ApiKey::BeginQuorumEpoch:
     case ApiKey::EndQuorumEpoch:
     case ApiKey::ControlledShutdown:
+    case ApiKey::AssignReplicasToDirs:
     case ApiKey::ZooKeeper: break;  // a consumer sends none of these
   }
   unexpected_message(name(), m);
@@ -177,6 +178,7 @@ void Consumer::on_message(ConnectionId, MessagePtr message) {
 void Consumer::on_connection_closed(ConnectionId connection) {
   if (coordinator_connected_ && connection == coordinator_connection_) {
     coordinator_connected_ = false;
+    refresh_metadata();  // DefaultMetadataUpdater.handleServerDisconnect, as for any connection
     return coordinator_unknown("connection to the coordinator closed");
   }
   // NetworkClient fails the requests in flight to that broker only: a fetch

@@ -133,6 +133,7 @@ void Producer::on_message(ConnectionId connection, MessagePtr message) {
     case ApiKey::Vote:
     case ApiKey::BeginQuorumEpoch:
     case ApiKey::EndQuorumEpoch:
+    case ApiKey::AssignReplicasToDirs:
     case ApiKey::ZooKeeper: break;  // a producer sends none of these
   }
   unexpected_message(name(), m);
@@ -149,7 +150,6 @@ void Producer::on_connection_closed(ConnectionId connection) {
     awaiting_producer_id_ = false;
     set_timer(config_.retry_backoff, [this] { init_producer_id(); });
   }
-  refresh_metadata();
   wake_sender();
 }
 

@@ -164,23 +164,14 @@ void Producer::txn_step() {
   const bool offsets_to_commit = txn_offsets_ && txn_offsets_->stage == TxnOffsetsStage::ToCommit;
   if (txn_coordinator_ == kNoBroker || (offsets_to_commit && group_coordinator_ == kNoBroker)) {
     finding_group_coordinator_ = txn_coordinator_ != kNoBroker;
-    const auto brokers = static_cast<BrokerId>(directory().broker_nodes.size());
-    for (BrokerId attempt = 0; attempt < brokers; ++attempt) {
-      const BrokerId broker = static_cast<BrokerId>((index_ + static_cast<std::uint32_t>(attempt) +
-                                                     static_cast<std::uint32_t>(stats_.requests)) % static_cast<std::uint32_t>(brokers));
-      if (!ensure_connected(broker)) continue;
-      auto request = std::make_unique<FindCoordinatorRequest>();
-      txn_correlation_ = request->correlation_id = next_correlation_id();
-      request->group = finding_group_coordinator_ ? txn_offsets_->group : config_.transactional_id;
-      request->transaction = !finding_group_coordinator_;
-      send(link(broker).connection, std::move(request));
-      const std::int64_t correlation = txn_correlation_;
-      set_timer(config_.request_timeout, [this, correlation] {
-        if (txn_correlation_ == correlation) txn_coordinator_lost();  // no answer: ask again
-      });
-      break;
-    }
-    if (txn_correlation_ < 0) txn_retry(config_.retry_backoff);
+    // Sender.maybeSendAndPollTransactionalRequest: a FindCoordinator goes to NetworkClient.leastLoadedNode.
+    const auto sent = send_find_coordinator(finding_group_coordinator_ ? txn_offsets_->group : config_.transactional_id,
+                                            !finding_group_coordinator_);
+    if (!sent) return txn_retry(config_.retry_backoff);
+    const std::int64_t correlation = txn_correlation_ = sent->first;
+    set_timer(config_.request_timeout, [this, correlation] {
+      if (txn_correlation_ == correlation) txn_coordinator_lost();  // no answer: ask again
+    });
     return;
   }
   if (!ensure_connected(txn_coordinator_)) return txn_retry(config_.retry_backoff);
